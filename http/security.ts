@@ -1,0 +1,65 @@
+import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Layer } from "effect"
+import { Forbidden } from "../src/domain/errors.ts"
+import { hasScope, type Principal } from "../src/domain/principal.ts"
+import type { Scope } from "../src/domain/scopes.ts"
+import { Identity } from "../services/Identity.ts"
+import { HttpAuthFailure } from "./errors.ts"
+
+/** The authenticated caller of the current request. */
+export class CurrentPrincipal extends Context.Tag("talkgraph/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+const security = {
+  bearer: HttpApiSecurity.bearer,
+  apiKey: HttpApiSecurity.apiKey({ in: "header", key: "X-API-Key" })
+}
+
+/** v1: a session token or an API key, in `Authorization: Bearer` or `X-API-Key`. */
+export class V1Auth extends HttpApiMiddleware.Tag<V1Auth>()("talkgraph/V1Auth", {
+  provides: CurrentPrincipal,
+  failure: HttpAuthFailure,
+  security
+}) {}
+
+/** v2: API keys only, in either header. */
+export class V2Auth extends HttpApiMiddleware.Tag<V2Auth>()("talkgraph/V2Auth", {
+  provides: CurrentPrincipal,
+  failure: HttpAuthFailure,
+  security
+}) {}
+
+/**
+ * The platform tries each declared scheme in turn and reports the last one's failure, so both
+ * schemes resolve the caller from the raw headers the same way: `X-API-Key` wins when present.
+ */
+const resolveCaller = (accepts: "sessionOrKey" | "keyOnly") =>
+  Effect.gen(function* () {
+    const identity = yield* Identity
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const apiKey = request.headers["x-api-key"]
+    const authorization = request.headers["authorization"] ?? ""
+    const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1] ?? ""
+    return yield* identity.authenticate(apiKey && apiKey.trim() !== "" ? apiKey : bearer, accepts)
+  })
+
+const schemeHandlers = (accepts: "sessionOrKey" | "keyOnly") =>
+  Effect.map(Identity, (identity) => {
+    const resolve = () => resolveCaller(accepts).pipe(Effect.provideService(Identity, identity))
+    return { bearer: resolve, apiKey: resolve }
+  })
+
+export const V1AuthLive = Layer.effect(V1Auth, schemeHandlers("sessionOrKey"))
+export const V2AuthLive = Layer.effect(V2Auth, schemeHandlers("keyOnly"))
+
+/** Fails with 403 unless the caller's credential carries `scope`. */
+export const requireScope = (scope: Scope) =>
+  Effect.flatMap(CurrentPrincipal, (principal) =>
+    hasScope(principal, scope)
+      ? Effect.succeed(principal)
+      : Effect.fail(new Forbidden({ message: `This API key lacks the "${scope}" scope` })))
+
+/** Fails with 403 unless the caller signed in with a session (API key management needs one). */
+export const requireSession = Effect.flatMap(CurrentPrincipal, (principal) =>
+  principal.via === "session"
+    ? Effect.succeed(principal)
+    : Effect.fail(new Forbidden({ message: "Managing API keys requires a session token from /api/v1/auth/login" })))

@@ -1,0 +1,40 @@
+import { type Etag, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, type HttpPlatform, HttpServer } from "@effect/platform"
+import { type NodeContext, NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { AppConfig } from "../src/config.ts"
+import { Api } from "./api.ts"
+import { ErrorShapeLive } from "./errorShape.ts"
+import { V1AuthLive, V2AuthLive } from "./security.ts"
+import { ApiKeysHandlers } from "./v1/apiKeys/handlers.ts"
+import { AuthHandlers } from "./v1/auth/handlers.ts"
+import { HealthHandlers } from "./v1/health/handlers.ts"
+import { StatusHandlers } from "./v2/status/handlers.ts"
+
+const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, StatusHandlers)
+
+/** The API with its handlers, auth, error shaping and docs: everything but the socket. */
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide(HandlersLive),
+  Layer.provide([V1AuthLive, V2AuthLive]),
+  Layer.provide(ErrorShapeLive)
+)
+
+const DocsLive = Layer.mergeAll(
+  HttpApiSwagger.layer({ path: "/docs" }),
+  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })
+)
+
+/** A Node HTTP server on HOST:PORT from the configuration. */
+export const ListenLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+)
+
+/** Serves the API on whatever server `listen` provides (tests pass one on a random port). */
+export const serveApi = <E, R>(listen: Layer.Layer<HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | NodeContext.NodeContext, E, R>) =>
+  HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+    Layer.provide(DocsLive),
+    Layer.provide(ApiLive),
+    HttpServer.withLogAddress,
+    Layer.provideMerge(listen)
+  )

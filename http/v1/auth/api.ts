@@ -1,0 +1,51 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { HttpConflict, HttpForbidden, HttpTooManyRequests, HttpUnauthenticated, HttpValidationFailed } from "../../errors.ts"
+import { bodySchema } from "../../requestSchemas.ts"
+import { V1Auth } from "../../security.ts"
+
+const Email = Schema.String.pipe(Schema.trimmed(), Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "Not a valid email address" }), Schema.maxLength(254))
+
+export const LoginRequest = bodySchema("Login", {
+  email: Schema.String.pipe(Schema.maxLength(254)),
+  password: Schema.String.pipe(Schema.maxLength(1024))
+})
+
+export const SignupRequest = bodySchema("Signup", {
+  email: Email,
+  password: Schema.String.pipe(Schema.minLength(8), Schema.maxLength(1024)),
+  name: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { default: () => "" })
+})
+
+export const UserResponse = Schema.Struct({
+  id: Schema.Number,
+  email: Schema.String,
+  name: Schema.String,
+  organization_id: Schema.Number
+}).annotations({ identifier: "UserResponse" })
+
+export const LoginResponse = Schema.Struct({
+  token: Schema.String,
+  expires_at: Schema.Date,
+  user: UserResponse
+}).annotations({ identifier: "LoginResponse" })
+
+export const AuthApi = HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("login", "/login")
+      .setPayload(LoginRequest)
+      .addSuccess(LoginResponse)
+      .addError(HttpUnauthenticated)
+      .addError(HttpTooManyRequests)
+  )
+  .add(
+    HttpApiEndpoint.post("signup", "/signup")
+      .setPayload(SignupRequest)
+      .addSuccess(LoginResponse)
+      .addError(HttpForbidden)
+      .addError(HttpConflict)
+      .addError(HttpValidationFailed)
+  )
+  .add(HttpApiEndpoint.post("logout", "/logout").addSuccess(Schema.Struct({})).middleware(V1Auth))
+  .add(HttpApiEndpoint.get("me", "/me").addSuccess(UserResponse).middleware(V1Auth))
+  .prefix("/api/v1/auth")

@@ -1,0 +1,15 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Identity } from "../../../services/Identity.ts"
+import { Api } from "../../api.ts"
+import { CurrentPrincipal } from "../../security.ts"
+
+export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
+  Effect.gen(function* () {
+    const identity = yield* Identity
+    return handlers
+      .handle("login", ({ payload }) => identity.login(payload.email, payload.password))
+      .handle("signup", ({ payload }) => identity.signup(payload))
+      .handle("logout", () => CurrentPrincipal.pipe(Effect.flatMap(identity.logout), Effect.as({})))
+      .handle("me", () => CurrentPrincipal.pipe(Effect.flatMap(identity.me)))
+  }))

@@ -1,0 +1,32 @@
+import { Schema } from "effect"
+import { querySchema } from "../requestSchemas.ts"
+
+export const V2Pagination = Schema.Struct({
+  page: Schema.Number,
+  page_size: Schema.Number,
+  total_items: Schema.Number,
+  total_pages: Schema.Number
+}).annotations({ identifier: "V2_Pagination" })
+
+export const Resource = <S extends Schema.Schema.Any>(data: S) => Schema.Struct({ data })
+
+export const Collection = <S extends Schema.Schema.Any>(item: S) =>
+  Schema.Struct({ data: Schema.Array(item), pagination: V2Pagination })
+
+/** v2 paging: page ≥ 1 (default 1), page_size 1–100 (default 20). */
+export const PageQuery = querySchema("Page", {
+  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), {
+    default: () => 1
+  }),
+  page_size: Schema.optionalWith(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)),
+    { default: () => 20 }
+  )
+})
+
+export const pagination = (page: number, pageSize: number, totalItems: number) => ({
+  page,
+  page_size: pageSize,
+  total_items: totalItems,
+  total_pages: Math.ceil(totalItems / pageSize)
+})

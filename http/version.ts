@@ -1,0 +1,3 @@
+import { createRequire } from "node:module"
+
+export const serviceVersion: string = createRequire(import.meta.url)("../package.json").version

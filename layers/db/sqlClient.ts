@@ -1,0 +1,39 @@
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Option } from "effect"
+import pg from "pg"
+import { AppConfig } from "../../src/config.ts"
+import { startEmbeddedPostgres } from "./embeddedPostgres.ts"
+
+const INT8_OID = 20
+
+/** Ids and counters are bigint columns; every value we store fits a JS number exactly. */
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
+}
+
+/** PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite under the data dir. */
+export const SqlClientLive = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    if (Option.isSome(config.databaseUrl)) {
+      return PgClient.layer({
+        url: config.databaseUrl.value,
+        maxConnections: 20,
+        connectTimeout: Duration.seconds(10),
+        applicationName: "talkgraph",
+        types
+      })
+    }
+    const embedded = yield* startEmbeddedPostgres(config.dataDir)
+    return PgClient.layer({
+      host: embedded.host,
+      port: embedded.port,
+      database: "postgres",
+      username: "postgres",
+      maxConnections: 8,
+      applicationName: "talkgraph",
+      types
+    })
+  })
+)

@@ -1,0 +1,270 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Console, Effect, Layer, Option, Redacted } from "effect"
+import * as crypto from "node:crypto"
+import { AppConfig } from "../../src/config.ts"
+import { Conflict, Forbidden, TooManyRequests, Unauthenticated, ValidationFailed } from "../../src/domain/errors.ts"
+import type { Principal } from "../../src/domain/principal.ts"
+import { allScopes, type Scope } from "../../src/domain/scopes.ts"
+import {
+  DECOY_HASH,
+  defaultThrottlePolicy,
+  type FailureRecord,
+  hashPassword,
+  isApiKey,
+  isSessionToken,
+  newSessionToken,
+  recordFailure,
+  retryAfterSeconds,
+  verifyPassword
+} from "../../src/identity/mod.ts"
+import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
+import { SecretBox } from "../../services/SecretBox.ts"
+
+const BOOTSTRAP_LOCK_KEY = 7_402_193_002
+/** `last_used_at` is informational: write it at most once a minute per key, not on every request. */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000
+
+const normalizeEmail = (email: string) => email.trim().toLowerCase()
+
+interface UserRow {
+  readonly id: number
+  readonly email: string
+  readonly name: string
+  readonly password_hash: string
+}
+
+export const IdentityLive = Layer.effect(
+  Identity,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const secrets = yield* SecretBox
+    const config = yield* AppConfig
+    const lastUsedWrites = new Map<number, number>()
+
+    const userView = (user: { id: number; email: string; name: string }, organizationId: number): UserView => ({
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      organization_id: organizationId
+    })
+
+    const primaryOrganization = (userId: number) =>
+      sql<{ organization_id: number }>`
+        SELECT organization_id FROM memberships WHERE user_id = ${userId} ORDER BY created_at, organization_id LIMIT 1`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.organization_id))
+      )
+
+    const openSession = (user: UserRow | { id: number; email: string; name: string }, organizationId: number) =>
+      Effect.gen(function* () {
+        const token = newSessionToken()
+        const now = yield* Clock.currentTimeMillis
+        const expiresAt = new Date(now + config.sessionTtlHours * 3_600_000)
+        yield* sql`
+          INSERT INTO sessions (user_id, organization_id, token_hash, expires_at)
+          VALUES (${user.id}, ${organizationId}, ${secrets.tokenHash(token)}, ${expiresAt})`
+        return { token, expires_at: expiresAt, user: userView(user, organizationId) }
+      })
+
+    const failureRecord = (emailKey: string) =>
+      sql<{ failures: number; window_started_at: Date; locked_until: Date | null }>`
+        SELECT failures, window_started_at, locked_until FROM login_failures WHERE email_key = ${emailKey}`.pipe(
+        Effect.map((rows): FailureRecord | undefined =>
+          rows[0] && {
+            failures: rows[0].failures,
+            windowStartedAt: rows[0].window_started_at,
+            lockedUntil: rows[0].locked_until
+          }
+        )
+      )
+
+    const noteFailure = (emailKey: string, now: Date) =>
+      sql.withTransaction(Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${emailKey}))`
+        const next = recordFailure(yield* failureRecord(emailKey), now, defaultThrottlePolicy)
+        yield* sql`
+          INSERT INTO login_failures (email_key, failures, window_started_at, locked_until)
+          VALUES (${emailKey}, ${next.failures}, ${next.windowStartedAt}, ${next.lockedUntil})
+          ON CONFLICT (email_key) DO UPDATE SET failures = EXCLUDED.failures,
+            window_started_at = EXCLUDED.window_started_at, locked_until = EXCLUDED.locked_until`
+      }))
+
+    const login = Effect.fn("Identity.login")(function* (email: string, password: string) {
+      const emailKey = normalizeEmail(email)
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const wait = retryAfterSeconds(yield* failureRecord(emailKey), now)
+      if (wait > 0) {
+        return yield* new TooManyRequests({
+          message: `Too many failed logins for this account; try again in ${wait} seconds`,
+          retryAfterSeconds: wait
+        })
+      }
+      const rows = yield* sql<UserRow>`SELECT id, email, name, password_hash FROM users WHERE lower(email) = ${emailKey}`
+      const user = rows[0]
+      const valid = yield* verifyPassword(user?.password_hash ?? DECOY_HASH, password)
+      const organizationId = user && valid ? yield* primaryOrganization(user.id) : Option.none()
+      if (!user || !valid || Option.isNone(organizationId)) {
+        yield* noteFailure(emailKey, now)
+        return yield* new Unauthenticated({ message: "Incorrect email or password" })
+      }
+      yield* sql`DELETE FROM login_failures WHERE email_key = ${emailKey}`
+      return yield* openSession(user, organizationId.value)
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    const logout = Effect.fn("Identity.logout")(function* (principal: Principal) {
+      if (principal.sessionId !== null) {
+        yield* sql`UPDATE sessions SET revoked_at = now() WHERE id = ${principal.sessionId} AND revoked_at IS NULL`
+      }
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    const insertUser = (user: NewUser) =>
+      sql.withTransaction(Effect.gen(function* () {
+        const email = user.email.trim()
+        const existing = yield* sql`SELECT 1 FROM users WHERE lower(email) = ${normalizeEmail(email)}`
+        if (existing.length > 0) {
+          return yield* new Conflict({ message: "A user with this email already exists" })
+        }
+        const passwordHash = yield* hashPassword(user.password)
+        const [created] = yield* sql<{ id: number; email: string; name: string }>`
+          INSERT INTO users (email, name, password_hash) VALUES (${email}, ${user.name}, ${passwordHash})
+          RETURNING id, email, name`
+        const organizationId = user.organizationId ?? (yield* sql<{ id: number }>`
+          INSERT INTO organizations (name) VALUES (${user.name || email}) RETURNING id`)[0]!.id
+        yield* sql`
+          INSERT INTO memberships (user_id, organization_id, role)
+          VALUES (${created!.id}, ${organizationId}, ${user.organizationId === undefined ? "owner" : "member"})`
+        return userView(created!, organizationId)
+      }))
+
+    const createUser = Effect.fn("Identity.createUser")(function* (user: NewUser) {
+      return yield* insertUser(user)
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    const signup = Effect.fn("Identity.signup")(function* (user: NewUser) {
+      if (!config.signupOpen) {
+        return yield* new Forbidden({ message: "Signup is closed on this server; ask an administrator for an account" })
+      }
+      if (user.password.length < 8) {
+        return yield* ValidationFailed.single(["body", "password"], "Password must be at least 8 characters", "string_too_short")
+      }
+      const created = yield* insertUser(user)
+      return yield* openSession(created, created.organization_id)
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    const me = Effect.fn("Identity.me")(function* (principal: Principal) {
+      const rows = yield* sql<{ id: number; email: string; name: string }>`
+        SELECT id, email, name FROM users WHERE id = ${principal.userId}`
+      const user = rows[0]
+      if (!user) return yield* new Unauthenticated({ message: "This account no longer exists" })
+      return userView(user, principal.organizationId)
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    const touchApiKey = (id: number, now: number) => {
+      const last = lastUsedWrites.get(id)
+      if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return Effect.void
+      lastUsedWrites.set(id, now)
+      return sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${id}`.pipe(Effect.asVoid)
+    }
+
+    const authenticateApiKey = (key: string) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{
+          id: number
+          organization_id: number
+          created_by: number
+          scopes: Array<Scope> | null
+          revoked_at: Date | null
+          is_member: boolean
+        }>`
+          SELECT k.id, k.organization_id, k.created_by, k.scopes, k.revoked_at,
+                 (m.user_id IS NOT NULL) AS is_member
+          FROM api_keys k
+          LEFT JOIN memberships m ON m.user_id = k.created_by AND m.organization_id = k.organization_id
+          WHERE k.key_hash = ${secrets.tokenHash(key)}`
+        const row = rows[0]
+        if (!row || row.revoked_at !== null) {
+          return yield* new Unauthenticated({ message: "Invalid or revoked API key" })
+        }
+        if (!row.is_member) {
+          return yield* new Forbidden({ message: "The user who created this API key is no longer a member of its organization" })
+        }
+        yield* touchApiKey(row.id, yield* Clock.currentTimeMillis)
+        const principal: Principal = {
+          userId: row.created_by,
+          organizationId: row.organization_id,
+          via: "apiKey",
+          sessionId: null,
+          apiKeyId: row.id,
+          scopes: row.scopes ?? allScopes
+        }
+        return principal
+      })
+
+    const authenticateSession = (token: string) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{ id: number; user_id: number; organization_id: number; is_member: boolean }>`
+          SELECT s.id, s.user_id, s.organization_id, (m.user_id IS NOT NULL) AS is_member
+          FROM sessions s
+          LEFT JOIN memberships m ON m.user_id = s.user_id AND m.organization_id = s.organization_id
+          WHERE s.token_hash = ${secrets.tokenHash(token)} AND s.revoked_at IS NULL AND s.expires_at > now()`
+        const row = rows[0]
+        if (!row || !row.is_member) {
+          return yield* new Unauthenticated({ message: "Session expired or signed out; log in again" })
+        }
+        const principal: Principal = {
+          userId: row.user_id,
+          organizationId: row.organization_id,
+          via: "session",
+          sessionId: row.id,
+          apiKeyId: null,
+          scopes: allScopes
+        }
+        return principal
+      })
+
+    const authenticate = Effect.fn("Identity.authenticate")(function* (
+      credential: string,
+      accepts: "sessionOrKey" | "keyOnly"
+    ) {
+      const value = credential.trim()
+      if (value === "") {
+        return yield* new Unauthenticated({
+          message: accepts === "keyOnly"
+            ? "Missing API key: send X-API-Key or Authorization: Bearer <API key>"
+            : "Not authenticated: send X-API-Key or Authorization: Bearer <token>"
+        })
+      }
+      if (isApiKey(value)) return yield* authenticateApiKey(value)
+      if (isSessionToken(value)) {
+        if (accepts === "keyOnly") {
+          return yield* new Unauthenticated({ message: "This endpoint requires an API key, not a session token" })
+        }
+        return yield* authenticateSession(value)
+      }
+      return yield* new Unauthenticated({ message: "Invalid credentials" })
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    const bootstrapAdmin = sql.withTransaction(Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`
+      const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM users`) as [{ count: number }]
+      if (count > 0) return
+      const email = Option.getOrElse(config.adminEmail, () => "admin@talkgraph.local")
+      const generated = Option.isNone(config.adminPassword)
+      const password = Option.match(config.adminPassword, {
+        onNone: () => crypto.randomBytes(12).toString("base64url"),
+        onSome: Redacted.value
+      })
+      yield* insertUser({ email, password, name: "Admin" })
+      if (generated) {
+        // Printed once on purpose, to the console rather than the log stream: there is no other way to learn it.
+        yield* Console.error(
+          `\n  talkgraph: created the first admin user\n    email:    ${email}\n    password: ${password}\n` +
+            `  Keep it now; it is not shown again (set TALKGRAPH_ADMIN_EMAIL/PASSWORD to choose your own).\n`
+        )
+      } else {
+        yield* Effect.logInfo("Created the first admin user").pipe(Effect.annotateLogs("email", email))
+      }
+    })).pipe(Effect.orDie, Effect.withSpan("Identity.bootstrapAdmin"))
+
+    return Identity.of({ login, logout, signup, createUser, me, authenticate, bootstrapAdmin })
+  })
+)

@@ -1,0 +1,32 @@
+import { Otlp } from "@effect/opentelemetry"
+import { FetchHttpClient } from "@effect/platform"
+import { Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { AppConfig } from "../src/config.ts"
+import { serviceVersion } from "../http/version.ts"
+
+const levels = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error
+} as const
+
+/**
+ * JSON log lines (one object per line, with spans and annotations) at LOG_LEVEL; spans, logs and
+ * metrics are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+ */
+export const ObservabilityLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const logging = Layer.merge(
+      Logger.replace(Logger.defaultLogger, Logger.jsonLogger),
+      Logger.minimumLogLevel(levels[config.logLevel])
+    )
+    if (Option.isNone(config.otlpEndpoint)) return logging
+    const otlp = Otlp.layerJson({
+      baseUrl: config.otlpEndpoint.value,
+      resource: { serviceName: "talkgraph", serviceVersion }
+    }).pipe(Layer.provide(FetchHttpClient.layer))
+    return Layer.merge(logging, otlp)
+  })
+)

@@ -1,0 +1,38 @@
+import { Context, type Effect } from "effect"
+import type { NotFound } from "../src/domain/errors.ts"
+import type { Principal } from "../src/domain/principal.ts"
+import type { Scope } from "../src/domain/scopes.ts"
+
+export interface ApiKeyView {
+  readonly id: number
+  readonly name: string
+  readonly key_prefix: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly is_active: boolean
+  readonly created_at: Date
+  readonly last_used_at: Date | null
+  readonly revoked_at: Date | null
+}
+
+export interface CreatedApiKey {
+  readonly id: number
+  readonly name: string
+  readonly key_prefix: string
+  /** The only time the key itself is shown. */
+  readonly api_key: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly created_at: Date
+}
+
+/** An organization's API keys; every operation is scoped to the caller's organization. */
+export interface ApiKeysShape {
+  readonly create: (
+    principal: Principal,
+    input: { readonly name: string; readonly scopes?: ReadonlyArray<Scope> | undefined }
+  ) => Effect.Effect<CreatedApiKey>
+  readonly list: (principal: Principal) => Effect.Effect<ReadonlyArray<ApiKeyView>>
+  readonly revoke: (principal: Principal, id: number) => Effect.Effect<ApiKeyView, NotFound>
+  readonly reactivate: (principal: Principal, id: number) => Effect.Effect<ApiKeyView, NotFound>
+}
+
+export class ApiKeys extends Context.Tag("talkgraph/ApiKeys")<ApiKeys, ApiKeysShape>() {}

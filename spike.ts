@@ -1,0 +1,12 @@
+import { PGlite } from "@electric-sql/pglite"
+let t0 = Date.now()
+const db = await PGlite.create("/tmp/spike/data")
+console.log("reopen", Date.now() - t0, process.memoryUsage().rss/1e6)
+await db.close()
+t0 = Date.now()
+const db2 = await PGlite.create("/tmp/spike/fresh"+Date.now())
+console.log("fresh", Date.now() - t0, process.memoryUsage().rss/1e6)
+await db2.close()
+t0 = Date.now()
+const db3 = await PGlite.create()
+console.log("mem", Date.now() - t0, process.memoryUsage().rss/1e6)

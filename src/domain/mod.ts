@@ -1,0 +1,3 @@
+export * from "./errors.ts"
+export * from "./principal.ts"
+export * from "./scopes.ts"

@@ -1,0 +1,53 @@
+/**
+ * `{{name}}` references in prompts and greetings, with an optional fallback: `{{name | default}}`.
+ * Names may be dotted (`{{customer.first_name}}`) to reach into nested context values.
+ */
+const REFERENCE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(?:\|\s*([^}]*?)\s*)?\}\}/g
+
+export interface VariableReference {
+  readonly name: string
+  readonly fallback: string | undefined
+}
+
+export const referencesIn = (text: string): Array<VariableReference> =>
+  [...text.matchAll(REFERENCE)].map((match) => ({ name: match[1]!, fallback: match[2] }))
+
+const lookup = (context: Readonly<Record<string, unknown>>, name: string): unknown => {
+  if (name in context) return context[name]
+  let value: unknown = context
+  for (const part of name.split(".")) {
+    if (value === null || typeof value !== "object") return undefined
+    value = (value as Record<string, unknown>)[part]
+  }
+  return value
+}
+
+/** Replaces each reference with its context value, else its fallback, else an empty string. */
+export const renderTemplate = (text: string, context: Readonly<Record<string, unknown>>): string =>
+  text.replace(REFERENCE, (_, name: string, fallback: string | undefined) => {
+    const value = lookup(context, name)
+    if (value === undefined || value === null || value === "") return fallback ?? ""
+    return typeof value === "string" ? value : JSON.stringify(value)
+  })
+
+/** Every string inside a JSON value (a workflow definition), for finding its references. */
+const stringsIn = (value: unknown, into: Array<string> = []): Array<string> => {
+  if (typeof value === "string") into.push(value)
+  else if (Array.isArray(value)) value.forEach((item) => stringsIn(item, into))
+  else if (value !== null && typeof value === "object") Object.values(value).forEach((item) => stringsIn(item, into))
+  return into
+}
+
+/**
+ * Top-level variable names a definition needs from each run's context without a fallback:
+ * the columns a contacts CSV must provide.
+ */
+export const requiredVariables = (definition: unknown): Array<string> => {
+  const names = new Set<string>()
+  for (const text of stringsIn(definition)) {
+    for (const reference of referencesIn(text)) {
+      if (reference.fallback === undefined) names.add(reference.name.split(".")[0]!)
+    }
+  }
+  return [...names].sort()
+}

@@ -1,0 +1,3 @@
+export * from "./loginThrottle.ts"
+export * from "./passwords.ts"
+export * from "./tokens.ts"
