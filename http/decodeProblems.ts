@@ -34,12 +34,42 @@ const typeOf = (issue: Issue): string => {
   }
 }
 
+const LITERAL_MISMATCH = /^Expected (".*?"|\d+|true|false|null), actual/
+
+/**
+ * A value outside a union of literals fails once per member; the caller wants one problem
+ * naming the allowed values, as FastAPI reports an enum.
+ */
+const mergeSameLocation = (issues: ReadonlyArray<Issue>, loc: FieldProblem["loc"]): FieldProblem => {
+  const first = issues[0]!
+  if (issues.length === 1) {
+    return { loc, msg: first._tag === "Missing" ? "Field required" : first.message, type: typeOf(first) }
+  }
+  const allowed = issues.map((issue) => LITERAL_MISMATCH.exec(issue.message)?.[1])
+  if (allowed.every((value) => value !== undefined)) {
+    return { loc, msg: `Input should be one of: ${allowed.join(", ")}`, type: "literal_error" }
+  }
+  return { loc, msg: issues.map((issue) => issue.message).join("; "), type: typeOf(first) }
+}
+
+/**
+ * An optional field holding a bad value also fails its "or undefined" alternative; that issue
+ * says nothing the deeper one does not.
+ */
+const isOptionalAlternative = (issue: Issue, all: ReadonlyArray<Issue>) =>
+  issue.message.startsWith("Expected undefined") &&
+  all.some((other) => other !== issue && issue.path.every((segment, index) => other.path[index] === segment))
+
 /** FastAPI-style problems (`loc`, `msg`, `type`) from an Effect decode error, every issue at once. */
 export const decodeProblems = (error: HttpApiError.HttpApiDecodeError): Array<FieldProblem> => {
   const location = locationOf(error.message)
-  return error.issues.map((issue) => ({
-    loc: [location, ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))],
-    msg: issue._tag === "Missing" ? "Field required" : issue.message,
-    type: typeOf(issue)
-  }))
+  const byLocation = new Map<string, { loc: FieldProblem["loc"]; issues: Array<Issue> }>()
+  for (const issue of error.issues.filter((issue) => !isOptionalAlternative(issue, error.issues))) {
+    const loc = [location, ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))]
+    const key = JSON.stringify(loc)
+    const entry = byLocation.get(key) ?? { loc, issues: [] }
+    entry.issues.push(issue)
+    byLocation.set(key, entry)
+  }
+  return [...byLocation.values()].map(({ issues, loc }) => mergeSameLocation(issues, loc))
 }

@@ -46,7 +46,7 @@ const storageUrl = (dataDir: string) =>
 
 const postgresUrl = Config.redacted("DATABASE_URL").pipe(
   Config.validate({
-    message: "must be a postgres:// or postgresql:// connection URL",
+    message: "DATABASE_URL must be a postgres:// or postgresql:// connection URL",
     validation: (value) => /^postgres(ql)?:\/\//.test(Redacted.value(value))
   }),
   Config.option
@@ -54,7 +54,7 @@ const postgresUrl = Config.redacted("DATABASE_URL").pipe(
 
 const secretKey = Config.redacted("TALKGRAPH_SECRET_KEY").pipe(
   Config.validate({
-    message: "must be at least 32 characters (for example: openssl rand -hex 32)",
+    message: "TALKGRAPH_SECRET_KEY must be at least 32 characters (for example: openssl rand -hex 32)",
     validation: (value) => Redacted.value(value).length >= 32
   }),
   Config.option
@@ -76,7 +76,10 @@ const config = Effect.gen(function* () {
     Config.option
   )
   const adminPassword = yield* Config.redacted("TALKGRAPH_ADMIN_PASSWORD").pipe(
-    Config.validate({ message: "must be at least 8 characters", validation: (value) => Redacted.value(value).length >= 8 }),
+    Config.validate({
+      message: "TALKGRAPH_ADMIN_PASSWORD must be at least 8 characters",
+      validation: (value) => Redacted.value(value).length >= 8
+    }),
     Config.option
   )
   const shape: AppConfigShape = {

@@ -1,0 +1,116 @@
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
+import { Effect, Layer, Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Conflict } from "../src/domain/errors.ts"
+import { ErrorShapeLive } from "../http/errorShape.ts"
+import { HttpConflict } from "../http/errors.ts"
+import { newAccount, newApiKey } from "./support/accounts.ts"
+import { client, type Client } from "./support/client.ts"
+import { type RunningServer, startServer } from "./support/server.ts"
+
+let server: RunningServer
+let api: Client
+
+beforeAll(async () => {
+  server = await startServer()
+  api = client(server.url)
+})
+afterAll(() => server?.close())
+
+describe("v1 error bodies", () => {
+  it("answers an unknown route with 404 {detail}", async () => {
+    const reply = await api.get("/api/v1/no-such-thing")
+    expect(reply.status).toBe(404)
+    expect(reply.body).toEqual({ detail: "Not Found" })
+  })
+
+  it("answers malformed JSON with 422 json_invalid", async () => {
+    const reply = await api.post("/api/v1/auth/login", undefined, { rawBody: "{\"email\": " })
+    expect(reply.status).toBe(422)
+    expect(reply.body).toEqual({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] })
+  })
+
+  it("reports every wrong type at once with its location", async () => {
+    const reply = await api.post("/api/v1/auth/signup", { email: true, password: 12345678, name: ["x"] })
+    expect(reply.status).toBe(422)
+    expect(reply.body.detail).toEqual([
+      { loc: ["body", "email"], msg: expect.any(String), type: "string_type" },
+      { loc: ["body", "password"], msg: expect.any(String), type: "string_type" },
+      { loc: ["body", "name"], msg: expect.any(String), type: "string_type" }
+    ])
+  })
+
+  it("tags every response with a request id, echoing the caller's", async () => {
+    const mine = await api.get("/api/v1/health", { headers: { "x-request-id": "trace-me-123" } })
+    expect(mine.headers.get("x-request-id")).toBe("trace-me-123")
+    const generated = await api.get("/api/v1/health")
+    expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})
+
+describe("v2 error bodies", () => {
+  it("uses the error envelope for unknown routes and validation failures", async () => {
+    const account = await newAccount(api)
+    const key = await newApiKey(api, account)
+    const unknown = await api.get("/api/v2/nothing-here", { apiKey: key })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body).toEqual({ error: { code: "not_found", message: "Not Found" } })
+  })
+})
+
+describe("OpenAPI", () => {
+  it("serves the document with both security schemes and the real error bodies", async () => {
+    const reply = await api.get("/openapi.json")
+    expect(reply.status).toBe(200)
+    const spec = reply.body
+    expect(Object.keys(spec.components.securitySchemes).sort()).toEqual(["apiKey", "bearer"])
+    expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" })
+    const login = spec.paths["/api/v1/auth/login"].post
+    expect(login.responses["400"]).toBeUndefined()
+    expect(login.responses["422"].content["application/json"].schema.$ref).toBe("#/components/schemas/HTTPValidationError")
+    expect(login.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/HTTPError")
+    const status = spec.paths["/api/v2/status"].get
+    expect(status.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorResponse")
+    expect(status.security).toEqual([{ bearer: [] }, { apiKey: [] }])
+    expect(spec.components.schemas.V2_ServiceStatus).toBeDefined()
+  })
+
+  it("serves interactive docs", async () => {
+    const reply = await fetch(`${server.url}/docs`)
+    expect(reply.status).toBe(200)
+    expect(await reply.text()).toContain("swagger")
+  })
+})
+
+describe("error shaping in isolation", () => {
+  class ProbeApi extends HttpApi.make("probe").add(
+    HttpApiGroup.make("probe")
+      .add(HttpApiEndpoint.get("boom", "/api/v1/boom").addSuccess(Schema.String))
+      .add(HttpApiEndpoint.get("busy", "/api/v2/busy").addSuccess(Schema.String).addError(HttpConflict))
+  ) {}
+  const ProbeLive = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
+    handlers
+      .handle("boom", () => Effect.die(new Error("secret internals at /srv/app.ts:42")))
+      .handle("busy", () => Effect.fail(new Conflict({ message: "Campaign is running" }))))
+  const { dispose, handler } = HttpApiBuilder.toWebHandler(
+    Layer.mergeAll(
+      HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive), Layer.provide(ErrorShapeLive)),
+      HttpServer.layerContext
+    )
+  )
+  afterAll(() => dispose())
+
+  it("turns a defect into a bare 500 without internals", async () => {
+    const response = await handler(new Request("http://local/api/v1/boom"))
+    expect(response.status).toBe(500)
+    const text = await response.text()
+    expect(JSON.parse(text)).toEqual({ detail: "Internal Server Error" })
+    expect(text).not.toContain("secret internals")
+  })
+
+  it("maps a domain conflict to 409 in the v2 envelope", async () => {
+    const response = await handler(new Request("http://local/api/v2/busy"))
+    expect(response.status).toBe(409)
+    expect(await response.json()).toEqual({ error: { code: "conflict", message: "Campaign is running" } })
+  })
+})

@@ -1,0 +1,109 @@
+import pg from "pg"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { client } from "./support/client.ts"
+import { databaseKind, postgresUrl } from "./support/database.ts"
+import { freePort, spawnTalkgraph, stop, waitUntilServing } from "./support/process.ts"
+
+const admin = { email: "owner@example.test", password: "owner-password-1" }
+const dirs: Array<string> = []
+const tempDir = async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-proc-"))
+  dirs.push(dir)
+  return dir
+}
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
+})
+
+const embeddedEnv = async (dataDir: string) => ({
+  TALKGRAPH_DATA_DIR: dataDir,
+  PORT: String(await freePort()),
+  TALKGRAPH_ADMIN_EMAIL: admin.email,
+  TALKGRAPH_ADMIN_PASSWORD: admin.password
+})
+
+describe("embedded mode", () => {
+  it("keeps users and API keys across a restart, and refuses a second process on the same data dir", async () => {
+    const dataDir = await tempDir()
+    const env = await embeddedEnv(dataDir)
+    const url = `http://127.0.0.1:${env.PORT}`
+    const api = client(url)
+
+    const first = spawnTalkgraph(["serve"], env)
+    await waitUntilServing(first, url)
+    const login = await api.post("/api/v1/auth/login", admin)
+    expect(login.status).toBe(200)
+    const key = (await api.post("/api/v1/user/api-keys", { name: "survives" }, { token: login.body.token })).body.api_key
+
+    const intruder = spawnTalkgraph(["serve"], { ...env, PORT: String(await freePort()) })
+    expect(await intruder.exited).toBe(1)
+    expect(intruder.output()).toMatch(/in use by process \d+/)
+
+    expect(await stop(first)).toBe(0)
+    const second = spawnTalkgraph(["serve"], env)
+    try {
+      await waitUntilServing(second, url)
+      expect((await api.get("/api/v2/status", { apiKey: key })).status).toBe(200)
+      expect((await api.get("/api/v1/auth/me", { token: login.body.token })).status).toBe(200)
+    } finally {
+      await stop(second)
+    }
+  })
+
+  it("prints a generated admin password once when none is configured", async () => {
+    const dataDir = await tempDir()
+    const port = String(await freePort())
+    const url = `http://127.0.0.1:${port}`
+    const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: dataDir, PORT: port })
+    try {
+      await waitUntilServing(proc, url)
+      const password = /password: (\S+)/.exec(proc.output())?.[1]
+      expect(password).toBeDefined()
+      const login = await client(url).post("/api/v1/auth/login", { email: "admin@talkgraph.local", password })
+      expect(login.status).toBe(200)
+    } finally {
+      await stop(proc)
+    }
+  })
+})
+
+describe("configuration", () => {
+  it("refuses to start on a bad value with one clear line naming the variable", async () => {
+    const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: await tempDir(), PORT: "eighty" })
+    expect(await proc.exited).toBe(1)
+    expect(proc.output()).toMatch(/talkgraph: Invalid configuration: .*PORT/)
+    expect(proc.output()).not.toMatch(/at .*\.ts:\d+/)
+  })
+})
+
+describe.runIf(databaseKind() === "postgres")("PostgreSQL", () => {
+  it("lets several processes migrate one fresh database at the same time", async () => {
+    const base = new URL(postgresUrl()!)
+    const database = `talkgraph_migrate_${Date.now()}`
+    const adminClient = new pg.Client({ connectionString: base.toString() })
+    await adminClient.connect()
+    await adminClient.query(`CREATE DATABASE ${database}`)
+    try {
+      const url = new URL(base.toString())
+      url.pathname = `/${database}`
+      const env = { DATABASE_URL: url.toString(), TALKGRAPH_SECRET_KEY: "k".repeat(40), TALKGRAPH_DATA_DIR: await tempDir() }
+      const runs = [1, 2, 3].map(() => spawnTalkgraph(["migrate"], env))
+      const codes = await Promise.all(runs.map((run) => run.exited))
+      expect(codes, runs.map((run) => run.output()).join("\n")).toEqual([0, 0, 0])
+
+      const check = new pg.Client({ connectionString: url.toString() })
+      await check.connect()
+      const applied = await check.query("SELECT migration_id FROM effect_sql_migrations ORDER BY migration_id")
+      const ids = applied.rows.map((row) => row.migration_id)
+      expect(ids).toEqual([...new Set(ids)])
+      expect(ids[0]).toBe(1)
+      await check.end()
+    } finally {
+      await adminClient.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      await adminClient.end()
+    }
+  })
+})
