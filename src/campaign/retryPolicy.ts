@@ -1,0 +1,34 @@
+import type { RetryConfig } from "./campaignSettings.ts"
+
+/** The outcomes a carrier reports for a placed call. */
+export const CallOutcomes = ["completed", "busy", "no-answer", "voicemail", "failed", "canceled"] as const
+export type CallOutcome = (typeof CallOutcomes)[number]
+
+export type AfterOutcome =
+  | { readonly kind: "retry"; readonly at: number }
+  | { readonly kind: "done"; readonly succeeded: boolean }
+
+const retriedBy = (config: RetryConfig, outcome: CallOutcome): boolean => {
+  switch (outcome) {
+    case "busy":
+      return config.retry_on_busy
+    case "no-answer":
+      return config.retry_on_no_answer
+    case "voicemail":
+      return config.retry_on_voicemail
+    default:
+      return false
+  }
+}
+
+/**
+ * What happens to a contact after attempt `attemptNumber` ended with `outcome` at `now`: another
+ * attempt after the delay while the configuration names the reason and retries remain, otherwise
+ * the contact is done (succeeded only when the call completed).
+ */
+export const afterOutcome = (config: RetryConfig, outcome: CallOutcome, attemptNumber: number, now: number): AfterOutcome => {
+  if (outcome !== "completed" && config.enabled && retriedBy(config, outcome) && attemptNumber <= config.max_retries) {
+    return { kind: "retry", at: now + config.retry_delay_seconds * 1000 }
+  }
+  return { kind: "done", succeeded: outcome === "completed" }
+}
