@@ -1,0 +1,66 @@
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { CallOutcome } from "../src/campaign/retryPolicy.ts"
+
+export const Providers = ["twilio", "vonage", "telnyx", "plivo"] as const
+export type Provider = (typeof Providers)[number]
+
+/** A telephony configuration with its credentials decrypted: only ever held in memory. */
+export interface CarrierAccount {
+  readonly configurationId: number
+  readonly provider: Provider
+  /** The provider's public API unless the configuration points elsewhere (regional edge, local stand-in). */
+  readonly apiBaseUrl: string | null
+  readonly credentials: Readonly<Record<string, string>>
+  readonly machineDetection: boolean
+}
+
+export interface OutboundCall {
+  readonly to: string
+  readonly from: string
+  /** Where the provider fetches the call's instructions (the media-stream markup). */
+  readonly answerUrl: string
+  readonly statusCallbackUrl: string
+  readonly timeLimitSeconds: number
+}
+
+/** A provider webhook as received, with the public URL the provider called (signatures cover it). */
+export interface WebhookRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly rawBody: string
+}
+
+/** A call's progress as a provider reports it; `outcome` is set only once the call is over. */
+export interface CallStatus {
+  readonly providerCallId: string
+  readonly outcome: CallOutcome | null
+  readonly durationSeconds: number | null
+}
+
+export class CallNotPlaced extends Schema.TaggedError<CallNotPlaced>()("CallNotPlaced", {
+  message: Schema.String,
+  /** The provider refused this call (bad number, auth): retrying the same request will not help. */
+  permanent: Schema.Boolean
+}) {}
+
+export class CarrierUnavailable extends Schema.TaggedError<CarrierUnavailable>()("CarrierUnavailable", {
+  message: Schema.String
+}) {}
+
+/** One provider's protocol: placing and ending calls, and reading its webhooks. */
+export interface CarrierAdapter {
+  readonly placeCall: (account: CarrierAccount, call: OutboundCall) => Effect.Effect<{ readonly providerCallId: string }, CallNotPlaced>
+  readonly hangUp: (account: CarrierAccount, providerCallId: string) => Effect.Effect<void, CarrierUnavailable>
+  /** Asks the provider where a call stands, for calls whose final event never arrived. */
+  readonly callStatus: (account: CarrierAccount, providerCallId: string) => Effect.Effect<CallStatus, CarrierUnavailable>
+  readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => boolean
+  readonly parseStatusCallback: (request: WebhookRequest) => Option.Option<CallStatus>
+  /** The answer document that connects the call's audio to `streamUrl`. */
+  readonly answerMarkup: (streamUrl: string) => { readonly contentType: string; readonly body: string }
+}
+
+export interface TelephonyShape {
+  readonly adapter: (provider: Provider) => CarrierAdapter
+}
+
+export class Telephony extends Context.Tag("talkgraph/Telephony")<Telephony, TelephonyShape>() {}
