@@ -1,0 +1,143 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Either, ParseResult, Schema } from "effect"
+import { type DateBound, parseDateBound } from "../../../src/usage/dates.ts"
+import { parseUsageFilters, type UsageFilter } from "../../../src/usage/filters.ts"
+import { DEFAULT_LIMIT, DEFAULT_PAGE, MAX_LIMIT } from "../../../src/usage/pagination.ts"
+import type { SortBy } from "../../../src/usage/query.ts"
+import { HttpForbidden, HttpValidationFailed } from "../../errors.ts"
+import { querySchema } from "../../requestSchemas.ts"
+import { V1Auth } from "../../security.ts"
+
+/** A query string parsed by one of the pure `src/usage` readers; their message becomes the 422 `msg`. */
+const parsedFrom = <A>(
+  identifier: string,
+  description: string,
+  parse: (raw: string) => Either.Either<A, string>,
+  encode: (value: A) => string
+) =>
+  Schema.transformOrFail(
+    Schema.String.annotations({ description }),
+    Schema.declare((input: unknown): input is A => input !== undefined, { identifier }),
+    {
+      strict: true,
+      decode: (raw, _, ast) =>
+        Either.match(parse(raw), {
+          onLeft: (message) => ParseResult.fail(new ParseResult.Type(ast, raw, message)),
+          onRight: (value) => ParseResult.succeed(value)
+        }),
+      encode: (value) => ParseResult.succeed(encode(value))
+    }
+  )
+
+const DateBoundParam = parsedFrom<DateBound>(
+  "DateBound",
+  "ISO 8601 date-time, UTC unless an offset is given (a date alone means that whole day); inclusive",
+  parseDateBound,
+  (bound) => bound.instant.toISOString()
+)
+
+const FiltersParam = parsedFrom<ReadonlyArray<UsageFilter>>(
+  "UsageFilters",
+  "JSON array of {attribute, type, value} filter objects; unknown attributes and types are ignored",
+  parseUsageFilters,
+  () => "[]"
+)
+
+const criteriaFields = {
+  start_date: Schema.optional(DateBoundParam),
+  end_date: Schema.optional(DateBoundParam),
+  filters: Schema.optionalWith(FiltersParam, { default: () => [] })
+}
+
+const orderingFields = {
+  // Only `duration` is named by the spec; any other value keeps the default order.
+  sort_by: Schema.optionalWith(
+    Schema.transform(Schema.String, Schema.Literal("created_at", "duration"), {
+      strict: true,
+      decode: (value): SortBy => (value === "duration" ? "duration" : "created_at"),
+      encode: (value) => value
+    }),
+    { default: () => "created_at" as const }
+  ),
+  sort_order: Schema.optionalWith(Schema.Literal("asc", "desc"), { default: () => "desc" as const })
+}
+
+export const UsageRunsQuery = querySchema("UsageRuns", {
+  ...criteriaFields,
+  ...orderingFields,
+  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), {
+    default: () => DEFAULT_PAGE
+  }),
+  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_LIMIT)), {
+    default: () => DEFAULT_LIMIT
+  })
+})
+
+export const UsageReportQuery = querySchema("UsageReport", { ...criteriaFields, ...orderingFields })
+
+export const UsageBreakdownQuery = querySchema("UsageBreakdown", criteriaFields)
+
+const Context = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+export const WorkflowRunUsageResponse = Schema.Struct({
+  id: Schema.Number,
+  workflow_id: Schema.Number,
+  workflow_name: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  created_at: Schema.Date,
+  call_duration_seconds: Schema.Number,
+  service_tokens: Schema.Number,
+  caller_number: Schema.NullOr(Schema.String),
+  called_number: Schema.NullOr(Schema.String),
+  direction: Schema.String,
+  mode: Schema.String,
+  channel: Schema.String,
+  disposition: Schema.NullOr(Schema.String),
+  campaign_id: Schema.NullOr(Schema.Number),
+  initial_context: Context,
+  gathered_context: Context,
+  recording_url: Schema.NullOr(Schema.String),
+  transcript_url: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "WorkflowRunUsageResponse" })
+
+export const UsageHistoryResponse = Schema.Struct({
+  runs: Schema.Array(WorkflowRunUsageResponse),
+  total_service_tokens: Schema.Number,
+  total_duration_seconds: Schema.Number,
+  total_count: Schema.Number,
+  page: Schema.Number,
+  limit: Schema.Number,
+  total_pages: Schema.Number
+}).annotations({ identifier: "UsageHistoryResponse" })
+
+export const DailyUsage = Schema.Struct({
+  date: Schema.String,
+  runs: Schema.Number,
+  duration_seconds: Schema.Number,
+  minutes: Schema.Number,
+  service_tokens: Schema.Number
+}).annotations({ identifier: "DailyUsage" })
+
+export const DailyUsageBreakdownResponse = Schema.Struct({
+  timezone: Schema.String,
+  days: Schema.Array(DailyUsage),
+  total_runs: Schema.Number,
+  total_duration_seconds: Schema.Number,
+  total_minutes: Schema.Number,
+  total_service_tokens: Schema.Number
+}).annotations({ identifier: "DailyUsageBreakdownResponse" })
+
+const UsageCsv = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/csv" }))
+
+export const UsageApi = HttpApiGroup.make("usage")
+  .add(HttpApiEndpoint.get("runs", "/runs").setUrlParams(UsageRunsQuery).addSuccess(UsageHistoryResponse))
+  .add(HttpApiEndpoint.get("report", "/runs/report").setUrlParams(UsageReportQuery).addSuccess(UsageCsv))
+  .add(
+    HttpApiEndpoint.get("dailyBreakdown", "/daily-breakdown").setUrlParams(UsageBreakdownQuery).addSuccess(
+      DailyUsageBreakdownResponse
+    )
+  )
+  .addError(HttpForbidden)
+  .addError(HttpValidationFailed)
+  .middleware(V1Auth)
+  .prefix("/api/v1/organizations/usage")

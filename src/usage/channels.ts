@@ -1,0 +1,20 @@
+/**
+ * Runs are reported by channel, a group of modes (spec "List runs with usage", `callChannel`).
+ * Whatever writes a run derives its `channel` column from its mode with `channelOfMode`, so the
+ * report filters on an indexed column and the grouping is defined only here.
+ */
+export const channels = ["telephony", "web", "chat"] as const
+export type Channel = (typeof channels)[number]
+
+const webModes: ReadonlySet<string> = new Set(["webrtc", "smallwebrtc"])
+const chatModes: ReadonlySet<string> = new Set(["textchat"])
+
+/** twilio, vonage, telnyx, plivo and any other carrier are telephony; browsers are web; text is chat. */
+export const channelOfMode = (mode: string): Channel => {
+  const normalized = mode.trim().toLowerCase()
+  if (webModes.has(normalized)) return "web"
+  if (chatModes.has(normalized)) return "chat"
+  return "telephony"
+}
+
+export const isChannel = (value: string): value is Channel => (channels as ReadonlyArray<string>).includes(value)

@@ -1,0 +1,104 @@
+import type { Statement } from "@effect/sql"
+import type { CreatedWindow } from "./dates.ts"
+import type { UsageFilter } from "./filters.ts"
+import type { ProfileFilter, RollupSlice } from "./rollup.ts"
+
+export type SortBy = "created_at" | "duration"
+export type SortOrder = "asc" | "desc"
+
+/** What a usage report selects, independent of paging. Every clause reads an indexed column. */
+export interface UsageSelection {
+  readonly organizationId: number
+  readonly window: CreatedWindow
+  readonly filters: ReadonlyArray<UsageFilter>
+}
+
+/** `LIKE` treats `%`, `_` and the escape character specially; a search is for the text itself. */
+export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`)
+
+const filterClause = (sql: Statement.Constructor, filter: UsageFilter): Statement.Fragment => {
+  switch (filter._tag) {
+    case "RunId":
+      return sql`r.id = ${filter.id}`
+    case "WorkflowId":
+      return sql`r.workflow_id = ${filter.id}`
+    case "CampaignId":
+      return sql`r.campaign_id = ${filter.id}`
+    case "CallerNumber":
+      return sql`r.caller_number ILIKE ${`%${escapeLike(filter.contains)}%`}`
+    case "CalledNumber":
+      return sql`r.called_number ILIKE ${`%${escapeLike(filter.contains)}%`}`
+    case "Disposition":
+      return sql`r.disposition IN ${sql.in(filter.codes)}`
+    case "Duration":
+      return sql.and([
+        ...(filter.min === null ? [] : [sql`r.duration_seconds >= ${filter.min}`]),
+        ...(filter.max === null ? [] : [sql`r.duration_seconds <= ${filter.max}`])
+      ])
+    case "Direction":
+      return sql`r.direction = ${filter.direction}`
+    case "Channel":
+      return sql`r.channel = ${filter.channel}`
+  }
+}
+
+/** The `WHERE` condition over `runs r` for a selection, always scoped to one organization. */
+export const selectionWhere = (sql: Statement.Constructor, selection: UsageSelection): Statement.Fragment =>
+  sql.and([
+    sql`r.organization_id = ${selection.organizationId}`,
+    ...(selection.window.from ? [sql`r.created_at >= ${selection.window.from}`] : []),
+    ...(selection.window.before ? [sql`r.created_at < ${selection.window.before}`] : []),
+    ...selection.filters.map((filter) => filterClause(sql, filter))
+  ])
+
+/** The sort key column for an ordering; `id` breaks ties in the same direction, so pages are stable. */
+export const sortColumn = (sortBy: SortBy): "duration_seconds" | "created_at" =>
+  sortBy === "duration" ? "duration_seconds" : "created_at"
+
+export const orderBy = (sql: Statement.Constructor, sortBy: SortBy, order: SortOrder, alias = "r"): Statement.Fragment => {
+  const direction = order === "asc" ? "ASC" : "DESC"
+  return sql.literal(`${alias}.${sortColumn(sortBy)} ${direction}, ${alias}.id ${direction}`)
+}
+
+/** Where the previous batch of an export ended: its last row's sort key and id. */
+export interface SortCursor {
+  /** `created_at` as PostgreSQL text (keeps microseconds a JS Date would drop), or the duration. */
+  readonly key: string | number
+  readonly id: number
+}
+
+/** Rows strictly after a cursor in the report's order (keyset paging for exports). */
+export const afterCursor = (sql: Statement.Constructor, sortBy: SortBy, order: SortOrder, cursor: SortCursor): Statement.Fragment => {
+  const key = sortBy === "duration" ? sql`${cursor.key}::integer` : sql`${cursor.key}::timestamptz`
+  const column = sql.literal(`r.${sortColumn(sortBy)}`)
+  return order === "asc"
+    ? sql`(${column}, r.id) > (${key}, ${cursor.id})`
+    : sql`(${column}, r.id) < (${key}, ${cursor.id})`
+}
+
+/** The `run_daily_usage u` rows a rollup slice sums, for one organization and a span of UTC days. */
+export const rollupWhere = (
+  sql: Statement.Constructor,
+  organizationId: number,
+  slice: RollupSlice,
+  days: { readonly firstDay: string | null; readonly endDay: string | null }
+): Statement.Fragment =>
+  sql.and([
+    sql`u.organization_id = ${organizationId}`,
+    ...(slice._tag === "Dimension"
+      ? [sql`u.dimension = ${slice.dimension}`, sql`u.value IN ${sql.in(slice.values)}`]
+      : [sql`u.dimension = 'profile'`, ...slice.filters.map((filter) => profileClause(sql, filter))]),
+    ...(days.firstDay === null ? [] : [sql`u.day >= ${days.firstDay}::date`]),
+    ...(days.endDay === null ? [] : [sql`u.day < ${days.endDay}::date`])
+  ])
+
+const profileClause = (sql: Statement.Constructor, filter: ProfileFilter): Statement.Fragment => {
+  switch (filter._tag) {
+    case "Direction":
+      return sql`u.direction = ${filter.direction}`
+    case "Channel":
+      return sql`u.channel = ${filter.channel}`
+    case "Disposition":
+      return sql`u.disposition IN ${sql.in(filter.codes)}`
+  }
+}
