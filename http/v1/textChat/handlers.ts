@@ -1,0 +1,30 @@
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
+import type { Emit } from "../../../services/ConversationEngine.ts"
+import { ChatSessions } from "../../../services/ChatSessions.ts"
+import { Api } from "../../api.ts"
+import { requireScope } from "../../security.ts"
+import { eventStreamOf, wantsEventStream } from "./eventStream.ts"
+
+const silent = () => Effect.void
+
+const sessionRef = (path: { readonly workflow_id: number; readonly run_id: number }) => ({ workflowId: path.workflow_id, runId: path.run_id })
+
+export const TextChatHandlers = HttpApiBuilder.group(Api, "textChat", (handlers) =>
+  Effect.gen(function* () {
+    const sessions = yield* ChatSessions
+    return handlers
+      .handle("create", ({ path, payload }) =>
+        requireScope("agents:write").pipe(Effect.flatMap((principal) => sessions.create(principal, path.workflow_id, payload, silent))))
+      .handle("get", ({ path }) =>
+        requireScope("agents:read").pipe(Effect.flatMap((principal) => sessions.get(principal, sessionRef(path)))))
+      .handle("sendMessage", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const principal = yield* requireScope("agents:write")
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const reply = (emit: Emit) => sessions.send(principal, sessionRef(path), payload.text, emit)
+          return wantsEventStream(request.headers["accept"]) ? yield* eventStreamOf(reply) : yield* reply(silent)
+        }))
+      .handle("end", ({ path }) =>
+        requireScope("agents:write").pipe(Effect.flatMap((principal) => sessions.end(principal, sessionRef(path)))))
+  }))

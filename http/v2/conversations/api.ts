@@ -1,0 +1,63 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { HttpForbidden, HttpNotFound } from "../../errors.ts"
+import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
+import { V2Auth } from "../../security.ts"
+import { Collection, PageQuery, Resource } from "../envelopes.ts"
+
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+export const V2ConversationUsage = Schema.Struct({
+  prompt_tokens: Schema.Number,
+  completion_tokens: Schema.Number,
+  service_tokens: Schema.Number.annotations({ description: "All LLM tokens the run consumed (prompt + completion, every call)" }),
+  tts_characters: Schema.Number,
+  stt_seconds: Schema.Number
+}).annotations({ identifier: "V2_ConversationUsage" })
+
+/** One call or chat of an agent: a run, with its transcript and results. */
+export const V2Conversation = Schema.Struct({
+  id: Schema.Number,
+  agent_id: Schema.Number,
+  agent_version: Schema.NullOr(Schema.Number),
+  channel: Schema.Literal("telephony", "web", "chat"),
+  mode: Schema.String,
+  direction: Schema.Literal("inbound", "outbound"),
+  status: Schema.Literal("initialized", "running", "completed", "failed"),
+  caller_number: Schema.NullOr(Schema.String),
+  called_number: Schema.NullOr(Schema.String),
+  campaign_id: Schema.NullOr(Schema.Number),
+  started_at: Schema.NullOr(Schema.Date),
+  ended_at: Schema.NullOr(Schema.Date),
+  duration_seconds: Schema.Number,
+  disposition: Schema.NullOr(Schema.String),
+  end_reason: Schema.NullOr(Schema.String),
+  initial_context: JsonObject,
+  gathered_context: JsonObject,
+  transcript: Schema.Array(JsonObject).annotations({
+    description: "Turns in order: {role: user|assistant, text, node_id, at}"
+  }),
+  usage: V2ConversationUsage,
+  created_at: Schema.Date
+}).annotations({ identifier: "V2_Conversation" })
+
+const AgentPath = pathSchema("AgentConversations", { agent_id: IdFromPath })
+const ConversationPath = pathSchema("Conversation", { conversation_id: IdFromPath })
+
+/** Conversations of agents; needs the `conversations:read` scope. */
+export const ConversationsApi = HttpApiGroup.make("conversations")
+  .add(
+    HttpApiEndpoint.get("listForAgent", "/api/v2/agents/:agent_id/conversations")
+      .setPath(AgentPath)
+      .setUrlParams(PageQuery)
+      .addSuccess(Collection(V2Conversation))
+      .addError(HttpNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/api/v2/conversations/:conversation_id")
+      .setPath(ConversationPath)
+      .addSuccess(Resource(V2Conversation))
+      .addError(HttpNotFound)
+  )
+  .addError(HttpForbidden)
+  .middleware(V2Auth)

@@ -1,0 +1,230 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { ConversationState } from "../../src/conversation/conversationState.ts"
+import type { ConversationLimits } from "../../src/conversation/limits.ts"
+import type { TokenUsage, TranscriptTurn } from "../../src/conversation/transcript.ts"
+import type { SessionRef, SessionView } from "../../services/ChatSessions.ts"
+
+/** `runs.conversation` of a chat: its place in the graph plus what was fixed when it started. */
+export interface StoredConversation {
+  readonly state: ConversationState
+  readonly context: Readonly<Record<string, unknown>>
+  readonly limits: ConversationLimits
+  /** A draft can still be edited, so a run on a draft keeps the definition it started with. */
+  readonly definition?: unknown
+}
+
+/** A session held by one process for one step (a message, an ending). */
+export interface ClaimedRun {
+  readonly id: number
+  readonly organization_id: number
+  readonly definition_id: number | null
+  readonly conversation: StoredConversation
+  readonly transcript: ReadonlyArray<TranscriptTurn>
+  readonly started_at: Date
+  readonly disposition_codes: ReadonlyArray<string>
+}
+
+/** How long a claim holds without renewal; a crashed holder blocks a session at most this long. */
+export const LEASE_SECONDS = 30
+
+interface ViewRow {
+  readonly id: number
+  readonly workflow_id: number
+  readonly definition_id: number | null
+  readonly version_number: number | null
+  readonly state: SessionView["state"]
+  readonly node_id: string | null
+  readonly end_reason: string | null
+  readonly error: string | null
+  readonly transcript: ReadonlyArray<TranscriptTurn>
+  readonly initial_context: Record<string, unknown>
+  readonly gathered_context: Record<string, unknown>
+  readonly prompt_tokens: number
+  readonly completion_tokens: number
+  readonly service_tokens: number
+  readonly created_at: Date
+  readonly started_at: Date | null
+  readonly ended_at: Date | null
+}
+
+export const toSessionView = (row: ViewRow): SessionView => ({
+  workflow_run_id: row.id,
+  workflow_id: row.workflow_id,
+  definition_id: row.definition_id,
+  version_number: row.version_number,
+  state: row.state,
+  node_id: row.node_id,
+  end_reason: row.end_reason,
+  error: row.error,
+  transcript: row.transcript,
+  initial_context: row.initial_context,
+  gathered_context: row.gathered_context,
+  usage: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, service_tokens: row.service_tokens },
+  created_at: row.created_at,
+  started_at: row.started_at,
+  ended_at: row.ended_at
+})
+
+/** Session state as the claim left it: why a claim failed. */
+export interface SessionStatus {
+  readonly state: SessionView["state"]
+  readonly end_reason: string | null
+}
+
+/** A database failure here is not the caller's to handle: it becomes a defect (logged, 500). */
+const dying = <Args extends ReadonlyArray<unknown>, A, E, R>(query: (...args: Args) => Effect.Effect<A, E, R>) =>
+(...args: Args): Effect.Effect<A, never, R> => Effect.orDie(query(...args))
+
+export const makeChatRunRows = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const viewColumns = sql.literal(`
+    id, workflow_id, definition_id, version_number, state, conversation->'state'->>'node_id' AS node_id,
+    end_reason, error, transcript, initial_context, gathered_context, prompt_tokens, completion_tokens,
+    service_tokens, created_at, started_at, ended_at`)
+
+  const view = (organizationId: number, session: SessionRef) =>
+    sql<ViewRow>`
+      SELECT ${viewColumns} FROM runs
+      WHERE id = ${session.runId} AND workflow_id = ${session.workflowId} AND organization_id = ${organizationId} AND channel = 'chat'`.pipe(
+      Effect.map((rows) => (rows[0] ? toSessionView(rows[0]) : null))
+    )
+
+  const status = (organizationId: number, session: SessionRef) =>
+    sql<SessionStatus>`
+      SELECT state, end_reason FROM runs
+      WHERE id = ${session.runId} AND workflow_id = ${session.workflowId} AND organization_id = ${organizationId} AND channel = 'chat'`.pipe(
+      Effect.map((rows) => rows[0] ?? null)
+    )
+
+  /** A new running session, already claimed by `token` while the opening is produced. */
+  const insert = (input: {
+    readonly organizationId: number
+    readonly workflowId: number
+    readonly definitionId: number
+    readonly versionNumber: number
+    readonly initialContext: Readonly<Record<string, unknown>>
+    readonly conversation: StoredConversation
+    readonly token: string
+  }) =>
+    sql<{ id: number; started_at: Date }>`
+      INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction, state,
+                        initial_context, conversation, started_at, last_activity_at, idle_timeout_seconds,
+                        max_duration_seconds, busy_until, busy_token)
+      VALUES (${input.organizationId}, ${input.workflowId}, ${input.definitionId}, ${input.versionNumber},
+              ${"Text chat"}, 'chat', 'textchat', 'inbound', 'running', ${JSON.stringify(input.initialContext)}::jsonb,
+              ${JSON.stringify(input.conversation)}::jsonb, now(), now(), ${input.conversation.limits.idleTimeoutSeconds},
+              ${input.conversation.limits.maxDurationSeconds}, now() + ${`${LEASE_SECONDS} seconds`}::interval, ${input.token})
+      RETURNING id, started_at`.pipe(Effect.map((rows) => rows[0]!))
+
+  const claimedColumns = sql.literal(`
+    r.id, r.organization_id, r.definition_id, r.conversation, r.transcript, r.started_at,
+    COALESCE(w.call_disposition_codes->'disposition_codes', '[]'::jsonb) AS disposition_codes`)
+
+  /**
+   * Takes the session for one step if it is running and nobody holds it. This conditional update
+   * is what serializes messages across processes: of two concurrent claims exactly one matches.
+   */
+  const claim = (organizationId: number, session: SessionRef, token: string) =>
+    sql<ClaimedRun>`
+      UPDATE runs r SET busy_until = now() + ${`${LEASE_SECONDS} seconds`}::interval, busy_token = ${token}
+      FROM workflows w
+      WHERE r.id = ${session.runId} AND r.workflow_id = ${session.workflowId} AND r.organization_id = ${organizationId}
+        AND r.channel = 'chat' AND r.state = 'running'
+        AND (r.busy_until IS NULL OR r.busy_until < now()) AND w.id = r.workflow_id
+      RETURNING ${claimedColumns}`.pipe(Effect.map((rows) => rows[0] ?? null))
+
+  /** Live sessions past their idle timeout or maximum duration, claimed for ending. */
+  const claimExpired = (token: string, limit: number) =>
+    sql<ClaimedRun & { expired_by: "idle" | "duration" }>`
+      UPDATE runs r SET busy_until = now() + ${`${LEASE_SECONDS} seconds`}::interval, busy_token = ${token}
+      FROM workflows w
+      WHERE w.id = r.workflow_id AND r.id IN (
+        SELECT id FROM runs
+        WHERE channel = 'chat' AND state = 'running' AND (busy_until IS NULL OR busy_until < now())
+          AND (last_activity_at + idle_timeout_seconds * interval '1 second' < now()
+               OR started_at + max_duration_seconds * interval '1 second' < now())
+        ORDER BY last_activity_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING ${claimedColumns},
+        CASE WHEN r.started_at + r.max_duration_seconds * interval '1 second' < now() THEN 'duration' ELSE 'idle' END AS expired_by`
+
+  const renew = (runId: number, token: string) =>
+    sql`UPDATE runs SET busy_until = now() + ${`${LEASE_SECONDS} seconds`}::interval WHERE id = ${runId} AND busy_token = ${token}`
+
+  const release = (runId: number, token: string) =>
+    sql`UPDATE runs SET busy_until = NULL, busy_token = NULL WHERE id = ${runId} AND busy_token = ${token}`
+
+  /**
+   * Stores a completed step: appends its turns, adds its tokens. `keepClaim` holds the session for
+   * the ending that follows. Answers null when the claim was lost (it lapsed), storing nothing.
+   */
+  const commitTurn = (input: {
+    readonly runId: number
+    readonly token: string
+    readonly conversation: StoredConversation
+    readonly turns: ReadonlyArray<TranscriptTurn>
+    readonly usage: TokenUsage
+    readonly keepClaim: boolean
+  }) =>
+    sql<ViewRow>`
+      UPDATE runs SET
+        transcript = transcript || ${JSON.stringify(input.turns)}::jsonb,
+        conversation = ${JSON.stringify(input.conversation)}::jsonb,
+        prompt_tokens = prompt_tokens + ${input.usage.prompt_tokens},
+        completion_tokens = completion_tokens + ${input.usage.completion_tokens},
+        service_tokens = service_tokens + ${input.usage.prompt_tokens + input.usage.completion_tokens},
+        last_activity_at = now(),
+        updated_at = now(),
+        busy_until = ${input.keepClaim ? sql`busy_until` : sql`NULL`},
+        busy_token = ${input.keepClaim ? sql`busy_token` : sql`NULL`}
+      WHERE id = ${input.runId} AND busy_token = ${input.token}
+      RETURNING ${viewColumns}`.pipe(Effect.map((rows) => (rows[0] ? toSessionView(rows[0]) : null)))
+
+  /** Ends the run: final state, reason, gathered context and disposition; the claim is released. */
+  const finish = (input: {
+    readonly runId: number
+    readonly token: string
+    readonly state: "completed" | "failed"
+    readonly conversation: StoredConversation
+    readonly endReason: string
+    readonly error: string | null
+    readonly gatheredContext: Readonly<Record<string, unknown>>
+    readonly disposition: string
+    readonly usage: TokenUsage
+  }) =>
+    sql<ViewRow>`
+      UPDATE runs SET
+        state = ${input.state},
+        conversation = ${JSON.stringify(input.conversation)}::jsonb,
+        end_reason = ${input.endReason},
+        error = ${input.error},
+        gathered_context = ${JSON.stringify(input.gatheredContext)}::jsonb,
+        disposition = ${input.disposition},
+        prompt_tokens = prompt_tokens + ${input.usage.prompt_tokens},
+        completion_tokens = completion_tokens + ${input.usage.completion_tokens},
+        service_tokens = service_tokens + ${input.usage.prompt_tokens + input.usage.completion_tokens},
+        ended_at = now(),
+        duration_seconds = GREATEST(0, round(EXTRACT(EPOCH FROM now() - started_at)))::integer,
+        updated_at = now(),
+        busy_until = NULL,
+        busy_token = NULL
+      WHERE id = ${input.runId} AND busy_token = ${input.token}
+      RETURNING ${viewColumns}`.pipe(Effect.map((rows) => (rows[0] ? toSessionView(rows[0]) : null)))
+
+  return {
+    view: dying(view),
+    status: dying(status),
+    insert: dying(insert),
+    claim: dying(claim),
+    claimExpired: dying(claimExpired),
+    renew: dying(renew),
+    release: dying(release),
+    commitTurn: dying(commitTurn),
+    finish: dying(finish)
+  }
+})
+
+export type ChatRunRows = Effect.Effect.Success<typeof makeChatRunRows>

@@ -1,0 +1,202 @@
+import { Clock, Duration, Effect, Layer, Stream } from "effect"
+import { type Conclusion, ConversationEngine, type ConversationPlan, type Emit } from "../../services/ConversationEngine.ts"
+import { LlmChat } from "../../services/LlmChat.ts"
+import { LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
+import type { ConversationState, TurnOutcome } from "../../src/conversation/conversationState.ts"
+import { acceptDisposition, dispositionMessages, dispositionSchema } from "../../src/conversation/disposition.ts"
+import { type Ending, isFailure } from "../../src/conversation/endReason.ts"
+import { acceptExtracted, extractionAt, extractionMessages, extractionSchema } from "../../src/conversation/extraction.ts"
+import { type ChatMessage, messagesFor, systemPromptFor } from "../../src/conversation/prompt.ts"
+import { greetingFor } from "../../src/conversation/runContext.ts"
+import { END_CALL_TOOL, type ToolDefinition, toolsAt } from "../../src/conversation/tools.ts"
+import { addUsage, noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
+import type { WorkflowNode } from "../../src/graph/definition.ts"
+import { renderTemplate } from "../../src/graph/templateVariables.ts"
+
+/** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
+const MAX_TRANSITIONS_PER_TURN = 8
+
+interface ModelReply {
+  readonly text: string
+  readonly toolCalls: ReadonlyArray<string>
+  readonly usage: TokenUsage
+}
+
+const failureEnding = (error: LlmFailed): Ending =>
+  error.reason === "timeout"
+    ? { reason: "llm_timeout", error: `The language model did not answer in time (${error.message}).` }
+    : { reason: "llm_error", error: `The language model failed (${error.reason}: ${error.message}).` }
+
+export const ConversationEngineLive = Layer.effect(
+  ConversationEngine,
+  Effect.gen(function* () {
+    const chat = yield* LlmChat
+    const generator = yield* LlmGenerator
+
+    const now = Clock.currentTimeMillis.pipe(Effect.map((millis) => new Date(millis).toISOString()))
+
+    const nodeById = (plan: ConversationPlan, id: string): WorkflowNode => {
+      const node = plan.graph.nodes.find((candidate) => candidate.id === id)
+      // The graph was validated before the run began and states only hold its node ids.
+      if (!node) throw new Error(`node ${id} is not in the graph`)
+      return node
+    }
+
+    /** One streamed model reply; the whole of it is bounded by the run's LLM timeout. */
+    const modelReply = (plan: ConversationPlan, messages: Array<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, emit: Emit) =>
+      Effect.suspend(() => {
+        let text = ""
+        const toolCalls: Array<string> = []
+        let usage = noUsage
+        return chat.stream({ connection: plan.connection, messages, tools }).pipe(
+          Stream.runForEach((chunk) => {
+            if (chunk._tag === "Text") {
+              text += chunk.text
+              return emit(chunk.text)
+            }
+            if (chunk._tag === "ToolCall") toolCalls.push(chunk.name)
+            else usage = addUsage(usage, chunk)
+            return Effect.void
+          }),
+          Effect.timeoutFail({
+            duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
+            onTimeout: () => new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${plan.limits.llmTimeoutSeconds} s` })
+          }),
+          Effect.map((): ModelReply => ({ text: text.trim(), toolCalls, usage }))
+        )
+      })
+
+    const structured = (plan: ConversationPlan, schemaName: string, jsonSchema: Record<string, unknown>, messages: Array<ChatMessage>) =>
+      generator.generateStructured({ connection: plan.connection, messages, schemaName, jsonSchema }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
+          onTimeout: () => new LlmFailed({ reason: "timeout", status: null, message: "extraction timed out" })
+        })
+      )
+
+    /**
+     * Variables of a node being left. A failed extraction is logged and skipped: losing one
+     * variable is better than losing the conversation.
+     */
+    const extract = (plan: ConversationPlan, node: WorkflowNode, transcript: ReadonlyArray<TranscriptTurn>) => {
+      const extraction = extractionAt(node)
+      if (!extraction) return Effect.succeed({ values: {}, usage: noUsage })
+      return structured(plan, "extracted_variables", extractionSchema(extraction.variables), extractionMessages(extraction.prompt, extraction.variables, transcript)).pipe(
+        Effect.map((reply) => ({ values: acceptExtracted(extraction.variables, reply.value), usage: reply.usage })),
+        Effect.catchAll((error) =>
+          Effect.logWarning("Variable extraction failed").pipe(
+            Effect.annotateLogs({ node_id: node.id, reason: error.reason }),
+            Effect.as({ values: {}, usage: noUsage })
+          )
+        )
+      )
+    }
+
+    const open = Effect.fn("ConversationEngine.open")(function* (plan: ConversationPlan, emit: Emit) {
+      const start = plan.graph.nodes.find((node) => node.type === "startCall")
+      if (!start || start.type !== "startCall") throw new Error("the graph has no start node")
+      const state: ConversationState = { node_id: start.id, user_turns: 0, extracted: {} }
+      const greeting = greetingFor(start.data, plan.context)
+      if (greeting !== null) {
+        yield* emit(greeting)
+        return { state, turns: [{ role: "assistant", text: greeting, node_id: start.id, at: yield* now }], usage: noUsage, ending: null } satisfies TurnOutcome
+      }
+      const reply = yield* modelReply(plan, messagesFor(systemPromptFor(plan.graph, start, plan.context), []), [], emit).pipe(Effect.either)
+      if (reply._tag === "Left") return { state, turns: [], usage: noUsage, ending: failureEnding(reply.left) } satisfies TurnOutcome
+      const turns: Array<TranscriptTurn> = reply.right.text ? [{ role: "assistant", text: reply.right.text, node_id: start.id, at: yield* now }] : []
+      return { state, turns, usage: reply.right.usage, ending: null } satisfies TurnOutcome
+    })
+
+    const respond = Effect.fn("ConversationEngine.respond")(function* (
+      plan: ConversationPlan,
+      state: ConversationState,
+      history: ReadonlyArray<TranscriptTurn>,
+      userText: string,
+      emit: Emit
+    ) {
+      const turns: Array<TranscriptTurn> = [{ role: "user", text: userText, node_id: state.node_id, at: yield* now }]
+      const transcript = () => [...history, ...turns]
+      let usage = noUsage
+      let nodeId = state.node_id
+      let extracted = state.extracted
+      let ending: Ending | null = null
+      const say = (text: string) =>
+        Effect.gen(function* () {
+          turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now })
+        })
+
+      for (let hop = 0; hop <= MAX_TRANSITIONS_PER_TURN && ending === null; hop++) {
+        const node = nodeById(plan, nodeId)
+        const tools = node.type === "endCall" ? { definitions: [], transitions: new Map() } : toolsAt(plan.graph, nodeId)
+        const reply = yield* modelReply(plan, messagesFor(systemPromptFor(plan.graph, node, plan.context), transcript()), tools.definitions, emit).pipe(Effect.either)
+        if (reply._tag === "Left") {
+          ending = failureEnding(reply.left)
+          break
+        }
+        usage = addUsage(usage, reply.right.usage)
+        if (reply.right.text) yield* say(reply.right.text)
+        if (node.type === "endCall") {
+          ending = { reason: "end_node_reached", error: null }
+          break
+        }
+        const call = reply.right.toolCalls.find((name) => name === END_CALL_TOOL || tools.transitions.has(name))
+        if (call === undefined) break
+        const edge = tools.transitions.get(call)
+        if (!edge) {
+          ending = { reason: "end_call_tool", error: null }
+          break
+        }
+        const leaving = yield* extract(plan, node, transcript())
+        usage = addUsage(usage, leaving.usage)
+        extracted = { ...extracted, ...leaving.values }
+        nodeId = edge.target
+        const speech = renderTemplate(edge.data.transition_speech ?? "", plan.context).trim()
+        if (speech) {
+          yield* emit(speech)
+          yield* say(speech)
+        }
+        // The model chose to move on without answering: the new node answers the same message.
+        if (reply.right.text && nodeById(plan, nodeId).type !== "endCall") break
+      }
+
+      const next: ConversationState = { node_id: nodeId, user_turns: state.user_turns + 1, extracted }
+      if (ending === null && next.user_turns >= plan.limits.maxTurns) ending = { reason: "max_turns_reached", error: null }
+      return { state: next, turns, usage, ending } satisfies TurnOutcome
+    })
+
+    const conclude = Effect.fn("ConversationEngine.conclude")(function* (
+      plan: ConversationPlan,
+      state: ConversationState,
+      history: ReadonlyArray<TranscriptTurn>,
+      ending: Ending
+    ) {
+      let usage = noUsage
+      let extracted = state.extracted
+      // After a model failure the provider is not asked again; what was gathered so far is kept.
+      if (!isFailure(ending.reason)) {
+        const last = yield* extract(plan, nodeById(plan, state.node_id), history)
+        usage = addUsage(usage, last.usage)
+        extracted = { ...extracted, ...last.values }
+      }
+      let answer: unknown = undefined
+      if (plan.dispositionCodes.length > 0 && !isFailure(ending.reason)) {
+        const reply = yield* structured(plan, "call_disposition", dispositionSchema(plan.dispositionCodes), dispositionMessages(plan.dispositionCodes, ending.reason, history)).pipe(
+          Effect.tapError((error) => Effect.logWarning("Disposition failed").pipe(Effect.annotateLogs({ reason: error.reason }))),
+          Effect.option
+        )
+        if (reply._tag === "Some") {
+          answer = reply.value.value
+          usage = addUsage(usage, reply.value.usage)
+        }
+      }
+      const disposition = acceptDisposition(plan.dispositionCodes, ending.reason, answer)
+      return {
+        gatheredContext: { ...extracted, ...disposition, ...(ending.error ? { error: ending.error } : {}) },
+        disposition: disposition.mapped_call_disposition,
+        usage
+      } satisfies Conclusion
+    })
+
+    return ConversationEngine.of({ open, respond, conclude })
+  })
+)

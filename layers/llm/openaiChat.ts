@@ -1,0 +1,128 @@
+import { Duration, Effect, Layer, Redacted, Stream } from "effect"
+import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai"
+import type { ChatCompletionChunk } from "openai/resources/chat/completions"
+import { type ChatChunk, LlmChat, type ChatRequest } from "../../services/LlmChat.ts"
+import { type LlmConnection, LlmFailed } from "../../services/LlmGenerator.ts"
+import { llmTimeoutSeconds } from "./llmTimeout.ts"
+
+const OPENAI_API = "https://api.openai.com/v1"
+const CLIENT_CACHE_LIMIT = 256
+
+const classify = (error: unknown, timeoutSeconds: number): LlmFailed => {
+  if (error instanceof LlmFailed) return error
+  if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
+    return new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${timeoutSeconds} s` })
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    return new LlmFailed({ reason: "rejected", status: error.status, message: `HTTP ${error.status}` })
+  }
+  return new LlmFailed({ reason: "unreachable", status: null, message: "connection failed or the reply broke off" })
+}
+
+/** Tool-call fragments arrive spread over chunks, keyed by index; they are whole only at the end. */
+interface PartialToolCall {
+  name: string
+  arguments: string
+}
+
+const chunksOf = (chunk: ChatCompletionChunk, toolCalls: Map<number, PartialToolCall>): Array<ChatChunk> => {
+  const out: Array<ChatChunk> = []
+  for (const choice of chunk.choices ?? []) {
+    const text = choice.delta?.content
+    if (text) out.push({ _tag: "Text", text })
+    for (const call of choice.delta?.tool_calls ?? []) {
+      const partial = toolCalls.get(call.index) ?? { name: "", arguments: "" }
+      partial.name += call.function?.name ?? ""
+      partial.arguments += call.function?.arguments ?? ""
+      toolCalls.set(call.index, partial)
+    }
+  }
+  if (chunk.usage) {
+    out.push({ _tag: "Usage", prompt_tokens: chunk.usage.prompt_tokens ?? 0, completion_tokens: chunk.usage.completion_tokens ?? 0 })
+  }
+  return out
+}
+
+/**
+ * Streaming chat completions on the `openai` client (any OpenAI-compatible endpoint via its base
+ * URL). The client's retries are off; a reply that stalls longer than the configured bound between
+ * chunks fails as a timeout, and interrupting the stream aborts the HTTP request.
+ */
+export const LlmChatLive = Layer.effect(
+  LlmChat,
+  Effect.gen(function* () {
+    const timeoutSeconds = yield* llmTimeoutSeconds
+    const clients = new Map<string, OpenAI>()
+    const clientFor = (connection: LlmConnection) => {
+      const apiKey = connection.apiKey ? Redacted.value(connection.apiKey) : "unused"
+      const baseURL = connection.baseUrl ?? OPENAI_API
+      const key = `${baseURL}\u0000${apiKey}`
+      let client = clients.get(key)
+      if (!client) {
+        if (clients.size >= CLIENT_CACHE_LIMIT) clients.clear()
+        // Local endpoints usually need no key; the client insists on one, so send a placeholder.
+        client = new OpenAI({ apiKey, baseURL, timeout: timeoutSeconds * 1000, maxRetries: 0 })
+        clients.set(key, client)
+      }
+      return client
+    }
+
+    const stream = (request: ChatRequest): Stream.Stream<ChatChunk, LlmFailed> =>
+      Stream.unwrapScoped(
+        Effect.gen(function* () {
+          const controller = yield* Effect.acquireRelease(
+            Effect.sync(() => new AbortController()),
+            (controller) => Effect.sync(() => controller.abort())
+          )
+          const { connection } = request
+          const completion = yield* Effect.tryPromise({
+            try: () =>
+              clientFor(connection).chat.completions.create(
+                {
+                  model: connection.model,
+                  messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+                  stream: true,
+                  stream_options: { include_usage: true },
+                  ...(request.tools.length > 0
+                    ? {
+                      tools: request.tools.map((tool) => ({
+                        type: "function" as const,
+                        function: { name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }
+                      }))
+                    }
+                    : {})
+                },
+                { signal: controller.signal }
+              ),
+            catch: (error) => error
+          })
+          const toolCalls = new Map<number, PartialToolCall>()
+          const finished = Stream.suspend(() =>
+            Stream.fromIterable(
+              [...toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]): ChatChunk => ({
+                _tag: "ToolCall",
+                name: call.name,
+                arguments: call.arguments
+              }))
+            )
+          )
+          return Stream.fromAsyncIterable(completion, (error) => error).pipe(
+            Stream.mapConcat((chunk) => chunksOf(chunk, toolCalls)),
+            Stream.concat(finished)
+          )
+        })
+      ).pipe(
+        Stream.timeoutFail(() => new APIConnectionTimeoutError(), Duration.seconds(timeoutSeconds)),
+        Stream.tapError((error) =>
+          // The provider's text goes to the log for the operator; callers only see our LlmFailed.
+          Effect.logWarning("LLM chat request failed").pipe(
+            Effect.annotateLogs({ model: request.connection.model, error: error instanceof Error ? error.message : String(error) })
+          )
+        ),
+        Stream.mapError((error) => classify(error, timeoutSeconds)),
+        Stream.withSpan("LlmChat.stream", { attributes: { "llm.model": request.connection.model } })
+      )
+
+    return LlmChat.of({ stream })
+  })
+)

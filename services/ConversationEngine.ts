@@ -1,0 +1,58 @@
+import { Context, type Effect } from "effect"
+import type { ConversationState, TurnOutcome } from "../src/conversation/conversationState.ts"
+import type { Ending } from "../src/conversation/endReason.ts"
+import type { ConversationLimits } from "../src/conversation/limits.ts"
+import type { Context as RunContext } from "../src/conversation/runContext.ts"
+import type { TokenUsage, TranscriptTurn } from "../src/conversation/transcript.ts"
+import type { WorkflowGraph } from "../src/graph/definition.ts"
+import type { LlmConnection } from "./LlmGenerator.ts"
+
+/** Everything fixed for one run: the graph it follows, its variables, its model and its limits. */
+export interface ConversationPlan {
+  readonly graph: WorkflowGraph
+  readonly context: RunContext
+  readonly connection: LlmConnection
+  readonly limits: ConversationLimits
+  readonly dispositionCodes: ReadonlyArray<string>
+}
+
+/** Receives the agent's words as they are produced (a text channel sends them on; voice would speak them). */
+export type Emit = (text: string) => Effect.Effect<void>
+
+export interface Conclusion {
+  /** Extracted variables plus `call_disposition` and `mapped_call_disposition` (and `error` for failures). */
+  readonly gatheredContext: Readonly<Record<string, unknown>>
+  readonly disposition: string
+  readonly usage: TokenUsage
+}
+
+/**
+ * The channel-agnostic graph runtime. It holds no state of its own: each step takes the stored
+ * state and returns the next one, so a channel persists the outcome only once a step completes.
+ * Interrupting a step (the user barged in, the client went away) therefore leaves the stored
+ * conversation exactly as it was. Model failures are outcomes that end the run, never errors.
+ */
+export interface ConversationEngineShape {
+  /** The opening: the greeting (or the model's first words when there is none). */
+  readonly open: (plan: ConversationPlan, emit: Emit) => Effect.Effect<TurnOutcome>
+  /** Answers one user message, following edges the model chooses. */
+  readonly respond: (
+    plan: ConversationPlan,
+    state: ConversationState,
+    history: ReadonlyArray<TranscriptTurn>,
+    userText: string,
+    emit: Emit
+  ) => Effect.Effect<TurnOutcome>
+  /** The post-run step: extraction at the final node and the disposition, for `gathered_context`. */
+  readonly conclude: (
+    plan: ConversationPlan,
+    state: ConversationState,
+    history: ReadonlyArray<TranscriptTurn>,
+    ending: Ending
+  ) => Effect.Effect<Conclusion>
+}
+
+export class ConversationEngine extends Context.Tag("talkgraph/ConversationEngine")<
+  ConversationEngine,
+  ConversationEngineShape
+>() {}

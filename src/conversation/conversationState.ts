@@ -1,0 +1,22 @@
+import type { Ending } from "./endReason.ts"
+import type { TokenUsage, TranscriptTurn } from "./transcript.ts"
+
+/** Where a conversation stands between turns; stored as `runs.conversation` so any process can continue it. */
+export interface ConversationState {
+  readonly node_id: string
+  /** User messages answered so far (the max-turns limit counts these). */
+  readonly user_turns: number
+  /** Variables extracted so far, from every node left with extraction enabled. */
+  readonly extracted: Readonly<Record<string, unknown>>
+}
+
+/** What one step of the engine produced: the new state, the turns to append, the tokens spent. */
+export interface TurnOutcome {
+  readonly state: ConversationState
+  readonly turns: ReadonlyArray<TranscriptTurn>
+  readonly usage: TokenUsage
+  /** Set when this step ended the conversation. */
+  readonly ending: Ending | null
+}
+
+export const initialState = (startNodeId: string): ConversationState => ({ node_id: startNodeId, user_turns: 0, extracted: {} })

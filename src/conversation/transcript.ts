@@ -1,0 +1,25 @@
+/** One line of a conversation as stored on the run and shown to users (ARCHITECTURE "Runs and conversations"). */
+export interface TranscriptTurn {
+  readonly role: "user" | "assistant"
+  readonly text: string
+  /** The graph node the conversation was at when this was said. */
+  readonly node_id: string
+  /** ISO-8601 time the turn was complete. */
+  readonly at: string
+}
+
+export interface TokenUsage {
+  readonly prompt_tokens: number
+  readonly completion_tokens: number
+}
+
+export const noUsage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0 }
+
+export const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
+  prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+  completion_tokens: a.completion_tokens + b.completion_tokens
+})
+
+/** The transcript as plain lines, for the extraction and disposition prompts. */
+export const transcriptText = (turns: ReadonlyArray<TranscriptTurn>): string =>
+  turns.map((turn) => `${turn.role === "user" ? "User" : "Agent"}: ${turn.text}`).join("\n")
