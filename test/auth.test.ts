@@ -132,3 +132,18 @@ describe("closed signup", () => {
     }
   })
 })
+
+describe("concurrency", () => {
+  it("answers many simultaneous requests that write and read, all correctly", async () => {
+    const accounts = await Promise.all(Array.from({ length: 12 }, (_, i) => newAccount(api, `parallel${i}`)))
+    const replies = await Promise.all(
+      accounts.flatMap((account) => [
+        api.get("/api/v1/auth/me", { token: account.token }),
+        api.post("/api/v1/user/api-keys", { name: "parallel" }, { token: account.token }),
+        api.post("/api/v1/auth/login", { email: account.email, password: account.password })
+      ])
+    )
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200))
+    replies.filter((_, i) => i % 3 === 0).forEach((me, i) => expect(me.body.id).toBe(accounts[i]!.userId))
+  })
+})

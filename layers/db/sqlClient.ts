@@ -31,7 +31,10 @@ export const SqlClientLive = Layer.unwrapScoped(
       port: embedded.port,
       database: "postgres",
       username: "postgres",
-      maxConnections: 8,
+      // One connection: pglite-socket interleaves extended-protocol messages from concurrent
+      // connections on its single backend (electric-sql/pglite#1046), which mismatches bind
+      // parameters. PGlite runs one statement at a time anyway, so queuing here costs nothing.
+      maxConnections: 1,
       applicationName: "talkgraph",
       types
     })
