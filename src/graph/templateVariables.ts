@@ -51,3 +51,17 @@ export const requiredVariables = (definition: unknown): Array<string> => {
   }
   return [...names].sort()
 }
+
+const BRACED = /\{\{([^{}]*)\}\}/g
+const WELL_FORMED = /^\s*[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*\s*(?:\|[^}]*)?$/
+
+/**
+ * `{{…}}` spans that are not valid references (`{{}}`, `{{ 1st }}`, `{{a b}}`), plus a `{{` that is
+ * never closed: text that would otherwise reach the caller verbatim.
+ */
+export const malformedReferences = (text: string): Array<string> => {
+  const problems = [...text.matchAll(BRACED)].filter((match) => !WELL_FORMED.test(match[1]!)).map((match) => match[0])
+  const unclosed = text.replace(BRACED, "").indexOf("{{")
+  if (unclosed >= 0) problems.push(text.slice(unclosed, unclosed + 20))
+  return problems
+}

@@ -1,0 +1,89 @@
+import { Schema } from "effect"
+import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
+
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+const Name = Schema.String.pipe(
+  Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
+  Schema.minLength(1),
+  Schema.maxLength(200)
+)
+
+const RequiredText = (max: number) =>
+  Schema.String.pipe(
+    Schema.filter((text) => text.trim().length > 0, { message: () => "must not be empty" }),
+    Schema.maxLength(max)
+  )
+
+export const WorkflowStatus = Schema.Literal("active", "archived")
+
+export const CallDispositionCodes = Schema.Struct({
+  disposition_codes: Schema.Array(Schema.String)
+}).annotations({ identifier: "CallDispositionCodes" })
+
+/** The spec's WorkflowResponse, field for field. */
+export const WorkflowResponse = Schema.Struct({
+  id: Schema.Number,
+  name: Schema.String,
+  status: Schema.String,
+  created_at: Schema.Date,
+  workflow_definition: JsonObject,
+  current_definition_id: Schema.NullOr(Schema.Number),
+  template_context_variables: Schema.optional(Schema.NullOr(JsonObject)),
+  call_disposition_codes: Schema.optional(Schema.NullOr(CallDispositionCodes)),
+  total_runs: Schema.optional(Schema.NullOr(Schema.Number)),
+  workflow_configurations: Schema.optional(Schema.NullOr(JsonObject)),
+  version_number: Schema.optional(Schema.NullOr(Schema.Number)),
+  version_status: Schema.optional(Schema.NullOr(Schema.String)),
+  workflow_uuid: Schema.optional(Schema.NullOr(Schema.String))
+}).annotations({ identifier: "WorkflowResponse" })
+
+export const WorkflowVersionResponse = Schema.Struct({
+  id: Schema.Number,
+  version_number: Schema.Number,
+  version_status: Schema.Literal("draft", "published", "archived"),
+  workflow_definition: JsonObject,
+  template_context_variables: JsonObject,
+  workflow_configurations: JsonObject,
+  created_at: Schema.Date,
+  published_at: Schema.NullOr(Schema.Date)
+}).annotations({ identifier: "WorkflowVersionResponse" })
+
+export const WorkflowValidationResponse = Schema.Struct({
+  is_valid: Schema.Boolean,
+  version_number: Schema.Number,
+  version_status: Schema.String,
+  errors: Schema.Array(Schema.Struct({
+    kind: Schema.Literal("workflow", "node", "edge"),
+    id: Schema.NullOr(Schema.String),
+    field: Schema.NullOr(Schema.String),
+    rule: Schema.String,
+    message: Schema.String
+  }))
+}).annotations({ identifier: "WorkflowValidationResponse" })
+
+export const CreateWorkflowRequest = bodySchema("CreateWorkflow", {
+  name: Name,
+  workflow_definition: JsonObject,
+  template_context_variables: Schema.optional(JsonObject),
+  workflow_configurations: Schema.optional(JsonObject)
+})
+
+export const CreateWorkflowTemplateRequest = bodySchema("CreateWorkflowTemplate", {
+  call_type: Schema.Literal("inbound", "outbound"),
+  use_case: RequiredText(200),
+  activity_description: RequiredText(4000)
+})
+
+export const UpdateWorkflowRequest = bodySchema("UpdateWorkflow", {
+  name: Schema.optional(Name),
+  workflow_definition: Schema.optional(JsonObject),
+  template_context_variables: Schema.optional(JsonObject),
+  workflow_configurations: Schema.optional(JsonObject)
+})
+
+export const UpdateWorkflowStatusRequest = bodySchema("UpdateWorkflowStatus", { status: WorkflowStatus })
+
+export const WorkflowListQuery = querySchema("WorkflowList", { status: Schema.optional(WorkflowStatus) })
+
+export const WorkflowPath = pathSchema("Workflow", { workflow_id: IdFromPath })

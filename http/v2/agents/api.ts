@@ -1,0 +1,34 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { HttpForbidden, HttpNotFound } from "../../errors.ts"
+import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
+import { V2Auth } from "../../security.ts"
+import { Collection, PageQuery, Resource } from "../envelopes.ts"
+
+const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * An agent (a v1 workflow) with its working version: the draft when one exists, else the
+ * published version. `definition` and `configurations` are present only when reading one agent.
+ */
+export const V2Agent = Schema.Struct({
+  id: Schema.Number,
+  uuid: Schema.String,
+  name: Schema.String,
+  status: Schema.Literal("active", "archived"),
+  version_number: Schema.NullOr(Schema.Number),
+  version_status: Schema.NullOr(Schema.Literal("draft", "published", "archived")),
+  created_at: Schema.Date,
+  updated_at: Schema.Date,
+  definition: Schema.optional(JsonObject),
+  configurations: Schema.optional(JsonObject)
+}).annotations({ identifier: "V2_Agent" })
+
+const AgentPath = pathSchema("Agent", { agent_id: IdFromPath })
+
+export const AgentsApi = HttpApiGroup.make("agents")
+  .add(HttpApiEndpoint.get("list", "/").setUrlParams(PageQuery).addSuccess(Collection(V2Agent)))
+  .add(HttpApiEndpoint.get("get", "/:agent_id").setPath(AgentPath).addSuccess(Resource(V2Agent)).addError(HttpNotFound))
+  .addError(HttpForbidden)
+  .middleware(V2Auth)
+  .prefix("/api/v2/agents")

@@ -1,0 +1,168 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Either, Layer, Option, Redacted } from "effect"
+import { ValidationFailed } from "../../src/domain/errors.ts"
+import type { Principal } from "../../src/domain/principal.ts"
+import { isMaskedKey, keyHint, maskedKey } from "../../src/domain/secretMask.ts"
+import {
+  type ModelSectionInput,
+  type ModelSectionView,
+  ModelSettings,
+  type ModelSettingsInput,
+  type ModelSettingsView
+} from "../../services/ModelSettings.ts"
+import { SecretBox } from "../../services/SecretBox.ts"
+
+/** A section as stored: the key sealed by SecretBox plus its last characters for the mask. */
+interface StoredSection {
+  readonly provider: string
+  readonly model: string | null
+  readonly base_url: string | null
+  readonly api_key_sealed: string | null
+  readonly api_key_hint: string
+  readonly voice: string | null
+  readonly language: string | null
+}
+
+interface SettingsRow {
+  readonly llm: StoredSection | null
+  readonly stt: StoredSection | null
+  readonly tts: StoredSection | null
+  readonly updated_at: Date
+}
+
+type Kind = "llm" | "stt" | "tts"
+
+const toView = (section: StoredSection | null, kind: Kind): ModelSectionView | null => {
+  if (!section) return null
+  return {
+    provider: section.provider,
+    model: section.model,
+    base_url: section.base_url,
+    api_key: section.api_key_sealed ? maskedKey(section.api_key_hint) : null,
+    api_key_set: section.api_key_sealed !== null,
+    ...(kind === "llm" ? {} : { voice: section.voice, language: section.language })
+  }
+}
+
+const viewOf = (row: SettingsRow | undefined): ModelSettingsView => ({
+  llm: toView(row?.llm ?? null, "llm"),
+  stt: toView(row?.stt ?? null, "stt"),
+  tts: toView(row?.tts ?? null, "tts"),
+  updated_at: row?.updated_at ?? null
+})
+
+export const ModelSettingsLive = Layer.effect(
+  ModelSettings,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const secrets = yield* SecretBox
+
+    const load = (organizationId: number) =>
+      sql<SettingsRow>`
+        SELECT llm, stt, tts, updated_at FROM organization_model_settings WHERE organization_id = ${organizationId}`.pipe(
+        Effect.map((rows) => rows[0])
+      )
+
+    /**
+     * A stored key survives a PUT without one only while provider and endpoint stay the same, so a
+     * changed base_url can never receive a key that was meant for another host.
+     */
+    const merge = (kind: Kind, input: ModelSectionInput, stored: StoredSection | null) => {
+      const baseUrl = input.base_url ?? null
+      const sameEndpoint = stored !== null && stored.provider === input.provider && stored.base_url === baseUrl
+      const given = input.api_key !== undefined && !isMaskedKey(input.api_key) ? input.api_key : undefined
+      if (given === undefined && input.api_key !== undefined && !(sameEndpoint && stored.api_key_sealed)) {
+        return Either.left(
+          ValidationFailed.single(["body", kind, "api_key"], "This is a masked key; send the real key, or omit api_key to keep the stored one")
+        )
+      }
+      const keep = given === undefined && sameEndpoint
+      const section: StoredSection = {
+        provider: input.provider,
+        model: input.model ?? null,
+        base_url: baseUrl,
+        api_key_sealed: given !== undefined ? secrets.encrypt(given) : keep ? stored.api_key_sealed : null,
+        api_key_hint: given !== undefined ? keyHint(given) : keep ? stored.api_key_hint : "",
+        voice: input.voice ?? null,
+        language: input.language ?? null
+      }
+      if (kind === "llm" && section.base_url === null && section.api_key_sealed === null) {
+        return Either.left(
+          ValidationFailed.single(
+            ["body", "llm", "api_key"],
+            "api_key is required for the OpenAI API (a stored key is only kept while provider and base_url stay the same)"
+          )
+        )
+      }
+      return Either.right(section)
+    }
+
+    const get = Effect.fn("ModelSettings.get")(function* (principal: Principal) {
+      return viewOf(yield* load(principal.organizationId))
+    }, Effect.orDie)
+
+    const put = Effect.fn("ModelSettings.put")(function* (principal: Principal, input: ModelSettingsInput) {
+      return yield* sql.withTransaction(Effect.gen(function* () {
+        yield* sql`
+          INSERT INTO organization_model_settings (organization_id) VALUES (${principal.organizationId})
+          ON CONFLICT (organization_id) DO NOTHING`
+        const [current] = yield* sql<SettingsRow>`
+          SELECT llm, stt, tts, updated_at FROM organization_model_settings
+          WHERE organization_id = ${principal.organizationId} FOR UPDATE`
+        const next: Record<Kind, StoredSection | null> = { llm: current!.llm, stt: current!.stt, tts: current!.tts }
+        const problems: Array<ValidationFailed["problems"][number]> = []
+        for (const kind of ["llm", "stt", "tts"] as const) {
+          const section = input[kind]
+          if (section === undefined) continue
+          const merged = merge(kind, section, current![kind])
+          if (Either.isLeft(merged)) problems.push(...merged.left.problems)
+          else next[kind] = merged.right
+        }
+        if (problems.length > 0) {
+          return yield* new ValidationFailed({ message: problems.map((problem) => problem.msg).join("; "), problems })
+        }
+        const [row] = yield* sql<SettingsRow>`
+          UPDATE organization_model_settings
+          SET llm = ${next.llm ? JSON.stringify(next.llm) : null}::jsonb,
+              stt = ${next.stt ? JSON.stringify(next.stt) : null}::jsonb,
+              tts = ${next.tts ? JSON.stringify(next.tts) : null}::jsonb,
+              updated_at = now()
+          WHERE organization_id = ${principal.organizationId}
+          RETURNING llm, stt, tts, updated_at`
+        return viewOf(row)
+      }))
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    const unseal = (section: StoredSection) =>
+      section.api_key_sealed === null
+        ? Effect.succeed(null)
+        : secrets.decrypt(section.api_key_sealed).pipe(Effect.orDie)
+
+    const llmFor = Effect.fn("ModelSettings.llmFor")(function* (organizationId: number) {
+      const section = (yield* load(organizationId))?.llm
+      if (!section || section.model === null) return Option.none()
+      const key = yield* unseal(section)
+      return Option.some({
+        provider: "openai" as const,
+        model: section.model,
+        apiKey: key === null ? null : Redacted.make(key),
+        baseUrl: section.base_url
+      })
+    }, Effect.orDie)
+
+    const speechFor = Effect.fn("ModelSettings.speechFor")(function* (organizationId: number, kind: "stt" | "tts") {
+      const section = (yield* load(organizationId))?.[kind]
+      if (!section) return Option.none()
+      return Option.some({
+        provider: section.provider,
+        model: section.model,
+        apiKey: yield* unseal(section),
+        baseUrl: section.base_url,
+        voice: section.voice,
+        language: section.language
+      })
+    }, Effect.orDie)
+
+    return ModelSettings.of({ get, put, llmFor, speechFor })
+  })
+)

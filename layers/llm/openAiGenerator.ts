@@ -1,0 +1,88 @@
+import { Duration, Effect, Layer, Redacted } from "effect"
+import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai"
+import { LlmFailed, LlmGenerator, type StructuredRequest } from "../../services/LlmGenerator.ts"
+import { llmTimeoutSeconds } from "./llmTimeout.ts"
+
+const OPENAI_API = "https://api.openai.com/v1"
+
+/** Local models often wrap JSON in a Markdown fence even when asked not to. */
+const parseJson = (text: string): unknown => {
+  const unfenced = text.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, "$1")
+  try {
+    return JSON.parse(unfenced)
+  } catch {
+    return undefined
+  }
+}
+
+const classify = (error: unknown, timeoutSeconds: number): LlmFailed => {
+  if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
+    return new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${timeoutSeconds} s` })
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    return new LlmFailed({ reason: "rejected", status: error.status, message: `HTTP ${error.status}` })
+  }
+  return new LlmFailed({ reason: "unreachable", status: null, message: "connection failed" })
+}
+
+/**
+ * The LLM generator on the `openai` client, which speaks to any OpenAI-compatible endpoint through
+ * its base URL. The client's own retries are off: one bounded attempt, the caller decides the rest.
+ */
+export const LlmGeneratorLive = Layer.effect(
+  LlmGenerator,
+  Effect.gen(function* () {
+    const timeoutSeconds = yield* llmTimeoutSeconds
+
+    const generateStructured = Effect.fn("LlmGenerator.generateStructured")(function* (request: StructuredRequest) {
+      const { connection } = request
+      yield* Effect.annotateCurrentSpan({ "llm.model": connection.model, "llm.base_url": connection.baseUrl ?? OPENAI_API })
+      const client = new OpenAI({
+        // Local endpoints usually need no key; the client insists on one, so send a placeholder.
+        apiKey: connection.apiKey ? Redacted.value(connection.apiKey) : "unused",
+        baseURL: connection.baseUrl ?? OPENAI_API,
+        timeout: timeoutSeconds * 1000,
+        maxRetries: 0
+      })
+      const completion = yield* Effect.tryPromise({
+        try: (signal) =>
+          client.chat.completions.create(
+            {
+              model: connection.model,
+              messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+              response_format: {
+                type: "json_schema",
+                json_schema: { name: request.schemaName, strict: true, schema: request.jsonSchema }
+              }
+            },
+            { signal }
+          ),
+        catch: (error) => error
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.seconds(timeoutSeconds),
+          onTimeout: () => new APIConnectionTimeoutError()
+        }),
+        Effect.tapError((error) =>
+          // The provider's text goes to the log for the operator; callers only see our LlmFailed.
+          Effect.logWarning("LLM request failed").pipe(
+            Effect.annotateLogs({ model: connection.model, error: error instanceof Error ? error.message : String(error) })
+          )
+        ),
+        Effect.mapError((error) => classify(error, timeoutSeconds))
+      )
+      const text = completion.choices[0]?.message?.content ?? ""
+      return {
+        text,
+        value: parseJson(text),
+        usage: {
+          prompt_tokens: completion.usage?.prompt_tokens ?? 0,
+          completion_tokens: completion.usage?.completion_tokens ?? 0,
+          total_tokens: completion.usage?.total_tokens ?? 0
+        }
+      }
+    })
+
+    return LlmGenerator.of({ generateStructured, timeoutSeconds })
+  })
+)

@@ -1,0 +1,116 @@
+import { Schema } from "effect"
+
+/**
+ * The ReactFlow-shaped `workflow_definition` (ARCHITECTURE "Agents"). Each part is decoded on its
+ * own so validation can report every problem at once; unknown keys are kept, because editors store
+ * their own layout state next to ours.
+ */
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+const oneOf = <const Values extends ReadonlyArray<string>>(...values: Values) =>
+  Schema.Literal(...values).annotations({ message: () => `must be one of ${values.join(", ")}` })
+
+const NonBlank = Schema.String.pipe(
+  Schema.filter((text) => text.trim().length > 0, { message: () => "must not be empty" })
+)
+
+export const NodeTypes = ["startCall", "agentNode", "endCall", "globalNode"] as const
+export type NodeType = (typeof NodeTypes)[number]
+
+export const ExtractionVariable = Schema.Struct({
+  name: Schema.String.pipe(
+    Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, {
+      message: () => "must start with a letter or _ and hold only letters, digits and _ (at most 64)"
+    })
+  ),
+  type: oneOf("string", "number", "boolean"),
+  prompt: optional(Schema.String)
+})
+export type ExtractionVariable = typeof ExtractionVariable.Type
+
+const extractionFields = {
+  extraction_enabled: optional(Schema.Boolean),
+  extraction_prompt: optional(Schema.String),
+  extraction_variables: optional(Schema.Array(ExtractionVariable))
+}
+
+const conversationFields = {
+  name: NonBlank,
+  prompt: NonBlank,
+  allow_interrupt: optional(Schema.Boolean),
+  add_global_prompt: optional(Schema.Boolean)
+}
+
+export const StartCallData = Schema.Struct({
+  ...conversationFields,
+  greeting_type: optional(oneOf("text", "audio")),
+  greeting: optional(Schema.String),
+  greeting_recording_id: optional(Schema.String),
+  ...extractionFields
+})
+export const AgentNodeData = Schema.Struct({ ...conversationFields, ...extractionFields })
+export const EndCallData = Schema.Struct({ ...conversationFields, ...extractionFields })
+export const GlobalNodeData = Schema.Struct({ name: NonBlank, prompt: NonBlank })
+
+export const nodeDataSchemas = {
+  startCall: StartCallData,
+  agentNode: AgentNodeData,
+  endCall: EndCallData,
+  globalNode: GlobalNodeData
+} satisfies Record<NodeType, Schema.Schema.AnyNoContext>
+
+export type StartCallData = typeof StartCallData.Type
+export type AgentNodeData = typeof AgentNodeData.Type
+export type EndCallData = typeof EndCallData.Type
+export type GlobalNodeData = typeof GlobalNodeData.Type
+
+const Id = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }), Schema.maxLength(200))
+
+export const NodeEnvelope = Schema.Struct({
+  id: Id,
+  type: oneOf(...NodeTypes),
+  position: optional(Schema.Struct({ x: Schema.Number, y: Schema.Number })),
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+export const EdgeEnvelope = Schema.Struct({
+  id: Id,
+  source: Id,
+  target: Id,
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+export const EdgeData = Schema.Struct({
+  label: NonBlank,
+  condition: NonBlank,
+  transition_speech: optional(Schema.String)
+})
+export type EdgeData = typeof EdgeData.Type
+
+/** Bounds keep validation (and every later turn over the graph) cheap; real agents are far smaller. */
+export const MAX_NODES = 500
+export const MAX_EDGES = 2000
+
+export const DefinitionEnvelope = Schema.Struct({
+  nodes: Schema.Array(Schema.Unknown).pipe(Schema.maxItems(MAX_NODES)),
+  edges: Schema.Array(Schema.Unknown).pipe(Schema.maxItems(MAX_EDGES))
+})
+
+/** A definition that passed validation, typed for the code that runs it. */
+export type WorkflowNode =
+  | { readonly id: string; readonly type: "startCall"; readonly data: StartCallData }
+  | { readonly id: string; readonly type: "agentNode"; readonly data: AgentNodeData }
+  | { readonly id: string; readonly type: "endCall"; readonly data: EndCallData }
+  | { readonly id: string; readonly type: "globalNode"; readonly data: GlobalNodeData }
+
+export interface WorkflowEdge {
+  readonly id: string
+  readonly source: string
+  readonly target: string
+  readonly data: EdgeData
+}
+
+export interface WorkflowGraph {
+  readonly nodes: ReadonlyArray<WorkflowNode>
+  readonly edges: ReadonlyArray<WorkflowEdge>
+}
