@@ -1,0 +1,118 @@
+/**
+ * Contacts CSV ingestion: rows per second and peak RSS growth while a campaign is created from a
+ * 100,000- and a 1,000,000-row CSV, through the real Campaigns service (parse, E.164 checks,
+ * batched inserts in one transaction).
+ *
+ *   npx tsx bench/csvIngest.ts                      # embedded PGlite
+ *   DATABASE_URL=postgres://… npx tsx bench/csvIngest.ts
+ *   npx tsx bench/csvIngest.ts 100000              # sizes of your choice
+ *
+ * With PGlite the database runs inside this process, so its memory is part of the RSS figure.
+ */
+import { SqlClient } from "@effect/sql"
+import { ConfigProvider, Effect, Layer } from "effect"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { ServicesLive } from "../layers/app.ts"
+import { AppConfigLive } from "../src/config.ts"
+import type { Principal } from "../src/domain/principal.ts"
+import { allScopes } from "../src/domain/scopes.ts"
+import { Campaigns } from "../services/Campaigns.ts"
+
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0)
+const rowCounts = sizes.length > 0 ? sizes : [100_000, 1_000_000]
+const databaseUrl = process.env.DATABASE_URL
+
+/** A realistic file: US numbers in mixed formats, two context columns, a quoted field, ~1% duplicates. */
+const writeCsv = async (file: string, rows: number) => {
+  await fsp.mkdir(path.dirname(file), { recursive: true })
+  const out = fs.createWriteStream(file)
+  const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once("drain", resolve)))
+  await write("phone_number,first_name,note\r\n")
+  let chunk = ""
+  for (let i = 0; i < rows; i++) {
+    const n = i % 100 === 99 ? i - 1 : i
+    const line = String(2_000_000 + n).padStart(7, "0")
+    const exchange = 200 + Math.floor(n / 10_000) % 700
+    const phone = i % 2 === 0 ? `+1415${exchange}${line.slice(-4)}` : `"+1 (415) ${exchange}-${line.slice(-4)}"`
+    chunk += `${phone},Name${i},"likes tea, biscuits"\r\n`
+    if (chunk.length > 1 << 16) {
+      await write(chunk)
+      chunk = ""
+    }
+  }
+  await write(chunk)
+  await new Promise<void>((resolve) => out.end(resolve))
+  return (await fsp.stat(file)).size
+}
+
+const main = async () => {
+  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), "talkgraph-bench-"))
+  const settings: Record<string, string> = {
+    TALKGRAPH_DATA_DIR: dataDir,
+    LOG_LEVEL: "error",
+    UPLOAD_MAX_BYTES: String(1024 ** 3),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" } : {})
+  }
+  const layer = ServicesLive.pipe(
+    Layer.provide(AppConfigLive),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
+  )
+  console.log(`database: ${databaseUrl ? "PostgreSQL" : "PGlite (embedded)"}`)
+  await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+    const context = yield* Layer.build(layer)
+    const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(effect, context) as Effect.Effect<A, E>
+    const sql = yield* run(SqlClient.SqlClient)
+    const campaigns = yield* run(Campaigns)
+    const [org] = yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES ('bench') RETURNING id`
+    const [workflow] = yield* sql<{ id: number }>`
+      INSERT INTO workflows (organization_id, workflow_uuid, name) VALUES (${org!.id}, ${crypto.randomUUID()}, 'bench')
+      RETURNING id`
+    yield* sql`
+      INSERT INTO workflow_definitions (workflow_id, version_number, version_status, workflow_definition)
+      VALUES (${workflow!.id}, 1, 'published', '{"nodes":[{"id":"s","type":"startCall","data":{"prompt":"Hi {{first_name}}"}}],"edges":[]}')`
+    const principal: Principal = {
+      userId: 0,
+      organizationId: org!.id,
+      via: "session",
+      sessionId: null,
+      apiKeyId: null,
+      scopes: allScopes
+    }
+    for (const rows of rowCounts) {
+      const key = `organizations/${org!.id}/contacts/bench-${rows}.csv`
+      const bytes = yield* Effect.promise(() => writeCsv(path.join(dataDir, "storage", key), rows))
+      if (global.gc) global.gc()
+      const baseline = process.memoryUsage().rss
+      let peak = baseline
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss)
+      }, 25)
+      const started = performance.now()
+      const campaign = yield* campaigns.create(principal, {
+        name: `bench ${rows}`,
+        workflow_id: workflow!.id,
+        source_type: "csv",
+        source_id: key
+      })
+      const seconds = (performance.now() - started) / 1000
+      clearInterval(sampler)
+      peak = Math.max(peak, process.memoryUsage().rss)
+      console.log(
+        `${rows.toLocaleString("en-US")} rows (${(bytes / 1024 ** 2).toFixed(1)} MB): ${seconds.toFixed(2)} s, ` +
+          `${Math.round(rows / seconds).toLocaleString("en-US")} rows/s, ${campaign.total_rows} contacts stored, ` +
+          `peak RSS growth ${((peak - baseline) / 1024 ** 2).toFixed(0)} MB`
+      )
+      yield* sql`DELETE FROM campaigns WHERE id = ${campaign.id}`
+    }
+  })))
+  await fsp.rm(dataDir, { recursive: true, force: true })
+}
+
+main().then(() => process.exit(0), (error) => {
+  console.error(error)
+  process.exit(1)
+})

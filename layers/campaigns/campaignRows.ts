@@ -1,0 +1,82 @@
+import type { SqlClient } from "@effect/sql"
+import type { CampaignLogEntry } from "../../src/campaign/campaignLog.ts"
+import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../../src/campaign/campaignSettings.ts"
+import type { CampaignState } from "../../src/campaign/campaignState.ts"
+import type { CampaignView } from "../../services/Campaigns.ts"
+
+export interface CampaignRow {
+  readonly id: number
+  readonly organization_id: number
+  readonly name: string
+  readonly workflow_id: number
+  readonly workflow_name: string
+  readonly state: CampaignState
+  readonly source_type: "csv"
+  readonly source_id: string
+  readonly source_columns: ReadonlyArray<string>
+  readonly default_region: string | null
+  readonly total_rows: number | null
+  readonly processed_rows: number
+  readonly failed_rows: number
+  readonly executed_count: number
+  readonly total_queued_count: number
+  readonly retry_config: RetryConfig
+  readonly max_concurrency: number | null
+  readonly rate_limit_per_second: number
+  readonly schedule_config: ScheduleConfig | null
+  readonly circuit_breaker: CircuitBreakerConfig
+  readonly parent_campaign_id: number | null
+  readonly redialed_campaign_id: number | null
+  readonly telephony_configuration_id: number | null
+  readonly telephony_configuration_name: string | null
+  readonly logs: ReadonlyArray<CampaignLogEntry>
+  readonly warnings: ReadonlyArray<string>
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly started_at: Date | null
+  readonly completed_at: Date | null
+}
+
+/** A campaign with its workflow's and telephony configuration's names, in one query. */
+export const selectCampaigns = (sql: SqlClient.SqlClient) =>
+  sql`
+    SELECT c.id, c.organization_id, c.name, c.workflow_id, w.name AS workflow_name, c.state, c.source_type, c.source_id,
+           c.source_columns, c.default_region, c.total_rows, c.processed_rows, c.failed_rows, c.executed_count,
+           c.total_queued_count, c.retry_config, c.max_concurrency, c.rate_limit_per_second, c.schedule_config,
+           c.circuit_breaker, c.parent_campaign_id, c.redialed_campaign_id, c.telephony_configuration_id,
+           t.name AS telephony_configuration_name, c.logs, c.warnings, c.created_at, c.updated_at, c.started_at,
+           c.completed_at
+    FROM campaigns c
+    JOIN workflows w ON w.id = c.workflow_id
+    LEFT JOIN telephony_configurations t ON t.id = c.telephony_configuration_id`
+
+export const toView = (row: CampaignRow): CampaignView => ({
+  id: row.id,
+  name: row.name,
+  workflow_id: row.workflow_id,
+  workflow_name: row.workflow_name,
+  state: row.state,
+  source_type: row.source_type,
+  source_id: row.source_id,
+  default_region: row.default_region,
+  total_rows: row.total_rows,
+  processed_rows: row.processed_rows,
+  failed_rows: row.failed_rows,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+  started_at: row.started_at,
+  completed_at: row.completed_at,
+  retry_config: row.retry_config,
+  max_concurrency: row.max_concurrency,
+  rate_limit_per_second: row.rate_limit_per_second,
+  schedule_config: row.schedule_config,
+  circuit_breaker: row.circuit_breaker,
+  executed_count: row.executed_count,
+  total_queued_count: row.total_queued_count,
+  parent_campaign_id: row.parent_campaign_id,
+  redialed_campaign_id: row.redialed_campaign_id,
+  telephony_configuration_id: row.telephony_configuration_id,
+  telephony_configuration_name: row.telephony_configuration_name,
+  logs: row.logs,
+  warnings: row.warnings
+})

@@ -1,0 +1,7 @@
+import { Layer } from "effect"
+import { StorageLive } from "../storage/mod.ts"
+import { TelephonyConfigsLive } from "../telephony/telephonyConfigs.ts"
+import { CampaignsLive } from "./campaigns.ts"
+
+/** Campaigns with what they are built on: uploaded files and telephony configurations. */
+export const CampaignsAreaLive = CampaignsLive.pipe(Layer.provideMerge(Layer.mergeAll(StorageLive, TelephonyConfigsLive)))

@@ -1,0 +1,171 @@
+import { Context, type Effect, type Stream } from "effect"
+import type { CampaignLogEntry } from "../src/campaign/campaignLog.ts"
+import type {
+  CircuitBreakerConfig,
+  CircuitBreakerPatch,
+  RetryConfig,
+  RetryConfigPatch,
+  ScheduleConfig,
+  ScheduleConfigPatch
+} from "../src/campaign/campaignSettings.ts"
+import type { CampaignState } from "../src/campaign/campaignState.ts"
+import type { Conflict, NotFound, PayloadTooLarge, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
+import type { Principal } from "../src/domain/principal.ts"
+
+/** CampaignResponse: every field of the spec, settings filled with their defaults. */
+export interface CampaignView {
+  readonly id: number
+  readonly name: string
+  readonly workflow_id: number
+  readonly workflow_name: string
+  readonly state: CampaignState
+  readonly source_type: "csv"
+  readonly source_id: string
+  readonly default_region: string | null
+  readonly total_rows: number | null
+  readonly processed_rows: number
+  readonly failed_rows: number
+  readonly created_at: Date
+  readonly updated_at: Date
+  readonly started_at: Date | null
+  readonly completed_at: Date | null
+  readonly retry_config: RetryConfig
+  readonly max_concurrency: number | null
+  readonly rate_limit_per_second: number
+  readonly schedule_config: ScheduleConfig | null
+  readonly circuit_breaker: CircuitBreakerConfig
+  readonly executed_count: number
+  readonly total_queued_count: number
+  readonly parent_campaign_id: number | null
+  readonly redialed_campaign_id: number | null
+  readonly telephony_configuration_id: number | null
+  readonly telephony_configuration_name: string | null
+  readonly logs: ReadonlyArray<CampaignLogEntry>
+  readonly warnings: ReadonlyArray<string>
+}
+
+export interface CampaignSettingsInput {
+  readonly retry_config?: RetryConfigPatch | undefined
+  readonly max_concurrency?: number | null | undefined
+  readonly rate_limit_per_second?: number | undefined
+  readonly schedule_config?: ScheduleConfigPatch | null | undefined
+  readonly circuit_breaker?: CircuitBreakerPatch | undefined
+  readonly telephony_configuration_id?: number | null | undefined
+}
+
+export interface CreateCampaignInput extends CampaignSettingsInput {
+  readonly name: string
+  readonly workflow_id: number
+  readonly source_type: "csv"
+  readonly source_id: string
+  /** Region for numbers written without a country code (else the telephony configuration's). */
+  readonly default_region?: string | null | undefined
+}
+
+export interface UpdateCampaignInput extends CampaignSettingsInput {
+  readonly name?: string | undefined
+}
+
+export interface RedialInput {
+  readonly name?: string | undefined
+  readonly retry_on_busy?: boolean | undefined
+  readonly retry_on_no_answer?: boolean | undefined
+  readonly retry_on_voicemail?: boolean | undefined
+  readonly retry_on_failed?: boolean | undefined
+  readonly retry_config?: RetryConfigPatch | undefined
+}
+
+export interface CampaignPage {
+  readonly campaigns: ReadonlyArray<CampaignView>
+  readonly total_count: number
+  readonly page: number
+  readonly limit: number
+  readonly total_pages: number
+}
+
+export interface CampaignProgress {
+  readonly campaign_id: number
+  readonly state: CampaignState
+  readonly total_rows: number
+  readonly processed_rows: number
+  readonly failed_rows: number
+  readonly executed_count: number
+  readonly total_queued_count: number
+  readonly pending: number
+  readonly dialing: number
+  readonly completed: number
+  readonly failed: number
+  readonly cancelled: number
+  /** Attempts with a call in flight, counted from the attempts themselves. */
+  readonly live_calls: number
+  readonly next_attempt_at: Date | null
+  readonly started_at: Date | null
+  readonly completed_at: Date | null
+}
+
+export interface CampaignRunView {
+  readonly id: number
+  readonly name: string
+  readonly state: string
+  readonly mode: string
+  readonly direction: string
+  readonly caller_number: string | null
+  readonly called_number: string | null
+  readonly contact_id: number | null
+  readonly disposition: string | null
+  readonly end_reason: string | null
+  readonly duration_seconds: number
+  readonly created_at: Date
+  readonly started_at: Date | null
+  readonly ended_at: Date | null
+}
+
+export interface CampaignRunPage {
+  readonly runs: ReadonlyArray<CampaignRunView>
+  readonly total_count: number
+  readonly page: number
+  readonly limit: number
+  readonly total_pages: number
+}
+
+export interface CampaignReport {
+  readonly fileName: string
+  /** CSV text, header first, produced as it is read (a million contacts never sit in memory). */
+  readonly csv: Stream.Stream<string>
+}
+
+export interface Paging {
+  readonly page: number
+  readonly limit: number
+}
+
+/** Campaigns of the caller's organization: creation from an uploaded CSV, settings and lifecycle. */
+export interface CampaignsShape {
+  readonly create: (
+    principal: Principal,
+    input: CreateCampaignInput
+  ) => Effect.Effect<CampaignView, NotFound | ValidationFailed | PayloadTooLarge | UpstreamFailed>
+  readonly list: (principal: Principal, paging: Paging) => Effect.Effect<CampaignPage>
+  readonly get: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound>
+  /** Settings change only while the campaign is created or paused (Conflict otherwise). */
+  readonly update: (
+    principal: Principal,
+    id: number,
+    input: UpdateCampaignInput
+  ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
+  readonly start: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
+  readonly pause: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict>
+  readonly resume: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
+  readonly cancel: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict>
+  /** A new campaign of the contacts whose last outcome is one of the requested reasons. */
+  readonly redial: (
+    principal: Principal,
+    id: number,
+    input: RedialInput
+  ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
+  readonly progress: (principal: Principal, id: number) => Effect.Effect<CampaignProgress, NotFound>
+  readonly runs: (principal: Principal, id: number, paging: Paging) => Effect.Effect<CampaignRunPage, NotFound>
+  readonly report: (principal: Principal, id: number) => Effect.Effect<CampaignReport, NotFound>
+}
+
+export class Campaigns extends Context.Tag("talkgraph/Campaigns")<Campaigns, CampaignsShape>() {}

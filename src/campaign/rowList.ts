@@ -1,0 +1,28 @@
+/**
+ * Row numbers for a message: the first few, and how many more, so a problem on a million rows
+ * still reads in one line ("Rows 3, 8, 12, 40, 41 and 995 more").
+ */
+export class RowList {
+  private readonly first: Array<number> = []
+  private total = 0
+  private readonly shown: number
+
+  constructor(shown = 5) {
+    this.shown = shown
+  }
+
+  add(row: number) {
+    if (this.first.length < this.shown) this.first.push(row)
+    this.total++
+  }
+
+  get count() {
+    return this.total
+  }
+
+  describe() {
+    const label = this.total === 1 ? "Row" : "Rows"
+    const more = this.total - this.first.length
+    return `${label} ${this.first.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
+  }
+}

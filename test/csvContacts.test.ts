@@ -1,0 +1,176 @@
+import { describe, expect, it } from "vitest"
+import { type Contact, CsvContactsInvalid, type CsvContactsOptions, type CsvContactsSummary, readContacts } from "../src/campaign/csvContacts.ts"
+
+interface Outcome {
+  readonly contacts: Array<Contact>
+  readonly summary?: CsvContactsSummary
+  readonly problems?: ReadonlyArray<string>
+}
+
+/** Feeds the bytes in small chunks, as a network stream would, splitting multi-byte characters too. */
+async function* chunked(bytes: Uint8Array, size = 7) {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size)
+}
+
+const read = async (input: string | Uint8Array, options: Partial<CsvContactsOptions> = {}): Promise<Outcome> => {
+  const bytes = typeof input === "string" ? new TextEncoder().encode(input) : input
+  const contacts: Array<Contact> = []
+  const generator = readContacts(chunked(bytes), { defaultRegion: undefined, requiredColumns: [], batchSize: 2, ...options })
+  try {
+    while (true) {
+      const next = await generator.next()
+      if (next.done) return { contacts, summary: next.value }
+      contacts.push(...next.value)
+    }
+  } catch (error) {
+    if (error instanceof CsvContactsInvalid) return { contacts, problems: error.problems }
+    throw error
+  }
+}
+
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
+describe("contacts CSV: refused files (422 with the reason)", () => {
+  const cases: Array<{ name: string; input: string | Uint8Array; options?: Partial<CsvContactsOptions>; problem: RegExp }> = [
+    { name: "an empty file", input: "", problem: /file is empty/ },
+    { name: "only blank lines", input: "\n\r\n\n", problem: /file is empty/ },
+    { name: "a header without rows", input: "phone_number,name\n", problem: /header but no contact rows/ },
+    { name: "no phone_number column", input: "phone,name\n+14155550123,Ann\n", problem: /no "phone_number" column \(found: phone, name\)/ },
+    { name: "a duplicated column", input: "phone_number,name,Name\n+14155550123,a,b\n", problem: /"Name" appears more than once/ },
+    { name: "an unnamed column", input: "phone_number,,name\n+14155550123,a,b\n", problem: /Column 2 of the header has no name/ },
+    {
+      name: "a workflow variable with no column",
+      input: "phone_number,name\n+14155550123,Ann\n",
+      options: { requiredColumns: ["name", "account_id", "order"] },
+      problem: /The workflow uses \{\{account_id\}\}, \{\{order\}\} but the CSV has no columns of that name/
+    },
+    {
+      name: "rows with the wrong number of fields",
+      input: "phone_number,name\n+14155550123,Ann\n+14155550124\n+14155550125,Bo,extra\n",
+      problem: /^Row 3: fewer fields than the header's 2 columns\nRow 4: more fields/
+    },
+    { name: "an unclosed quote", input: "phone_number,name\n+14155550123,\"Ann\n", problem: /malformed/ },
+    { name: "Latin-1 text", input: Uint8Array.from([...utf8("phone_number,name\n+14155550123,Jos"), 0xe9, 0x0a]), problem: /not UTF-8 text/ },
+    { name: "UTF-16 text", input: Uint8Array.from([0xff, 0xfe, 0x70, 0x00, 0x68, 0x00]), problem: /UTF-16/ },
+    { name: "a binary file", input: Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x14, 0x00]), problem: /binary/ },
+    { name: "no usable number at all", input: "phone_number\nnot a number\n12\n", problem: /No row has a usable phone number \(2 rows read/ },
+    {
+      name: "an unknown greeting override type",
+      input: "phone_number,greeting_override_type,greeting_override_text\n+14155550123,video,Hi\n",
+      problem: /Row 2: greeting_override_type must be "text" or "audio"/
+    },
+    {
+      name: "a text override without text",
+      input: "phone_number,greeting_override_type,greeting_override_text\n+14155550123,text,\n",
+      problem: /Row 2: greeting_override_text is empty while greeting_override_type is "text"/
+    },
+    {
+      name: "an audio override without a recording",
+      input: "phone_number,greeting_override_type,greeting_override_recording_id\n+14155550123,audio,\n",
+      problem: /greeting_override_recording_id is empty/
+    },
+    {
+      name: "an override text referencing a missing column",
+      input: "phone_number,name,greeting_override_type,greeting_override_text\n+14155550123,Ann,text,Hi {{nickname}}\n",
+      problem: /references \{\{nickname\}\}, which is not a column/
+    },
+    {
+      name: "override text without a type",
+      input: "phone_number,greeting_override_type,greeting_override_text\n+14155550123,,Hello\n",
+      problem: /greeting_override_type is empty while another greeting override column is filled/
+    }
+  ]
+  for (const { name, input, options, problem } of cases) {
+    it(`refuses ${name}`, async () => {
+      const outcome = await read(input, options)
+      expect(outcome.problems, JSON.stringify(outcome.problems)).toBeDefined()
+      expect(outcome.problems!.join("\n")).toMatch(problem)
+    })
+  }
+
+  it("lists the first five rows of a problem and counts the rest", async () => {
+    const rows = Array.from({ length: 12 }, (_, i) => `+1415555${String(1000 + i)},x,video`).join("\n")
+    const outcome = await read(`phone_number,name,greeting_override_type\n${rows}\n`)
+    expect(outcome.problems).toEqual(['Rows 2, 3, 4, 5, 6 and 7 more: greeting_override_type must be "text" or "audio"'])
+  })
+
+  it("yields no contacts after a structural problem, so a caller stores nothing unusable", async () => {
+    const good = Array.from({ length: 10 }, (_, i) => `+1415555${String(2000 + i)},ok`).join("\n")
+    const outcome = await read(`phone_number,name\n+14155551000,a\n+14155551001\n${good}\n`)
+    expect(outcome.problems).toBeDefined()
+    expect(outcome.contacts.length).toBeLessThanOrEqual(2)
+  })
+})
+
+describe("contacts CSV: accepted files", () => {
+  it("normalises numbers to E.164, keeps other columns as context, numbers rows as a spreadsheet does", async () => {
+    const outcome = await read("phone_number,first_name,plan\n+1 (415) 555-0123,Ann,gold\n\n+44 20 7946 0958,Bob,\n")
+    expect(outcome.summary).toEqual({ accepted: 2, columns: ["phone_number", "first_name", "plan"], warnings: [] })
+    expect(outcome.contacts).toEqual([
+      { row: 2, phone_number: "+14155550123", context: { first_name: "Ann", plan: "gold" }, greeting_override: null },
+      { row: 4, phone_number: "+442079460958", context: { first_name: "Bob", plan: "" }, greeting_override: null }
+    ])
+  })
+
+  it("reads numbers without a country code in the default region", async () => {
+    const outcome = await read("phone_number\n(415) 555-0123\n020 7946 0958\n", { defaultRegion: "US" })
+    expect(outcome.contacts.map((c) => c.phone_number)).toEqual(["+14155550123"])
+    expect(outcome.summary!.warnings).toEqual(["1 row skipped: invalid phone number (row 3)"])
+  })
+
+  it("skips invalid, empty and duplicate numbers and summarises them in warnings", async () => {
+    const outcome = await read(
+      "phone_number,name\n+14155550123,a\nnope,b\n,c\n+1 415 555 0123,d\n+14155550124,e\n+14155550124,f\n"
+    )
+    expect(outcome.contacts.map((c) => c.context["name"])).toEqual(["a", "e"])
+    expect(outcome.summary!.warnings).toEqual([
+      "1 row skipped: empty phone number (row 4)",
+      "1 row skipped: invalid phone number (without a default region, numbers must start with + and a country code) (row 3)",
+      "2 rows skipped: duplicate phone number (rows 5, 7)"
+    ])
+  })
+
+  it("strips a UTF-8 byte order mark and reads CRLF line endings", async () => {
+    const outcome = await read(Uint8Array.from([0xef, 0xbb, 0xbf, ...utf8("phone_number,name\r\n+14155550123,Ann\r\n")]))
+    expect(outcome.summary!.columns).toEqual(["phone_number", "name"])
+    expect(outcome.contacts).toEqual([{ row: 2, phone_number: "+14155550123", context: { name: "Ann" }, greeting_override: null }])
+  })
+
+  it("reads quoted fields with commas, quotes and line breaks", async () => {
+    const outcome = await read('phone_number,address,note\n+14155550123,"1 Main St, Springfield","She said ""hi""\nthen left"\n')
+    expect(outcome.contacts[0]!.context).toEqual({ address: "1 Main St, Springfield", note: "She said \"hi\"\nthen left" })
+  })
+
+  it("keeps non-ASCII text split across chunks intact", async () => {
+    const outcome = await read("phone_number,name\n+14155550123,Zoë Ødegård 日本\n")
+    expect(outcome.contacts[0]!.context["name"]).toBe("Zoë Ødegård 日本")
+  })
+
+  it("accepts greeting overrides, case-insensitively, and keeps the Start greeting when they are empty", async () => {
+    const outcome = await read(
+      "Phone_Number,name,Greeting_Override_Type,greeting_override_text,greeting_override_recording_id\n" +
+        "+14155550123,Ann,TEXT,\"Hi {{name}}, it is {{missing | there}}\",\n" +
+        "+14155550124,Bob,audio,,rec_123\n" +
+        "+14155550125,Cy,,,\n"
+    )
+    expect(outcome.contacts.map((c) => c.greeting_override)).toEqual([
+      { type: "text", text: "Hi {{name}}, it is {{missing | there}}" },
+      { type: "audio", recording_id: "rec_123" },
+      null
+    ])
+    expect(outcome.contacts[0]!.context).toEqual({ name: "Ann" })
+  })
+
+  it("accepts workflow variables that every call provides without a column", async () => {
+    const outcome = await read("phone_number,name\n+14155550123,Ann\n", { requiredColumns: ["name", "phone_number", "called_number"] })
+    expect(outcome.summary!.accepted).toBe(1)
+  })
+
+  it("delivers contacts in batches of the requested size", async () => {
+    const rows = Array.from({ length: 5 }, (_, i) => `+1415555${String(3000 + i)}`).join("\n")
+    const batches: Array<number> = []
+    const generator = readContacts(chunked(utf8(`phone_number\n${rows}\n`)), { defaultRegion: undefined, requiredColumns: [], batchSize: 2 })
+    for await (const batch of generator) batches.push(batch.length)
+    expect(batches).toEqual([2, 2, 1])
+  })
+})
