@@ -18,6 +18,12 @@ const admin = { email: "bench@example.test", password: "bench-password-1" }
 const CONCURRENT_SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 const MEMORY_SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 1000)
+/**
+ * Pause between a session's messages at 200 sessions (randomised ±50 %): people read and type,
+ * so 200 live chats offer ~70 messages/s, not one message the instant the last reply lands.
+ * The saturated case (no pause) is reported too, as the most messages per second one process serves.
+ */
+const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 3000)
 /** Messages per conversation before a worker starts a new one: chats are short, transcripts bounded. */
 const MESSAGES_PER_SESSION = Number(process.env.BENCH_MESSAGES_PER_SESSION ?? 20)
 
@@ -109,15 +115,17 @@ const main = async () => {
      * One worker per session sends messages until the deadline, moving to a fresh session every
      * MESSAGES_PER_SESSION messages (opening it is not timed); latencies minus the LLM's time.
      */
-    const measure = async (runIds: Array<number>, seconds: number) => {
+    const measure = async (runIds: Array<number>, seconds: number, thinkMs = 0) => {
       const latencies: Array<number> = []
       let failures = 0
       llm.handlingMs.length = 0
       const deadline = performance.now() + seconds * 1000
       await Promise.all(runIds.map(async (first) => {
         let runId = first
+        if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * thinkMs))
         for (let sent = 0; performance.now() < deadline; sent++) {
           if (sent > 0 && sent % MESSAGES_PER_SESSION === 0) runId = await open()
+          if (sent > 0 && thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs * (0.5 + Math.random())))
           const t0 = performance.now()
           const answer = await call(url, "POST", `${sessions}/${runId}/messages`, auth, { text: "Hi" })
           latencies.push(performance.now() - t0)
@@ -135,12 +143,14 @@ const main = async () => {
     const one = await measure(single, SECONDS)
     const many = await Promise.all(Array.from({ length: CONCURRENT_SESSIONS }, open))
     await measure(many, 2) // warm-up
-    const concurrent = await measure(many, SECONDS)
+    const concurrent = await measure(many, SECONDS, THINK_MS)
+    const saturated = await measure(many, SECONDS)
     const report = (name: string, r: typeof one) =>
       console.log(`${label}: chat turn overhead, ${name}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms ` +
         `(${r.messages} messages, ${r.rate.toFixed(0)}/s, ${r.failures} non-200, stand-in LLM ${r.llmMs.toFixed(3)} ms/answer taken out)`)
     report("1 session", one)
-    report(`${CONCURRENT_SESSIONS} concurrent sessions`, concurrent)
+    report(`${CONCURRENT_SESSIONS} concurrent sessions, each pausing ~${THINK_MS} ms between messages`, concurrent)
+    report(`${CONCURRENT_SESSIONS} concurrent sessions, no pauses (saturated)`, saturated)
 
     const before = await rssKb(proc.child.pid!)
     for (let opened = 0; opened < MEMORY_SESSIONS; opened += 50) await Promise.all(Array.from({ length: 50 }, open))

@@ -12,8 +12,15 @@ export interface TalkgraphProcess {
 
 /** Runs the real `talkgraph` command as its own process, as an operator would. */
 export const spawnTalkgraph = (args: ReadonlyArray<string>, env: Record<string, string>): TalkgraphProcess => {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warning", ...env },
+  // TALKGRAPH_NODE_ARGS lets a benchmark profile the server it spawns (e.g. "--cpu-prof").
+  const nodeArgs = process.env.TALKGRAPH_NODE_ARGS?.split(" ").filter(Boolean) ?? []
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      LOG_LEVEL: "warning",
+      ...env
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
