@@ -14,6 +14,11 @@ export interface ConversationPlan {
   readonly connection: LlmConnection
   readonly limits: ConversationLimits
   readonly dispositionCodes: ReadonlyArray<string>
+  /**
+   * What a text channel says in place of each recorded clip the run may play (audio greeting,
+   * greeting override, audio transition speech): the clip's transcript, else its label.
+   */
+  readonly recordingTexts?: ReadonlyMap<string, string> | undefined
 }
 
 /** Receives the agent's words as they are produced (a text channel sends them on; voice would speak them). */

@@ -2,6 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { ConversationPlan } from "../../services/ConversationEngine.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
+import { RecordingCatalog } from "../../services/Recordings.ts"
+import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { Conflict, ValidationFailed } from "../../src/domain/errors.ts"
 import type { WorkflowGraph } from "../../src/graph/definition.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
@@ -26,6 +28,7 @@ export const unrunnable = (definition: unknown): ValidationFailed | null => {
 export const makeChatPlans = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const modelSettings = yield* ModelSettings
+  const recordings = yield* RecordingCatalog
   const graphs = new Map<number, WorkflowGraph>()
 
   const graphOf = (definition: unknown): Effect.Effect<WorkflowGraph, Conflict> => {
@@ -56,6 +59,10 @@ export const makeChatPlans = Effect.gen(function* () {
       }))
     )
 
+  /** The text each clip the run may play stands for in chat. */
+  const recordingTextsFor = (organizationId: number, graph: WorkflowGraph, context: ConversationPlan["context"]) =>
+    recordings.spokenTexts(organizationId, runRecordingIds(graph, context))
+
   const planFor = (run: ClaimedRun): Effect.Effect<ConversationPlan, Conflict> =>
     Effect.gen(function* () {
       const { conversation } = run
@@ -65,9 +72,10 @@ export const makeChatPlans = Effect.gen(function* () {
         context: conversation.context,
         connection: yield* connectionFor(run.organization_id),
         limits: conversation.limits,
-        dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string")
+        dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
+        recordingTexts: yield* recordingTextsFor(run.organization_id, graph, conversation.context)
       }
     })
 
-  return { planFor, connectionFor, cacheGraph: (definitionId: number, graph: WorkflowGraph) => graphs.set(definitionId, graph) }
+  return { planFor, connectionFor, recordingTextsFor, cacheGraph: (definitionId: number, graph: WorkflowGraph) => graphs.set(definitionId, graph) }
 })

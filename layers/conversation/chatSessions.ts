@@ -140,7 +140,8 @@ export const ChatSessionsLive = Layer.scoped(
         context: conversation.context,
         connection,
         limits: conversation.limits,
-        dispositionCodes: version.disposition_codes.filter((code): code is string => typeof code === "string")
+        dispositionCodes: version.disposition_codes.filter((code): code is string => typeof code === "string"),
+        recordingTexts: yield* plans.recordingTextsFor(principal.organizationId, graph, conversation.context)
       }
       const run: ClaimedRun = {
         id: inserted.id,

@@ -96,7 +96,7 @@ export const ConversationEngineLive = Layer.effect(
       const start = plan.graph.nodes.find((node) => node.type === "startCall")
       if (!start || start.type !== "startCall") throw new Error("the graph has no start node")
       const state: ConversationState = { node_id: start.id, user_turns: 0, extracted: {} }
-      const greeting = greetingFor(start.data, plan.context)
+      const greeting = greetingFor(start.data, plan.context, plan.recordingTexts)
       if (greeting !== null) {
         yield* emit(greeting)
         return { state, turns: [{ role: "assistant", text: greeting, node_id: start.id, at: yield* now }], usage: noUsage, ending: null } satisfies TurnOutcome
@@ -150,7 +150,9 @@ export const ConversationEngineLive = Layer.effect(
         usage = addUsage(usage, leaving.usage)
         extracted = { ...extracted, ...leaving.values }
         nodeId = edge.target
-        const speech = renderTemplate(edge.data.transition_speech ?? "", plan.context).trim()
+        const speech = edge.data.transition_speech_type === "audio"
+          ? plan.recordingTexts?.get(edge.data.transition_speech_recording_id ?? "") ?? ""
+          : renderTemplate(edge.data.transition_speech ?? "", plan.context).trim()
         if (speech) {
           yield* emit(speech)
           yield* say(speech)

@@ -8,6 +8,8 @@ import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
 import { structureProblems, validateDefinition } from "../../src/graph/validation.ts"
 import { LlmGenerator } from "../../services/LlmGenerator.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
+import { RecordingCatalog } from "../../services/Recordings.ts"
+import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { type JsonObject, type NewWorkflow, type WorkflowEdit, Workflows } from "../../services/Workflows.ts"
 import { generateStarterWorkflow } from "./templateGeneration.ts"
 import { selectWorkflows, toVersionView, toView, type VersionRow } from "./workflowQueries.ts"
@@ -33,6 +35,14 @@ export const WorkflowsLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const modelSettings = yield* ModelSettings
     const llm = yield* LlmGenerator
+    const recordings = yield* RecordingCatalog
+
+    /** Full validation, with the clips the definition names looked up in the organization's library. */
+    const fullyValidated = (principal: Principal, definition: unknown) =>
+      Effect.map(
+        recordings.existing(principal.organizationId, definitionRecordingIds(definition)),
+        (recordingIds) => validateDefinition(definition, { recordingIds })
+      )
 
     const viewOf = (principal: Principal, id: number) =>
       selectWorkflows(principal.organizationId, (sql) => sql`w.id = ${id}`).pipe(
@@ -67,7 +77,7 @@ export const WorkflowsLive = Layer.effect(
       }))
 
     const createFromDefinition = Effect.fn("Workflows.createFromDefinition")(function* (principal: Principal, input: NewWorkflow) {
-      const { problems } = validateDefinition(input.workflow_definition)
+      const { problems } = yield* fullyValidated(principal, input.workflow_definition)
       if (problems.length > 0) {
         return yield* graphRefusal(problems, `The workflow definition cannot run: ${problems.length} problem(s)`)
       }
@@ -161,7 +171,7 @@ export const WorkflowsLive = Layer.effect(
         if (!draft) {
           return yield* new Conflict({ message: `Workflow ${id} has no draft to publish; save changes with PUT /api/v1/workflow/${id} first` })
         }
-        const { problems } = validateDefinition(draft.workflow_definition)
+        const { problems } = yield* fullyValidated(principal, draft.workflow_definition)
         if (problems.length > 0) {
           return yield* graphRefusal(problems, `The draft cannot be published: ${problems.length} problem(s)`)
         }
@@ -183,7 +193,7 @@ export const WorkflowsLive = Layer.effect(
 
     const validate = Effect.fn("Workflows.validate")(function* (principal: Principal, id: number) {
       const workflow = yield* viewOf(principal, id)
-      const { problems } = validateDefinition(workflow.workflow_definition)
+      const { problems } = yield* fullyValidated(principal, workflow.workflow_definition)
       return {
         is_valid: problems.length === 0,
         version_number: workflow.version_number ?? 0,

@@ -1,5 +1,6 @@
 import type { StartCallData } from "../graph/definition.ts"
 import { renderTemplate } from "../graph/templateVariables.ts"
+import { overrideRecordingId } from "../recordings/recordingReferences.ts"
 
 export type Context = Readonly<Record<string, unknown>>
 
@@ -25,14 +26,21 @@ const textOverride = (context: Context): string | null => {
 
 /**
  * The opening line: the run's text override when it has one, else the start node's greeting,
- * rendered; `null` when there is neither (the model then opens the conversation). An audio
- * greeting cannot be played in text, so it falls back the same way.
+ * rendered; `null` when there is neither (the model then opens the conversation). A recorded clip
+ * (an audio override or an audio greeting) cannot be played in text: it reads as its text in
+ * `recordingTexts` (transcript, else label), and without one falls back the same way.
  */
-export const greetingFor = (start: StartCallData, context: Context): string | null => {
+export const greetingFor = (start: StartCallData, context: Context, recordingTexts?: ReadonlyMap<string, string>): string | null => {
   const override = textOverride(context)
+  const overrideClip = overrideRecordingId(context)
+  const clipText = overrideClip === null ? undefined : recordingTexts?.get(overrideClip)
+  if ((override === null || override.trim() === "") && clipText) return clipText
+  if ((override === null || override.trim() === "") && start.greeting_type === "audio") {
+    return (start.greeting_recording_id && recordingTexts?.get(start.greeting_recording_id)) || null
+  }
   const template = override !== null && override.trim() !== ""
     ? override
-    : start.greeting_type === "audio" ? null : start.greeting ?? null
+    : start.greeting ?? null
   if (template === null) return null
   const rendered = renderTemplate(template, context).trim()
   return rendered === "" ? null : rendered

@@ -83,7 +83,9 @@ export const EdgeEnvelope = Schema.Struct({
 export const EdgeData = Schema.Struct({
   label: NonBlank,
   condition: NonBlank,
-  transition_speech: optional(Schema.String)
+  transition_speech: optional(Schema.String),
+  transition_speech_type: optional(oneOf("text", "audio")),
+  transition_speech_recording_id: optional(Schema.String)
 })
 export type EdgeData = typeof EdgeData.Type
 

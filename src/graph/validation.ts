@@ -69,8 +69,16 @@ interface EdgeEntry {
   data: EdgeData | null
 }
 
+export interface ValidationOptions {
+  /**
+   * The organization's recording ids. When given, every clip the graph names (audio greeting,
+   * audio transition speech) must be one of them; the caller looks them up, validation stays pure.
+   */
+  readonly recordingIds?: ReadonlySet<string> | undefined
+}
+
 /** Validates a `workflow_definition` against every rule at once (ARCHITECTURE "Agents"). */
-export const validateDefinition = (definition: unknown): GraphValidation => {
+export const validateDefinition = (definition: unknown, options: ValidationOptions = {}): GraphValidation => {
   const problems: Array<GraphProblem> = []
   const workflowProblem = (path: Path, rule: string, message: string, stage: GraphProblem["stage"]) =>
     problems.push({ kind: "workflow", id: null, field: path.length ? dotted(path) : null, path, rule, message, stage })
@@ -152,6 +160,7 @@ export const validateDefinition = (definition: unknown): GraphValidation => {
       entry.data = decoded.right
     }
     checkReferences(data, ["data"], (field, message) => edgeProblem(entry, field, "template_reference_malformed", message))
+    checkTransitionSpeech(data, (field, rule, message) => edgeProblem(entry, field, rule, message), options.recordingIds)
     edges.push(entry)
   })
 
@@ -181,7 +190,7 @@ export const validateDefinition = (definition: unknown): GraphValidation => {
       node.data = decoded.right
     }
     checkExtraction(node, (field, rule, message) => nodeProblem(node, field, rule, message))
-    checkGreeting(node, (field, rule, message) => nodeProblem(node, field, rule, message))
+    checkGreeting(node, (field, rule, message) => nodeProblem(node, field, rule, message), options.recordingIds)
     checkReferences(node.rawData, ["data"], (field, message) => nodeProblem(node, field, "template_reference_malformed", message))
   }
 
@@ -229,11 +238,25 @@ const checkExtraction = (node: NodeEntry, report: (field: Path, rule: string, me
   })
 }
 
-const checkGreeting = (node: NodeEntry, report: (field: Path, rule: string, message: string) => void) => {
+const checkGreeting = (node: NodeEntry, report: (field: Path, rule: string, message: string) => void, recordingIds?: ReadonlySet<string>) => {
   if (node.type !== "startCall" || node.rawData["greeting_type"] !== "audio") return
   const recording = node.rawData["greeting_recording_id"]
   if (typeof recording !== "string" || recording.trim() === "") {
     report(["data", "greeting_recording_id"], "greeting_recording_missing", "greeting_type is audio but greeting_recording_id is empty")
+  } else checkRecording(recording, ["data", "greeting_recording_id"], report, recordingIds)
+}
+
+const checkTransitionSpeech = (data: Record<string, unknown>, report: (field: Path, rule: string, message: string) => void, recordingIds?: ReadonlySet<string>) => {
+  if (data["transition_speech_type"] !== "audio") return
+  const recording = data["transition_speech_recording_id"]
+  if (typeof recording !== "string" || recording.trim() === "") {
+    report(["data", "transition_speech_recording_id"], "transition_recording_missing", "transition_speech_type is audio but transition_speech_recording_id is empty")
+  } else checkRecording(recording, ["data", "transition_speech_recording_id"], report, recordingIds)
+}
+
+const checkRecording = (recording: string, field: Path, report: (field: Path, rule: string, message: string) => void, recordingIds?: ReadonlySet<string>) => {
+  if (recordingIds && !recordingIds.has(recording.trim())) {
+    report(field, "recording_unknown", `${dotted(field)} "${recording}" is not a recording of this organization; upload it at /api/v1/workflow-recordings first`)
   }
 }
 

@@ -1,0 +1,116 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { RECORDING_ID, RECORDING_ID_RULE } from "../../../src/recordings/recordingIds.ts"
+import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpValidationFailed } from "../../errors.ts"
+import { bodySchema, pathSchema, querySchema } from "../../requestSchemas.ts"
+import { V1Auth } from "../../security.ts"
+
+const RecordingId = Schema.String.pipe(Schema.pattern(RECORDING_ID, { message: () => `recording_id must be ${RECORDING_ID_RULE}` }))
+const Label = Schema.String.pipe(Schema.maxLength(200))
+const Transcript = Schema.String.pipe(Schema.maxLength(5000))
+
+export const UploadUrlRequest = bodySchema("RecordingUploadUrl", {
+  files: Schema.Array(
+    Schema.Struct({
+      filename: Schema.optional(Schema.String.pipe(Schema.maxLength(255))),
+      mime_type: Schema.String.annotations({ description: "audio/wav, audio/mpeg or audio/x-mulaw (raw 8 kHz μ-law)" }),
+      file_size: Schema.optional(Schema.Int.pipe(Schema.positive()))
+    })
+  ).pipe(Schema.minItems(1), Schema.maxItems(20))
+})
+
+export const UploadUrlItem = Schema.Struct({
+  upload_url: Schema.String,
+  storage_key: Schema.String,
+  recording_id: Schema.String.annotations({ description: "A free recording_id to register the clip under" }),
+  content_type: Schema.String,
+  expires_in: Schema.Int,
+  max_size_bytes: Schema.Int
+}).annotations({ identifier: "RecordingUploadUrlItem" })
+
+export const UploadUrlResponse = Schema.Struct({ items: Schema.Array(UploadUrlItem) }).annotations({ identifier: "RecordingUploadUrlResponse" })
+
+export const RegisterRecordingsRequest = bodySchema("RegisterRecordings", {
+  recordings: Schema.Array(
+    Schema.Struct({
+      recording_id: RecordingId,
+      storage_key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(400)),
+      label: Schema.optional(Label),
+      transcript: Schema.optional(Schema.NullOr(Transcript)),
+      workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive())))
+    })
+  ).pipe(Schema.minItems(1), Schema.maxItems(20))
+})
+
+export const UpdateRecordingRequest = bodySchema("UpdateRecording", {
+  label: Schema.optional(Label),
+  transcript: Schema.optional(Schema.NullOr(Transcript))
+})
+
+export const RecordingResponse = Schema.Struct({
+  id: Schema.Int,
+  recording_id: Schema.String,
+  organization_id: Schema.Int,
+  workflow_id: Schema.NullOr(Schema.Int),
+  label: Schema.String,
+  transcript: Schema.NullOr(Schema.String),
+  storage_key: Schema.String,
+  storage_backend: Schema.String,
+  source_format: Schema.String,
+  source_sample_rate: Schema.Int,
+  source_channels: Schema.Int,
+  duration_ms: Schema.Int,
+  size_bytes: Schema.Int,
+  created_by: Schema.NullOr(Schema.Int),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+}).annotations({ identifier: "WorkflowRecordingResponse" })
+
+export const RecordingListResponse = Schema.Struct({
+  recordings: Schema.Array(RecordingResponse),
+  total: Schema.Int
+}).annotations({ identifier: "WorkflowRecordingListResponse" })
+
+export const DeleteRecordingResponse = Schema.Struct({ success: Schema.Boolean, message: Schema.String })
+
+export const RecordingListQuery = querySchema("RecordingList", {
+  workflow_id: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive()))
+})
+
+const RecordingPath = pathSchema("Recording", {
+  id: Schema.String.pipe(Schema.pattern(RECORDING_ID, { message: () => "id must be a recording_id or a numeric id" }))
+})
+
+export const RecordingsApi = HttpApiGroup.make("recordings")
+  .add(
+    HttpApiEndpoint.post("uploadUrls", "/upload-url")
+      .setPayload(UploadUrlRequest)
+      .addSuccess(UploadUrlResponse)
+      .addError(HttpPayloadTooLarge)
+  )
+  .add(
+    HttpApiEndpoint.post("register", "/")
+      .setPayload(RegisterRecordingsRequest)
+      .addSuccess(Schema.Struct({ recordings: Schema.Array(RecordingResponse) }))
+      .addError(HttpPayloadTooLarge)
+      .addError(HttpConflict)
+  )
+  .add(HttpApiEndpoint.get("list", "/").setUrlParams(RecordingListQuery).addSuccess(RecordingListResponse))
+  .add(
+    HttpApiEndpoint.patch("update", "/:id")
+      .setPath(RecordingPath)
+      .setPayload(UpdateRecordingRequest)
+      .addSuccess(RecordingResponse)
+      .addError(HttpNotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/:id")
+      .setPath(RecordingPath)
+      .addSuccess(DeleteRecordingResponse)
+      .addError(HttpNotFound)
+      .addError(HttpConflict)
+  )
+  .addError(HttpForbidden)
+  .addError(HttpValidationFailed)
+  .middleware(V1Auth)
+  .prefix("/api/v1/workflow-recordings")

@@ -1,0 +1,5 @@
+export * from "./clipContentTypes.ts"
+export * from "./recordingIds.ts"
+export * from "./recordingKeys.ts"
+export * from "./recordingReferences.ts"
+export * from "./recordingsConfig.ts"
