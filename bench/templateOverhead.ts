@@ -9,15 +9,11 @@
  *   npx tsx bench/templateOverhead.ts                 # embedded PGlite
  *   DATABASE_URL=postgres://… npx tsx bench/templateOverhead.ts
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { HttpServer } from "@effect/platform"
-import { ConfigProvider, Effect, Exit, Layer, Scope } from "effect"
 import * as fs from "node:fs/promises"
-import { createServer } from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import OpenAI from "openai"
-import { appOn } from "../layers/app.ts"
+import { startInProcessServer } from "../test/support/inProcessServer.ts"
 import { reply, startScriptedLlm } from "../test/support/scriptedLlm.ts"
 import { generatedAgentContent } from "../test/support/workflowGraphs.ts"
 
@@ -41,13 +37,8 @@ const settings: Record<string, string> = {
   TALKGRAPH_ADMIN_PASSWORD: "bench-admin-password",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" } : {})
 }
-const scope = Effect.runSync(Scope.make())
-const app = appOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })).pipe(
-  Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
-)
-const context = await Effect.runPromise(Layer.buildWithScope(app, scope) as Effect.Effect<any, unknown>)
-const server = await Effect.runPromise(Effect.provide(HttpServer.HttpServer, context) as Effect.Effect<HttpServer.HttpServer>)
-const baseUrl = `http://127.0.0.1:${(server.address as HttpServer.TcpAddress).port}`
+const server = await startInProcessServer(settings)
+const baseUrl = server.url
 const llm = await startScriptedLlm()
 const content = generatedAgentContent()
 
@@ -134,6 +125,6 @@ console.log(`  ${CONCURRENCY} concurrent clients: ${(concurrent.length / seconds
 if (firstFailure) console.log(`  first failure: ${firstFailure}`)
 
 await llm.close()
-await Effect.runPromise(Scope.close(scope, Exit.void))
+await server.close()
 await fs.rm(dataDir, { recursive: true, force: true })
 process.exit(0)

@@ -8,16 +8,13 @@
  * BENCH_RUNS overrides the number of runs; BENCH_ITERATIONS the timed requests per query.
  * Against PostgreSQL the seed is kept and reused by later runs of the same size.
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { ConfigProvider, Effect, Either, Exit, Layer, Scope } from "effect"
+import { Effect, Either } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
-import { createServer } from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
-import { appOn } from "../layers/app.ts"
+import { startInProcessServer } from "../test/support/inProcessServer.ts"
 import { rebuildRunDailyUsage } from "../layers/db/migrations/0006_usage_indexes.ts"
 import { reportTotals, runsPage } from "../layers/usage/reportQueries.ts"
 import { createdWindow, parseDateBound } from "../src/usage/dates.ts"
@@ -41,13 +38,9 @@ const settings: Record<string, string> = {
   TALKGRAPH_ADMIN_PASSWORD: "bench-admin-password",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" } : {})
 }
-const scope = Effect.runSync(Scope.make())
-const app = appOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })).pipe(
-  Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
-)
-const context = await Effect.runPromise(Layer.buildWithScope(app, scope) as Effect.Effect<any, unknown>)
-const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, context) as Effect.Effect<A, E>)
-const baseUrl = `http://127.0.0.1:${((await run(HttpServer.HttpServer)).address as HttpServer.TcpAddress).port}`
+const server = await startInProcessServer(settings)
+const { run } = server
+const baseUrl = server.url
 
 const organizationIds = await run(Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -230,5 +223,5 @@ const plans = await run(Effect.gen(function* () {
 }))
 console.log(`\n-- totals\n${plans[0]}\n\n-- page\n${plans[1]}`)
 
-await Effect.runPromise(Scope.close(scope, Exit.void))
+await server.close()
 await fs.rm(dataDir, { recursive: true, force: true })

@@ -4,7 +4,7 @@ import { buildStarterWorkflow } from "../src/graph/starterGraph.ts"
 import { malformedReferences } from "../src/graph/templateVariables.ts"
 import { toolNameFor } from "../src/graph/toolName.ts"
 import { structureProblems, validateDefinition } from "../src/graph/validation.ts"
-import { runnableDefinition } from "./support/workflowGraphs.ts"
+import { generatedAgentContent, runnableDefinition } from "./support/workflowGraphs.ts"
 
 type Definition = ReturnType<typeof runnableDefinition>
 const node = (definition: Definition, id: string) => definition.nodes.find((candidate) => candidate.id === id)! as any
@@ -230,26 +230,8 @@ describe("workflow definition validation", () => {
   })
 })
 
-const content = () => ({
-  name: "Lead qualifier",
-  greeting: "Hi {{first_name | there}}, this is Sam from Acme.",
-  global_prompt: "Be brief.",
-  opening_prompt: "Ask whether they have a minute.",
-  steps: [
-    { key: "qualify", name: "Qualify", prompt: "Ask about budget and timeline." },
-    { key: "book", name: "Book", prompt: "Offer a demo slot." }
-  ],
-  transitions: [
-    { from: "start", to: "qualify", label: "Has time", condition: "They agree to talk" },
-    { from: "start", to: "end", label: "Busy", condition: "They have no time" },
-    { from: "qualify", to: "book", label: "Qualified", condition: "Budget and timeline fit" },
-    { from: "qualify", to: "end", label: "Not a fit", condition: "No budget" },
-    { from: "book", to: "end", label: "Booked", condition: "A slot is agreed" }
-  ],
-  closing_prompt: "Thank them and say goodbye.",
-  extraction_variables: [{ name: "budget", type: "number", prompt: "Their budget" }],
-  disposition_codes: ["QUALIFIED", "NOT_INTERESTED", "QUALIFIED"]
-})
+/** The shared generated content, with a repeated disposition code the starter graph must fold. */
+const content = () => ({ ...generatedAgentContent(), disposition_codes: ["QUALIFIED", "NOT_INTERESTED", "QUALIFIED"] })
 
 describe("starter graph from generated content", () => {
   it("wraps content in a valid start → steps → end graph with a global node", () => {
@@ -262,7 +244,7 @@ describe("starter graph from generated content", () => {
     const types = (workflow.definition.nodes as Array<any>).map((n) => `${n.type}:${n.id}`)
     expect(types).toEqual(["startCall:start", "agentNode:step_qualify", "agentNode:step_book", "endCall:end", "globalNode:global"])
     const end = (workflow.definition.nodes as Array<any>).find((n) => n.id === "end")
-    expect(end.data.extraction_variables).toEqual([{ name: "budget", type: "number", prompt: "Their budget" }])
+    expect(end.data.extraction_variables).toEqual([{ name: "budget", type: "number", prompt: "Their budget in USD" }])
   })
 
   it.each([

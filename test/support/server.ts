@@ -1,14 +1,11 @@
-import { NodeHttpServer } from "@effect/platform-node"
-import { HttpServer } from "@effect/platform"
-import { ConfigProvider, Effect, Exit, Layer, Scope } from "effect"
-import { createServer } from "node:http"
+import type { Effect } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { inject } from "vitest"
-import { appOn } from "../../layers/app.ts"
 import { postgresUrl } from "./database.ts"
+import { startInProcessServer } from "./inProcessServer.ts"
 
 export interface RunningServer {
   readonly url: string
@@ -28,7 +25,7 @@ export const startServer = async (env: Record<string, string> = {}): Promise<Run
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-test-"))
   const database = postgresUrl()
   if (!database) await fs.cp(inject("pgliteTemplate"), dataDir, { recursive: true })
-  const settings: Record<string, string> = {
+  const server = await startInProcessServer({
     TALKGRAPH_DATA_DIR: dataDir,
     TALKGRAPH_SIGNUP: "true",
     TALKGRAPH_ADMIN_EMAIL: TEST_ADMIN.email,
@@ -36,20 +33,12 @@ export const startServer = async (env: Record<string, string> = {}): Promise<Run
     LOG_LEVEL: "error",
     ...(database ? { DATABASE_URL: database, TALKGRAPH_SECRET_KEY: "test-secret-key-test-secret-key-0123456789" } : {}),
     ...env
-  }
-  const scope = Effect.runSync(Scope.make())
-  const layer = appOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })).pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
-  )
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-  const server = await Effect.runPromise(Effect.provide(HttpServer.HttpServer, context))
-  const address = server.address as HttpServer.TcpAddress
+  })
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    ...server,
     dataDir,
-    run: (effect) => Effect.runPromise(Effect.provide(effect, context) as Effect.Effect<any, any>),
     close: async () => {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await server.close()
       await fs.rm(dataDir, { recursive: true, force: true })
     }
   }
