@@ -19,16 +19,8 @@ export interface WorkflowRow {
   readonly total_runs: number
 }
 
-export interface VersionRow {
-  readonly id: number
-  readonly version_number: number
-  readonly version_status: "draft" | "published" | "archived"
-  readonly workflow_definition: JsonObject
-  readonly template_context_variables: JsonObject
-  readonly workflow_configurations: JsonObject
-  readonly created_at: Date
-  readonly published_at: Date | null
-}
+/** A version row is exactly what the service shows of a version. */
+export type VersionRow = WorkflowVersionView
 
 export const toView = (row: WorkflowRow): WorkflowView => ({
   id: row.id,
