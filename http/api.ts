@@ -2,15 +2,38 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { ApiKeysApi } from "./v1/apiKeys/api.ts"
 import { AuthApi } from "./v1/auth/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
+import { UsageApi } from "./v1/usage/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
+import { WorkflowsApi } from "./v1/workflows/api.ts"
+import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
+import { AgentsApi } from "./v2/agents/api.ts"
+import { CampaignsApi } from "./v1/campaigns/api.ts"
+import { TelephonyConfigsApi } from "./v1/telephonyConfigs/api.ts"
+import { LocalUploadsApi, UploadsApi } from "./v1/uploads/api.ts"
+import { TextChatApi } from "./v1/textChat/api.ts"
+import { ConversationsApi } from "./v2/conversations/api.ts"
 import { describeErrorBodies } from "./openapiErrors.ts"
+import { RecordingsApi } from "./v1/recordings/api.ts"
+import { TelephonyWebhooksApi } from "./v1/telephonyWebhooks/api.ts"
 
 /** The whole public interface: v1 (Dograh-compatible paths) and v2 groups in one API. */
 export class Api extends HttpApi.make("talkgraph")
   .add(HealthApi)
   .add(AuthApi)
   .add(ApiKeysApi)
+  .add(UsageApi)
   .add(StatusApi)
+  .add(WorkflowsApi)
+  .add(ModelConfigurationsApi)
+  .add(AgentsApi)
+  .add(UploadsApi)
+  .add(LocalUploadsApi)
+  .add(CampaignsApi)
+  .add(TelephonyConfigsApi)
+  .add(TextChatApi)
+  .add(ConversationsApi)
+  .add(TelephonyWebhooksApi)
+  .add(RecordingsApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")
   .annotate(OpenApi.Transform, describeErrorBodies)

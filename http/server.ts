@@ -5,13 +5,24 @@ import { createServer } from "node:http"
 import { AppConfig } from "../src/config.ts"
 import { Api } from "./api.ts"
 import { ErrorShapeLive } from "./errorShape.ts"
+import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
+import { TelephonyConfigsHandlers } from "./v1/telephonyConfigs/handlers.ts"
+import { LocalUploadsHandlers, UploadsHandlers } from "./v1/uploads/handlers.ts"
 import { V1AuthLive, V2AuthLive } from "./security.ts"
 import { ApiKeysHandlers } from "./v1/apiKeys/handlers.ts"
 import { AuthHandlers } from "./v1/auth/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
+import { UsageHandlers } from "./v1/usage/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
+import { TextChatHandlers } from "./v1/textChat/handlers.ts"
+import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
+import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
+import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
+import { AgentsHandlers } from "./v2/agents/handlers.ts"
+import { RecordingsHandlers } from "./v1/recordings/handlers.ts"
+import { TelephonyWebhooksHandlers } from "./v1/telephonyWebhooks/handlers.ts"
 
-const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, StatusHandlers)
+const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, StatusHandlers, UsageHandlers, WorkflowsHandlers, ModelConfigurationsHandlers, AgentsHandlers, UploadsHandlers, LocalUploadsHandlers, CampaignsHandlers, TelephonyConfigsHandlers, TextChatHandlers, ConversationsHandlers, TelephonyWebhooksHandlers, RecordingsHandlers)
 
 /** The API with its handlers, auth, error shaping and docs: everything but the socket. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(

@@ -2,23 +2,40 @@ import { Effect, Layer } from "effect"
 import { ListenLive, serveApi } from "../http/server.ts"
 import { AppConfigLive } from "../src/config.ts"
 import { Identity } from "../services/Identity.ts"
+import { CampaignsAreaLive } from "./campaigns/mod.ts"
+import { CampaignCallsAreaLive, DialerLive } from "./campaigns/scheduler/mod.ts"
+import { ConversationAreaLive } from "./conversation/mod.ts"
 import { DatabaseLive } from "./database.ts"
 import { ApiKeysLive } from "./identity/apiKeys.ts"
 import { IdentityLive } from "./identity/identity.ts"
 import { ObservabilityLive } from "./observability.ts"
 import { SecretBoxLive } from "./secrets/secretBox.ts"
+import { UsageReportsLive } from "./usage/usageReports.ts"
+import { AgentsLive } from "./workflows/mod.ts"
+import { RecordingCatalogLive, RecordingsAreaLive } from "./recordings/mod.ts"
 
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
 
 /** Every service over the database, ready for the HTTP layer (or a CLI command) to use. */
-export const ServicesLive = Layer.mergeAll(IdentityLive, ApiKeysLive).pipe(
+export const ServicesLive = Layer.mergeAll(
+  IdentityLive,
+  ApiKeysLive,
+  UsageReportsLive,
+  AgentsLive,
+  CampaignsAreaLive,
+  CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
+  ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
+  RecordingsAreaLive
+).pipe(
+  Layer.provideMerge(RecordingCatalogLive),
   Layer.provideMerge(SecretBoxLive),
   Layer.provideMerge(DatabaseLive)
 )
 
 /** The running service on a given listener, with everything it needs below it. */
 export const appOn = <E, R>(listen: Parameters<typeof serveApi<E, R>>[0]) =>
-  serveApi(listen).pipe(
+  DialerLive.pipe(
+    Layer.provideMerge(serveApi(listen)),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),
     Layer.provide(ObservabilityLive),

@@ -1,8 +1,10 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { CallOutcome } from "../src/campaign/retryPolicy.ts"
+import type { Provider } from "../src/telephony/providerConfig.ts"
 
-export const Providers = ["twilio", "vonage", "telnyx", "plivo"] as const
-export type Provider = (typeof Providers)[number]
+export type { Provider }
+
+export const Providers: ReadonlyArray<Provider> = ["twilio", "vonage", "telnyx", "plivo"]
 
 /** A telephony configuration with its credentials decrypted: only ever held in memory. */
 export interface CarrierAccount {
@@ -21,6 +23,8 @@ export interface OutboundCall {
   readonly answerUrl: string
   readonly statusCallbackUrl: string
   readonly timeLimitSeconds: number
+  /** The signed media-stream URL, for providers that take it when dialling (Telnyx) rather than from an answer URL. */
+  readonly mediaStreamUrl?: string
 }
 
 /** A provider webhook as received, with the public URL the provider called (signatures cover it). */
@@ -35,6 +39,8 @@ export interface CallStatus {
   readonly providerCallId: string
   readonly outcome: CallOutcome | null
   readonly durationSeconds: number | null
+  /** The far end picked up (a progress event, before any outcome). */
+  readonly answered?: boolean
 }
 
 export class CallNotPlaced extends Schema.TaggedError<CallNotPlaced>()("CallNotPlaced", {

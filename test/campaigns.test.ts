@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { client, type Client } from "./support/client.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
-import { newTelephony, uploadCsv } from "./support/uploads.ts"
+import { closedWindow, newTelephony, uploadCsv } from "./support/uploads.ts"
 import { insertWorkflow } from "./support/workflowRows.ts"
 
 let server: RunningServer
@@ -219,7 +219,7 @@ describe("lifecycle", () => {
   it("moves created → running ⇄ paused → cancelled, logging each transition, and refuses illegal moves with 409", async () => {
     const account = await newAccount(api)
     const telephonyId = await newTelephony(api, { token: account.token })
-    const campaign = await newCampaign(account)
+    const campaign = await newCampaign(account, { schedule_config: closedWindow() })
     const at = (command: string) => api.post(`/api/v1/campaign/${campaign.id}/${command}`, undefined, { token: account.token })
 
     expect((await at("pause")).body).toEqual({
@@ -259,20 +259,22 @@ describe("lifecycle", () => {
     expect(progress.body).toMatchObject({ state: "cancelled", total_rows: 3, pending: 0, cancelled: 3, live_calls: 0 })
   })
 
-  it("leaves a started campaign running with every contact pending (dialing comes with the engine)", async () => {
+  it("keeps a started campaign running with every contact pending while its calling window is closed", async () => {
     const account = await newAccount(api)
     await newTelephony(api, { token: account.token })
-    const campaign = await newCampaign(account)
+    const campaign = await newCampaign(account, { schedule_config: closedWindow() })
     await api.post(`/api/v1/campaign/${campaign.id}/start`, undefined, { token: account.token })
+    await new Promise((resolve) => setTimeout(resolve, 1500))
     const progress = await api.get(`/api/v1/campaign/${campaign.id}/progress`, { token: account.token })
     expect(progress.body).toMatchObject({ state: "running", pending: 3, dialing: 0, completed: 0, executed_count: 0 })
-    expect(new Date(progress.body.next_attempt_at).getTime()).toBeLessThanOrEqual(Date.now() + 1000)
+    expect(progress.body.dispatch.within_schedule).toBe(false)
+    expect(new Date(progress.body.dispatch.next_window_at).getTime()).toBeGreaterThan(Date.now() + 24 * 3600_000)
   })
 
   it("lets only one of two simultaneous starts win", async () => {
     const account = await newAccount(api)
     await newTelephony(api, { token: account.token })
-    const campaign = await newCampaign(account)
+    const campaign = await newCampaign(account, { schedule_config: closedWindow() })
     const replies = await Promise.all([1, 2, 3].map(() =>
       api.post(`/api/v1/campaign/${campaign.id}/start`, undefined, { token: account.token })
     ))
@@ -284,7 +286,7 @@ describe("PATCH", () => {
   it("changes settings while created or paused, and refuses them with 409 while running", async () => {
     const account = await newAccount(api)
     await newTelephony(api, { token: account.token })
-    const campaign = await newCampaign(account)
+    const campaign = await newCampaign(account, { schedule_config: closedWindow() })
     const patch = (body: unknown) => api.patch(`/api/v1/campaign/${campaign.id}`, body, { token: account.token })
 
     const renamed = await patch({ name: "Summer promo", retry_config: { retry_delay_seconds: 600 }, rate_limit_per_second: 3 })

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
 import { client, type Client } from "./support/client.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
-import { newTelephony, uploadCsv } from "./support/uploads.ts"
+import { closedWindow, newTelephony, uploadCsv } from "./support/uploads.ts"
 import { insertWorkflow } from "./support/workflowRows.ts"
 
 let server: RunningServer
@@ -151,7 +151,11 @@ describe("telephony configurations", () => {
     const telephonyId = await newTelephony(api, as)
     const workflowId = await insertWorkflow(server, account.organizationId)
     const sourceId = await uploadCsv(api, as, "phone_number\n+14155550101\n")
-    const campaign = await api.post("/api/v1/campaign/create", { name: "Uses it", workflow_id: workflowId, source_type: "csv", source_id: sourceId }, as)
+    const campaign = await api.post(
+      "/api/v1/campaign/create",
+      { name: "Uses it", workflow_id: workflowId, source_type: "csv", source_id: sourceId, schedule_config: closedWindow() },
+      as
+    )
     await api.post(`/api/v1/campaign/${campaign.body.id}/start`, undefined, as)
 
     const running = await api.delete(`${BASE}/${telephonyId}`, as)

@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
@@ -58,7 +59,8 @@ export const startEmbeddedPostgres = (dir: string) =>
   Effect.gen(function* () {
     yield* lockDataDir(dir)
     const db = yield* Effect.acquireRelease(
-      Effect.promise(() => PGlite.create(path.join(dir, "pgdata"))),
+      // pg_trgm backs the usage report's number search (migration 0006).
+      Effect.promise(() => PGlite.create(path.join(dir, "pgdata"), { extensions: { pg_trgm } })),
       (db) => Effect.promise(() => db.close())
     )
     const server = yield* Effect.acquireRelease(

@@ -1,3 +1,4 @@
+import * as crypto from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { twilioSignature } from "../../src/telephony/twilioSignature.ts"
@@ -62,7 +63,6 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
   let rejectNext: Array<{ status: number; code: number }> = []
   let live = 0
   let maxLive = 0
-  let sequence = 0
   const callbackFailures: Array<string> = []
 
   const later = (ms: number, task: () => void) => {
@@ -169,7 +169,8 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
         return json(response, 400, { code: 21201, message: "Missing required parameter", status: 400 })
       }
       const call: FakeCall = {
-        sid: `CA${(++sequence).toString(16).padStart(32, "0")}`,
+        // Random like Twilio's, so sids never repeat across runs on a shared database.
+        sid: `CA${crypto.randomBytes(16).toString("hex")}`,
         to: single.To,
         from: single.From,
         answerUrl: single.Url,

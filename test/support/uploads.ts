@@ -17,7 +17,14 @@ export const newTelephony = async (api: Client, credentials: Credentials, option
     {
       name: options.name ?? "Twilio main",
       is_default_outbound: options.isDefault ?? true,
-      config: { provider: "twilio", account_sid: "AC0123456789abcdef", auth_token: "secret-auth-token-123456", amd_enabled: false }
+      // A closed loopback port: a campaign that does dial fails fast and never reaches the internet.
+      config: {
+        provider: "twilio",
+        account_sid: "AC0123456789abcdef",
+        auth_token: "secret-auth-token-123456",
+        amd_enabled: false,
+        api_base_url: "http://127.0.0.1:9"
+      }
     },
     credentials
   )
@@ -29,3 +36,13 @@ export const newTelephony = async (api: Client, credentials: Credentials, option
   if (number.status !== 200) throw new Error(`phone number failed: ${number.status} ${JSON.stringify(number.body)}`)
   return created.body.id as number
 }
+
+/**
+ * A calling window that is closed now and for days to come (one minute, three days from today), so
+ * a started campaign stays running with its contacts pending: for tests of the lifecycle, not of dialing.
+ */
+export const closedWindow = () => ({
+  enabled: true,
+  timezone: "UTC",
+  slots: [{ day_of_week: (new Date().getUTCDay() + 6 + 3) % 7, start_time: "03:00", end_time: "03:01" }]
+})

@@ -15,6 +15,7 @@ import { CampaignState } from "../../../src/campaign/campaignState.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpUpstreamFailed, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { DispatchStatusResponse } from "../campaignDispatch/schemas.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -118,7 +119,8 @@ export const CampaignProgressResponse = Schema.Struct({
   live_calls: Schema.Int,
   next_attempt_at: Schema.NullOr(Schema.Date),
   started_at: Schema.NullOr(Schema.Date),
-  completed_at: Schema.NullOr(Schema.Date)
+  completed_at: Schema.NullOr(Schema.Date),
+  dispatch: DispatchStatusResponse
 }).annotations({ identifier: "CampaignProgressResponse" })
 
 export const CampaignRunResponse = Schema.Struct({

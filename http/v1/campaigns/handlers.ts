@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
+import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { Campaigns } from "../../../services/Campaigns.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
@@ -10,6 +11,7 @@ const write = requireScope("campaigns:write")
 export const CampaignsHandlers = HttpApiBuilder.group(Api, "campaigns", (handlers) =>
   Effect.gen(function* () {
     const campaigns = yield* Campaigns
+    const calls = yield* CampaignCalls
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(write, (principal) => campaigns.create(principal, payload)))
       .handle("list", ({ urlParams }) => Effect.flatMap(read, (principal) => campaigns.list(principal, urlParams)))
@@ -22,7 +24,13 @@ export const CampaignsHandlers = HttpApiBuilder.group(Api, "campaigns", (handler
       .handle("cancel", ({ path }) => Effect.flatMap(write, (principal) => campaigns.cancel(principal, path.campaign_id)))
       .handle("redial", ({ path, payload }) =>
         Effect.flatMap(write, (principal) => campaigns.redial(principal, path.campaign_id, payload)))
-      .handle("progress", ({ path }) => Effect.flatMap(read, (principal) => campaigns.progress(principal, path.campaign_id)))
+      .handle("progress", ({ path }) =>
+        Effect.flatMap(read, (principal) => campaigns.progress(principal, path.campaign_id)).pipe(
+          // The dialer's live figures (rate achieved, breaker, next window) come from the campaign engine.
+          Effect.flatMap((progress) =>
+            Effect.map(Effect.orDie(calls.dispatchStatus(path.campaign_id)), (dispatch) => ({ ...progress, dispatch }))
+          )
+        ))
       .handle("runs", ({ path, urlParams }) =>
         Effect.flatMap(read, (principal) => campaigns.runs(principal, path.campaign_id, urlParams)))
       .handle("report", ({ path }) =>

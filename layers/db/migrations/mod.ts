@@ -1,10 +1,22 @@
 import { identity } from "./0001_identity.ts"
 import { workflows } from "./0002_workflows.ts"
 import { runs } from "./0003_runs.ts"
+import { modelSettings } from "./0004_model_settings.ts"
+import { campaigns } from "./0005_campaigns.ts"
+import { usageIndexes } from "./0006_usage_indexes.ts"
+import { conversations } from "./0007_conversations.ts"
+import { recordings } from "./0009_recordings.ts"
+import { campaignEngine } from "./0008_campaign_engine.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
   "0001_identity": identity,
   "0002_workflows": workflows,
-  "0003_runs": runs
+  "0003_runs": runs,
+  "0004_model_settings": modelSettings,
+  "0005_campaigns": campaigns,
+  "0006_usage_indexes": usageIndexes,
+  "0007_conversations": conversations,
+  "0008_campaign_engine": campaignEngine,
+  "0009_recordings": recordings
 }

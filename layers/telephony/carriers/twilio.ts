@@ -125,7 +125,8 @@ export const twilioAdapter: CarrierAdapter = {
     return Option.some({
       providerCallId,
       outcome: outcomeOf(params.get("CallStatus") ?? undefined, params.get("AnsweredBy") ?? undefined),
-      durationSeconds: durationOf(params.get("CallDuration"))
+      durationSeconds: durationOf(params.get("CallDuration")),
+      answered: params.get("CallStatus") === "in-progress"
     })
   },
 

@@ -1,0 +1,153 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Layer, Option } from "effect"
+import { evaluateBreaker, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
+import type { CircuitBreakerConfig, ScheduleConfig } from "../../../src/campaign/campaignSettings.ts"
+import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
+import { Forbidden, NotFound } from "../../../src/domain/errors.ts"
+import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts"
+import { CampaignCalls } from "../../../services/CampaignCalls.ts"
+import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
+import { SecretBox } from "../../../services/SecretBox.ts"
+import { type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
+import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
+import { makeDialerRows } from "./dialerRows.ts"
+import { makeOutcomeRows } from "./outcomeRows.ts"
+import { SchedulerSettings } from "./schedulerSettings.ts"
+
+interface AttemptRef {
+  readonly id: number
+  readonly organization_id: number
+  readonly campaign_id: number
+  readonly telephony_configuration_id: number | null
+  readonly provider: string | null
+}
+
+const RATE_WINDOW_MS = 10_000
+
+export const CampaignCallsLive = Layer.effect(
+  CampaignCalls,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const telephony = yield* Telephony
+    const secrets = yield* SecretBox
+    const wakeups = yield* CampaignWakeups
+    const settings = yield* SchedulerSettings
+    const accounts = yield* makeCarrierAccounts
+    const rows = yield* makeDialerRows
+    const outcomes = yield* makeOutcomeRows
+
+    /** The attempt behind a run, checked with the signature of the configuration that placed it. */
+    const verified = (provider: Provider, runId: number, request: WebhookRequest) =>
+      Effect.gen(function* () {
+        const [attempt] = yield* sql<AttemptRef>`
+          SELECT id, organization_id, campaign_id, telephony_configuration_id, provider
+          FROM campaign_attempts WHERE run_id = ${runId}`
+        if (!attempt || attempt.provider !== provider) return yield* new NotFound({ resource: "Call", id: runId })
+        const account = attempt.telephony_configuration_id === null
+          ? Option.none()
+          : yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
+        const adapter = telephony.adapter(provider)
+        if (Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
+          yield* Effect.logWarning("telephony webhook refused: bad signature", { provider, run_id: runId, url: request.url })
+          return yield* new Forbidden({ message: "Invalid webhook signature" })
+        }
+        return { attempt, adapter }
+      })
+
+    const statusCallback = Effect.fn("CampaignCalls.statusCallback")(
+      function* (provider: Provider, runId: number, request: WebhookRequest) {
+        yield* Effect.annotateCurrentSpan({ run_id: runId, provider })
+        const { attempt, adapter } = yield* verified(provider, runId, request)
+        const status = adapter.parseStatusCallback(request)
+        if (Option.isNone(status)) return "ignored" as const
+        const now = yield* Clock.currentTimeMillis
+        const { outcome, providerCallId, durationSeconds, answered } = status.value
+        if (outcome === null) {
+          if (answered) yield* rows.recordAnswered(attempt.id, providerCallId, now)
+          else yield* rows.recordPlaced(attempt.id, providerCallId)
+          return "ignored" as const
+        }
+        const applied = yield* outcomes.applyOutcome({
+          attemptId: attempt.id,
+          outcome,
+          endReason: `telephony_${outcome}`,
+          durationSeconds,
+          providerCallId,
+          now
+        })
+        if (!applied) return "ignored" as const
+        yield* wakeups.publish(applied.campaignId)
+        return "applied" as const
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+    const answer = Effect.fn("CampaignCalls.answer")(
+      function* (provider: Provider, runId: number, request: WebhookRequest, publicUrl: string) {
+        yield* Effect.annotateCurrentSpan({ run_id: runId, provider })
+        const { attempt, adapter } = yield* verified(provider, runId, request)
+        const now = yield* Clock.currentTimeMillis
+        const status = adapter.parseStatusCallback(request)
+        if (Option.isSome(status)) yield* rows.recordAnswered(attempt.id, status.value.providerCallId, now)
+        const expires = Math.floor(now / 1000) + settings.mediaTokenSeconds
+        const token = mediaToken(secrets.sign, runId, expires)
+        return adapter.answerMarkup(mediaStreamUrl(publicUrl, provider, runId, token))
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+    const dispatchStatus = Effect.fn("CampaignCalls.dispatchStatus")(function* (campaignId: number) {
+      const now = yield* Clock.currentTimeMillis
+      const [campaign] = yield* sql<{
+        rate_limit_per_second: number
+        max_concurrency: number | null
+        circuit_breaker: CircuitBreakerConfig
+        schedule_config: ScheduleConfig | null
+        breaker_reset_at: Date | null
+        state: string
+        dialer: string | null
+        last_lifecycle: string | null
+      }>`
+        SELECT rate_limit_per_second, max_concurrency, circuit_breaker, schedule_config, breaker_reset_at, state,
+               CASE WHEN lease_expires_at > now() THEN lease_owner END AS dialer,
+               (SELECT entry->>'event' FROM jsonb_array_elements(logs) WITH ORDINALITY AS l(entry, position)
+                WHERE entry->>'event' IN ('circuit_breaker_tripped', 'campaign_paused', 'campaign_resumed', 'campaign_started')
+                ORDER BY position DESC LIMIT 1) AS last_lifecycle
+        FROM campaigns WHERE id = ${campaignId}`
+      if (!campaign) return yield* new NotFound({ resource: "Campaign", id: campaignId })
+      const [counts] = yield* sql<{ live: number; recent: number }>`
+        SELECT count(*) FILTER (WHERE ended_at IS NULL)::int AS live,
+               count(*) FILTER (WHERE created_at > ${new Date(now - RATE_WINDOW_MS)})::int AS recent
+        FROM campaign_attempts WHERE campaign_id = ${campaignId}`
+      const breakerConfig = campaign.circuit_breaker
+      const ended = yield* outcomes.breakerOutcomes(campaignId, now - breakerConfig.window_seconds * 1000, campaign.breaker_reset_at)
+      const verdict = evaluateBreaker(
+        ended.map((row) => ({ at: row.ended_at.getTime(), failed: isBreakerFailure(row.outcome) })),
+        breakerConfig,
+        now
+      )
+      // Tripped until resumed: the breaker's last word is the latest lifecycle event of a paused campaign.
+      const tripped = campaign.state === "paused" && campaign.last_lifecycle === "circuit_breaker_tripped"
+      const within = isWithinSchedule(campaign.schedule_config, now)
+      const opens = within ? null : nextWindowStart(campaign.schedule_config, now)
+      return {
+        rate_achieved_per_second: Math.round((counts!.recent / (RATE_WINDOW_MS / 1000)) * 100) / 100,
+        rate_limit_per_second: campaign.rate_limit_per_second,
+        live_calls: counts!.live,
+        max_concurrency: campaign.max_concurrency,
+        breaker: {
+          enabled: breakerConfig.enabled,
+          state: tripped ? "tripped" as const : "closed" as const,
+          calls_in_window: verdict.calls,
+          failures_in_window: verdict.failures,
+          failure_ratio: Math.round(verdict.failureRatio * 1000) / 1000
+        },
+        within_schedule: within,
+        next_window_at: opens === null ? null : new Date(opens),
+        dialer: campaign.dialer
+      }
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    return CampaignCalls.of({ statusCallback, answer, dispatchStatus })
+  })
+)

@@ -1,0 +1,190 @@
+import { PgClient } from "@effect/sql-pg"
+import { SqlClient } from "@effect/sql"
+import { Cause, Clock, Effect, FiberMap, FiberSet, Layer, Option, PubSub, Queue, Schedule, Stream } from "effect"
+import * as crypto from "node:crypto"
+import * as os from "node:os"
+import { AppConfig } from "../../../src/config.ts"
+import { CampaignScheduler } from "../../../services/CampaignScheduler.ts"
+import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
+import { SecretBox } from "../../../services/SecretBox.ts"
+import { Telephony } from "../../../services/Telephony.ts"
+import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
+import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
+import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
+import { makeDialerRows } from "./dialerRows.ts"
+import { makeOutcomeRows } from "./outcomeRows.ts"
+import { PublicBaseUrl } from "./publicBaseUrl.ts"
+import { reconcileOverdue } from "./reconciliation.ts"
+import { SchedulerSettings } from "./schedulerSettings.ts"
+
+/** A crashed actor restarts after 0.5 s, 1 s, 2 s, … at most a minute apart. */
+const restarts = Schedule.exponential("500 millis").pipe(Schedule.union(Schedule.spaced("1 minute")))
+
+const OVERDUE_BATCH = 50
+
+/**
+ * The supervisor. Each poll it renews its leases (dropping actors whose campaign stopped or was
+ * taken), takes every running campaign whose lease is free or lapsed, and reconciles overdue
+ * calls; NOTIFY (PostgreSQL) and in-process wake-ups make it react between polls.
+ */
+export const CampaignSchedulerLive = Layer.scoped(
+  CampaignScheduler,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const settings = yield* SchedulerSettings
+    const config = yield* AppConfig
+    const wakeups = yield* CampaignWakeups
+    const telephony = yield* Telephony
+    const configs = yield* TelephonyConfigs
+    const secrets = yield* SecretBox
+    const rows = yield* makeDialerRows
+    const outcomes = yield* makeOutcomeRows
+    const accounts = yield* makeCarrierAccounts
+    const owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`
+    const lease = `${settings.leaseSeconds} seconds`
+
+    // Registered before the fibers, so it runs after they are interrupted: the campaigns are
+    // handed over at once instead of after the lease lapses.
+    yield* Effect.addFinalizer(() =>
+      sql`UPDATE campaigns SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ${owner}`.pipe(Effect.ignore)
+    )
+    const actors = yield* FiberMap.make<number>()
+    const placements = yield* FiberSet.make<unknown, unknown>()
+    const background = yield* FiberSet.make<unknown, unknown>()
+    const mailboxes = new Map<number, Queue.Queue<void>>()
+
+    const deps: ActorDeps = {
+      owner,
+      publicUrl: yield* PublicBaseUrl,
+      settings,
+      rows,
+      outcomes,
+      telephony,
+      configs,
+      sign: secrets.sign,
+      placements
+    }
+
+    const acquire = (campaignId: number) =>
+      Effect.map(
+        sql`
+          UPDATE campaigns SET lease_owner = ${owner}, lease_expires_at = now() + ${lease}::interval
+          WHERE id = ${campaignId} AND state = 'running'
+            AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_expires_at < now())
+          RETURNING id`,
+        (taken) => taken.length > 0
+      )
+
+    const release = (campaignId: number) =>
+      sql`
+        UPDATE campaigns SET lease_owner = NULL, lease_expires_at = NULL
+        WHERE id = ${campaignId} AND lease_owner = ${owner} AND state <> 'running'`.pipe(Effect.asVoid)
+
+    /** One actor's life under supervision: restarted from the database after a crash, stopped when its campaign is. */
+    const supervise = (campaignId: number, mailbox: Queue.Queue<void>) =>
+      Effect.gen(function* () {
+        while (true) {
+          const exit = yield* runCampaignActor(deps, campaignId, mailbox).pipe(
+            Effect.sandbox,
+            Effect.tapError((cause) => Effect.logError("campaign actor crashed; restarting", { campaign_id: campaignId }, cause)),
+            Effect.retry({ schedule: restarts, while: (cause) => !Cause.isInterruptedOnly(cause) }),
+            Effect.catchAll(Effect.failCause)
+          )
+          if (exit === "stopped") return
+        }
+      }).pipe(
+        Effect.ensuring(Effect.suspend(() => {
+          mailboxes.delete(campaignId)
+          return release(campaignId).pipe(Effect.ignore)
+        }))
+      )
+
+    const start = (campaignId: number) =>
+      Effect.gen(function* () {
+        if (yield* FiberMap.has(actors, campaignId)) return
+        if (!(yield* acquire(campaignId))) return
+        if (yield* FiberMap.has(actors, campaignId)) return
+        const mailbox = yield* Queue.sliding<void>(1)
+        mailboxes.set(campaignId, mailbox)
+        yield* FiberMap.run(actors, campaignId, supervise(campaignId, mailbox), { onlyIfMissing: true })
+      })
+
+    const wake = (campaignId: number) =>
+      Effect.suspend(() => {
+        const mailbox = mailboxes.get(campaignId)
+        return mailbox ? Queue.offer(mailbox, undefined).pipe(Effect.asVoid) : start(campaignId)
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("campaign wake-up failed", cause)))
+
+    /** A freed slot matters only to the actor already dialing that campaign (wherever it runs). */
+    const wakeActor = (campaignId: number) =>
+      Effect.suspend(() => {
+        const mailbox = mailboxes.get(campaignId)
+        return mailbox ? Queue.offer(mailbox, undefined).pipe(Effect.asVoid) : Effect.void
+      })
+
+    /** `<id>`: the campaign's state changed (trigger); `slot:<id>`: one of its calls ended. */
+    const onNotification = (payload: string) =>
+      payload.startsWith("slot:") ? wakeActor(Number(payload.slice(5))) : wake(Number(payload))
+
+    /** Renews this process's leases; actors whose campaign is no longer running here are stopped. */
+    const heartbeat = Effect.gen(function* () {
+      const renewed = yield* sql<{ id: number }>`
+        UPDATE campaigns SET lease_expires_at = now() + ${lease}::interval
+        WHERE lease_owner = ${owner} AND state = 'running'
+        RETURNING id`
+      const kept = new Set(renewed.map((row) => row.id))
+      for (const [campaignId] of Array.from(actors)) {
+        if (!kept.has(campaignId)) yield* FiberMap.remove(actors, campaignId)
+      }
+      yield* sql`
+        UPDATE campaigns SET lease_owner = NULL, lease_expires_at = NULL
+        WHERE lease_owner = ${owner} AND state <> 'running'`
+    })
+
+    const takeFreeCampaigns = Effect.gen(function* () {
+      const free = yield* sql<{ id: number }>`
+        SELECT id FROM campaigns
+        WHERE state = 'running' AND (lease_owner IS NULL OR lease_expires_at < now())
+        ORDER BY id LIMIT 100`
+      for (const { id } of free) yield* start(id)
+    })
+
+    const sweepOverdue = Effect.gen(function* () {
+      const overdue = yield* outcomes.claimOverdue(yield* Clock.currentTimeMillis, OVERDUE_BATCH)
+      for (const attempt of overdue) {
+        yield* FiberSet.run(placements, reconcileOverdue(attempt, outcomes, accounts, telephony).pipe(
+          Effect.flatMap((applied) => (applied ? wakeActor(applied.campaignId) : Effect.void)),
+          Effect.catchAllCause((cause) => Effect.logError("reconciling an overdue call failed", cause))
+        ))
+      }
+    })
+
+    const tick = Effect.all([heartbeat, takeFreeCampaigns, sweepOverdue], { discard: true }).pipe(
+      Effect.catchAllCause((cause) => Effect.logError("campaign scheduler tick failed", cause)),
+      Effect.withSpan("CampaignScheduler.tick")
+    )
+    yield* FiberSet.run(background, tick.pipe(Effect.repeat(Schedule.spaced(settings.pollMillis))))
+
+    const local = yield* PubSub.subscribe(wakeups.changes)
+    yield* FiberSet.run(background, Queue.take(local).pipe(Effect.flatMap(wakeActor), Effect.forever))
+
+    // PostgreSQL delivers NOTIFY to every process; the embedded database cannot, and needs none.
+    if (Option.isSome(config.databaseUrl)) {
+      const pg = yield* PgClient.PgClient
+      yield* FiberSet.run(
+        background,
+        pg.listen("talkgraph_campaigns").pipe(
+          Stream.runForEach(onNotification),
+          Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN talkgraph_campaigns failed; polling meanwhile", cause)),
+          Effect.retry(Schedule.spaced("1 second"))
+        )
+      )
+    }
+
+    return CampaignScheduler.of({
+      held: Effect.sync(() => Array.from(actors, ([campaignId]) => campaignId)),
+      wake,
+      owner
+    })
+  })
+)

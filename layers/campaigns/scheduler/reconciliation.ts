@@ -1,0 +1,44 @@
+import { Clock, Effect, Option } from "effect"
+import type { TelephonyShape } from "../../../services/Telephony.ts"
+import type { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
+import type { OutcomeRows, OverdueAttempt } from "./outcomeRows.ts"
+
+type CarrierAccounts = Effect.Effect.Success<typeof makeCarrierAccounts>
+
+/**
+ * A call whose final event never came by its deadline: asks the carrier how it ended; a call the
+ * carrier still reports live (or cannot report) is hung up and recorded as failed, so its slot is
+ * freed either way. An attempt with no provider call id never reached the carrier as far as we
+ * know (its process died mid-request): it is failed, never dialled again blindly.
+ */
+export const reconcileOverdue = (
+  attempt: OverdueAttempt,
+  outcomes: OutcomeRows,
+  accounts: CarrierAccounts,
+  telephony: TelephonyShape
+) =>
+  Effect.gen(function* () {
+    const account = attempt.telephony_configuration_id === null
+      ? Option.none()
+      : yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
+    let outcome = null as null | { outcome: "completed" | "busy" | "no-answer" | "voicemail" | "failed" | "canceled"; duration: number | null }
+    if (attempt.provider_call_id !== null && Option.isSome(account)) {
+      const adapter = telephony.adapter(account.value.provider)
+      const status = yield* adapter.callStatus(account.value, attempt.provider_call_id).pipe(Effect.option)
+      if (Option.isSome(status) && status.value.outcome !== null) {
+        outcome = { outcome: status.value.outcome, duration: status.value.durationSeconds }
+      } else {
+        yield* adapter.hangUp(account.value, attempt.provider_call_id).pipe(Effect.ignore)
+      }
+    }
+    const applied = yield* outcomes.applyOutcome({
+      attemptId: attempt.id,
+      outcome: outcome?.outcome ?? "failed",
+      endReason: outcome ? `reconciled_${outcome.outcome}` : attempt.provider_call_id === null ? "no_carrier_response" : "deadline_exceeded",
+      durationSeconds: outcome?.duration ?? null,
+      providerCallId: null,
+      now: yield* Clock.currentTimeMillis
+    })
+    if (applied) yield* Effect.logWarning("call reconciled after its deadline", { attempt_id: attempt.id, outcome: outcome?.outcome ?? "failed" })
+    return applied
+  }).pipe(Effect.withSpan("CampaignDialer.reconcile", { attributes: { attempt_id: attempt.id, campaign_id: attempt.campaign_id } }))

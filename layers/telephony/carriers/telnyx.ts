@@ -1,0 +1,126 @@
+import { Effect, Option } from "effect"
+import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
+import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
+import { carrierRequest, trimmedBase } from "./carrierRequest.ts"
+import { escapeXml } from "./xml.ts"
+
+const PUBLIC_API = "https://api.telnyx.com"
+
+const headers = (account: CarrierAccount) => ({
+  authorization: `Bearer ${account.credentials.api_key ?? ""}`,
+  "content-type": "application/json"
+})
+
+const callsUrl = (account: CarrierAccount, suffix = "") => `${trimmedBase(account.apiBaseUrl, PUBLIC_API)}/v2/calls${suffix}`
+
+/** Telnyx reports why a call hung up; that is the outcome. */
+const outcomeOfHangup = (cause: string | undefined): CallOutcome => {
+  switch (cause) {
+    case "normal_clearing":
+      return "completed"
+    case "user_busy":
+      return "busy"
+    case "timeout":
+    case "no_answer":
+      return "no-answer"
+    case "originator_cancel":
+      return "canceled"
+    default:
+      return "failed"
+  }
+}
+
+export const telnyxAdapter: CarrierAdapter = {
+  placeCall: (account, call) =>
+    Effect.gen(function* () {
+      const reply = yield* carrierRequest("Telnyx", callsUrl(account), {
+        method: "POST",
+        headers: headers(account),
+        body: JSON.stringify({
+          connection_id: account.credentials.connection_id,
+          to: call.to,
+          from: call.from,
+          webhook_url: call.statusCallbackUrl,
+          webhook_url_method: "POST",
+          time_limit_secs: call.timeLimitSeconds,
+          ...(call.mediaStreamUrl ? { stream_url: call.mediaStreamUrl, stream_track: "both_tracks", stream_bidirectional_mode: "rtp" } : {}),
+          ...(account.machineDetection ? { answering_machine_detection: "detect" } : {})
+        })
+      }).pipe(Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false })))
+      const id = reply.body.data?.call_control_id
+      if (reply.status >= 400 || typeof id !== "string") {
+        return yield* new CallNotPlaced({
+          message: `Telnyx refused the call (HTTP ${reply.status})`,
+          permanent: reply.status >= 400 && reply.status < 500 && reply.status !== 429
+        })
+      }
+      return { providerCallId: id }
+    }).pipe(Effect.withSpan("Telnyx.placeCall")),
+
+  hangUp: (account, providerCallId) =>
+    carrierRequest("Telnyx", callsUrl(account, `/${encodeURIComponent(providerCallId)}/actions/hangup`), {
+      method: "POST",
+      headers: headers(account),
+      body: "{}"
+    }).pipe(
+      // 422: the call has already ended.
+      Effect.flatMap((reply) =>
+        reply.status < 300 || reply.status === 404 || reply.status === 422
+          ? Effect.void
+          : Effect.fail(new CarrierUnavailable({ message: `Telnyx did not hang up the call (HTTP ${reply.status})` }))
+      ),
+      Effect.withSpan("Telnyx.hangUp")
+    ),
+
+  callStatus: (account, providerCallId) =>
+    carrierRequest("Telnyx", callsUrl(account, `/${encodeURIComponent(providerCallId)}`), { method: "GET", headers: headers(account) }).pipe(
+      Effect.flatMap((reply) => {
+        if (reply.status >= 300) {
+          return Effect.fail(new CarrierUnavailable({ message: `Telnyx did not report the call (HTTP ${reply.status})` }))
+        }
+        // Telnyx only says whether the call is alive; one that ended unseen counts as failed.
+        const alive = reply.body.data?.is_alive === true
+        const duration = reply.body.data?.call_duration
+        return Effect.succeed({
+          providerCallId,
+          outcome: alive ? null : "failed" as const,
+          durationSeconds: typeof duration === "number" ? Math.round(duration) : null
+        })
+      }),
+      Effect.withSpan("Telnyx.callStatus")
+    ),
+
+  verifyWebhook: (account, webhook) =>
+    isValidTelnyxSignature(
+      account.credentials.webhook_public_key,
+      webhook.rawBody,
+      webhook.headers["telnyx-timestamp"],
+      webhook.headers["telnyx-signature-ed25519"],
+      Math.floor(Date.now() / 1000)
+    ),
+
+  parseStatusCallback: (webhook) => {
+    let event: Record<string, any>
+    try {
+      event = JSON.parse(webhook.rawBody || "{}")
+    } catch {
+      return Option.none()
+    }
+    const type = event.data?.event_type
+    const payload = event.data?.payload ?? {}
+    if (typeof payload.call_control_id !== "string") return Option.none()
+    const machine = type === "call.machine.detection.ended" && typeof payload.result === "string" && payload.result.startsWith("machine")
+    return Option.some({
+      providerCallId: payload.call_control_id,
+      outcome: type === "call.hangup" ? outcomeOfHangup(payload.hangup_cause) : machine ? "voicemail" as const : null,
+      durationSeconds: null,
+      answered: type === "call.answered"
+    })
+  },
+
+  answerMarkup: (streamUrl) => ({
+    contentType: "text/xml",
+    body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${escapeXml(streamUrl)}" bidirectionalMode="rtp"/></Connect></Response>`
+  })
+}

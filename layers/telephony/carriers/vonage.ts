@@ -1,0 +1,126 @@
+import { Effect, Option } from "effect"
+import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import { isValidVonageWebhook, vonageApiToken } from "../../../src/telephony/vonageJwt.ts"
+import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
+import { carrierRequest, trimmedBase } from "./carrierRequest.ts"
+
+const PUBLIC_API = "https://api.nexmo.com"
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+const headers = (account: CarrierAccount) => ({
+  authorization: `Bearer ${vonageApiToken(account.credentials.application_id ?? "", account.credentials.private_key ?? "", nowSeconds())}`,
+  "content-type": "application/json"
+})
+
+const callsUrl = (account: CarrierAccount, uuid?: string) =>
+  `${trimmedBase(account.apiBaseUrl, PUBLIC_API)}/v1/calls${uuid ? `/${encodeURIComponent(uuid)}` : ""}`
+
+/** Vonage numbers go without the leading "+". */
+const digits = (number: string) => number.replace(/^\+/, "")
+
+/** Vonage's call status as a campaign outcome; null while the call is live. */
+const outcomeOf = (status: string | undefined): CallOutcome | null => {
+  switch (status) {
+    case "completed":
+      return "completed"
+    case "machine":
+      return "voicemail"
+    case "busy":
+      return "busy"
+    case "timeout":
+    case "unanswered":
+      return "no-answer"
+    case "cancelled":
+      return "canceled"
+    case "failed":
+    case "rejected":
+      return "failed"
+    default:
+      return null
+  }
+}
+
+const seconds = (value: unknown) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
+
+export const vonageAdapter: CarrierAdapter = {
+  placeCall: (account, call) =>
+    Effect.gen(function* () {
+      const reply = yield* Effect.suspend(() =>
+        carrierRequest("Vonage", callsUrl(account), {
+          method: "POST",
+          headers: headers(account),
+          body: JSON.stringify({
+            to: [{ type: "phone", number: digits(call.to) }],
+            from: { type: "phone", number: digits(call.from) },
+            answer_url: [call.answerUrl],
+            answer_method: "POST",
+            event_url: [call.statusCallbackUrl],
+            event_method: "POST",
+            length_timer: call.timeLimitSeconds,
+            ...(account.machineDetection ? { machine_detection: "continue" } : {})
+          })
+        })
+      ).pipe(
+        Effect.catchAllDefect((defect) => Effect.fail(new CarrierUnavailable({ message: `Vonage credentials unusable: ${(defect as Error).name}` }))),
+        Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false }))
+      )
+      if (reply.status >= 400 || typeof reply.body.uuid !== "string") {
+        return yield* new CallNotPlaced({
+          message: `Vonage refused the call (HTTP ${reply.status})`,
+          permanent: reply.status >= 400 && reply.status < 500 && reply.status !== 429
+        })
+      }
+      return { providerCallId: reply.body.uuid }
+    }).pipe(Effect.withSpan("Vonage.placeCall")),
+
+  hangUp: (account, providerCallId) =>
+    carrierRequest("Vonage", callsUrl(account, providerCallId), {
+      method: "PUT",
+      headers: headers(account),
+      body: JSON.stringify({ action: "hangup" })
+    }).pipe(
+      Effect.flatMap((reply) =>
+        reply.status < 300 || reply.status === 404 || reply.status === 400
+          ? Effect.void
+          : Effect.fail(new CarrierUnavailable({ message: `Vonage did not hang up the call (HTTP ${reply.status})` }))
+      ),
+      Effect.withSpan("Vonage.hangUp")
+    ),
+
+  callStatus: (account, providerCallId) =>
+    carrierRequest("Vonage", callsUrl(account, providerCallId), { method: "GET", headers: headers(account) }).pipe(
+      Effect.flatMap((reply) =>
+        reply.status >= 300
+          ? Effect.fail(new CarrierUnavailable({ message: `Vonage did not report the call (HTTP ${reply.status})` }))
+          : Effect.succeed({ providerCallId, outcome: outcomeOf(reply.body.status), durationSeconds: seconds(reply.body.duration) })
+      ),
+      Effect.withSpan("Vonage.callStatus")
+    ),
+
+  verifyWebhook: (account, webhook) =>
+    isValidVonageWebhook(account.credentials.signature_secret, webhook.headers["authorization"], webhook.rawBody, nowSeconds()),
+
+  parseStatusCallback: (webhook) => {
+    let event: Record<string, any>
+    try {
+      event = JSON.parse(webhook.rawBody || "{}")
+    } catch {
+      return Option.none()
+    }
+    if (typeof event.uuid !== "string") return Option.none()
+    return Option.some({
+      providerCallId: event.uuid,
+      outcome: outcomeOf(event.status),
+      durationSeconds: seconds(event.duration),
+      answered: event.status === "answered"
+    })
+  },
+
+  answerMarkup: (streamUrl) => ({
+    contentType: "application/json",
+    body: JSON.stringify([
+      { action: "connect", endpoint: [{ type: "websocket", uri: streamUrl, "content-type": "audio/l16;rate=16000" }] }
+    ])
+  })
+}

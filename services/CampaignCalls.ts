@@ -1,0 +1,47 @@
+import { Context, type Effect } from "effect"
+import type { Forbidden, NotFound } from "../src/domain/errors.ts"
+import type { Provider, WebhookRequest } from "./Telephony.ts"
+
+/** What the dialer is doing for a campaign right now, derived from the database (any process can answer). */
+export interface DispatchStatus {
+  /** Attempts placed in the last ten seconds, per second. */
+  readonly rate_achieved_per_second: number
+  readonly rate_limit_per_second: number
+  readonly live_calls: number
+  readonly max_concurrency: number | null
+  readonly breaker: {
+    readonly enabled: boolean
+    readonly state: "closed" | "tripped"
+    readonly calls_in_window: number
+    readonly failures_in_window: number
+    readonly failure_ratio: number
+  }
+  readonly within_schedule: boolean
+  /** The start of the next calling window when outside one; null inside one or without a schedule. */
+  readonly next_window_at: Date | null
+  /** The process dialing this campaign, if any. */
+  readonly dialer: string | null
+}
+
+/** Provider webhooks for campaign calls, and the live view of a campaign's dialing. */
+export interface CampaignCallsShape {
+  /**
+   * Applies a provider status callback for a run. A bad signature is refused (Forbidden) and
+   * logged; a repeated or late event changes nothing.
+   */
+  readonly statusCallback: (
+    provider: Provider,
+    runId: number,
+    request: WebhookRequest
+  ) => Effect.Effect<"applied" | "ignored", Forbidden | NotFound>
+  /** The answer document connecting the call's audio to the run's media stream (signed, expiring link). */
+  readonly answer: (
+    provider: Provider,
+    runId: number,
+    request: WebhookRequest,
+    publicUrl: string
+  ) => Effect.Effect<{ readonly contentType: string; readonly body: string }, Forbidden | NotFound>
+  readonly dispatchStatus: (campaignId: number) => Effect.Effect<DispatchStatus, NotFound>
+}
+
+export class CampaignCalls extends Context.Tag("talkgraph/CampaignCalls")<CampaignCalls, CampaignCallsShape>() {}

@@ -1,0 +1,220 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { twilioSignature } from "../src/telephony/twilioSignature.ts"
+import { newAccount } from "./support/accounts.ts"
+import { client, type Client } from "./support/client.ts"
+import { carrierTelephony, contactsCsv, eventually, numbersFrom, startedCampaign } from "./support/dialerFixtures.ts"
+import { type CallScript, type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
+import { type RunningServer, startServer } from "./support/server.ts"
+
+let server: RunningServer
+let api: Client
+let carrier: FakeTwilio
+
+/** Per-number scripts; a number can answer differently on each attempt. */
+const scripts = new Map<string, ReadonlyArray<CallScript>>()
+const attemptsSeen = new Map<string, number>()
+
+beforeAll(async () => {
+  carrier = await startFakeTwilio({
+    script: ({ to }) => {
+      const plan = scripts.get(to) ?? [{ outcome: "completed" }]
+      const seen = attemptsSeen.get(to) ?? 0
+      attemptsSeen.set(to, seen + 1)
+      return plan[Math.min(seen, plan.length - 1)]!
+    }
+  })
+  server = await startServer({
+    TALKGRAPH_SCHEDULER_POLL_MS: "200",
+    TALKGRAPH_MAX_CALL_SECONDS: "2",
+    TALKGRAPH_CALL_DEADLINE_GRACE_SECONDS: "1"
+  })
+  api = client(server.url)
+})
+afterAll(async () => {
+  await server?.close()
+  await carrier?.close()
+})
+
+const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
+  server.run(Effect.flatMap(SqlClient.SqlClient, text))
+
+const campaignOf = async (id: number, token: string) => (await api.get(`/api/v1/campaign/${id}`, { token })).body
+
+const callsTo = (numbers: ReadonlyArray<string>) => carrier.calls().filter((call) => numbers.includes(call.to))
+
+describe("a campaign dialled through the Twilio carrier", () => {
+  it("calls every contact from CSV to completed, retrying a busy line, with exact counters", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier, { machineDetection: true })
+    const numbers = numbersFrom("+1415200", 6)
+    scripts.set(numbers[3]!, [{ outcome: "busy" }, { outcome: "completed" }])
+    scripts.set(numbers[4]!, [{ outcome: "voicemail" }])
+    scripts.set(numbers[5]!, [{ outcome: "failed" }])
+    const id = await startedCampaign(server, api, account, contactsCsv(numbers), { rate_limit_per_second: 10 })
+
+    // The busy contact is rescheduled after retry_delay_seconds (at least 30 s); bring it forward.
+    await eventually(async () => {
+      const [row] = await query<{ state: string; attempt_count: number }>((sql) =>
+        sql`SELECT state, attempt_count FROM campaign_contacts WHERE campaign_id = ${id} AND phone_number = ${numbers[3]!}`
+      )
+      return row?.state === "pending" && row.attempt_count === 1
+    }, 20_000, "busy contact rescheduled")
+    await query((sql) => sql`UPDATE campaign_contacts SET next_attempt_at = now() WHERE campaign_id = ${id} AND state = 'pending'`)
+
+    const done = await eventually(async () => {
+      const campaign = await campaignOf(id, account.token)
+      return campaign.state === "completed" ? campaign : undefined
+    }, 20_000, "campaign completed")
+    expect(done).toMatchObject({ processed_rows: 6, failed_rows: 2, executed_count: 7, total_queued_count: 7, total_rows: 6 })
+    expect(done.logs.at(-1)).toMatchObject({ event: "campaign_completed" })
+    expect(callsTo(numbers).map((call) => call.to).sort()).toEqual([...numbers, numbers[3]!].sort())
+
+    const contacts = await query<{ phone_number: string; state: string; last_outcome: string; attempt_count: number }>((sql) =>
+      sql`SELECT phone_number, state, last_outcome, attempt_count FROM campaign_contacts WHERE campaign_id = ${id} ORDER BY id`
+    )
+    expect(contacts.map((contact) => [contact.state, contact.last_outcome, contact.attempt_count])).toEqual([
+      ["completed", "completed", 1],
+      ["completed", "completed", 1],
+      ["completed", "completed", 1],
+      ["completed", "completed", 2],
+      ["failed", "voicemail", 1],
+      ["failed", "failed", 1]
+    ])
+
+    const runs = await api.get(`/api/v1/campaign/${id}/runs`, { token: account.token })
+    expect(runs.body.total_count).toBe(7)
+    expect(runs.body.runs.every((run: { mode: string; direction: string }) => run.mode === "twilio" && run.direction === "outbound")).toBe(true)
+    const [run] = await query<{ channel: string; initial_context: Record<string, unknown> }>((sql) =>
+      sql`SELECT channel, initial_context FROM runs WHERE campaign_id = ${id} ORDER BY id LIMIT 1`
+    )
+    expect(run).toMatchObject({ channel: "telephony", initial_context: { first_name: "Person 1", phone_number: numbers[0] } })
+
+    // The carrier fetched the answer URL and got a media stream with a signed, expiring token.
+    const answered = callsTo([numbers[0]!])[0]!
+    expect(answered.answerMarkup).toMatch(/<Stream url="ws:\/\/127\.0\.0\.1:\d+\/api\/v1\/telephony\/twilio\/media\/\d+\?token=\d+\.[\w-]+"\/>/)
+    expect(carrier.callbackFailures()).toEqual([])
+
+    const progress = (await api.get(`/api/v1/campaign/${id}/progress`, { token: account.token })).body
+    expect(progress).toMatchObject({ state: "completed", processed_rows: 6, live_calls: 0 })
+    expect(progress.dispatch).toMatchObject({
+      live_calls: 0,
+      rate_limit_per_second: 10,
+      breaker: { enabled: true, state: "closed", failures_in_window: 1 },
+      within_schedule: true,
+      next_window_at: null,
+      dialer: null
+    })
+    expect(progress.dispatch.rate_achieved_per_second).toBeGreaterThan(0)
+  })
+
+  it("refuses forged or altered callbacks with 403 and never applies them; a repeated callback changes nothing", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const numbers = numbersFrom("+1415201", 1)
+    scripts.set(numbers[0]!, [{ outcome: "silent" }])
+    const id = await startedCampaign(server, api, account, contactsCsv(numbers))
+    const call = await eventually(async () => callsTo(numbers)[0], 10_000, "call placed")
+    const [attempt] = await query<{ run_id: number }>((sql) => sql`SELECT run_id FROM campaign_attempts WHERE campaign_id = ${id}`)
+    const url = `${server.url}/api/v1/telephony/twilio/status/${attempt!.run_id}`
+    const params = { AccountSid: carrier.accountSid, CallSid: call.sid, CallStatus: "completed", CallDuration: "5" }
+    const post = (signature: string, body = params) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+        body: new URLSearchParams(body).toString()
+      })
+
+    expect((await post(twilioSignature("not-the-token", url, params))).status).toBe(403)
+    const altered = await post(twilioSignature(carrier.authToken, url, params), { ...params, CallStatus: "busy" })
+    expect(altered.status).toBe(403)
+    expect(await altered.json()).toEqual({ detail: "Invalid webhook signature" })
+    const unsigned = await fetch(url, { method: "POST", body: new URLSearchParams(params).toString() })
+    expect(unsigned.status).toBe(403)
+    expect((await campaignOf(id, account.token)).processed_rows).toBe(0)
+
+    const genuine = twilioSignature(carrier.authToken, url, params)
+    expect((await post(genuine)).status).toBe(204)
+    expect((await post(genuine)).status).toBe(204)
+    const late = { ...params, CallStatus: "busy" }
+    expect((await post(twilioSignature(carrier.authToken, url, late), late)).status).toBe(204)
+    const campaign = await eventually(async () => {
+      const current = await campaignOf(id, account.token)
+      return current.state === "completed" ? current : undefined
+    }, 10_000, "completed")
+    expect(campaign).toMatchObject({ processed_rows: 1, failed_rows: 0, executed_count: 1 })
+
+    const unknownRun = await fetch(`${server.url}/api/v1/telephony/twilio/status/999999999`, { method: "POST", body: "" })
+    expect(unknownRun.status).toBe(404)
+  })
+
+  it("never has more live calls than max_concurrency, and keeps to the rate in every one-second window", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const numbers = numbersFrom("+1415202", 12)
+    for (const number of numbers) scripts.set(number, [{ outcome: "completed", ringMs: 50, talkMs: 400 }])
+    const id = await startedCampaign(server, api, account, contactsCsv(numbers), { max_concurrency: 3, rate_limit_per_second: 5 })
+    await eventually(async () => (await campaignOf(id, account.token)).state === "completed", 30_000, "completed")
+    const calls = callsTo(numbers)
+    expect(calls).toHaveLength(12)
+    const peakLive = Math.max(...calls.map((call) => calls.filter((other) => other.createdAt <= call.createdAt && (other.endedAt ?? Infinity) > call.createdAt).length))
+    expect(peakLive).toBeLessThanOrEqual(3)
+    const times = calls.map((call) => call.createdAt).sort((a, b) => a - b)
+    const busiest = Math.max(...times.map((start) => times.filter((time) => time >= start && time < start + 1000).length))
+    expect(busiest).toBeLessThanOrEqual(5)
+  })
+
+  it("stops dialling on pause, continues on resume, and on cancel lets live calls finish but calls nobody else", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const numbers = numbersFrom("+1415203", 10)
+    for (const number of numbers) scripts.set(number, [{ outcome: "completed", ringMs: 20, talkMs: 600 }])
+    const id = await startedCampaign(server, api, account, contactsCsv(numbers), { rate_limit_per_second: 2, circuit_breaker: { enabled: false } })
+    const as = { token: account.token }
+    await eventually(async () => callsTo(numbers).length >= 2, 10_000, "two calls placed")
+    expect((await api.post(`/api/v1/campaign/${id}/pause`, undefined, as)).body.state).toBe("paused")
+    const atPause = callsTo(numbers).length
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(callsTo(numbers).length).toBe(atPause)
+
+    expect((await api.post(`/api/v1/campaign/${id}/resume`, undefined, as)).body.state).toBe("running")
+    await eventually(async () => callsTo(numbers).length >= atPause + 2, 10_000, "dialling again")
+    expect((await api.post(`/api/v1/campaign/${id}/cancel`, undefined, as)).body.state).toBe("cancelled")
+    const atCancel = callsTo(numbers).length
+    await eventually(async () => {
+      const [live] = await query<{ live: number }>((sql) =>
+        sql`SELECT count(*)::int AS live FROM campaign_attempts WHERE campaign_id = ${id} AND ended_at IS NULL`
+      )
+      return live!.live === 0
+    }, 10_000, "live calls finished")
+    await new Promise((resolve) => setTimeout(resolve, 800))
+    expect(callsTo(numbers).length).toBe(atCancel)
+    const campaign = await campaignOf(id, account.token)
+    const progress = (await api.get(`/api/v1/campaign/${id}/progress`, as)).body
+    expect(campaign.state).toBe("cancelled")
+    expect(campaign.executed_count).toBe(atCancel)
+    expect(campaign.processed_rows).toBe(atCancel)
+    expect(progress).toMatchObject({ cancelled: 10 - atCancel, pending: 0, dialing: 0, live_calls: 0 })
+  })
+
+  it("reconciles a call whose final event never arrives once its deadline passes, freeing its slot", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const numbers = numbersFrom("+1415204", 2)
+    scripts.set(numbers[0]!, [{ outcome: "silent" }])
+    const id = await startedCampaign(server, api, account, contactsCsv(numbers), { max_concurrency: 1 })
+    const campaign = await eventually(async () => {
+      const current = await campaignOf(id, account.token)
+      return current.state === "completed" ? current : undefined
+    }, 20_000, "completed")
+    expect(campaign).toMatchObject({ processed_rows: 2, failed_rows: 1, executed_count: 2 })
+    const silent = callsTo([numbers[0]!])[0]!
+    expect(silent.hungUpByApi).toBe(true)
+    const [attempt] = await query<{ outcome: string; end_reason: string }>((sql) =>
+      sql`SELECT a.outcome, a.end_reason FROM campaign_attempts a JOIN campaign_contacts c ON c.id = a.contact_id
+          WHERE a.campaign_id = ${id} AND c.phone_number = ${numbers[0]!}`
+    )
+    expect(["failed", "canceled"]).toContain(attempt!.outcome)
+  })
+})

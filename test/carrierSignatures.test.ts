@@ -1,0 +1,84 @@
+import { Option } from "effect"
+import * as crypto from "node:crypto"
+import { describe, expect, it } from "vitest"
+import { plivoAdapter } from "../layers/telephony/carriers/plivo.ts"
+import { telnyxAdapter } from "../layers/telephony/carriers/telnyx.ts"
+import { vonageAdapter } from "../layers/telephony/carriers/vonage.ts"
+import { isValidMediaToken, mediaToken } from "../src/telephony/mediaToken.ts"
+import { plivoSignature, plivoSigningString } from "../src/telephony/plivoSignature.ts"
+import { vonageWebhookToken } from "../src/telephony/vonageJwt.ts"
+import type { CarrierAccount } from "../services/Telephony.ts"
+
+const account = (provider: CarrierAccount["provider"], credentials: Record<string, string>): CarrierAccount => ({
+  configurationId: 1,
+  provider,
+  apiBaseUrl: null,
+  credentials,
+  machineDetection: false
+})
+const now = () => Math.floor(Date.now() / 1000)
+
+describe("carrier webhook signatures", () => {
+  it("Telnyx: accepts an Ed25519 signature over timestamp|body, refuses altered bodies, other keys and stale timestamps", () => {
+    const { publicKey, privateKey } = crypto.generateKeyPairSync("ed25519")
+    const raw = publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("base64")
+    const body = JSON.stringify({ data: { event_type: "call.hangup", payload: { call_control_id: "v3:abc", hangup_cause: "user_busy" } } })
+    const signed = (timestamp: number, text = body) => ({
+      url: "https://talkgraph.test/api/v1/telephony/telnyx/status/1",
+      headers: {
+        "telnyx-timestamp": String(timestamp),
+        "telnyx-signature-ed25519": crypto.sign(null, Buffer.from(`${timestamp}|${text}`), privateKey).toString("base64")
+      },
+      rawBody: text
+    })
+    const telnyx = account("telnyx", { api_key: "k", webhook_public_key: raw })
+    expect(telnyxAdapter.verifyWebhook(telnyx, signed(now()))).toBe(true)
+    expect(telnyxAdapter.verifyWebhook(telnyx, { ...signed(now()), rawBody: body.replace("user_busy", "normal_clearing") })).toBe(false)
+    expect(telnyxAdapter.verifyWebhook(telnyx, signed(now() - 3600))).toBe(false)
+    const other = crypto.generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("base64")
+    expect(telnyxAdapter.verifyWebhook(account("telnyx", { api_key: "k", webhook_public_key: other }), signed(now()))).toBe(false)
+    expect(Option.getOrThrow(telnyxAdapter.parseStatusCallback(signed(now())))).toMatchObject({ providerCallId: "v3:abc", outcome: "busy" })
+  })
+
+  it("Vonage: accepts an HS256 JWT whose payload hash matches the body, refuses a swapped body or another secret", () => {
+    const body = JSON.stringify({ uuid: "call-1", status: "completed", duration: "12" })
+    const request = (secret: string, text = body) => ({
+      url: "https://talkgraph.test/api/v1/telephony/vonage/status/1",
+      headers: { authorization: `Bearer ${vonageWebhookToken(secret, body, now())}` },
+      rawBody: text
+    })
+    const vonage = account("vonage", { api_key: "k", api_secret: "s", application_id: "a", private_key: "p", signature_secret: "shh" })
+    expect(vonageAdapter.verifyWebhook(vonage, request("shh"))).toBe(true)
+    expect(vonageAdapter.verifyWebhook(vonage, request("shh", body.replace("completed", "busy")))).toBe(false)
+    expect(vonageAdapter.verifyWebhook(vonage, request("other"))).toBe(false)
+    expect(vonageAdapter.verifyWebhook({ ...vonage, credentials: { ...vonage.credentials, signature_secret: "" } }, request("shh"))).toBe(false)
+    expect(Option.getOrThrow(vonageAdapter.parseStatusCallback(request("shh")))).toMatchObject({ outcome: "completed", durationSeconds: 12 })
+  })
+
+  it("Plivo: builds the V3 signing string as the SDK does and checks the HMAC with its nonce", () => {
+    const form = new URLSearchParams({ CallUUID: "c-1", RequestUUID: "r-1", CallStatus: "busy" })
+    const url = "https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1"
+    expect(plivoSigningString(url, form)).toBe("https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1.CallStatus=busyCallUUID=c-1RequestUUID=r-1")
+    const plivo = account("plivo", { auth_id: "MA1", auth_token: "token" })
+    const request = (token: string, nonce = "n0nce") => ({
+      url,
+      headers: { "x-plivo-signature-v3": `other,${plivoSignature(token, url, form, nonce)}`, "x-plivo-signature-v3-nonce": nonce },
+      rawBody: form.toString()
+    })
+    expect(plivoAdapter.verifyWebhook(plivo, request("token"))).toBe(true)
+    expect(plivoAdapter.verifyWebhook(plivo, request("wrong"))).toBe(false)
+    expect(plivoAdapter.verifyWebhook(plivo, { ...request("token"), rawBody: form.toString().replace("busy", "completed") })).toBe(false)
+    expect(Option.getOrThrow(plivoAdapter.parseStatusCallback(request("token")))).toMatchObject({ providerCallId: "r-1", outcome: "busy" })
+  })
+
+  it("media-stream tokens are bound to their run and expire", () => {
+    const key = crypto.randomBytes(32)
+    const sign = (purpose: string, message: string) => crypto.createHmac("sha256", key).update(`${purpose}:${message}`).digest("base64url")
+    const verify = (purpose: string, message: string, signature: string) => sign(purpose, message) === signature
+    const token = mediaToken(sign, 42, 1_000)
+    expect(isValidMediaToken(verify, 42, token, 999)).toBe(true)
+    expect(isValidMediaToken(verify, 43, token, 999)).toBe(false)
+    expect(isValidMediaToken(verify, 42, token, 1_001)).toBe(false)
+    expect(isValidMediaToken(verify, 42, "1000.forged", 999)).toBe(false)
+  })
+})

@@ -1,0 +1,132 @@
+import pg from "pg"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { client } from "./client.ts"
+import { contactsCsv } from "./dialerFixtures.ts"
+import { freePort, spawnTalkgraph, stop, type TalkgraphProcess, waitUntilServing } from "./process.ts"
+import { startLoadBalancer } from "./loadBalancer.ts"
+import { definitionUsing } from "./workflowRows.ts"
+
+/**
+ * Several real `talkgraph serve` processes sharing a fresh PostgreSQL database of their own (so
+ * no other test's server takes part), for multi-process dialer tests and benchmarks.
+ */
+export interface ClusterNode {
+  readonly proc: TalkgraphProcess
+  readonly url: string
+  readonly pid: number
+}
+
+const withDatabase = (url: string, name: string) => {
+  const parsed = new URL(url)
+  parsed.pathname = `/${name}`
+  return parsed.toString()
+}
+
+export const startDialerCluster = async (baseUrl: string, size: number, env: Record<string, string> = {}) => {
+  const name = `talkgraph_cluster_${crypto.randomBytes(4).toString("hex")}`
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const databaseUrl = withDatabase(baseUrl, name)
+  const dirs: Array<string> = []
+  // Carriers call back through the balancer, so a callback for a dead process's call reaches a live one.
+  const balancer = await startLoadBalancer()
+  const common = {
+    DATABASE_URL: databaseUrl,
+    PUBLIC_URL: balancer.url,
+    TALKGRAPH_SECRET_KEY: "cluster-secret-key-cluster-secret-key-0123",
+    TALKGRAPH_SIGNUP: "true",
+    TALKGRAPH_ADMIN_EMAIL: "admin@cluster.test",
+    TALKGRAPH_ADMIN_PASSWORD: "admin-password-123",
+    LOG_LEVEL: "error",
+    ...env
+  }
+  const spawnNode = async (): Promise<ClusterNode> => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-cluster-"))
+    dirs.push(dir)
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}`
+    const proc = spawnTalkgraph(["serve"], { ...common, PORT: String(port), TALKGRAPH_DATA_DIR: dir })
+    await waitUntilServing(proc, url, 120_000)
+    balancer.add(url)
+    return { proc, url, pid: proc.child.pid! }
+  }
+  // The first process migrates; the others then start on a ready schema.
+  const nodes: Array<ClusterNode> = [await spawnNode()]
+  nodes.push(...(await Promise.all(Array.from({ length: size - 1 }, spawnNode))))
+  const db = new pg.Client({ connectionString: databaseUrl })
+  await db.connect()
+
+  /** A fresh organization with a workflow and a Twilio configuration pointing at `carrier`. */
+  const newTenant = async (carrier: { url: string; accountSid: string; authToken: string }) => {
+    const api = client(nodes[0]!.url)
+    const email = `tenant-${crypto.randomUUID().slice(0, 8)}@cluster.test`
+    const signup = await api.post("/api/v1/auth/signup", { email, password: "correct horse battery staple", name: "tenant" })
+    if (signup.status !== 200) throw new Error(`signup failed: ${signup.status} ${JSON.stringify(signup.body)}`)
+    const token = signup.body.token as string
+    const organizationId = signup.body.user.organization_id as number
+    const workflow = await db.query(
+      `INSERT INTO workflows (organization_id, workflow_uuid, name, status) VALUES ($1, $2, 'Cluster agent', 'active') RETURNING id`,
+      [organizationId, crypto.randomUUID()]
+    )
+    const workflowId = Number(workflow.rows[0].id)
+    await db.query(
+      `INSERT INTO workflow_definitions (workflow_id, version_number, version_status, workflow_definition, published_at)
+       VALUES ($1, 1, 'published', $2::jsonb, now())`,
+      [workflowId, JSON.stringify(definitionUsing(["first_name"]))]
+    )
+    const config = await api.post("/api/v1/organizations/telephony-configs", {
+      name: "Loopback",
+      is_default_outbound: true,
+      config: { provider: "twilio", account_sid: carrier.accountSid, auth_token: carrier.authToken, api_base_url: carrier.url }
+    }, { token })
+    if (config.status !== 200) throw new Error(`telephony failed: ${config.status} ${JSON.stringify(config.body)}`)
+    await api.post(`/api/v1/organizations/telephony-configs/${config.body.id}/phone-numbers`, {
+      address: `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`,
+      is_default_caller_id: true
+    }, { token })
+    return { token, organizationId, workflowId }
+  }
+
+  /** A campaign of `numbers` for the tenant (created, and started unless told otherwise). */
+  const newCampaign = async (
+    tenant: { token: string; workflowId: number },
+    numbers: ReadonlyArray<string>,
+    settings: Record<string, unknown>,
+    start = true
+  ) => {
+    const api = client(nodes[0]!.url)
+    const grant = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: tenant.token })
+    const put = await fetch(grant.body.upload_url, { method: "PUT", headers: { "content-type": "text/csv" }, body: contactsCsv(numbers) })
+    if (!put.ok) throw new Error(`upload failed: ${put.status}`)
+    const created = await api.post("/api/v1/campaign/create", {
+      name: "Cluster campaign",
+      workflow_id: tenant.workflowId,
+      source_type: "csv",
+      source_id: grant.body.s3_key,
+      ...settings
+    }, { token: tenant.token })
+    if (created.status !== 200) throw new Error(`campaign failed: ${created.status} ${JSON.stringify(created.body)}`)
+    if (start) await api.post(`/api/v1/campaign/${created.body.id}/start`, undefined, { token: tenant.token })
+    return created.body.id as number
+  }
+
+  const close = async () => {
+    await Promise.all(nodes.map((node) => (node.proc.child.exitCode === null && node.proc.child.signalCode === null ? stop(node.proc) : undefined)))
+    await db.end()
+    await balancer.close()
+    const cleanup = new pg.Client({ connectionString: baseUrl })
+    await cleanup.connect()
+    await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await cleanup.end()
+    await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
+  }
+
+  return { nodes, db, databaseUrl, newTenant, newCampaign, spawnNode, close }
+}
+
+export type DialerCluster = Awaited<ReturnType<typeof startDialerCluster>>

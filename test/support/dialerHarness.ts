@@ -1,0 +1,225 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, ConfigProvider, Effect, Exit, Layer, Option, Scope, TestClock } from "effect"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import pg from "pg"
+import { inject } from "vitest"
+import { makeOutcomeRows } from "../../layers/campaigns/scheduler/outcomeRows.ts"
+import { CampaignSchedulerLive } from "../../layers/campaigns/scheduler/campaignScheduler.ts"
+import { CampaignWakeupsLive } from "../../layers/campaigns/scheduler/campaignWakeups.ts"
+import { PublicBaseUrl } from "../../layers/campaigns/scheduler/publicBaseUrl.ts"
+import { SchedulerSettings, type SchedulerSettingsShape } from "../../layers/campaigns/scheduler/schedulerSettings.ts"
+import { DatabaseLive } from "../../layers/database.ts"
+import { SecretBoxLive } from "../../layers/secrets/secretBox.ts"
+import { TelephonyConfigsLive } from "../../layers/telephony/telephonyConfigs.ts"
+import type { CallOutcome } from "../../src/campaign/retryPolicy.ts"
+import { AppConfigLive } from "../../src/config.ts"
+import { CampaignScheduler } from "../../services/CampaignScheduler.ts"
+import { CampaignWakeups } from "../../services/CampaignWakeups.ts"
+import { SecretBox } from "../../services/SecretBox.ts"
+import { type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
+import { postgresUrl } from "./database.ts"
+import { definitionUsing } from "./workflowRows.ts"
+
+/**
+ * The dialer on a database of its own with an in-memory carrier, for TestClock tests: calls are
+ * recorded when placed and end only when the test says so.
+ */
+
+export interface PlacedCall {
+  readonly runId: number
+  readonly to: string
+  readonly at: number
+  readonly providerCallId: string
+}
+
+/** A database no other test file's dialer can see: a PGlite copy, or a fresh PostgreSQL database. */
+export const isolatedDatabase = async () => {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-dialer-"))
+  const base = postgresUrl()
+  let databaseUrl: string | undefined
+  let name: string | undefined
+  if (base) {
+    name = `talkgraph_dialer_${crypto.randomBytes(4).toString("hex")}`
+    const admin = new pg.Client({ connectionString: base })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${name}`)
+    await admin.end()
+    const parsed = new URL(base)
+    parsed.pathname = `/${name}`
+    databaseUrl = parsed.toString()
+  } else {
+    await fs.cp(inject("pgliteTemplate"), dataDir, { recursive: true })
+  }
+  const settings = new Map<string, string>([
+    ["TALKGRAPH_DATA_DIR", dataDir],
+    ...(databaseUrl ? [["DATABASE_URL", databaseUrl], ["TALKGRAPH_SECRET_KEY", "dialer-test-secret-key-0123456789abcdef"]] as const : [])
+  ])
+  const scope = Effect.runSync(Scope.make())
+  const layer = TelephonyConfigsLive.pipe(
+    Layer.provideMerge(SecretBoxLive),
+    Layer.provideMerge(DatabaseLive),
+    Layer.provideMerge(AppConfigLive),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings)))
+  )
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  return {
+    context,
+    close: async () => {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      if (name && base) {
+        const admin = new pg.Client({ connectionString: base })
+        await admin.connect()
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+        await admin.end()
+      }
+      await fs.rm(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+export type IsolatedDatabase = Awaited<ReturnType<typeof isolatedDatabase>>
+
+export const testSettings: SchedulerSettingsShape = {
+  orgMaxConcurrentCalls: 50,
+  leaseSeconds: 600,
+  pollMillis: 1000,
+  maxCallSeconds: 60,
+  deadlineGraceSeconds: 10,
+  mediaTokenSeconds: 300
+}
+
+/** A carrier in memory: placed calls are recorded; `statuses` answers reconciliation. */
+export const makeTestCarrier = () => {
+  const placed: Array<PlacedCall> = []
+  const statuses = new Map<string, CallStatus>()
+  const hungUp: Array<string> = []
+  let sequence = 0
+  const adapter: CarrierAdapter = {
+    placeCall: (_account, call) =>
+      Effect.map(Clock.currentTimeMillis, (at) => {
+        const providerCallId = `TC${++sequence}-${crypto.randomUUID()}`
+        placed.push({ runId: Number(call.statusCallbackUrl.split("/").pop()), to: call.to, at, providerCallId })
+        return { providerCallId }
+      }),
+    hangUp: (_account, providerCallId) => Effect.sync(() => void hungUp.push(providerCallId)),
+    callStatus: (_account, providerCallId) =>
+      Effect.succeed(statuses.get(providerCallId) ?? { providerCallId, outcome: null, durationSeconds: null }),
+    verifyWebhook: () => true,
+    parseStatusCallback: () => Option.none(),
+    answerMarkup: (streamUrl) => ({ contentType: "text/plain", body: streamUrl })
+  }
+  return { adapter, placed, statuses, hungUp }
+}
+
+export type TestCarrier = ReturnType<typeof makeTestCarrier>
+
+/** The scheduler over the isolated database, the test carrier and the given settings. */
+export const dialerLayer = (database: IsolatedDatabase, carrier: TestCarrier, settings: SchedulerSettingsShape = testSettings) =>
+  CampaignSchedulerLive.pipe(
+    Layer.provideMerge(CampaignWakeupsLive),
+    Layer.provide(Layer.succeed(Telephony, Telephony.of({ adapter: () => carrier.adapter }))),
+    Layer.provide(Layer.succeed(SchedulerSettings, settings)),
+    Layer.provide(Layer.succeed(PublicBaseUrl, "http://dialer.test")),
+    Layer.provide(Layer.succeedContext(database.context))
+  )
+
+export interface CampaignSetup {
+  readonly contacts: number
+  readonly max_concurrency?: number | null
+  readonly rate_limit_per_second?: number
+  readonly retry_config?: Record<string, unknown>
+  readonly circuit_breaker?: Record<string, unknown>
+  readonly schedule_config?: Record<string, unknown> | null
+}
+
+/** An organization with a Twilio configuration and a running campaign of numbered contacts. */
+export const runningCampaign = (setup: CampaignSetup) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const secrets = yield* SecretBox
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const [org] = yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES ('dialer test') RETURNING id`
+    const [workflow] = yield* sql<{ id: number }>`
+      INSERT INTO workflows (organization_id, workflow_uuid, name, status)
+      VALUES (${org!.id}, ${crypto.randomUUID()}, 'agent', 'active') RETURNING id`
+    yield* sql`
+      INSERT INTO workflow_definitions (workflow_id, version_number, version_status, workflow_definition, published_at)
+      VALUES (${workflow!.id}, 1, 'published', ${JSON.stringify(definitionUsing())}::jsonb, now())`
+    const [config] = yield* sql<{ id: number }>`
+      INSERT INTO telephony_configurations (organization_id, name, provider, is_default_outbound, settings, credentials)
+      VALUES (${org!.id}, 'test carrier', 'twilio', true, ${JSON.stringify({ account_sid: "AC1" })}::jsonb,
+              ${secrets.encrypt(JSON.stringify({ auth_token: "token" }))})
+      RETURNING id`
+    yield* sql`
+      INSERT INTO phone_numbers (organization_id, telephony_configuration_id, address, is_default_caller_id)
+      VALUES (${org!.id}, ${config!.id}, ${`+1999${String(config!.id).padStart(7, "0")}`}, true)`
+    const retry = { enabled: true, max_retries: 2, retry_delay_seconds: 120, retry_on_busy: true, retry_on_no_answer: true, retry_on_voicemail: false, ...setup.retry_config }
+    const breaker = { enabled: false, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5, ...setup.circuit_breaker }
+    const [campaign] = yield* sql<{ id: number }>`
+      INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, state, source_type, source_id,
+                             retry_config, max_concurrency, rate_limit_per_second, schedule_config, circuit_breaker,
+                             total_rows, total_queued_count, started_at, updated_at)
+      VALUES (${org!.id}, ${workflow!.id}, ${config!.id}, 'test', 'running', 'csv', 'test.csv', ${JSON.stringify(retry)}::jsonb,
+              ${setup.max_concurrency ?? null}, ${setup.rate_limit_per_second ?? 100},
+              ${setup.schedule_config ? JSON.stringify(setup.schedule_config) : null}::jsonb, ${JSON.stringify(breaker)}::jsonb,
+              ${setup.contacts}, ${setup.contacts}, ${now}, ${now})
+      RETURNING id`
+    for (let row = 1; row <= setup.contacts; row++) {
+      yield* sql`
+        INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, next_attempt_at)
+        VALUES (${campaign!.id}, ${row}, ${`+1555${String(campaign!.id).padStart(3, "0")}${String(row).padStart(4, "0")}`},
+                ${JSON.stringify({ first_name: `P${row}` })}::jsonb, ${now})`
+    }
+    // What the state-change trigger's NOTIFY does between processes.
+    yield* Effect.flatMap(CampaignScheduler, (scheduler) => scheduler.wake(campaign!.id))
+    return { campaignId: campaign!.id, organizationId: org!.id }
+  })
+
+/** Ends a placed call with an outcome, as a status callback would, and wakes the dialer. */
+export const finish = (runId: number, outcome: CallOutcome) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const outcomes = yield* makeOutcomeRows
+    const wakeups = yield* CampaignWakeups
+    const [attempt] = yield* sql<{ id: number }>`SELECT id FROM campaign_attempts WHERE run_id = ${runId}`
+    const applied = yield* outcomes.applyOutcome({
+      attemptId: attempt!.id,
+      outcome,
+      endReason: `telephony_${outcome}`,
+      durationSeconds: 1,
+      providerCallId: null,
+      now: yield* Clock.currentTimeMillis
+    })
+    if (applied) yield* wakeups.publish(applied.campaignId)
+  })
+
+/** Lets real database round trips finish between TestClock steps. */
+export const settle = (ms = 40) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** Moves the TestClock forward in steps, letting the dialer work at each one. */
+export const advance = (totalMs: number, stepMs = 100) =>
+  Effect.gen(function* () {
+    yield* settle()
+    for (let passed = 0; passed < totalMs; passed += stepMs) {
+      yield* TestClock.adjust(Math.min(stepMs, totalMs - passed))
+      yield* settle(15)
+    }
+    yield* settle()
+  })
+
+export const campaignRow = (campaignId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{
+        state: string
+        processed_rows: number
+        failed_rows: number
+        executed_count: number
+        total_queued_count: number
+        logs: ReadonlyArray<{ event: string; details?: any }>
+      }>`SELECT state, processed_rows, failed_rows, executed_count, total_queued_count, logs FROM campaigns WHERE id = ${campaignId}`,
+      (rows) => rows[0]!
+    ))
