@@ -25,11 +25,13 @@ beforeAll(async () => {
       return plan[Math.min(seen, plan.length - 1)]!
     }
   })
+  // Its own database: another test file's server would otherwise lease these campaigns and leave
+  // them mid-call when that file ends.
   server = await startServer({
     TALKGRAPH_SCHEDULER_POLL_MS: "200",
     TALKGRAPH_MAX_CALL_SECONDS: "2",
     TALKGRAPH_CALL_DEADLINE_GRACE_SECONDS: "1"
-  })
+  }, { ownDatabase: true })
   api = client(server.url)
 })
 afterAll(async () => {

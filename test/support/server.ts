@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { inject } from "vitest"
 import { postgresUrl } from "./database.ts"
 import { startInProcessServer } from "./inProcessServer.ts"
+import { createOwnDatabase } from "./ownDatabase.ts"
 
 export interface RunningServer {
   readonly url: string
@@ -20,10 +21,16 @@ export const TEST_ADMIN = { email: "admin@talkgraph.test", password: "admin-pass
 /**
  * Starts the real talkgraph service in this process on a random loopback port, on the suite's
  * database (a fresh copy of the migrated PGlite template, or the PostgreSQL of DATABASE_URL).
+ * With `ownDatabase`, PostgreSQL runs get a database of their own (a PGlite copy always is).
  */
-export const startServer = async (env: Record<string, string> = {}): Promise<RunningServer> => {
+export const startServer = async (
+  env: Record<string, string> = {},
+  options: { readonly ownDatabase?: boolean } = {}
+): Promise<RunningServer> => {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-test-"))
-  const database = postgresUrl()
+  const suiteDatabase = postgresUrl()
+  const own = suiteDatabase && options.ownDatabase ? await createOwnDatabase(suiteDatabase) : undefined
+  const database = own?.url ?? suiteDatabase
   if (!database) await fs.cp(inject("pgliteTemplate"), dataDir, { recursive: true })
   const server = await startInProcessServer({
     TALKGRAPH_DATA_DIR: dataDir,
@@ -39,6 +46,7 @@ export const startServer = async (env: Record<string, string> = {}): Promise<Run
     dataDir,
     close: async () => {
       await server.close()
+      await own?.drop()
       await fs.rm(dataDir, { recursive: true, force: true })
     }
   }
