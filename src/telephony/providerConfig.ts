@@ -69,7 +69,7 @@ export const secretFields: Readonly<Record<Provider, ReadonlyArray<string>>> = {
   plivo: ["auth_token"]
 }
 
-/** Each provider's public REST API; a configuration may point elsewhere (a regional edge, a test stand-in). */
+/** Each provider's public REST API; a configuration may point elsewhere (a regional edge, a local server). */
 export const defaultApiBaseUrl: Readonly<Record<Provider, string>> = {
   twilio: "https://api.twilio.com",
   vonage: "https://api.nexmo.com",

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Recordings } from "../../../services/Recordings.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
-import { publicUrl } from "../uploads/handlers.ts"
+import { publicUrl } from "../../publicUrl.ts"
 
 const read = requireScope("agents:read")
 const write = requireScope("agents:write")

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { publicBaseUrlOf } from "../../../layers/campaigns/scheduler/publicBaseUrl.ts"
+import { publicUrl } from "../../publicUrl.ts"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import type { Provider, WebhookRequest } from "../../../services/Telephony.ts"
 import { Api } from "../../api.ts"
@@ -15,7 +15,7 @@ const webhookRequest = (request: HttpServerRequest.HttpServerRequest, baseUrl: s
 export const TelephonyWebhooksHandlers = HttpApiBuilder.group(Api, "telephonyWebhooks", (handlers) =>
   Effect.gen(function* () {
     const calls = yield* CampaignCalls
-    const baseUrl = yield* publicBaseUrlOf
+    const baseUrl = yield* publicUrl
     const answer = ({ path, request }: { path: { provider: Provider; run_id: number }; request: HttpServerRequest.HttpServerRequest }) =>
       Effect.gen(function* () {
         const markup = yield* calls.answer(path.provider, path.run_id, yield* webhookRequest(request, baseUrl), baseUrl)

@@ -1,27 +1,14 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { AppConfig } from "../../../src/config.ts"
 import { PayloadTooLarge } from "../../../src/domain/errors.ts"
 import { newUploadKey } from "../../../src/storage/uploadKeys.ts"
 import { Storage } from "../../../services/Storage.ts"
 import { Api } from "../../api.ts"
+import { publicUrl } from "../../publicUrl.ts"
 import { requireScope } from "../../security.ts"
 
 const CSV = "text/csv"
 
-/**
- * Where clients reach this process: PUBLIC_URL when it is set, else the address the server
- * actually listens on (which differs from HOST:PORT when the port is picked by the OS).
- */
-export const publicUrl = Effect.gen(function* () {
-  const config = yield* AppConfig
-  const server = yield* HttpServer.HttpServer
-  const address = server.address
-  const configuredDefault = `http://${config.host}:${config.port}`
-  return config.publicUrl === configuredDefault && address._tag === "TcpAddress"
-    ? `http://${config.host}:${address.port}`
-    : config.publicUrl
-})
 
 export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =>
   Effect.gen(function* () {
