@@ -126,15 +126,16 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
       const answeredBy = outcome === "voicemail" ? "machine_end_beep" : "human"
       const answered = callbackParams(call, "in-progress", call.machineDetection ? { AnsweredBy: answeredBy } : {})
       void postSigned(call.statusCallback, answered)
+      // As Twilio does, the call proceeds only once the answer document has been fetched.
       void postSigned(call.answerUrl, answered).then(({ text }) => {
         call.answerMarkup = text
+        const talkMs = plan.talkMs ?? 30
+        later(talkMs, () =>
+          end(call, "completed", {
+            CallDuration: String(Math.max(1, Math.round(talkMs / 1000))),
+            ...(call.machineDetection ? { AnsweredBy: answeredBy } : {})
+          }))
       })
-      const talkMs = plan.talkMs ?? 30
-      later(talkMs, () =>
-        end(call, "completed", {
-          CallDuration: String(Math.max(1, Math.round(talkMs / 1000))),
-          ...(call.machineDetection ? { AnsweredBy: answeredBy } : {})
-        }))
     })
   }
 
