@@ -23,14 +23,19 @@ export interface Resampler {
   readonly render: (out: Float32Array, start: number, end: number) => void
 }
 
-export const resampler = (input: Float32Array, fromRate: number, toRate: number): Resampler => {
+/** The polyphase filter for one conversion: `coefficients[phase * taps + j]`, `up` phases. */
+export interface PolyphaseFilter {
+  readonly up: number
+  readonly down: number
+  readonly reach: number
+  readonly taps: number
+  readonly coefficients: Float32Array
+}
+
+export const polyphaseFilter = (fromRate: number, toRate: number): PolyphaseFilter => {
   const divisor = gcd(fromRate, toRate)
   const up = toRate / divisor
   const down = fromRate / divisor
-  const outputLength = Math.floor((input.length * up) / down)
-  if (up === down) {
-    return { outputLength, render: (out, start, end) => out.set(input.subarray(start, end), start) }
-  }
   const cutoff = Math.min(1, toRate / fromRate) * ROLLOFF
   const halfWidth = ZERO_CROSSINGS / cutoff
   const reach = Math.ceil(halfWidth)
@@ -49,6 +54,16 @@ export const resampler = (input: Float32Array, fromRate: number, toRate: number)
     // Unity gain at DC for every phase, so a constant input stays exactly constant.
     for (let j = 0; j < taps; j++) coefficients[phase * taps + j]! /= sum
   }
+  return { up, down, reach, taps, coefficients }
+}
+
+export const resampler = (input: Float32Array, fromRate: number, toRate: number): Resampler => {
+  const divisor = gcd(fromRate, toRate)
+  const outputLength = Math.floor((input.length * (toRate / divisor)) / (fromRate / divisor))
+  if (fromRate === toRate) {
+    return { outputLength, render: (out, start, end) => out.set(input.subarray(start, end), start) }
+  }
+  const { up, down, reach, taps, coefficients } = polyphaseFilter(fromRate, toRate)
   const render = (out: Float32Array, start: number, end: number) => {
     for (let n = start; n < end; n++) {
       const position = n * down

@@ -1,0 +1,134 @@
+import { Duration, Effect, Queue } from "effect"
+import { monoPcm16Wav } from "../../../src/audio/pcmWav.ts"
+import type { SpeechConnection } from "../../../services/ModelSettings.ts"
+import { SpeechFailed, type TranscriptionOptions, type TranscriptionSession } from "../../../services/SpeechToText.ts"
+import { failureForStatus, missingKey, timedOut, unreachable } from "./speechFailures.ts"
+import { endpointUrl } from "./speechUrls.ts"
+import { transcriptChannel } from "./transcriptChannel.ts"
+
+/**
+ * OpenAI transcription (https://platform.openai.com/docs/api-reference/audio/createTranscription)
+ * has no live stream: each utterance is buffered and posted as a WAV when the caller finalizes it
+ * (the pipeline's end-of-turn decision), and answered with one speech-final Final. No interims.
+ */
+const PROVIDER = "openai"
+const OPENAI_API = "https://api.openai.com/v1"
+const DEFAULT_MODEL = "gpt-4o-mini-transcribe"
+const REQUEST_TIMEOUT_SECONDS = 30
+/** OpenAI rejects clips shorter than 0.1 s. */
+const MIN_AUDIO_SECONDS = 0.1
+/**
+ * A turn this long is transcribed in pieces so no request (or buffer) grows without bound; such a
+ * piece is Final but not speech-final, since the caller is still talking.
+ */
+const MAX_UTTERANCE_SECONDS = 60
+/** Utterances waiting for a transcription request while one is in flight. */
+const MAX_WAITING_UTTERANCES = 8
+
+interface Utterance {
+  readonly chunks: ReadonlyArray<Int16Array>
+  readonly samples: number
+  readonly startMs: number
+  readonly speechFinal: boolean
+}
+
+const transcribe = (connection: SpeechConnection & { readonly apiKey: string }, options: TranscriptionOptions, utterance: Utterance) =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const form = new FormData()
+      const wav = monoPcm16Wav(utterance.chunks, options.sampleRate)
+      form.append("file", new Blob([wav], { type: "audio/wav" }), "utterance.wav")
+      form.append("model", connection.model ?? DEFAULT_MODEL)
+      form.append("response_format", "json")
+      if (connection.language !== null) form.append("language", connection.language)
+      const response = await fetch(endpointUrl(connection.baseUrl, OPENAI_API, "/v1/audio/transcriptions"), {
+        method: "POST",
+        headers: { Authorization: `Bearer ${connection.apiKey}` },
+        body: form,
+        signal
+      })
+      if (!response.ok) {
+        await response.body?.cancel()
+        throw failureForStatus(PROVIDER, response.status)
+      }
+      const body = (await response.json()) as { readonly text?: unknown }
+      if (typeof body.text !== "string") throw new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "OpenAI answered without text" })
+      return body.text.trim()
+    },
+    catch: (error) => (error instanceof SpeechFailed ? error : unreachable(PROVIDER, error))
+  }).pipe(
+    Effect.timeoutFail({
+      duration: Duration.seconds(REQUEST_TIMEOUT_SECONDS),
+      onTimeout: () => timedOut(PROVIDER, "no transcription", REQUEST_TIMEOUT_SECONDS)
+    })
+  )
+
+export const openOpenAiTranscriptionSession = (connection: SpeechConnection, options: TranscriptionOptions) =>
+  Effect.gen(function* () {
+    const apiKey = connection.apiKey
+    if (apiKey === null) return yield* missingKey(PROVIDER)
+    const channel = yield* transcriptChannel(
+      () => new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "transcript events are not being read" })
+    )
+    yield* Effect.addFinalizer(() => Effect.sync(channel.end))
+    const waiting = yield* Effect.acquireRelease(Queue.bounded<Utterance>(MAX_WAITING_UTTERANCES), Queue.shutdown)
+    const rate = options.sampleRate
+    let chunks: Array<Int16Array> = []
+    let buffered = 0
+    let samplesReceived = 0
+    let samplesPosted = 0
+
+    // One request at a time, in order, so Finals arrive in the order the caller spoke.
+    yield* Queue.take(waiting).pipe(
+      Effect.flatMap((utterance) => {
+        const endMs = Math.round(utterance.startMs + (utterance.samples * 1000) / rate)
+        if (utterance.samples < MIN_AUDIO_SECONDS * rate) {
+          channel.emit({ _tag: "Final", text: "", speechFinal: utterance.speechFinal, startMs: utterance.startMs, endMs })
+          return Effect.void
+        }
+        samplesPosted += utterance.samples
+        return transcribe({ ...connection, apiKey }, options, utterance).pipe(
+          Effect.map((text) => {
+            channel.emit({ _tag: "Final", text, speechFinal: utterance.speechFinal, startMs: utterance.startMs, endMs })
+          })
+        )
+      }),
+      Effect.forever,
+      Effect.catchAll((failure) => Effect.sync(() => channel.fail(failure))),
+      Effect.forkScoped
+    )
+
+    const flush = (speechFinal: boolean) =>
+      Effect.suspend(() => {
+        const failure = channel.failure()
+        if (failure !== undefined) return Effect.fail(failure)
+        if (buffered === 0 && !speechFinal) return Effect.void
+        const utterance: Utterance = {
+          chunks,
+          samples: buffered,
+          startMs: Math.round(((samplesReceived - buffered) * 1000) / rate),
+          speechFinal
+        }
+        chunks = []
+        buffered = 0
+        if (waiting.unsafeOffer(utterance)) return Effect.void
+        const overflow = timedOut(PROVIDER, "transcriptions are not keeping up", REQUEST_TIMEOUT_SECONDS)
+        channel.fail(overflow)
+        return Effect.fail(overflow)
+      })
+
+    return {
+      send: (pcm) =>
+        Effect.suspend(() => {
+          const failure = channel.failure()
+          if (failure !== undefined) return Effect.fail(failure)
+          chunks.push(pcm.slice())
+          buffered += pcm.length
+          samplesReceived += pcm.length
+          return buffered >= MAX_UTTERANCE_SECONDS * rate ? flush(false) : Effect.void
+        }),
+      finalize: flush(true),
+      events: channel.events,
+      audioSeconds: Effect.sync(() => samplesPosted / rate)
+    } satisfies TranscriptionSession
+  })

@@ -1,0 +1,28 @@
+import { Effect, Layer } from "effect"
+import type { SpeechConnection } from "../../../services/ModelSettings.ts"
+import { SpeechFailed, SpeechToText, type TranscriptionOptions } from "../../../services/SpeechToText.ts"
+import { openDeepgramSession } from "./deepgramListen.ts"
+import { openOpenAiTranscriptionSession } from "./openaiTranscription.ts"
+
+export const SPEECH_TO_TEXT_PROVIDERS = ["deepgram", "openai"] as const
+
+export const SpeechToTextLive = Layer.succeed(
+  SpeechToText,
+  SpeechToText.of({
+    open: Effect.fn("SpeechToText.open")(function* (connection: SpeechConnection, options: TranscriptionOptions) {
+      yield* Effect.annotateCurrentSpan({ provider: connection.provider, model: connection.model ?? "", sampleRate: options.sampleRate })
+      switch (connection.provider) {
+        case "deepgram":
+          return yield* openDeepgramSession(connection, options)
+        case "openai":
+          return yield* openOpenAiTranscriptionSession(connection, options)
+        default:
+          return yield* new SpeechFailed({
+            provider: connection.provider,
+            reason: "unsupported",
+            message: `no speech-to-text provider "${connection.provider}" (use ${SPEECH_TO_TEXT_PROVIDERS.join(" or ")})`
+          })
+      }
+    })
+  })
+)

@@ -1,0 +1,129 @@
+import { Config, Effect, Layer } from "effect"
+import { InvalidConfiguration } from "../../../src/config.ts"
+import { SILENCE, type SegmenterState, segmentWindow } from "../../../src/voice/speechSegmenter.ts"
+import {
+  type SpeechSegmentation,
+  VoiceActivity,
+  type VoiceActivityDetector,
+  type VoiceActivityEvent,
+  type VoiceSampleRate
+} from "../../../services/VoiceActivity.ts"
+import { type SileroBatcher, sileroBatcher } from "./sileroBatcher.ts"
+import { inlineSileroEngine, type SileroEngine, sileroModelPath, workerSileroEngine } from "./sileroEngine.ts"
+import { STATE_SIZE } from "./sileroSession.mjs"
+
+/** LiveKit's Silero plugin starts from the same threshold; a pause of 400 ms ends an utterance. */
+export const DEFAULT_SEGMENTATION: SpeechSegmentation = { threshold: 0.5, minSpeechMs: 64, minSilenceMs: 400 }
+
+/**
+ * Silero v5's native windows: 256 samples at 8 kHz and 512 at 16 kHz (32 ms), each preceded by the
+ * last 32 / 64 samples of the window before it, as the model was trained.
+ */
+const WINDOWS: Record<VoiceSampleRate, { readonly samples: number; readonly context: number }> = {
+  8000: { samples: 256, context: 32 },
+  16000: { samples: 512, context: 64 }
+}
+
+/**
+ * `TALKGRAPH_VAD_WORKERS` (default 1, 0–8): inference worker threads, each with its own session.
+ * 0 runs inference on the event loop itself. One worker keeps the model's CPU time off the media
+ * loop and, with batching, has headroom for hundreds of calls (see bench/vadThroughput.ts).
+ */
+export const vadWorkers = Config.integer("TALKGRAPH_VAD_WORKERS").pipe(
+  Config.validate({ message: "must be between 0 and 8", validation: (workers) => workers >= 0 && workers <= 8 }),
+  Config.withDefault(1),
+  Effect.mapError((error) => new InvalidConfiguration({ message: `Invalid configuration: ${String(error)}` }))
+)
+
+const openEngines = (workers: number): Promise<ReadonlyArray<SileroEngine>> => {
+  const modelPath = sileroModelPath()
+  return workers === 0
+    ? inlineSileroEngine(modelPath).then((engine) => [engine])
+    : Promise.all(Array.from({ length: workers }, () => workerSileroEngine(modelPath)))
+}
+
+const makeDetector = (batcher: SileroBatcher, rate: VoiceSampleRate, initial: SpeechSegmentation): VoiceActivityDetector => {
+  const { samples, context } = WINDOWS[rate]
+  const windowMs = (samples * 1000) / rate
+  let settings = initial
+  let modelState: Float32Array = new Float32Array(STATE_SIZE)
+  let previous = new Float32Array(context)
+  const pending = new Float32Array(samples)
+  let filled = 0
+  let windowsScored = 0
+  let segmenter: SegmenterState = SILENCE
+
+  const detect = async (pcm: Int16Array) => {
+    const events: Array<VoiceActivityEvent> = []
+    let offset = 0
+    while (offset < pcm.length) {
+      const take = Math.min(samples - filled, pcm.length - offset)
+      for (let i = 0; i < take; i++) pending[filled + i] = pcm[offset + i]! / 32768
+      filled += take
+      offset += take
+      if (filled < samples) break
+      filled = 0
+      const input = new Float32Array(context + samples)
+      input.set(previous)
+      input.set(pending, context)
+      const answer = await batcher.score(rate, input, modelState)
+      modelState = answer.state
+      previous = input.slice(samples)
+      const startMs = windowsScored++ * windowMs
+      const next = segmentWindow(segmenter, settings, { startMs, endMs: startMs + windowMs, probability: answer.probability })
+      segmenter = next.state
+      events.push(...next.events)
+    }
+    return events
+  }
+
+  // Pushes run one after another: each window needs the model state the previous one left.
+  let last: Promise<unknown> = Promise.resolve()
+  return {
+    push: (pcm) =>
+      Effect.promise(() => {
+        const copy = pcm.slice()
+        const run = last.then(() => detect(copy))
+        last = run.catch(() => undefined)
+        return run
+      }),
+    configure: (segmentation) => {
+      settings = { ...settings, ...segmentation }
+    }
+  }
+}
+
+/**
+ * Silero VAD: one model per process (on its inference worker), state per call. The model is
+ * loaded on the first call's detector, so a process that never takes a voice call never pays for
+ * it; the layer's scope ends the worker.
+ */
+export const VoiceActivityLive = Layer.scoped(
+  VoiceActivity,
+  Effect.gen(function* () {
+    const workers = yield* vadWorkers
+    let engines: Promise<ReadonlyArray<SileroEngine>> | undefined
+    let batcher: Promise<SileroBatcher> | undefined
+    const loadBatcher = () => {
+      batcher ??= (engines = openEngines(workers)).then(sileroBatcher, (error: unknown) => {
+        engines = batcher = undefined
+        throw error
+      })
+      return batcher
+    }
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        const opened = await engines?.catch(() => [])
+        await Promise.all((opened ?? []).map((engine) => engine.close()))
+      })
+    )
+    const detector = Effect.fn("VoiceActivity.detector")(function* (
+      sampleRate: VoiceSampleRate,
+      segmentation?: Partial<SpeechSegmentation>
+    ) {
+      const shared = yield* Effect.tryPromise(loadBatcher).pipe(Effect.orDie)
+      return makeDetector(shared, sampleRate, { ...DEFAULT_SEGMENTATION, ...segmentation })
+    })
+    return VoiceActivity.of({ detector })
+  })
+)
