@@ -2,11 +2,21 @@ import * as crypto from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { twilioSignature } from "../../src/telephony/twilioSignature.ts"
+import { type CalleeScript, scriptLines } from "./calleeScript.ts"
+import { type CalleeCall, type CalleeOptions, type CalleeReport, connectCallee } from "./fakeCallee.ts"
+import { speak } from "./speechAudio.ts"
+import { twimlStream } from "./twimlStream.ts"
 
 /**
  * A loopback carrier that speaks Twilio's REST API for calls and sends signed status callbacks,
  * so the product's real Twilio adapter can be exercised end to end. Each call follows a script
  * chosen by the test from its `To` number.
+ *
+ * A call whose answer document connects a media stream (`<Connect><Stream>`) and whose callee has
+ * a script (`calleeScript(to, …)` or the `callee` option) is answered by a loopback callee over
+ * Twilio Media Streams; it lasts until the callee hangs up, the server closes the stream, or the
+ * call is hung up over REST, and then reports `completed` with its real CallDuration. Without a
+ * callee script a call just lasts `talkMs`, as before.
  */
 
 export type ScriptedOutcome = "completed" | "voicemail" | "busy" | "no-answer" | "failed" | "canceled"
@@ -17,6 +27,11 @@ export interface CallScript {
   readonly ringMs?: number
   readonly talkMs?: number
 }
+
+/** How the callee of a streamed call behaves (a CallScript outcome of "voicemail" makes it a machine for AMD). */
+export type CalleeAnswer =
+  & { readonly script: CalleeScript }
+  & Pick<CalleeOptions, "speak" | "marksOnClear" | "maxDurationMs" | "audibleRms" | "burstGapMs">
 
 export interface FakeCall {
   readonly sid: string
@@ -30,12 +45,21 @@ export interface FakeCall {
   endedAt: number | null
   answerMarkup: string | null
   hungUpByApi: boolean
+  answeredAt: number | null
+  /** The callee's media stream, once connected. */
+  media: CalleeCall | null
+  /** Why the media stream could not be opened (e.g. the server refused the upgrade). */
+  mediaError: string | null
+  /** The callee's recording when its media stream ends; null if the call had none. */
+  readonly calleeDone: Promise<CalleeReport | null>
 }
 
 export interface FakeTwilioOptions {
   readonly accountSid?: string
   readonly authToken?: string
   readonly script?: (call: { readonly to: string; readonly from: string }) => CallScript
+  /** The callee of streamed calls to numbers without their own `calleeScript`. */
+  readonly callee?: (call: { readonly to: string; readonly from: string }) => CalleeScript | CalleeAnswer | undefined
 }
 
 const readBody = (request: http.IncomingMessage) =>
@@ -59,6 +83,10 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
   const authToken = options.authToken ?? "fake-twilio-auth-token"
   const script = options.script ?? (() => ({ outcome: "completed" as const }))
   const calls = new Map<string, FakeCall>()
+  const calleeAnswers = new Map<string, CalleeAnswer>()
+  const calleeDone = new Map<string, (report: CalleeReport | null) => void>()
+  /** Calls whose callee is still connecting its media stream. */
+  const connecting = new Set<string>()
   const timers = new Set<NodeJS.Timeout>()
   let rejectNext: Array<{ status: number; code: number }> = []
   let live = 0
@@ -109,7 +137,49 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     call.status = status
     call.endedAt = Date.now()
     live--
+    if (call.media !== null) call.media.hangUp("carrier")
+    else if (!connecting.has(call.sid)) calleeDone.get(call.sid)?.(null)
     void postSigned(call.statusCallback, callbackParams(call, status, extra))
+  }
+
+  const talkSeconds = (call: FakeCall) => String(Math.max(1, Math.round((Date.now() - (call.answeredAt ?? call.createdAt)) / 1000)))
+
+  const calleeOf = (call: FakeCall): CalleeAnswer | undefined => {
+    const answer = calleeAnswers.get(call.to) ?? options.callee?.({ to: call.to, from: call.from })
+    return answer === undefined ? undefined : "script" in answer ? answer : { script: answer }
+  }
+
+  /** Twilio opens the stream (signing the URL as written) and the call lasts as long as it does. */
+  const streamMedia = (call: FakeCall, url: string, parameters: Readonly<Record<string, string>>, answer: CalleeAnswer, ended: Record<string, string>) => {
+    const completed = () => end(call, "completed", { CallDuration: talkSeconds(call), ...ended })
+    connecting.add(call.sid)
+    connectCallee({
+      ...answer,
+      // No TLS on loopback: connect in the clear, but sign the URL the answer document gave.
+      url: url.replace(/^wss:/, "ws:"),
+      signedUrl: url,
+      provider: "twilio",
+      twilioAuthToken: authToken,
+      callId: call.sid,
+      accountId: accountSid,
+      parameters
+    }).then(
+      (media) => {
+        connecting.delete(call.sid)
+        call.media = media
+        void media.done.then((report) => {
+          calleeDone.get(call.sid)?.(report)
+          completed()
+        })
+        if (call.endedAt !== null) media.hangUp("carrier")
+      },
+      (error: Error) => {
+        connecting.delete(call.sid)
+        call.mediaError = error.message
+        calleeDone.get(call.sid)?.(null)
+        completed()
+      }
+    )
   }
 
   const run = (call: FakeCall, plan: CallScript) => {
@@ -129,6 +199,12 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
       // As Twilio does, the call proceeds only once the answer document has been fetched.
       void postSigned(call.answerUrl, answered).then(({ text }) => {
         call.answerMarkup = text
+        call.answeredAt = Date.now()
+        const stream = twimlStream(text)
+        const answer = calleeOf(call)
+        if (stream !== null && answer !== undefined && call.endedAt === null) {
+          return streamMedia(call, stream.url, stream.parameters, answer, call.machineDetection ? { AnsweredBy: answeredBy } : {})
+        }
         const talkMs = plan.talkMs ?? 30
         later(talkMs, () =>
           end(call, "completed", {
@@ -169,9 +245,10 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
       if (!single.To || !single.From || !single.Url || !single.StatusCallback) {
         return json(response, 400, { code: 21201, message: "Missing required parameter", status: 400 })
       }
+      const sid = `CA${crypto.randomBytes(16).toString("hex")}`
       const call: FakeCall = {
         // Random like Twilio's, so sids never repeat across runs on a shared database.
-        sid: `CA${crypto.randomBytes(16).toString("hex")}`,
+        sid,
         to: single.To,
         from: single.From,
         answerUrl: single.Url,
@@ -181,7 +258,11 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
         status: "queued",
         endedAt: null,
         answerMarkup: null,
-        hungUpByApi: false
+        hungUpByApi: false,
+        answeredAt: null,
+        media: null,
+        mediaError: null,
+        calleeDone: new Promise((resolve) => calleeDone.set(sid, resolve))
       }
       calls.set(call.sid, call)
       live++
@@ -196,7 +277,7 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     if (request.method === "POST") {
       if (form(body).single.Status === "completed" || form(body).single.Status === "canceled") {
         call.hungUpByApi = true
-        end(call, call.status === "in-progress" ? "completed" : "canceled", { CallDuration: "0" })
+        end(call, call.status === "in-progress" ? "completed" : "canceled", { CallDuration: call.media === null ? "0" : talkSeconds(call) })
       }
       return json(response, 200, resource(call))
     }
@@ -217,6 +298,13 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     rejectNextCalls: (count: number, status = 400, code = 21211) => {
       rejectNext = [...rejectNext, ...Array.from({ length: count }, () => ({ status, code }))]
     },
+    /** The callee of streamed calls to `to` (replaces the `callee` option for that number). */
+    calleeScript: (to: string, answer: CalleeScript | CalleeAnswer) => {
+      const plan = "script" in answer ? answer : { script: answer }
+      calleeAnswers.set(to, plan)
+      // Start rendering the lines now (cached), so the stream opens promptly once the call is answered.
+      for (const line of scriptLines(plan.script)) (plan.speak ?? speak)(line, 8000).catch(() => {})
+    },
     /** Ends a live call now with the given status, as if the far end hung up. */
     endCall: (sid: string, status = "completed") => {
       const call = calls.get(sid)
@@ -225,6 +313,7 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     postSigned,
     close: async () => {
       timers.forEach(clearTimeout)
+      for (const call of calls.values()) call.media?.hangUp("carrier")
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
