@@ -21,8 +21,10 @@ import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.t
 import { AgentsHandlers } from "./v2/agents/handlers.ts"
 import { RecordingsHandlers } from "./v1/recordings/handlers.ts"
 import { TelephonyWebhooksHandlers } from "./v1/telephonyWebhooks/handlers.ts"
+import { VoiceCallsHandlers } from "./v1/voiceCalls/handlers.ts"
+import { VoiceMediaRoutes } from "./v1/voiceCalls/mediaRoute.ts"
 
-const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, StatusHandlers, UsageHandlers, WorkflowsHandlers, ModelConfigurationsHandlers, AgentsHandlers, UploadsHandlers, LocalUploadsHandlers, CampaignsHandlers, TelephonyConfigsHandlers, TextChatHandlers, ConversationsHandlers, TelephonyWebhooksHandlers, RecordingsHandlers)
+const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, StatusHandlers, UsageHandlers, WorkflowsHandlers, ModelConfigurationsHandlers, AgentsHandlers, UploadsHandlers, LocalUploadsHandlers, CampaignsHandlers, TelephonyConfigsHandlers, TextChatHandlers, ConversationsHandlers, TelephonyWebhooksHandlers, RecordingsHandlers, VoiceCallsHandlers, VoiceMediaRoutes)
 
 /** The API with its handlers, auth, error shaping and docs: everything but the socket. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(

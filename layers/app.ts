@@ -13,6 +13,7 @@ import { SecretBoxLive } from "./secrets/secretBox.ts"
 import { UsageReportsLive } from "./usage/usageReports.ts"
 import { AgentsLive } from "./workflows/mod.ts"
 import { RecordingCatalogLive, RecordingsAreaLive } from "./recordings/mod.ts"
+import { VoiceAreaLive } from "./voice/mod.ts"
 
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
 
@@ -25,7 +26,8 @@ export const ServicesLive = Layer.mergeAll(
   CampaignsAreaLive,
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
-  RecordingsAreaLive
+  RecordingsAreaLive,
+  VoiceAreaLive.pipe(Layer.provide(Layer.mergeAll(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)), AgentsLive, RecordingsAreaLive)))
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
   Layer.provideMerge(SecretBoxLive),

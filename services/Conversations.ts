@@ -22,6 +22,8 @@ export interface ConversationView {
   readonly initial_context: Readonly<Record<string, unknown>>
   readonly gathered_context: Readonly<Record<string, unknown>>
   readonly transcript: ReadonlyArray<Readonly<Record<string, unknown>>>
+  /** Voice: caller stops speaking → first agent audio, over the run's turns (null for chats and calls without turns). */
+  readonly latency: { readonly p50_ms: number | null; readonly p90_ms: number | null }
   readonly usage: {
     readonly prompt_tokens: number
     readonly completion_tokens: number

@@ -43,6 +43,12 @@ export interface CallStatus {
   readonly answered?: boolean
 }
 
+export interface IncomingCall {
+  readonly providerCallId: string
+  readonly from: string
+  readonly to: string
+}
+
 export class CallNotPlaced extends Schema.TaggedError<CallNotPlaced>()("CallNotPlaced", {
   message: Schema.String,
   /** The provider refused this call (bad number, auth): retrying the same request will not help. */
@@ -61,6 +67,8 @@ export interface CarrierAdapter {
   readonly callStatus: (account: CarrierAccount, providerCallId: string) => Effect.Effect<CallStatus, CarrierUnavailable>
   readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => boolean
   readonly parseStatusCallback: (request: WebhookRequest) => Option.Option<CallStatus>
+  /** An incoming call as the provider announces it (the answer webhook of a number); none when it is not one. */
+  readonly parseIncomingCall: (request: WebhookRequest) => Option.Option<IncomingCall>
   /** The answer document that connects the call's audio to `streamUrl`. */
   readonly answerMarkup: (streamUrl: string) => { readonly contentType: string; readonly body: string }
 }

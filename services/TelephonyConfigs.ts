@@ -46,6 +46,8 @@ export interface PhoneNumberView {
   readonly label: string | null
   readonly is_active: boolean
   readonly is_default_caller_id: boolean
+  /** The agent that answers calls to this number (null: the number takes no inbound calls). */
+  readonly inbound_workflow_id: number | null
   readonly created_at: Date
   readonly updated_at: Date
 }
@@ -55,6 +57,7 @@ export interface PhoneNumberInput {
   readonly label?: string | null | undefined
   readonly is_active?: boolean | undefined
   readonly is_default_caller_id?: boolean | undefined
+  readonly inbound_workflow_id?: number | null | undefined
 }
 
 /** A configuration ready to place calls: decrypted credentials, for the dialer only (never a response). */

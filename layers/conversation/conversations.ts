@@ -4,7 +4,9 @@ import { type ConversationView, Conversations } from "../../services/Conversatio
 import { NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 
-interface ConversationRow extends Omit<ConversationView, "agent_id" | "agent_version" | "status" | "usage"> {
+interface ConversationRow extends Omit<ConversationView, "agent_id" | "agent_version" | "status" | "usage" | "latency"> {
+  readonly latency_p50_ms: number | null
+  readonly latency_p90_ms: number | null
   readonly workflow_id: number
   readonly version_number: number | null
   readonly state: ConversationView["status"]
@@ -34,6 +36,7 @@ const toView = (row: ConversationRow): ConversationView => ({
   initial_context: row.initial_context,
   gathered_context: row.gathered_context,
   transcript: Array.isArray(row.transcript) ? row.transcript : [],
+  latency: { p50_ms: row.latency_p50_ms, p90_ms: row.latency_p90_ms },
   usage: {
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
@@ -51,7 +54,7 @@ export const ConversationsLive = Layer.effect(
     const columns = sql.literal(`
       id, workflow_id, version_number, channel, mode, direction, state, caller_number, called_number, campaign_id,
       started_at, ended_at, duration_seconds, disposition, end_reason, initial_context, gathered_context, transcript,
-      prompt_tokens, completion_tokens, service_tokens, tts_characters, stt_seconds, created_at`)
+      prompt_tokens, completion_tokens, service_tokens, tts_characters, stt_seconds, latency_p50_ms, latency_p90_ms, created_at`)
 
     const listForAgent = Effect.fn("Conversations.listForAgent")(function* (principal: Principal, agentId: number, page: number, pageSize: number) {
       const [agent] = yield* sql`SELECT 1 FROM workflows WHERE id = ${agentId} AND organization_id = ${principal.organizationId}`

@@ -213,7 +213,7 @@ export const TelephonyConfigsLive = Layer.effect(
       })
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const numberColumns = sql`id, telephony_configuration_id, address, label, is_active, is_default_caller_id, created_at, updated_at`
+    const numberColumns = sql`id, telephony_configuration_id, address, label, is_active, is_default_caller_id, inbound_workflow_id, created_at, updated_at`
 
     const findNumber = (configId: number, numberId: number) =>
       Effect.flatMap(
@@ -246,13 +246,20 @@ export const TelephonyConfigsLive = Layer.effect(
       Effect.gen(function* () {
         const config = yield* findRow(principal.organizationId, configId)
         const address = input.address === undefined ? undefined : yield* normalizeAddress(input.address, config.default_region)
+        if (typeof input.inbound_workflow_id === "number") {
+          const [workflow] = yield* sql`SELECT 1 FROM workflows WHERE id = ${input.inbound_workflow_id} AND organization_id = ${principal.organizationId}`
+          if (!workflow) {
+            return yield* ValidationFailed.single(["body", "inbound_workflow_id"], `Workflow ${input.inbound_workflow_id} does not exist in this organization`)
+          }
+        }
         const id = yield* sql.withTransaction(Effect.gen(function* () {
           let id = numberId
           if (id === null) {
             const [row] = yield* sql<{ id: number }>`
-              INSERT INTO phone_numbers (organization_id, telephony_configuration_id, address, label, is_active, is_default_caller_id)
+              INSERT INTO phone_numbers (organization_id, telephony_configuration_id, address, label, is_active, is_default_caller_id,
+                                         inbound_workflow_id)
               VALUES (${principal.organizationId}, ${configId}, ${address!}, ${input.label ?? null}, ${input.is_active ?? true},
-                      false)
+                      false, ${input.inbound_workflow_id ?? null})
               RETURNING id`
             id = row!.id
           } else {
@@ -261,7 +268,9 @@ export const TelephonyConfigsLive = Layer.effect(
               UPDATE phone_numbers
               SET address = ${address ?? current.address},
                   label = ${input.label === undefined ? current.label : input.label},
-                  is_active = ${input.is_active ?? current.is_active}, updated_at = now()
+                  is_active = ${input.is_active ?? current.is_active},
+                  inbound_workflow_id = ${input.inbound_workflow_id === undefined ? current.inbound_workflow_id : input.inbound_workflow_id},
+                  updated_at = now()
               WHERE id = ${id}`
           }
           if (input.is_default_caller_id !== undefined) {

@@ -10,7 +10,9 @@ export const EndReasons = [
   "idle_timeout",
   "llm_timeout",
   "llm_error",
-  "user_ended"
+  "user_ended",
+  "user_hangup",
+  "speech_error"
 ] as const
 export type EndReason = (typeof EndReasons)[number]
 
@@ -21,4 +23,4 @@ export interface Ending {
 }
 
 /** Endings where the run did not finish as designed; the run row is marked `failed`. */
-export const isFailure = (reason: EndReason): boolean => reason === "llm_timeout" || reason === "llm_error"
+export const isFailure = (reason: EndReason): boolean => reason === "llm_timeout" || reason === "llm_error" || reason === "speech_error"

@@ -6,6 +6,13 @@ export interface TranscriptTurn {
   readonly node_id: string
   /** ISO-8601 time the turn was complete. */
   readonly at: string
+  /** Voice: when the words began and ended, in ms since the call's audio started. */
+  readonly start_ms?: number
+  readonly end_ms?: number
+  /** Voice, agent turns: from the caller's last word to the agent's first audio. */
+  readonly latency_ms?: number
+  /** Voice, agent turns: the caller spoke over the agent, so `text` is only what was played. */
+  readonly interrupted?: boolean
 }
 
 export interface TokenUsage {

@@ -109,6 +109,7 @@ export const makeTestCarrier = () => {
       Effect.succeed(statuses.get(providerCallId) ?? { providerCallId, outcome: null, durationSeconds: null }),
     verifyWebhook: () => true,
     parseStatusCallback: () => Option.none(),
+    parseIncomingCall: () => Option.none(),
     answerMarkup: (streamUrl) => ({ contentType: "text/plain", body: streamUrl })
   }
   return { adapter, placed, statuses, hungUp }

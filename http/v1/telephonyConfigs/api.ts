@@ -60,14 +60,20 @@ export const CreatePhoneNumberRequest = bodySchema("CreatePhoneNumber", {
   address: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
   label: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(100)))),
   is_active: Schema.optional(Schema.Boolean),
-  is_default_caller_id: Schema.optional(Schema.Boolean)
+  is_default_caller_id: Schema.optional(Schema.Boolean),
+  inbound_workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))).annotations({
+    description: "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
+  })
 })
 
 export const UpdatePhoneNumberRequest = bodySchema("UpdatePhoneNumber", {
   address: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))),
   label: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(100)))),
   is_active: Schema.optional(Schema.Boolean),
-  is_default_caller_id: Schema.optional(Schema.Boolean)
+  is_default_caller_id: Schema.optional(Schema.Boolean),
+  inbound_workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))).annotations({
+    description: "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
+  })
 })
 
 export const PhoneNumberResponse = Schema.Struct({
@@ -77,6 +83,7 @@ export const PhoneNumberResponse = Schema.Struct({
   label: Schema.NullOr(Schema.String),
   is_active: Schema.Boolean,
   is_default_caller_id: Schema.Boolean,
+  inbound_workflow_id: Schema.NullOr(Schema.Int),
   created_at: Schema.Date,
   updated_at: Schema.Date
 }).annotations({ identifier: "PhoneNumberResponse" })

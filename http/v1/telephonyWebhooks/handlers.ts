@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Effect } from "effect"
 import { publicUrl } from "../../publicUrl.ts"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
+import { VoiceCalls } from "../../../services/VoiceCalls.ts"
 import type { Provider, WebhookRequest } from "../../../services/Telephony.ts"
 import { Api } from "../../api.ts"
 
@@ -15,10 +16,16 @@ const webhookRequest = (request: HttpServerRequest.HttpServerRequest, baseUrl: s
 export const TelephonyWebhooksHandlers = HttpApiBuilder.group(Api, "telephonyWebhooks", (handlers) =>
   Effect.gen(function* () {
     const calls = yield* CampaignCalls
+    const voice = yield* VoiceCalls
     const baseUrl = yield* publicUrl
     const answer = ({ path, request }: { path: { provider: Provider; run_id: number }; request: HttpServerRequest.HttpServerRequest }) =>
       Effect.gen(function* () {
         const markup = yield* calls.answer(path.provider, path.run_id, yield* webhookRequest(request, baseUrl), baseUrl)
+        return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
+      })
+    const inbound = ({ path, request }: { path: { provider: Provider; config_id: number }; request: HttpServerRequest.HttpServerRequest }) =>
+      Effect.gen(function* () {
+        const markup = yield* voice.inbound(path.provider, path.config_id, yield* webhookRequest(request, baseUrl), baseUrl)
         return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
       })
     return handlers
@@ -29,4 +36,6 @@ export const TelephonyWebhooksHandlers = HttpApiBuilder.group(Api, "telephonyWeb
         }))
       .handleRaw("answer", answer)
       .handleRaw("answerGet", answer)
+      .handleRaw("inbound", inbound)
+      .handleRaw("inboundGet", inbound)
   }))

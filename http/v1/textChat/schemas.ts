@@ -6,7 +6,11 @@ export const TranscriptTurnSchema = Schema.Struct({
   role: Schema.Literal("user", "assistant"),
   text: Schema.String,
   node_id: Schema.String,
-  at: Schema.String
+  at: Schema.String,
+  start_ms: Schema.optional(Schema.Number),
+  end_ms: Schema.optional(Schema.Number),
+  latency_ms: Schema.optional(Schema.Number),
+  interrupted: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "TranscriptTurn" })
 
 export const RunUsage = Schema.Struct({

@@ -35,8 +35,12 @@ export const V2Conversation = Schema.Struct({
   initial_context: JsonObject,
   gathered_context: JsonObject,
   transcript: Schema.Array(JsonObject).annotations({
-    description: "Turns in order: {role: user|assistant, text, node_id, at}"
+    description: "Turns in order: {role: user|assistant, text, node_id, at}; voice turns add start_ms/end_ms (since the call's audio began), latency_ms on agent turns, interrupted when the caller spoke over the agent"
   }),
+  latency: Schema.Struct({
+    p50_ms: Schema.NullOr(Schema.Number),
+    p90_ms: Schema.NullOr(Schema.Number)
+  }).annotations({ description: "Voice calls: from the caller's last word to the agent's first audio, over the call's turns" }),
   usage: V2ConversationUsage,
   created_at: Schema.Date
 }).annotations({ identifier: "V2_Conversation" })

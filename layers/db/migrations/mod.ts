@@ -7,6 +7,7 @@ import { usageIndexes } from "./0006_usage_indexes.ts"
 import { conversations } from "./0007_conversations.ts"
 import { recordings } from "./0009_recordings.ts"
 import { campaignEngine } from "./0008_campaign_engine.ts"
+import { voice } from "./0010_voice.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -18,5 +19,6 @@ export const migrations = {
   "0006_usage_indexes": usageIndexes,
   "0007_conversations": conversations,
   "0008_campaign_engine": campaignEngine,
-  "0009_recordings": recordings
+  "0009_recordings": recordings,
+  "0010_voice": voice
 }

@@ -116,6 +116,14 @@ export const plivoAdapter: CarrierAdapter = {
     })
   },
 
+  parseIncomingCall: (webhook) => {
+    const fields = new URLSearchParams(webhook.rawBody)
+    const providerCallId = fields.get("CallUUID")
+    const from = fields.get("From")
+    const to = fields.get("To")
+    return providerCallId && from && to ? Option.some({ providerCallId, from, to }) : Option.none()
+  },
+
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",
     body: `<?xml version="1.0" encoding="UTF-8"?><Response><Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000">${

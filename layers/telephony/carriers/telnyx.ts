@@ -119,6 +119,15 @@ export const telnyxAdapter: CarrierAdapter = {
     })
   },
 
+  // Inbound calls reach a TeXML application, which posts Twilio-style form fields.
+  parseIncomingCall: (webhook) => {
+    const fields = new URLSearchParams(webhook.rawBody)
+    const providerCallId = fields.get("CallSid")
+    const from = fields.get("From")
+    const to = fields.get("To")
+    return providerCallId && from && to ? Option.some({ providerCallId, from, to }) : Option.none()
+  },
+
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",
     body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${escapeXml(streamUrl)}" bidirectionalMode="rtp"/></Connect></Response>`

@@ -130,6 +130,14 @@ export const twilioAdapter: CarrierAdapter = {
     })
   },
 
+  parseIncomingCall: (webhook) => {
+    const fields = new URLSearchParams(webhook.rawBody)
+    const providerCallId = fields.get("CallSid")
+    const from = fields.get("From")
+    const to = fields.get("To")
+    return providerCallId && from && to ? Option.some({ providerCallId, from, to }) : Option.none()
+  },
+
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",
     body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${escapeXml(streamUrl)}"/></Connect></Response>`

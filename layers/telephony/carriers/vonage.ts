@@ -117,6 +117,22 @@ export const vonageAdapter: CarrierAdapter = {
     })
   },
 
+  // Vonage fetches a number's answer_url with from, to and uuid: as query parameters (GET) or a JSON body.
+  parseIncomingCall: (webhook) => {
+    let fields: Record<string, unknown> = Object.fromEntries(new URL(webhook.url).searchParams)
+    if (webhook.rawBody) {
+      try {
+        fields = { ...fields, ...JSON.parse(webhook.rawBody) }
+      } catch {
+        return Option.none()
+      }
+    }
+    const { uuid, from, to } = fields
+    return typeof uuid === "string" && typeof from === "string" && typeof to === "string"
+      ? Option.some({ providerCallId: uuid, from, to })
+      : Option.none()
+  },
+
   answerMarkup: (streamUrl) => ({
     contentType: "application/json",
     body: JSON.stringify([

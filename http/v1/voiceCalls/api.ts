@@ -1,0 +1,35 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
+import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
+import { V1Auth } from "../../security.ts"
+
+export const BrowserCallRequest = bodySchema("BrowserCall", {
+  initial_context: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  use_draft: Schema.optional(Schema.Boolean)
+})
+
+export const BrowserCallResponse = Schema.Struct({
+  workflow_run_id: Schema.Int,
+  media_url: Schema.String.annotations({
+    description: "WebSocket URL for the call's audio (signed; expires at expires_at): binary PCM16 16 kHz frames both ways, JSON control messages"
+  }),
+  expires_at: Schema.Date
+}).annotations({ identifier: "BrowserCallResponse" })
+
+/**
+ * Browser test calls: talk to an agent from a page (GET /call serves one). Needs `agents:write`.
+ */
+export const VoiceCallsApi = HttpApiGroup.make("voiceCalls")
+  .add(
+    HttpApiEndpoint.post("startBrowserCall", "/:workflow_id/browser-calls")
+      .setPath(pathSchema("BrowserCallWorkflow", { workflow_id: IdFromPath }))
+      .setPayload(BrowserCallRequest)
+      .addSuccess(BrowserCallResponse)
+      .addError(HttpNotFound)
+      .addError(HttpConflict)
+      .addError(HttpValidationFailed)
+  )
+  .addError(HttpForbidden)
+  .middleware(V1Auth)
+  .prefix("/api/v1/workflow")

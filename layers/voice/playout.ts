@@ -1,0 +1,152 @@
+import { Deferred, Effect, Fiber, Queue, type Scope } from "effect"
+import type { MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
+
+const FRAME_MS = 20
+/**
+ * How far ahead of real time audio is sent. Enough to ride out event-loop hiccups without a gap,
+ * small enough that a barge-in `clear` drops little and "what was heard" stays accurate.
+ */
+const LEAD_MS = 100
+/** A marker the carrier never echoes is taken as played this long after its audio should have ended. */
+const MARK_GRACE_MS = 1500
+
+type Item = { readonly kind: "audio"; readonly pcm: Int16Array } | { readonly kind: "mark"; readonly name: string; readonly played: Deferred.Deferred<void> }
+
+export interface Playout {
+  readonly play: (pcm: Int16Array) => Effect.Effect<void>
+  /** A marker after the audio queued so far; the deferred completes once that audio has played (or was cleared). */
+  readonly mark: (name: string) => Effect.Effect<Deferred.Deferred<void>>
+  /** Drops everything not yet played, here and at the carrier. */
+  readonly clear: Effect.Effect<void>
+  /** The carrier echoed a marker. */
+  readonly played: (name: string) => Effect.Effect<void>
+  /** Audio is queued, or sent and still playing at the carrier. */
+  readonly speaking: () => boolean
+  /** Milliseconds of agent audio played so far over the call (sent, minus what is still ahead of real time). */
+  readonly playedMs: () => number
+}
+
+export interface PlayoutOptions {
+  readonly protocol: MediaProtocol
+  readonly send: (messages: ReadonlyArray<OutboundMedia>) => Effect.Effect<void>
+  /** Every frame as it is sent, with its play time in ms since the stream started (for the recording). */
+  readonly onFrame: (pcm: Int16Array, atMs: number) => void
+  /** The first frame after silence: when the caller starts hearing the agent. */
+  readonly onFirstFrame: (atWallMs: number) => void
+  readonly streamStartedAt: number
+}
+
+/**
+ * Paces agent audio to the carrier in 20 ms frames against an absolute clock (fixed sleeps drift
+ * and starve the carrier's buffer), a little ahead of real time.
+ */
+export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { protocol, send } = options
+    const frameSamples = (protocol.sampleRate * FRAME_MS) / 1000
+    const items: Array<Item> = []
+    const pending = new Map<string, { readonly played: Deferred.Deferred<void>; readonly due: number }>()
+    const wake = yield* Queue.sliding<void>(1)
+    let partial: Int16Array | null = null
+    /** Wall time the audio sent so far finishes playing. */
+    let audibleUntil = 0
+    let sentMs = 0
+
+    const nextFrame = (): Int16Array | null => {
+      const frame = new Int16Array(frameSamples)
+      let filled = 0
+      while (filled < frameSamples) {
+        const source = partial ?? (items[0]?.kind === "audio" ? (items.shift() as { pcm: Int16Array }).pcm : null)
+        if (source === null) break
+        const count = Math.min(frameSamples - filled, source.length)
+        frame.set(source.subarray(0, count), filled)
+        filled += count
+        partial = count < source.length ? source.subarray(count) : null
+      }
+      if (filled === 0) return null
+      return frame
+    }
+
+    const settleOverdueMarks = (now: number) =>
+      Effect.forEach([...pending], ([name, mark]) =>
+        now >= mark.due ? Effect.sync(() => pending.delete(name)).pipe(Effect.zipRight(Deferred.succeed(mark.played, undefined))) : Effect.void
+      )
+
+    const pump = Effect.gen(function* () {
+      while (true) {
+        const now = Date.now()
+        yield* settleOverdueMarks(now)
+        if (items.length === 0 && partial === null) {
+          yield* Queue.take(wake).pipe(Effect.timeout(pending.size > 0 ? "250 millis" : "1 second"), Effect.ignore)
+          continue
+        }
+        if (audibleUntil < now) {
+          audibleUntil = now
+          options.onFirstFrame(now)
+        }
+        const out: Array<OutboundMedia> = []
+        while (audibleUntil < now + LEAD_MS && (items.length > 0 || partial !== null)) {
+          const head = partial === null ? items[0] : undefined
+          if (head?.kind === "mark") {
+            items.shift()
+            pending.set(head.name, { played: head.played, due: audibleUntil + MARK_GRACE_MS })
+            out.push(...protocol.mark(head.name))
+            continue
+          }
+          const frame = nextFrame()
+          if (frame === null) break
+          options.onFrame(frame, audibleUntil - options.streamStartedAt)
+          out.push(...protocol.audio(frame))
+          audibleUntil += FRAME_MS
+          sentMs += FRAME_MS
+        }
+        if (out.length > 0) yield* send(out)
+        yield* Effect.sleep(Math.max(1, audibleUntil - LEAD_MS - Date.now() + FRAME_MS / 2))
+      }
+    })
+    const fiber = yield* Effect.forkScoped(pump)
+    yield* Effect.addFinalizer(() => Fiber.interrupt(fiber))
+
+    const play = (pcm: Int16Array) =>
+      Effect.suspend(() => {
+        items.push({ kind: "audio", pcm })
+        return Queue.offer(wake, undefined)
+      }).pipe(Effect.asVoid)
+
+    const mark = (name: string) =>
+      Effect.gen(function* () {
+        const played = yield* Deferred.make<void>()
+        items.push({ kind: "mark", name, played })
+        yield* Queue.offer(wake, undefined)
+        return played
+      })
+
+    const releaseAll = (marks: Iterable<Deferred.Deferred<void>>) => Effect.forEach(marks, (played) => Deferred.succeed(played, undefined), { discard: true })
+
+    const clear = Effect.gen(function* () {
+      // What was sent but not yet played is dropped at the carrier: it was never heard.
+      sentMs -= Math.max(0, audibleUntil - Date.now())
+      const queuedMarks = items.flatMap((item) => (item.kind === "mark" ? [item.played] : []))
+      items.length = 0
+      partial = null
+      audibleUntil = 0
+      const sentMarks = [...pending.values()].map((mark) => mark.played)
+      pending.clear()
+      yield* send(protocol.clear())
+      yield* releaseAll([...queuedMarks, ...sentMarks])
+    })
+
+    const played = (name: string) =>
+      Effect.suspend(() => {
+        const mark = pending.get(name)
+        if (!mark) return Effect.void
+        pending.delete(name)
+        return Deferred.succeed(mark.played, undefined).pipe(Effect.asVoid)
+      })
+
+    const speaking = () => items.length > 0 || partial !== null || audibleUntil > Date.now()
+
+    const playedMs = () => sentMs - Math.max(0, audibleUntil - Date.now())
+
+    return { play, mark, clear, played, speaking, playedMs }
+  })

@@ -1,0 +1,227 @@
+import { Socket } from "@effect/platform"
+import { Effect, FiberMap, Layer, Option, Queue, Schedule } from "effect"
+import * as crypto from "node:crypto"
+import { ConversationEngine, type ConversationPlan } from "../../services/ConversationEngine.ts"
+import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
+import { RecordingCatalog, Recordings } from "../../services/Recordings.ts"
+import { SecretBox } from "../../services/SecretBox.ts"
+import { SpeechToText } from "../../services/SpeechToText.ts"
+import { Storage } from "../../services/Storage.ts"
+import { Telephony } from "../../services/Telephony.ts"
+import { TextToSpeech } from "../../services/TextToSpeech.ts"
+import { VoiceActivity } from "../../services/VoiceActivity.ts"
+import { type MediaConnection, VoiceCalls } from "../../services/VoiceCalls.ts"
+import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
+import { initialState } from "../../src/conversation/conversationState.ts"
+import { isFailure } from "../../src/conversation/endReason.ts"
+import { limitsFrom } from "../../src/conversation/limits.ts"
+import { runContext } from "../../src/conversation/runContext.ts"
+import { Forbidden, NotFound } from "../../src/domain/errors.ts"
+import { validateDefinition } from "../../src/graph/validation.ts"
+import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
+import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
+import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
+import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
+import { latencySummary } from "../../src/voice/latencyStats.ts"
+import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
+import type { StoredConversation } from "../conversation/chatRunRows.ts"
+import { chatIdleTimeoutSeconds } from "../conversation/chatConfig.ts"
+import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
+import { makeCarrierAccounts } from "../telephony/carrierAccounts.ts"
+import { type CallInput, runCallSession } from "./callSession.ts"
+import { makeBrowserCalls } from "./browserCalls.ts"
+import { makeInboundCalls } from "./inboundCalls.ts"
+import { CALL_LEASE_SECONDS, type MediaRun, makeVoiceRuns } from "./voiceRuns.ts"
+
+/** Frames a slow call may fall behind by before its oldest audio is dropped (10 s of 20 ms frames). */
+const INBOUND_BACKLOG = 500
+
+const refused = (message: string) => new Forbidden({ message })
+
+export const VoiceCallsLive = Layer.scoped(
+  VoiceCalls,
+  Effect.gen(function* () {
+    const secrets = yield* SecretBox
+    const modelSettings = yield* ModelSettings
+    const engine = yield* ConversationEngine
+    const telephony = yield* Telephony
+    const storage = yield* Storage
+    const recordings = yield* Recordings
+    const catalog = yield* RecordingCatalog
+    const services = { engine, vad: yield* VoiceActivity, speechToText: yield* SpeechToText, textToSpeech: yield* TextToSpeech }
+    const runs = yield* makeVoiceRuns
+    const accounts = yield* makeCarrierAccounts
+    const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
+    // Calls outlive the request that upgraded their socket: they end (and are stored) on their own.
+    const calls = yield* FiberMap.make<number>()
+
+    const speechSettings = (organizationId: number) =>
+      Effect.all({ stt: modelSettings.speechFor(organizationId, "stt"), tts: modelSettings.speechFor(organizationId, "tts"), llm: modelSettings.llmFor(organizationId) })
+
+    /** The conversation a run starts with: fixed at its first media connection. */
+    const conversationOf = (run: MediaRun): StoredConversation | null => {
+      if (run.conversation) return run.conversation
+      const { graph } = validateDefinition(run.workflow_definition)
+      const start = graph?.nodes.find((node) => node.type === "startCall")
+      if (!graph || !start) return null
+      return {
+        state: initialState(start.id),
+        context: runContext(run.template_context_variables, run.initial_context),
+        limits: limitsFrom(run.workflow_configurations, defaults)
+      }
+    }
+
+    /** PCM of a recorded clip at the call's rate, converted once at registration (no transcoding here). */
+    const clipPcm = (organizationId: number, recordingId: string, sampleRate: 8000 | 16000) =>
+      recordings.playback(organizationId, recordingId, sampleRate === 8000 ? "ulaw_8k" : "pcm_16k").pipe(
+        Effect.map((bytes) =>
+          sampleRate === 8000
+            ? Int16Array.from(bytes, (byte) => MU_LAW_DECODE[byte]!)
+            : new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.byteLength & ~1)))
+        ),
+        Effect.option
+      )
+
+    const hangUpAtCarrier = (run: MediaRun, callId: string | null) =>
+      Effect.gen(function* () {
+        const providerCallId = run.provider_call_id ?? callId
+        if (run.channel !== "telephony" || run.telephony_configuration_id === null || providerCallId === null) return
+        const account = yield* accounts.forConfiguration(run.organization_id, run.telephony_configuration_id)
+        if (Option.isNone(account)) return
+        yield* telephony.adapter(account.value.provider).hangUp(account.value, providerCallId)
+      }).pipe(Effect.catchAll((error) => Effect.logWarning("Could not hang up a call at the carrier", { run_id: run.id, error: error.message })))
+
+    /** The call on its socket, from the first frame to the stored run. */
+    const serve = (
+      connection: MediaConnection,
+      run: MediaRun,
+      conversation: StoredConversation,
+      plan: ConversationPlan,
+      speech: { readonly stt: SpeechConnection; readonly tts: SpeechConnection },
+      socket: Socket.Socket
+    ) =>
+      Effect.scoped(Effect.gen(function* () {
+        const token = crypto.randomUUID()
+        if (!(yield* runs.hold(run.id, token, conversation))) {
+          yield* Effect.logWarning("A second media connection for a call was refused", { run_id: run.id })
+          return
+        }
+        yield* runs.renew(run.id, token).pipe(Effect.repeat(Schedule.spaced(`${CALL_LEASE_SECONDS / 3} seconds`)), Effect.forkScoped)
+        const protocol = mediaProtocolFor(connection.source)
+        const write = yield* socket.writer
+        const send = (messages: ReadonlyArray<string | Uint8Array>) => Effect.forEach(messages, (message) => write(message), { discard: true }).pipe(Effect.ignore)
+        const inbound = yield* Queue.sliding<CallInput>(INBOUND_BACKLOG)
+        let callId: string | null = null
+        yield* socket.runRaw((message) =>
+          Effect.forEach(protocol.receive(message), (media) => {
+            if (media._tag === "Started" && media.callId) callId = media.callId
+            return Queue.offer(inbound, media)
+          })
+        ).pipe(Effect.ignore, Effect.zipRight(Queue.offer(inbound, { _tag: "Closed" })), Effect.forkScoped)
+
+        const clipByText = new Map<string, string>()
+        for (const [id, text] of plan.recordingTexts ?? []) clipByText.set(text, id)
+        const result = yield* runCallSession(services, {
+          runId: run.id,
+          protocol,
+          send,
+          inbound,
+          plan,
+          stt: speech.stt,
+          tts: speech.tts,
+          hangUp: Effect.gen(function* () {
+            if (connection.source !== "browser") yield* hangUpAtCarrier(run, callId)
+            yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.ignore)
+          }),
+          idleTimeoutMs: voiceIdleSeconds(run.workflow_configurations) * 1000,
+          maxDurationMs: conversation.limits.maxDurationSeconds * 1000,
+          save: (state, transcript) => runs.saveProgress(run.id, token, { ...conversation, state }, transcript),
+          clipAudio: (text) => {
+            const id = clipByText.get(text)
+            return id === undefined ? Effect.succeedNone : clipPcm(run.organization_id, id, protocol.sampleRate)
+          }
+        })
+
+        // The ending is stored even if the process is asked to stop meanwhile.
+        yield* Effect.gen(function* () {
+          const conclusion = yield* engine.conclude(plan, result.state.node_id ? result.state : conversation.state, result.transcript, result.ending)
+          const recordingKey = `calls/${run.organization_id}/${run.id}/recording.wav`
+          const transcriptKey = `calls/${run.organization_id}/${run.id}/transcript.json`
+          const stored = yield* Effect.all([
+            storage.write(recordingKey, result.recorder.toWav(), "audio/wav"),
+            storage.write(transcriptKey, JSON.stringify({ run_id: run.id, transcript: result.transcript }), "application/json")
+          ]).pipe(
+            Effect.as(true),
+            Effect.catchAll((error) => Effect.logError("Could not store a call's recording", { run_id: run.id, error: error.message }).pipe(Effect.as(false)))
+          )
+          const latency = latencySummary(result.latenciesMs)
+          yield* runs.finish({
+            runId: run.id,
+            token,
+            state: isFailure(result.ending.reason) ? "failed" : "completed",
+            endReason: result.ending.reason,
+            error: result.ending.error,
+            conversation: { ...conversation, state: result.state.node_id ? result.state : conversation.state },
+            transcript: result.transcript,
+            gatheredContext: conclusion.gatheredContext,
+            disposition: conclusion.disposition,
+            usage: { prompt_tokens: result.usage.prompt_tokens + conclusion.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens + conclusion.usage.completion_tokens },
+            ttsCharacters: result.ttsCharacters,
+            sttSeconds: Math.round(result.sttSeconds * 100) / 100,
+            durationSeconds: Math.round(result.recorder.durationMs() / 1000),
+            latencyP50: latency.p50_ms,
+            latencyP90: latency.p90_ms,
+            recordingKey: stored ? recordingKey : null,
+            transcriptKey: stored ? transcriptKey : null
+          })
+          yield* Effect.logInfo("Voice call ended", { run_id: run.id, end_reason: result.ending.reason, turns: latency.turns, latency_p50_ms: latency.p50_ms })
+        }).pipe(Effect.uninterruptible)
+      })).pipe(Effect.withSpan("VoiceCalls.call", { attributes: { run_id: run.id, source: connection.source } }))
+
+    const admit = Effect.fn("VoiceCalls.admit")(function* (connection: MediaConnection) {
+      if (!isValidMediaToken(secrets.verify, connection.runId, connection.token, Math.floor(Date.now() / 1000))) {
+        yield* Effect.logWarning("Media connection refused: bad or expired token", { run_id: connection.runId, source: connection.source })
+        return yield* refused("Invalid or expired media token")
+      }
+      const run = yield* runs.mediaRun(connection.runId)
+      if (!run) return yield* new NotFound({ resource: "Call", id: connection.runId })
+      const expectedMode = connection.source === "browser" ? "webrtc" : connection.source
+      if (run.mode !== expectedMode) return yield* refused("This media stream belongs to another provider")
+      if (run.ended_at !== null || run.held) return yield* refused("This call has ended or is already connected")
+      if (connection.source === "twilio") {
+        const account = run.telephony_configuration_id === null ? Option.none() : yield* accounts.forConfiguration(run.organization_id, run.telephony_configuration_id)
+        const authToken = Option.isSome(account) ? account.value.credentials.auth_token ?? "" : ""
+        if (!isValidTwilioSignature(authToken, connection.url, {}, connection.headers["x-twilio-signature"])) {
+          yield* Effect.logWarning("Media connection refused: bad Twilio signature", { run_id: run.id })
+          return yield* refused("Invalid Twilio signature")
+        }
+      }
+      const conversation = conversationOf(run)
+      const settings = yield* speechSettings(run.organization_id)
+      if (conversation === null || Option.isNone(settings.llm) || Option.isNone(settings.stt) || Option.isNone(settings.tts)) {
+        yield* Effect.logWarning("Media connection refused: the agent cannot run a voice call", { run_id: run.id })
+        return yield* refused("The agent cannot take voice calls: its organization needs LLM, STT and TTS settings")
+      }
+      const graph = validateDefinition(conversation.definition ?? run.workflow_definition).graph!
+      const plan: ConversationPlan = {
+        graph,
+        context: conversation.context,
+        connection: settings.llm.value,
+        limits: conversation.limits,
+        dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
+        recordingTexts: yield* catalog.spokenTexts(run.organization_id, runRecordingIds(graph, conversation.context))
+      }
+      const speech = { stt: settings.stt.value, tts: settings.tts.value }
+      return (socket: Socket.Socket) =>
+        FiberMap.run(calls, run.id, serve(connection, run, conversation, plan, speech, socket)).pipe(
+          Effect.flatMap((fiber) => fiber.await),
+          Effect.asVoid
+        )
+    })
+
+    const browserCalls = yield* makeBrowserCalls
+    const inboundCalls = yield* makeInboundCalls
+
+    return VoiceCalls.of({ admit, startBrowserCall: browserCalls.start, inbound: inboundCalls.answer })
+  })
+)
