@@ -2,8 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { buffer } from "node:stream/consumers"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { SecretBox } from "../services/SecretBox.ts"
 import { Storage } from "../services/Storage.ts"
 import { readWavLayout } from "../src/audio/wav.ts"
+import { mediaStreamUrl, mediaToken } from "../src/telephony/mediaToken.ts"
 import { twilioSignature } from "../src/telephony/twilioSignature.ts"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { client, type Client } from "./support/client.ts"
@@ -308,4 +310,35 @@ describe("inbound calls", () => {
     const unsigned = await connectCallee({ url: streamUrl, provider: "twilio", script: [{ hangUp: true }] }).then(() => 0, (error) => error.status)
     expect(unsigned).toBe(403)
   }, 60_000)
+})
+
+describe("every carrier's media stream protocol", () => {
+  for (const provider of ["vonage", "telnyx", "plivo"] as const) {
+    it(`holds a conversation over ${provider}'s media stream`, async () => {
+      const account = await voiceAccount()
+      const workflowId = await createWorkflow(api, server, account, voiceDefinition())
+      // A run as the dialer creates it for this carrier, with a media link signed for it.
+      const started = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
+      const runId: number = started.body.workflow_run_id
+      await query((sql) => sql`UPDATE runs SET channel = 'telephony', mode = ${provider} WHERE id = ${runId}`)
+      const token = await server.run(Effect.map(SecretBox, (secrets) => mediaToken(secrets.sign, runId, Math.floor(Date.now() / 1000) + 60)))
+      deepgram.script(`talkgraph-run-${runId}`, ["Hello, who is this?"])
+      llm.enqueue(reply.content("This is Acme. How are you today?"))
+      const callee = await connectCallee({
+        url: mediaStreamUrl(server.url, provider, runId, token),
+        provider,
+        script: [{ waitForAgent: { quietMs: 700 } }, { say: "Hello, who is this?" }, { waitForAgent: { quietMs: 700 } }, { hangUp: true }]
+      })
+      const report = await callee.done
+      expect(report.protocolErrors).toEqual([])
+      expect(report.agentBursts.length).toBeGreaterThanOrEqual(2)
+      const run = await endedRun(runId)
+      expect(run.transcript.map((turn) => turn.text)).toEqual([
+        "Hi there, this is Acme calling about solar panels.",
+        "Hello, who is this?",
+        "This is Acme. How are you today?"
+      ])
+      expect(readWavLayout(await stored(run.recording_key!)).sampleRate).toBe(provider === "vonage" ? 16000 : 8000)
+    }, 60_000)
+  }
 })
