@@ -1,3 +1,5 @@
+import { emptyPcm16Wav, PCM_WAV_HEADER_BYTES } from "../audio/pcmWav.ts"
+
 /**
  * A call's recording: the caller on the left channel, the agent on the right, both placed on
  * one clock (samples since the media stream started) so a listener hears them as they overlapped.
@@ -41,25 +43,11 @@ export const callRecorder = (sampleRate: number): CallRecorder => {
 
   const toWav = () => {
     const frames = Math.max(left.length(), right.length())
-    const bytes = new Uint8Array(44 + frames * 4)
+    const bytes = emptyPcm16Wav(frames, sampleRate, 2)
     const view = new DataView(bytes.buffer)
-    const ascii = (at: number, text: string) => [...text].forEach((char, i) => view.setUint8(at + i, char.charCodeAt(0)))
-    ascii(0, "RIFF")
-    view.setUint32(4, 36 + frames * 4, true)
-    ascii(8, "WAVE")
-    ascii(12, "fmt ")
-    view.setUint32(16, 16, true)
-    view.setUint16(20, 1, true)
-    view.setUint16(22, 2, true)
-    view.setUint32(24, sampleRate, true)
-    view.setUint32(28, sampleRate * 4, true)
-    view.setUint16(32, 4, true)
-    view.setUint16(34, 16, true)
-    ascii(36, "data")
-    view.setUint32(40, frames * 4, true)
     for (let frame = 0; frame < frames; frame++) {
-      view.setInt16(44 + frame * 4, left.sample(frame), true)
-      view.setInt16(46 + frame * 4, right.sample(frame), true)
+      view.setInt16(PCM_WAV_HEADER_BYTES + frame * 4, left.sample(frame), true)
+      view.setInt16(PCM_WAV_HEADER_BYTES + frame * 4 + 2, right.sample(frame), true)
     }
     return bytes
   }

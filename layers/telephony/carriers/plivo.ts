@@ -3,6 +3,7 @@ import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidPlivoSignature } from "../../../src/telephony/plivoSignature.ts"
 import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
 import { carrierRequest, trimmedBase } from "./carrierRequest.ts"
+import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
 const PUBLIC_API = "https://api.plivo.com"
@@ -116,13 +117,7 @@ export const plivoAdapter: CarrierAdapter = {
     })
   },
 
-  parseIncomingCall: (webhook) => {
-    const fields = new URLSearchParams(webhook.rawBody)
-    const providerCallId = fields.get("CallUUID")
-    const from = fields.get("From")
-    const to = fields.get("To")
-    return providerCallId && from && to ? Option.some({ providerCallId, from, to }) : Option.none()
-  },
+  parseIncomingCall: formIncomingCall("CallUUID"),
 
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",

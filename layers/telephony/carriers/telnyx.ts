@@ -3,6 +3,7 @@ import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
 import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
 import { carrierRequest, trimmedBase } from "./carrierRequest.ts"
+import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
 const PUBLIC_API = "https://api.telnyx.com"
@@ -120,13 +121,7 @@ export const telnyxAdapter: CarrierAdapter = {
   },
 
   // Inbound calls reach a TeXML application, which posts Twilio-style form fields.
-  parseIncomingCall: (webhook) => {
-    const fields = new URLSearchParams(webhook.rawBody)
-    const providerCallId = fields.get("CallSid")
-    const from = fields.get("From")
-    const to = fields.get("To")
-    return providerCallId && from && to ? Option.some({ providerCallId, from, to }) : Option.none()
-  },
+  parseIncomingCall: formIncomingCall("CallSid"),
 
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",

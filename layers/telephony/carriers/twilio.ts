@@ -9,6 +9,7 @@ import {
   CarrierUnavailable,
   type WebhookRequest
 } from "../../../services/Telephony.ts"
+import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
 const PUBLIC_API = "https://api.twilio.com"
@@ -130,13 +131,7 @@ export const twilioAdapter: CarrierAdapter = {
     })
   },
 
-  parseIncomingCall: (webhook) => {
-    const fields = new URLSearchParams(webhook.rawBody)
-    const providerCallId = fields.get("CallSid")
-    const from = fields.get("From")
-    const to = fields.get("To")
-    return providerCallId && from && to ? Option.some({ providerCallId, from, to }) : Option.none()
-  },
+  parseIncomingCall: formIncomingCall("CallSid"),
 
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",
