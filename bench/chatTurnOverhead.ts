@@ -2,7 +2,9 @@
  * Chat turn overhead: the server's time per text-chat message minus the time the LLM took, with a
  * loopback stand-in LLM that answers instantly (one streamed line and usage). Figures: p50/p99 at
  * 1 session and at 200 concurrent sessions, and resident memory per open session. Bounded: about
- * a minute plus start-up.
+ * a minute plus start-up. Each line also gives the server's CPU time per message: latency on a
+ * shared machine depends on its neighbours, CPU time much less, so it is the figure to compare
+ * between versions.
  *
  *   npx tsx bench/chatTurnOverhead.ts                 # embedded PGlite
  *   DATABASE_URL=postgres://… npx tsx bench/chatTurnOverhead.ts
@@ -69,6 +71,12 @@ const callOnce = call
 const callRetrying: typeof call = (...args) =>
   callOnce(...args).catch((error) => (error?.code === "ECONNRESET" ? callOnce(...args) : Promise.reject(error)))
 
+/** User + system CPU the process has used, in ms (`/proc/<pid>/stat` fields 14 and 15, in clock ticks of 10 ms). */
+const cpuMs = async (pid: number) => {
+  const fields = (await fs.readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 const rssKb = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await fs.readFile(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0)
 
 const percentile = (values: Array<number>, p: number) => {
@@ -119,6 +127,7 @@ const main = async () => {
       const latencies: Array<number> = []
       let failures = 0
       llm.handlingMs.length = 0
+      const cpuBefore = await cpuMs(proc.child.pid!)
       const deadline = performance.now() + seconds * 1000
       await Promise.all(runIds.map(async (first) => {
         let runId = first
@@ -132,9 +141,18 @@ const main = async () => {
           if (answer.status !== 200) failures++
         }
       }))
+      const serverCpuMs = ((await cpuMs(proc.child.pid!)) - cpuBefore) / Math.max(1, latencies.length)
       const llmMs = llm.handlingMs.reduce((sum, ms) => sum + ms, 0) / Math.max(1, llm.handlingMs.length)
       const overhead = latencies.map((ms) => ms - llmMs)
-      return { messages: latencies.length, failures, llmMs, p50: percentile(overhead, 0.5), p99: percentile(overhead, 0.99), rate: latencies.length / seconds }
+      return {
+        messages: latencies.length,
+        failures,
+        llmMs,
+        serverCpuMs,
+        p50: percentile(overhead, 0.5),
+        p99: percentile(overhead, 0.99),
+        rate: latencies.length / seconds
+      }
     }
 
     const label = databaseUrl ? "PostgreSQL" : "embedded PGlite"
@@ -147,7 +165,8 @@ const main = async () => {
     const saturated = await measure(many, SECONDS)
     const report = (name: string, r: typeof one) =>
       console.log(`${label}: chat turn overhead, ${name}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms ` +
-        `(${r.messages} messages, ${r.rate.toFixed(0)}/s, ${r.failures} non-200, stand-in LLM ${r.llmMs.toFixed(3)} ms/answer taken out)`)
+        `(${r.messages} messages, ${r.rate.toFixed(0)}/s, ${r.failures} non-200, stand-in LLM ${r.llmMs.toFixed(3)} ms/answer taken out; ` +
+        `server CPU ${r.serverCpuMs.toFixed(2)} ms/message${databaseUrl ? "" : " with PGlite"})`)
     report("1 session", one)
     report(`${CONCURRENT_SESSIONS} concurrent sessions, each pausing ~${THINK_MS} ms between messages`, concurrent)
     report(`${CONCURRENT_SESSIONS} concurrent sessions, no pauses (saturated)`, saturated)

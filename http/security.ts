@@ -3,6 +3,8 @@ import { Context, Effect, Layer } from "effect"
 import { Forbidden } from "../src/domain/errors.ts"
 import { hasScope, type Principal } from "../src/domain/principal.ts"
 import type { Scope } from "../src/domain/scopes.ts"
+import { isApiKey } from "../src/identity/tokens.ts"
+import { ApiKeyVerifications } from "../services/ApiKeyVerifications.ts"
 import { Identity } from "../services/Identity.ts"
 import { HttpAuthFailure } from "./errors.ts"
 
@@ -31,20 +33,22 @@ export class V2Auth extends HttpApiMiddleware.Tag<V2Auth>()("talkgraph/V2Auth", 
 /**
  * The platform tries each declared scheme in turn and reports the last one's failure, so both
  * schemes resolve the caller from the raw headers the same way: `X-API-Key` wins when present.
+ * An API key resolves to the same principal under either policy, so its recent verification is
+ * reused; session tokens are always looked up (signing out must take effect at once everywhere).
  */
-const resolveCaller = (accepts: "sessionOrKey" | "keyOnly") =>
+const schemeHandlers = (accepts: "sessionOrKey" | "keyOnly") =>
   Effect.gen(function* () {
     const identity = yield* Identity
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const apiKey = request.headers["x-api-key"]
-    const authorization = request.headers["authorization"] ?? ""
-    const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1] ?? ""
-    return yield* identity.authenticate(apiKey && apiKey.trim() !== "" ? apiKey : bearer, accepts)
-  })
-
-const schemeHandlers = (accepts: "sessionOrKey" | "keyOnly") =>
-  Effect.map(Identity, (identity) => {
-    const resolve = () => resolveCaller(accepts).pipe(Effect.provideService(Identity, identity))
+    const verifications = yield* ApiKeyVerifications
+    const resolve = () =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const apiKey = request.headers["x-api-key"]
+        const authorization = request.headers["authorization"] ?? ""
+        const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1] ?? ""
+        const credential = (apiKey && apiKey.trim() !== "" ? apiKey : bearer).trim()
+        const authenticate = identity.authenticate(credential, accepts)
+        return isApiKey(credential) ? verifications.verified(credential, authenticate) : authenticate
+      })
     return { bearer: resolve, apiKey: resolve }
   })
 

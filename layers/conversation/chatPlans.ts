@@ -10,6 +10,7 @@ import { validateDefinition } from "../../src/graph/validation.ts"
 import type { ClaimedRun } from "./chatRunRows.ts"
 
 const GRAPH_CACHE_LIMIT = 1000
+const noRecordingTexts: ReadonlyMap<string, string> = new Map()
 
 /** A definition that cannot run, reported the way workflow validation reports it. */
 export const unrunnable = (definition: unknown): ValidationFailed | null => {
@@ -59,9 +60,11 @@ export const makeChatPlans = Effect.gen(function* () {
       }))
     )
 
-  /** The text each clip the run may play stands for in chat. */
-  const recordingTextsFor = (organizationId: number, graph: WorkflowGraph, context: ConversationPlan["context"]) =>
-    recordings.spokenTexts(organizationId, runRecordingIds(graph, context))
+  /** The text each clip the run may play stands for in chat; most agents play none, and skip the lookup. */
+  const recordingTextsFor = (organizationId: number, graph: WorkflowGraph, context: ConversationPlan["context"]) => {
+    const ids = runRecordingIds(graph, context)
+    return ids.size === 0 ? Effect.succeed(noRecordingTexts) : recordings.spokenTexts(organizationId, ids)
+  }
 
   const planFor = (run: ClaimedRun): Effect.Effect<ConversationPlan, Conflict> =>
     Effect.gen(function* () {

@@ -42,7 +42,6 @@ interface ViewRow {
   readonly gathered_context: Record<string, unknown>
   readonly prompt_tokens: number
   readonly completion_tokens: number
-  readonly service_tokens: number
   readonly created_at: Date
   readonly started_at: Date | null
   readonly ended_at: Date | null
@@ -60,7 +59,12 @@ export const toSessionView = (row: ViewRow): SessionView => ({
   transcript: row.transcript,
   initial_context: row.initial_context,
   gathered_context: row.gathered_context,
-  usage: { prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens, service_tokens: row.service_tokens },
+  usage: {
+    prompt_tokens: row.prompt_tokens,
+    completion_tokens: row.completion_tokens,
+    // The column is settled only when the chat ends (see commitTurn); it is always this sum.
+    service_tokens: row.prompt_tokens + row.completion_tokens
+  },
   created_at: row.created_at,
   started_at: row.started_at,
   ended_at: row.ended_at
@@ -79,10 +83,13 @@ const dying = <Args extends ReadonlyArray<unknown>, A, E, R>(query: (...args: Ar
 export const makeChatRunRows = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const viewColumns = sql.literal(`
+  const summaryColumns = `
     id, workflow_id, definition_id, version_number, state, conversation->'state'->>'node_id' AS node_id,
-    end_reason, error, transcript, initial_context, gathered_context, prompt_tokens, completion_tokens,
-    service_tokens, created_at, started_at, ended_at`)
+    end_reason, error, initial_context, gathered_context, prompt_tokens, completion_tokens,
+    created_at, started_at, ended_at`
+  const viewColumns = sql.literal(`${summaryColumns}, transcript`)
+  /** All but the transcript: a step's writer already holds it, so it is not read back. */
+  const stepColumns = sql.literal(summaryColumns)
 
   const view = (organizationId: number, session: SessionRef) =>
     sql<ViewRow>`
@@ -158,30 +165,38 @@ export const makeChatRunRows = Effect.gen(function* () {
     sql`UPDATE runs SET busy_until = NULL, busy_token = NULL WHERE id = ${runId} AND busy_token = ${token}`
 
   /**
-   * Stores a completed step: appends its turns, adds its tokens. `keepClaim` holds the session for
-   * the ending that follows. Answers null when the claim was lost (it lapsed), storing nothing.
+   * Stores a completed step: appends its turns, moves the state, adds its tokens. Only what changed
+   * is sent: the context, limits and any draft definition stay as stored. `history` is the
+   * transcript as claimed. `keepClaim` holds the session for the ending that follows. Answers null
+   * when the claim was lost (it lapsed), storing nothing.
+   *
+   * `service_tokens` is left alone until the run ends (`finish`): every change to it updates the
+   * organization's daily usage rows (migration 0006's trigger), rows every live chat of the
+   * organization shares, so writing it per message serialized concurrent chats on their locks.
    */
   const commitTurn = (input: {
     readonly runId: number
     readonly token: string
-    readonly conversation: StoredConversation
+    readonly state: ConversationState
+    readonly history: ReadonlyArray<TranscriptTurn>
     readonly turns: ReadonlyArray<TranscriptTurn>
     readonly usage: TokenUsage
     readonly keepClaim: boolean
   }) =>
-    sql<ViewRow>`
+    sql<Omit<ViewRow, "transcript">>`
       UPDATE runs SET
         transcript = transcript || ${JSON.stringify(input.turns)}::jsonb,
-        conversation = ${JSON.stringify(input.conversation)}::jsonb,
+        conversation = jsonb_set(conversation, '{state}', ${JSON.stringify(input.state)}::jsonb),
         prompt_tokens = prompt_tokens + ${input.usage.prompt_tokens},
         completion_tokens = completion_tokens + ${input.usage.completion_tokens},
-        service_tokens = service_tokens + ${input.usage.prompt_tokens + input.usage.completion_tokens},
         last_activity_at = now(),
         updated_at = now(),
         busy_until = ${input.keepClaim ? sql`busy_until` : sql`NULL`},
         busy_token = ${input.keepClaim ? sql`busy_token` : sql`NULL`}
       WHERE id = ${input.runId} AND busy_token = ${input.token}
-      RETURNING ${viewColumns}`.pipe(Effect.map((rows) => (rows[0] ? toSessionView(rows[0]) : null)))
+      RETURNING ${stepColumns}`.pipe(
+      Effect.map((rows) => (rows[0] ? toSessionView({ ...rows[0], transcript: [...input.history, ...input.turns] }) : null))
+    )
 
   /** Ends the run: final state, reason, gathered context and disposition; the claim is released. */
   const finish = (input: {
@@ -205,7 +220,7 @@ export const makeChatRunRows = Effect.gen(function* () {
         disposition = ${input.disposition},
         prompt_tokens = prompt_tokens + ${input.usage.prompt_tokens},
         completion_tokens = completion_tokens + ${input.usage.completion_tokens},
-        service_tokens = service_tokens + ${input.usage.prompt_tokens + input.usage.completion_tokens},
+        service_tokens = prompt_tokens + completion_tokens + ${input.usage.prompt_tokens + input.usage.completion_tokens},
         ended_at = now(),
         duration_seconds = GREATEST(0, round(EXTRACT(EPOCH FROM now() - started_at)))::integer,
         updated_at = now(),

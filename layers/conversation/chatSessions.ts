@@ -67,7 +67,8 @@ export const ChatSessionsLive = Layer.scoped(
         const committed = yield* rows.commitTurn({
           runId: run.id,
           token,
-          conversation,
+          state: outcome.state,
+          history: run.transcript,
           turns: outcome.turns,
           usage: outcome.usage,
           keepClaim: outcome.ending !== null

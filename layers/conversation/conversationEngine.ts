@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Layer, Stream } from "effect"
+import { type Chunk, Clock, Duration, Effect, Layer, Option, Stream } from "effect"
 import { type Conclusion, ConversationEngine, type ConversationPlan, type Emit } from "../../services/ConversationEngine.ts"
 import { LlmChat } from "../../services/LlmChat.ts"
 import { LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
@@ -22,6 +22,10 @@ interface ModelReply {
   readonly usage: TokenUsage
 }
 
+/** A pulled stream's next chunks, or none once it has ended; its failure is passed on. */
+const nextChunks = <A, E>(pull: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>>) =>
+  Effect.catchAll(Effect.asSome(pull), (end) => (Option.isNone(end) ? Effect.succeedNone : Effect.fail(end.value)))
+
 const failureEnding = (error: LlmFailed): Ending =>
   error.reason === "timeout"
     ? { reason: "llm_timeout", error: `The language model did not answer in time (${error.message}).` }
@@ -42,29 +46,36 @@ export const ConversationEngineLive = Layer.effect(
       return node
     }
 
-    /** One streamed model reply; the whole of it is bounded by the run's LLM timeout. */
+    /**
+     * One streamed model reply; the whole of it is bounded by the run's LLM timeout. The stream is
+     * pulled chunk by chunk rather than run into a sink: a sink is a second channel around every
+     * element, a measurable share of a chat message's CPU time (bench/chatTurnOverhead.ts).
+     */
     const modelReply = (plan: ConversationPlan, messages: Array<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, emit: Emit) =>
-      Effect.suspend(() => {
+      Effect.gen(function* () {
         let text = ""
         const toolCalls: Array<string> = []
         let usage = noUsage
-        return chat.stream({ connection: plan.connection, messages, tools }).pipe(
-          Stream.runForEach((chunk) => {
+        const pull = yield* Stream.toPull(chat.stream({ connection: plan.connection, messages, tools }))
+        for (;;) {
+          const chunks = yield* nextChunks(pull)
+          if (Option.isNone(chunks)) break
+          for (const chunk of chunks.value) {
             if (chunk._tag === "Text") {
               text += chunk.text
-              return emit(chunk.text)
-            }
-            if (chunk._tag === "ToolCall") toolCalls.push(chunk.name)
+              yield* emit(chunk.text)
+            } else if (chunk._tag === "ToolCall") toolCalls.push(chunk.name)
             else usage = addUsage(usage, chunk)
-            return Effect.void
-          }),
-          Effect.timeoutFail({
-            duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
-            onTimeout: () => new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${plan.limits.llmTimeoutSeconds} s` })
-          }),
-          Effect.map((): ModelReply => ({ text: text.trim(), toolCalls, usage }))
-        )
-      })
+          }
+        }
+        return { text: text.trim(), toolCalls, usage } satisfies ModelReply
+      }).pipe(
+        Effect.scoped,
+        Effect.timeoutFail({
+          duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
+          onTimeout: () => new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${plan.limits.llmTimeoutSeconds} s` })
+        })
+      )
 
     const structured = (plan: ConversationPlan, schemaName: string, jsonSchema: Record<string, unknown>, messages: Array<ChatMessage>) =>
       generator.generateStructured({ connection: plan.connection, messages, schemaName, jsonSchema }).pipe(

@@ -51,10 +51,12 @@ export const ConversationsLive = Layer.effect(
   Conversations,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // A live chat settles service_tokens when it ends (chatRunRows.ts); until then it is the running sum.
     const columns = sql.literal(`
       id, workflow_id, version_number, channel, mode, direction, state, caller_number, called_number, campaign_id,
       started_at, ended_at, duration_seconds, disposition, end_reason, initial_context, gathered_context, transcript,
-      prompt_tokens, completion_tokens, service_tokens, tts_characters, stt_seconds, latency_p50_ms, latency_p90_ms, created_at`)
+      prompt_tokens, completion_tokens, GREATEST(service_tokens, prompt_tokens + completion_tokens) AS service_tokens,
+      tts_characters, stt_seconds, latency_p50_ms, latency_p90_ms, created_at`)
 
     const listForAgent = Effect.fn("Conversations.listForAgent")(function* (principal: Principal, agentId: number, page: number, pageSize: number) {
       const [agent] = yield* sql`SELECT 1 FROM workflows WHERE id = ${agentId} AND organization_id = ${principal.organizationId}`

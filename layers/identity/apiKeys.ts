@@ -1,11 +1,58 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
 import { apiKeyDisplayPrefix, newApiKey } from "../../src/identity/tokens.ts"
 import { ApiKeys, type ApiKeyView } from "../../services/ApiKeys.ts"
-import { SecretBox } from "../../services/SecretBox.ts"
+import { ApiKeyVerifications } from "../../services/ApiKeyVerifications.ts"
+import { SecretBox, type SecretBoxShape } from "../../services/SecretBox.ts"
+
+/** How long a verified key is trusted without a lookup: the bound on a revocation made elsewhere. */
+const VERIFICATION_TTL_MS = 1000
+const VERIFICATION_LIMIT = 10_000
+
+interface Verification {
+  readonly principal: Principal
+  readonly expiresAt: number
+}
+
+/**
+ * Kept by the key's hash, never the key itself. No span of its own: a miss runs inside
+ * `Identity.authenticate`'s, and a hit is the few microseconds this exists to be.
+ */
+export const makeApiKeyVerifications = (secrets: SecretBoxShape) => {
+  const verifications = new Map<string, Verification>()
+  // Bumped by every forget: a lookup that began before a revocation must not store what it read.
+  let forgets = 0
+
+  const remember = (hash: string, principal: Principal, now: number) => {
+    if (verifications.size >= VERIFICATION_LIMIT) {
+      for (const [key, entry] of verifications) if (entry.expiresAt <= now) verifications.delete(key)
+      if (verifications.size >= VERIFICATION_LIMIT) verifications.clear()
+    }
+    verifications.set(hash, { principal, expiresAt: now + VERIFICATION_TTL_MS })
+  }
+
+  return ApiKeyVerifications.of({
+    verified: <E>(apiKey: string, verify: Effect.Effect<Principal, E>) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const hash = secrets.tokenHash(apiKey)
+        const known = verifications.get(hash)
+        if (known && known.expiresAt > now) return Effect.succeed(known.principal)
+        const forgetsBefore = forgets
+        return Effect.tap(verify, (principal) =>
+          Effect.sync(() => {
+            if (forgets === forgetsBefore) remember(hash, principal, now)
+          }))
+      }),
+    forget: (apiKeyId) =>
+      Effect.sync(() => {
+        forgets++
+        for (const [hash, entry] of verifications) if (entry.principal.apiKeyId === apiKeyId) verifications.delete(hash)
+      })
+  })
+}
 
 interface ApiKeyRow {
   readonly id: number
@@ -28,11 +75,12 @@ const toView = (row: ApiKeyRow): ApiKeyView => ({
   revoked_at: row.revoked_at
 })
 
-export const ApiKeysLive = Layer.effect(
-  ApiKeys,
+/** The key management service and, sharing its knowledge of revocations, the verification cache. */
+export const ApiKeysLive = Layer.effectContext(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
+    const verifications = makeApiKeyVerifications(secrets)
 
     const create = Effect.fn("ApiKeys.create")(function* (
       principal: Principal,
@@ -72,6 +120,7 @@ export const ApiKeysLive = Layer.effect(
           RETURNING id, name, key_prefix, scopes, created_at, last_used_at, revoked_at`
         const row = rows[0]
         if (!row) return yield* new NotFound({ resource: "API key", id })
+        if (revoked) yield* verifications.forget(row.id)
         return toView(row)
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
@@ -80,6 +129,8 @@ export const ApiKeysLive = Layer.effect(
       setRevoked(principal, id, false)
     )
 
-    return ApiKeys.of({ create, list, revoke, reactivate })
+    return Context.make(ApiKeys, ApiKeys.of({ create, list, revoke, reactivate })).pipe(
+      Context.add(ApiKeyVerifications, verifications)
+    )
   })
 )

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Either, Layer, Option, Redacted } from "effect"
+import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
 import { ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { isMaskedKey, keyHint, maskedKey } from "../../src/domain/secretMask.ts"
+import type { LlmConnection } from "../../services/LlmGenerator.ts"
 import {
   type ModelSectionInput,
   type ModelSectionView,
@@ -32,6 +33,13 @@ interface SettingsRow {
 
 type Kind = "llm" | "stt" | "tts"
 
+/**
+ * How long an organization's decrypted LLM settings are reused (every chat message and call turn
+ * needs them): the bound on how late a change made through another process is seen here.
+ */
+const LLM_REUSE_MS = 1000
+const LLM_REUSE_LIMIT = 10_000
+
 const toView = (section: StoredSection | null, kind: Kind): ModelSectionView | null => {
   if (!section) return null
   return {
@@ -56,6 +64,20 @@ export const ModelSettingsLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
+    const recentLlms = new Map<number, { readonly connection: Option.Option<LlmConnection>; readonly expiresAt: number }>()
+    // Bumped by every stored change: a read that began before it must not keep what it read.
+    let changes = 0
+
+    const rememberLlm = (organizationId: number, connection: Option.Option<LlmConnection>, now: number) => {
+      if (recentLlms.size >= LLM_REUSE_LIMIT) recentLlms.clear()
+      recentLlms.set(organizationId, { connection, expiresAt: now + LLM_REUSE_MS })
+    }
+
+    const forgetLlm = (organizationId: number) =>
+      Effect.sync(() => {
+        changes++
+        recentLlms.delete(organizationId)
+      })
 
     const load = (organizationId: number) =>
       sql<SettingsRow>`
@@ -130,7 +152,7 @@ export const ModelSettingsLive = Layer.effect(
           WHERE organization_id = ${principal.organizationId}
           RETURNING llm, stt, tts, updated_at`
         return viewOf(row)
-      }))
+      })).pipe(Effect.tap(() => forgetLlm(principal.organizationId)))
     }, Effect.catchTag("SqlError", Effect.die))
 
     const unseal = (section: StoredSection) =>
@@ -138,16 +160,28 @@ export const ModelSettingsLive = Layer.effect(
         ? Effect.succeed(null)
         : secrets.decrypt(section.api_key_sealed).pipe(Effect.orDie)
 
-    const llmFor = Effect.fn("ModelSettings.llmFor")(function* (organizationId: number) {
-      const section = (yield* load(organizationId))?.llm
-      if (!section || section.model === null) return Option.none()
-      const key = yield* unseal(section)
-      return Option.some({
-        provider: "openai" as const,
-        model: section.model,
-        apiKey: key === null ? null : Redacted.make(key),
-        baseUrl: section.base_url
+    const loadLlm = (organizationId: number) =>
+      Effect.gen(function* () {
+        const section = (yield* load(organizationId))?.llm
+        if (!section || section.model === null) return Option.none<LlmConnection>()
+        const key = yield* unseal(section)
+        return Option.some<LlmConnection>({
+          provider: "openai",
+          model: section.model,
+          apiKey: key === null ? null : Redacted.make(key),
+          baseUrl: section.base_url
+        })
       })
+
+    /** Reused for LLM_REUSE_MS; a change stored through this process is seen at once. */
+    const llmFor = Effect.fn("ModelSettings.llmFor")(function* (organizationId: number) {
+      const now = yield* Clock.currentTimeMillis
+      const recent = recentLlms.get(organizationId)
+      if (recent && recent.expiresAt > now) return recent.connection
+      const changesBefore = changes
+      const connection = yield* loadLlm(organizationId)
+      if (changes === changesBefore) rememberLlm(organizationId, connection, now)
+      return connection
     }, Effect.orDie)
 
     const speechFor = Effect.fn("ModelSettings.speechFor")(function* (organizationId: number, kind: "stt" | "tts") {

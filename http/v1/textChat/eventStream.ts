@@ -1,20 +1,26 @@
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Exit, Queue, Scope, Stream } from "effect"
+import { Deferred, Effect, Exit, Queue, Scope, Stream } from "effect"
 import type { Emit } from "../../../services/ConversationEngine.ts"
 import { errorStatus } from "../../errors.ts"
 
-type Event<A, E> =
-  | { readonly _tag: "token"; readonly text: string }
-  | { readonly _tag: "done"; readonly value: A }
-  | { readonly _tag: "failed"; readonly error: E }
+/** An encoded SSE frame; `last` ends the response. */
+interface Frame {
+  readonly bytes: Uint8Array
+  readonly last: boolean
+}
 
-const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+const encoder = new TextEncoder()
+
+const frame = (event: string, data: unknown, last = false): Frame => ({
+  bytes: encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+  last
+})
 
 const failureFrame = (error: unknown) => {
   const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
   const known = tag in errorStatus ? errorStatus[tag as keyof typeof errorStatus] : undefined
   const message = known && error instanceof Error ? error.message : "Internal Server Error"
-  return frame("error", { status: known?.status ?? 500, detail: message })
+  return frame("error", { status: known?.status ?? 500, detail: message }, true)
 }
 
 /** The client asked for server-sent events. */
@@ -26,29 +32,29 @@ export const wantsEventStream = (accept: string | undefined) => (accept ?? "").t
  * if it fails after the first token. A failure before any token is returned as an ordinary error
  * response (404, 409, 502...), because the status line has not been sent yet. The reply runs in a
  * scope the response stream closes, so a client that goes away interrupts it.
+ *
+ * Frames are encoded as they are produced and queued whole: every stage a token passes through on
+ * its way to the socket costs CPU per token, so the response stream is the queue and nothing more.
  */
 export const eventStreamOf = <A, E>(reply: (emit: Emit) => Effect.Effect<A, E>) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
-    const events = yield* Queue.unbounded<Event<A, E>>()
-    yield* reply((text) => Queue.offer(events, { _tag: "token", text })).pipe(
+    const frames = yield* Queue.unbounded<Frame>()
+    // Settled by the first frame, or failed by a failure that comes before any.
+    const opened = yield* Deferred.make<void, E>()
+    const send = (next: Frame) => Queue.offer(frames, next).pipe(Effect.zipRight(Deferred.succeed(opened, undefined)))
+    yield* reply((text) => send(frame("token", { text }))).pipe(
       Effect.matchEffect({
-        onFailure: (error) => Queue.offer(events, { _tag: "failed", error }),
-        onSuccess: (value) => Queue.offer(events, { _tag: "done", value })
+        onFailure: (error) =>
+          Deferred.fail(opened, error).pipe(Effect.flatMap((beforeAnyFrame) => (beforeAnyFrame ? Effect.void : send(failureFrame(error))))),
+        onSuccess: (value) => send(frame("message", value, true))
       }),
       Effect.forkIn(scope)
     )
-    const first = yield* Queue.take(events)
-    if (first._tag === "failed") {
-      yield* Scope.close(scope, Exit.void)
-      return yield* Effect.fail(first.error)
-    }
-    const body = Stream.concat(Stream.make(first), Stream.fromQueue(events)).pipe(
-      Stream.takeUntil((event) => event._tag !== "token"),
-      Stream.map((event) =>
-        event._tag === "token" ? frame("token", { text: event.text }) : event._tag === "done" ? frame("message", event.value) : failureFrame(event.error)
-      ),
-      Stream.encodeText,
+    yield* Deferred.await(opened).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+    const body = Stream.fromQueue(frames).pipe(
+      Stream.takeUntil((sent) => sent.last),
+      Stream.map((sent) => sent.bytes),
       Stream.ensuring(Scope.close(scope, Exit.void))
     )
     return HttpServerResponse.stream(body, {
@@ -56,4 +62,3 @@ export const eventStreamOf = <A, E>(reply: (emit: Emit) => Effect.Effect<A, E>) 
       headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
     })
   })
-
