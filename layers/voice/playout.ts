@@ -6,7 +6,7 @@ const FRAME_MS = 20
  * How far ahead of real time audio is sent. Enough to ride out event-loop hiccups without a gap,
  * small enough that a barge-in `clear` drops little and "what was heard" stays accurate.
  */
-const LEAD_MS = 100
+const LEAD_MS = 200
 /** A marker the carrier never echoes is taken as played this long after its audio should have ended. */
 const MARK_GRACE_MS = 1500
 

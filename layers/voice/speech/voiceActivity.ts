@@ -25,13 +25,15 @@ const WINDOWS: Record<VoiceSampleRate, { readonly samples: number; readonly cont
 }
 
 /**
- * `TALKGRAPH_VAD_WORKERS` (default 1, 0–8): inference worker threads, each with its own session.
- * 0 runs inference on the event loop itself. One worker keeps the model's CPU time off the media
- * loop and, with batching, has headroom for hundreds of calls (see bench/vadThroughput.ts).
+ * `TALKGRAPH_VAD_WORKERS` (default 0, 0–8): inference worker threads, each with its own session;
+ * 0 runs inference on the event loop itself. Batched, Silero costs well under 1 % of a core per
+ * call, and on a busy 2-core machine a worker thread starved of CPU answered windows up to half a
+ * second late (barge-in waits on those answers) while the event loop answered within ~30 ms (see
+ * bench/vadThroughput.ts). Workers pay off with more cores and hundreds of calls per process.
  */
 export const vadWorkers = Config.integer("TALKGRAPH_VAD_WORKERS").pipe(
   Config.validate({ message: "must be between 0 and 8", validation: (workers) => workers >= 0 && workers <= 8 }),
-  Config.withDefault(1),
+  Config.withDefault(0),
   Effect.mapError((error) => new InvalidConfiguration({ message: `Invalid configuration: ${String(error)}` }))
 )
 
