@@ -19,6 +19,12 @@ const MIN_SPEECH_MS = 64
 /** Silence that ends the caller's turn (the end-of-turn decision's main input). */
 export const END_OF_TURN_SILENCE_MS = 500
 const TICK_MS = 100
+/**
+ * A sentence is synthesized once the audio still to play is this short: long enough to cover a
+ * TTS provider's first byte, short enough that a caller cutting in leaves little synthesized (and
+ * paid for) unheard.
+ */
+const TTS_LOOKAHEAD_MS = 2000
 
 export type CallInput = InboundMedia | { readonly _tag: "Closed" }
 
@@ -199,6 +205,9 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
         const clip = yield* input.clipAudio(text)
         if (Option.isSome(clip)) yield* play(clip.value)
         else {
+          yield* Effect.suspend(() => Effect.sleep(Math.max(1, playout.aheadMs() - TTS_LOOKAHEAD_MS))).pipe(
+            Effect.repeat({ until: () => playout.aheadMs() <= TTS_LOOKAHEAD_MS })
+          )
           ttsCharacters += text.length
           yield* services.textToSpeech.synthesize(input.tts, text, rate).pipe(Stream.runForEach(play))
         }

@@ -24,6 +24,8 @@ export interface Playout {
   readonly speaking: () => boolean
   /** Milliseconds of agent audio played so far over the call (sent, minus what is still ahead of real time). */
   readonly playedMs: () => number
+  /** Milliseconds of agent audio not heard yet: queued here, or sent and still ahead of real time. */
+  readonly aheadMs: () => number
 }
 
 export interface PlayoutOptions {
@@ -48,6 +50,8 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
     const pending = new Map<string, { readonly played: Deferred.Deferred<void>; readonly due: number }>()
     const wake = yield* Queue.sliding<void>(1)
     let partial: Int16Array | null = null
+    /** Samples queued here (whole items and the partial one), not sent yet. */
+    let queuedSamples = 0
     /** Wall time the audio sent so far finishes playing. */
     let audibleUntil = 0
     let sentMs = 0
@@ -64,6 +68,7 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
         partial = count < source.length ? source.subarray(count) : null
       }
       if (filled === 0) return null
+      queuedSamples -= filled
       return frame
     }
 
@@ -110,6 +115,7 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
     const play = (pcm: Int16Array) =>
       Effect.suspend(() => {
         items.push({ kind: "audio", pcm })
+        queuedSamples += pcm.length
         return Queue.offer(wake, undefined)
       }).pipe(Effect.asVoid)
 
@@ -129,6 +135,7 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
       const queuedMarks = items.flatMap((item) => (item.kind === "mark" ? [item.played] : []))
       items.length = 0
       partial = null
+      queuedSamples = 0
       audibleUntil = 0
       const sentMarks = [...pending.values()].map((mark) => mark.played)
       pending.clear()
@@ -148,5 +155,7 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
 
     const playedMs = () => sentMs - Math.max(0, audibleUntil - Date.now())
 
-    return { play, mark, clear, played, speaking, playedMs }
+    const aheadMs = () => (queuedSamples * 1000) / protocol.sampleRate + Math.max(0, audibleUntil - Date.now())
+
+    return { play, mark, clear, played, speaking, playedMs, aheadMs }
   })
