@@ -1,3 +1,4 @@
+import { parse as parseCsv } from "csv-parse/sync"
 import { describe, expect, it } from "vitest"
 import { type Contact, CsvContactsInvalid, type CsvContactsOptions, type CsvContactsSummary, readContacts } from "../src/campaign/csvContacts.ts"
 
@@ -12,10 +13,10 @@ async function* chunked(bytes: Uint8Array, size = 7) {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size)
 }
 
-const read = async (input: string | Uint8Array, options: Partial<CsvContactsOptions> = {}): Promise<Outcome> => {
+const read = async (input: string | Uint8Array, options: Partial<CsvContactsOptions> = {}, chunkSize = 7): Promise<Outcome> => {
   const bytes = typeof input === "string" ? new TextEncoder().encode(input) : input
   const contacts: Array<Contact> = []
-  const generator = readContacts(chunked(bytes), { defaultRegion: undefined, requiredColumns: [], batchSize: 2, ...options })
+  const generator = readContacts(chunked(bytes, chunkSize), { defaultRegion: undefined, requiredColumns: [], batchSize: 2, ...options })
   try {
     while (true) {
       const next = await generator.next()
@@ -141,6 +142,20 @@ describe("contacts CSV: accepted files", () => {
     expect(outcome.contacts[0]!.context).toEqual({ address: "1 Main St, Springfield", note: "She said \"hi\"\nthen left" })
   })
 
+  it("reads large chunks the same, multi-byte characters and all, and places an encoding error by chunk", async () => {
+    // One 100 kB chunk, as storage hands over; characters of 2, 3 and 4 bytes fall on every offset.
+    const names = Array.from({ length: 3000 }, (_, i) => `${"x".repeat(i % 7)}Zoë 日本 🎉`)
+    const text = `phone_number,name\n${names.map((name, i) => `+1415555${String(i).padStart(4, "0")},${name}`).join("\n")}\n`
+    const bytes = utf8(text)
+    expect(bytes.length).toBeGreaterThan(64 * 1024)
+    expect((await read(bytes, {}, bytes.length)).contacts.map((contact) => contact.context["name"])).toEqual(names)
+    const broken = Uint8Array.from(bytes)
+    broken[70_000] = 0xff
+    expect((await read(broken, {}, bytes.length)).problems).toEqual([
+      "The file is not UTF-8 text (invalid byte sequence after byte 0); save the CSV as UTF-8"
+    ])
+  })
+
   it("keeps non-ASCII text split across chunks intact", async () => {
     const outcome = await read("phone_number,name\n+14155550123,Zoë Ødegård 日本\n")
     expect(outcome.contacts[0]!.context["name"]).toBe("Zoë Ødegård 日本")
@@ -172,5 +187,35 @@ describe("contacts CSV: accepted files", () => {
     const generator = readContacts(chunked(utf8(`phone_number\n${rows}\n`)), { defaultRegion: undefined, requiredColumns: [], batchSize: 2 })
     for await (const batch of generator) batches.push(batch.length)
     expect(batches).toEqual([2, 2, 1])
+  })
+})
+
+describe("contacts CSV: row numbers", () => {
+  /** The line csv-parse's own `info` option reports for each contact row (non-blank, after the header). */
+  const infoLines = (text: string) =>
+    (parseCsv(text, { relax_column_count: true, skip_empty_lines: true, bom: true, info: true }) as unknown as Array<
+      { record: Array<string>; info: { lines: number } }
+    >)
+      .filter(({ record }) => !record.every((value) => value.trim() === ""))
+      .slice(1)
+      .map(({ info }) => info.lines)
+
+  it.each([
+    ["LF", "phone_number,n\n+14155550101,a\n+14155550102,b\n"],
+    ["CRLF and blank lines", "phone_number,n\r\n\r\n+14155550101,a\r\n\r\n\r\n+14155550102,b\r\n"],
+    ["CR alone", "phone_number,n\r+14155550101,a\r+14155550102,b\r"],
+    ["line breaks in quoted fields", 'phone_number,n\n+14155550101,"a\nb\nc"\n+14155550102,"x\r\ny"\n+14155550103,z\n'],
+    ["no final line break", "phone_number,n\n+14155550101,a\n+14155550102,b"],
+    ["a BOM, blank lines before the header and a row of blanks", "\uFEFF\n\nphone_number,n\n , \n+14155550101,a\n+14155550102,b\n"]
+  ])("%s: the line csv-parse's info option gives, however the input is chunked", async (_, text) => {
+    const expected = infoLines(text)
+    expect(expected.length).toBeGreaterThan(0)
+    for (const size of [1, 3, 64, 1 << 20]) {
+      const rows: Array<number> = []
+      for await (const batch of readContacts(chunked(utf8(text), size), { defaultRegion: undefined, requiredColumns: [] })) {
+        rows.push(...batch.map((contact) => contact.row))
+      }
+      expect(rows).toEqual(expected)
+    }
   })
 })

@@ -13,7 +13,7 @@ import {
 } from "../../src/campaign/campaignSettings.ts"
 import { canApply, type CampaignCommand, editableStates, isFinal, refusal, transitions } from "../../src/campaign/campaignState.ts"
 import { CsvContactsInvalid } from "../../src/campaign/csvContacts.ts"
-import { asRegion } from "../../src/campaign/phoneNumbers.ts"
+import { asRegion } from "../../src/phone/mod.ts"
 import { Conflict, NotFound, PayloadTooLarge, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { requiredVariables } from "../../src/graph/templateVariables.ts"

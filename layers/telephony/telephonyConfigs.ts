@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Either, Layer, ParseResult, Schema } from "effect"
-import { asRegion, toE164 } from "../../src/campaign/phoneNumbers.ts"
+import { asRegion, toE164 } from "../../src/phone/mod.ts"
 import { Conflict, type FieldProblem, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import {

@@ -1,7 +1,9 @@
-import { CsvError, parse } from "csv-parse"
+import { CsvError } from "csv-parse"
 import { Readable } from "node:stream"
 import { referencesIn } from "../graph/templateVariables.ts"
-import { type CountryCode, toE164 } from "./phoneNumbers.ts"
+import { type CountryCode, toE164 } from "../phone/mod.ts"
+import { type NumberedRecord, NumberingCsvParser } from "./numberingCsvParser.ts"
+import { PhoneNumberSet } from "./phoneNumberSet.ts"
 import { RowList } from "./rowList.ts"
 
 /** Per-row replacement of the Start node's greeting (spec "Contacts CSV"). */
@@ -66,8 +68,16 @@ export const builtInVariables: ReadonlySet<string> = new Set([
 ])
 
 /**
+ * Text is handed on in pieces of at most this many bytes: a longer string would be allocated in
+ * V8's large-object space, where each one stays until a full garbage collection, and a million
+ * rows' worth of them made the heap swell by hundreds of megabytes.
+ */
+const TEXT_PIECE_BYTES = 32 * 1024
+
+/**
  * Bytes to text, refusing what is not UTF-8 text: a CSV saved as UTF-16 or Latin-1, or a binary
- * file uploaded by mistake, would otherwise turn into garbled contacts.
+ * file uploaded by mistake, would otherwise turn into garbled contacts. Each chunk is checked
+ * whole before any of it is handed on.
  */
 async function* utf8Text(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
   const decoder = new TextDecoder("utf-8", { fatal: true })
@@ -79,19 +89,22 @@ async function* utf8Text(source: AsyncIterable<Uint8Array | string>): AsyncGener
       throw new CsvContactsInvalid(["The file is UTF-16 text; save the CSV as UTF-8"])
     }
     first = bytes.length === 0 && first
-    let text: string
+    const pieces: Array<string> = []
     try {
-      text = decoder.decode(bytes, { stream: true })
+      for (let start = 0; start < bytes.length; start += TEXT_PIECE_BYTES) {
+        const piece = decoder.decode(bytes.subarray(start, start + TEXT_PIECE_BYTES), { stream: true })
+        if (piece !== "") pieces.push(piece)
+      }
     } catch {
       throw new CsvContactsInvalid([
         `The file is not UTF-8 text (invalid byte sequence after byte ${offset}); save the CSV as UTF-8`
       ])
     }
-    if (text.includes("\u0000")) {
+    if (pieces.some((piece) => piece.includes("\u0000"))) {
       throw new CsvContactsInvalid(["The file is binary (it contains NUL bytes), not a CSV text file"])
     }
     offset += bytes.length
-    if (text !== "") yield text
+    yield* pieces
   }
   try {
     const rest = decoder.decode()
@@ -226,7 +239,7 @@ export async function* readContacts(
   options: CsvContactsOptions
 ): AsyncGenerator<ReadonlyArray<Contact>, CsvContactsSummary> {
   const batchSize = options.batchSize ?? 5000
-  const parser = parse({ relax_column_count: true, skip_empty_lines: true, info: true, bom: true })
+  const parser = new NumberingCsvParser({ relax_column_count: true, skip_empty_lines: true, bom: true })
   const input = Readable.from(utf8Text(source))
   input.on("error", (error) => parser.destroy(error))
   input.pipe(parser)
@@ -237,51 +250,49 @@ export async function* readContacts(
   const invalid = new RowList()
   const empty = new RowList()
   const duplicate = new RowList()
-  // E.164 digits fit a double exactly, and a Set of numbers is a fraction of a Set of strings.
-  const seen = new Set<number>()
+  const seen = new PhoneNumberSet()
   let rows = 0
   let accepted = 0
   let batch: Array<Contact> = []
 
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Array<string>; info: { lines: number } }>) {
-      if (isBlank(record)) continue
-      if (!header) {
-        header = readHeader(record, options.requiredColumns)
-        columns = new Set(header.names)
-        continue
-      }
-      rows++
-      const row = info.lines
-      if (record.length !== header.names.length) {
-        problems.add(`${record.length < header.names.length ? "fewer" : "more"} fields than the header's ${header.names.length} columns`, row)
-        continue
-      }
-      const greeting = greetingOf(record, header, columns, row, problems, options.recordingIds)
-      const raw = field(record, header.phone)
-      if (raw === "") {
-        empty.add(row)
-        continue
-      }
-      const phone = toE164(raw, options.defaultRegion)
-      if (phone === undefined) {
-        invalid.add(row)
-        continue
-      }
-      const digits = Number(phone.slice(1))
-      if (seen.has(digits)) {
-        duplicate.add(row)
-        continue
-      }
-      seen.add(digits)
-      if (problems.any) continue
-      const context: Record<string, string> = {}
-      for (const [index, name] of header.contextColumns) context[name] = record[index]!.trim()
-      batch.push({ row, phone_number: phone, context, greeting_override: greeting })
-      accepted++
-      if (batch.length >= batchSize) {
-        yield batch
-        batch = []
+    for await (const records of parser as AsyncIterable<ReadonlyArray<NumberedRecord>>) {
+      for (const { record, line: row } of records) {
+        if (isBlank(record)) continue
+        if (!header) {
+          header = readHeader(record, options.requiredColumns)
+          columns = new Set(header.names)
+          continue
+        }
+        rows++
+        if (record.length !== header.names.length) {
+          problems.add(`${record.length < header.names.length ? "fewer" : "more"} fields than the header's ${header.names.length} columns`, row)
+          continue
+        }
+        const greeting = greetingOf(record, header, columns, row, problems, options.recordingIds)
+        const raw = field(record, header.phone)
+        if (raw === "") {
+          empty.add(row)
+          continue
+        }
+        const phone = toE164(raw, options.defaultRegion)
+        if (phone === undefined) {
+          invalid.add(row)
+          continue
+        }
+        if (!seen.add(Number(phone.slice(1)))) {
+          duplicate.add(row)
+          continue
+        }
+        if (problems.any) continue
+        const context: Record<string, string> = {}
+        for (const [index, name] of header.contextColumns) context[name] = record[index]!.trim()
+        batch.push({ row, phone_number: phone, context, greeting_override: greeting })
+        accepted++
+        if (batch.length >= batchSize) {
+          yield batch
+          batch = []
+        }
       }
     }
   } catch (error) {

@@ -1,0 +1,100 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Contact, readContacts } from "../src/campaign/csvContacts.ts"
+import { newAccount } from "./support/accounts.ts"
+import { client, type Client } from "./support/client.ts"
+import { databaseKind } from "./support/database.ts"
+import { type RunningServer, startServer } from "./support/server.ts"
+import { uploadCsv } from "./support/uploads.ts"
+import { insertWorkflow } from "./support/workflowRows.ts"
+
+let server: RunningServer
+let api: Client
+
+beforeAll(async () => {
+  server = await startServer()
+  api = client(server.url)
+})
+afterAll(() => server?.close())
+
+/**
+ * Contexts with everything COPY's text format would misread unescaped (backslashes, tabs, line
+ * breaks, a literal `\N`), spread over more than two batches so writes overlap parsing.
+ */
+const awkwardCsv = () => {
+  const lines = ["phone_number,first_name,note,greeting_override_type,greeting_override_text"]
+  for (let i = 0; i < 12_000; i++) {
+    const note = [
+      `"tab\there"`,
+      `"back\\slash \\N and \\\\ two"`,
+      `"line one\nline two\r\nthree"`,
+      `"quote "" and , comma"`,
+      `Zoë Ødegård 日本 🎉`,
+      ``,
+      `\\N`
+    ][i % 7]!
+    const greeting = i % 5 === 0 ? `text,"Hi {{first_name}} \\ \t!"` : ","
+    lines.push(`+1 (415) ${200 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, "0")},Name${i},${note},${greeting}`)
+  }
+  return `${lines.join("\r\n")}\r\n`
+}
+
+const parsed = async (csv: string) => {
+  const contacts: Array<Contact> = []
+  const source = (async function*() {
+    yield new TextEncoder().encode(csv)
+  })()
+  for await (const batch of readContacts(source, { defaultRegion: undefined, requiredColumns: [] })) {
+    contacts.push(...batch)
+  }
+  return contacts
+}
+
+const createCampaign = async (csv: string) => {
+  const account = await newAccount(api)
+  const workflowId = await insertWorkflow(server, account.organizationId)
+  const sourceId = await uploadCsv(api, { token: account.token }, csv)
+  const reply = await api.post(
+    "/api/v1/campaign/create",
+    { name: "Ingest", workflow_id: workflowId, source_type: "csv", source_id: sourceId },
+    { token: account.token }
+  )
+  return { account, reply }
+}
+
+describe(`contact ingest into ${databaseKind()}`, () => {
+  it("stores every contact exactly as parsed: row, E.164 number, context and greeting override", async () => {
+    const csv = awkwardCsv()
+    const { reply } = await createCampaign(csv)
+    expect(reply.status).toBe(200)
+    const stored = await server.run(Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ row_number: number; phone_number: string; context: unknown; greeting_override: unknown }>`
+        SELECT row_number, phone_number, context, greeting_override FROM campaign_contacts
+        WHERE campaign_id = ${reply.body.id} ORDER BY id`
+    }))
+    const expected = (await parsed(csv)).map((contact) => ({
+      row_number: contact.row,
+      phone_number: contact.phone_number,
+      context: contact.context,
+      greeting_override: contact.greeting_override
+    }))
+    expect(expected).toHaveLength(12_000)
+    expect(stored).toEqual(expected)
+  })
+
+  it("leaves nothing behind when a problem turns up after thousands of contacts were written", async () => {
+    const rows = Array.from({ length: 11_000 }, (_, i) => `+1415${200 + Math.floor(i / 10_000)}${String(i % 10_000).padStart(4, "0")},a`)
+    const { account, reply } = await createCampaign(`phone_number,name\n${rows.join("\n")}\n+14159990000\n`)
+    expect(reply.status).toBe(422)
+    expect(JSON.stringify(reply.body)).toContain("Row 11002: fewer fields than the header's 2 columns")
+    // Contacts cannot outlive their campaign (foreign key), so no campaign means no contacts.
+    const left = await server.run(Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ campaigns: number }>`
+        SELECT count(*)::int AS campaigns FROM campaigns WHERE organization_id = ${account.organizationId}`
+    }))
+    expect(left).toEqual([{ campaigns: 0 }])
+  })
+})
