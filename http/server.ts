@@ -38,9 +38,31 @@ const DocsLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })
 )
 
+/** How long responses already being written get to finish once the server is closing. */
+const CLOSE_GRACE_MS = 1000
+
+/**
+ * A Node HTTP server whose `close` cannot hang. Node waits for every open connection to end; by
+ * the time the platform closes the server its request handlers have been interrupted, so a
+ * request still arriving (a client that sent half a body) or one whose handler was cut off would
+ * hold the connection, and the process, forever. After a short grace they are cut.
+ */
+const closableServer = () => {
+  const server = createServer()
+  const close = server.close.bind(server)
+  server.close = (callback) => {
+    const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref()
+    return close((error) => {
+      clearTimeout(cut)
+      callback?.(error)
+    })
+  }
+  return server
+}
+
 /** A Node HTTP server on HOST:PORT from the configuration. */
 export const ListenLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  Effect.map(AppConfig, (config) => NodeHttpServer.layer(closableServer, { port: config.port, host: config.host }))
 )
 
 /** Serves the API on whatever server `listen` provides (tests pass one on a random port). */

@@ -1,5 +1,6 @@
 import pg from "pg"
 import * as fs from "node:fs/promises"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -68,6 +69,27 @@ describe("embedded mode", () => {
       await stop(proc)
     }
   })
+})
+
+describe("shutdown", () => {
+  it("stops on SIGTERM although a client is still sending a request", async () => {
+    const env = await embeddedEnv(await tempDir())
+    const proc = spawnTalkgraph(["serve"], env)
+    let socket: net.Socket | undefined
+    try {
+      await waitUntilServing(proc, `http://127.0.0.1:${env.PORT}`)
+      socket = net.connect(Number(env.PORT), "127.0.0.1")
+      await new Promise((resolve) => socket!.once("connect", resolve))
+      socket.write("POST /api/v1/auth/login HTTP/1.1\r\nHost: talkgraph\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\"")
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      proc.child.kill("SIGTERM")
+      const exited = await Promise.race([proc.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 10_000))])
+      expect(exited).toBe(0)
+    } finally {
+      socket?.destroy()
+      proc.child.kill("SIGKILL")
+    }
+  }, 90_000)
 })
 
 describe("configuration", () => {
