@@ -1,23 +1,81 @@
 import { describe, expect, it } from "vitest"
 import { circuitBreakerDefaults, retryDefaults, type ScheduleConfig } from "../src/campaign/campaignSettings.ts"
 import { evaluateBreaker } from "../src/campaign/circuitBreaker.ts"
-import { emptyLog, logFrom, recordDispatch, waitBeforeDispatch } from "../src/campaign/dispatchRate.ts"
+import { available, capacityFor, claimTook, handedOut, nextBatch, pacerFrom, readyAt, sent } from "../src/campaign/dispatchRate.ts"
 import { afterOutcome } from "../src/campaign/retryPolicy.ts"
 import { instantOf, isWithinSchedule, nextWindowStart } from "../src/campaign/scheduleWindow.ts"
 
-/** Simulates a dialer that dispatches as soon as the log allows, for `durationMs`. */
-const simulate = (perSecond: number, durationMs: number) => {
-  let log = emptyLog(perSecond)
-  const sent: Array<number> = []
-  let now = 0
-  while (now < durationMs) {
-    const wait = waitBeforeDispatch(log, now)
-    now += wait
-    if (now >= durationMs) break
-    sent.push(now)
-    log = recordDispatch(log, now)
+/** A repeatable stream of numbers in [0, 1), so a failing run can be replayed. */
+const seeded = (seed: number) => () => {
+  seed = (seed * 1103515245 + 12345) % 2147483648
+  return seed / 2147483648
+}
+
+interface Dispatcher {
+  /** How long each claim transaction takes. */
+  readonly claimMs?: () => number
+  /** How long after it is handed out each call's request leaves (a busy event loop). */
+  readonly startMs?: () => number
+  /** How long each request takes to reach the carrier. */
+  readonly carrierMs?: () => number
+  /** How long the carrier's answer takes to come back. */
+  readonly answerMs?: () => number
+  /** Claim times of the previous owner's calls, for a takeover. */
+  readonly previous?: ReadonlyArray<number>
+  readonly start?: number
+}
+
+/**
+ * Simulates the dialer's loop until `until`: claims batches as the pacer plans them, hands the
+ * claimed calls out as soon as it allows, logs each call when its answer comes back, and reports
+ * when the carrier saw each call and each batch's size.
+ */
+const simulate = (perSecond: number, until: number, dispatcher: Dispatcher = {}) => {
+  const claimMs = dispatcher.claimMs ?? (() => 0)
+  const startMs = dispatcher.startMs ?? (() => 0)
+  const carrierMs = dispatcher.carrierMs ?? (() => 0)
+  const answerMs = dispatcher.answerMs ?? (() => 0)
+  let now = dispatcher.start ?? 0
+  let pacer = pacerFrom(perSecond, dispatcher.previous ?? [], now)
+  /** When each call's answer comes back: the dialer logs it then. */
+  let answers: Array<number> = []
+  const seen: Array<number> = []
+  const batches: Array<number> = []
+  /** Calls answered by `time` are logged, as their placements would log them. */
+  const answeredBy = (time: number) => {
+    for (const answer of answers.filter((at) => at <= time).sort((a, b) => a - b)) pacer = sent(pacer, answer)
+    answers = answers.filter((at) => at > time)
   }
-  return sent
+  while (now < until) {
+    answeredBy(now)
+    const batch = nextBatch(pacer, now)
+    if (batch.claimAt > now || batch.size === 0) {
+      now = Math.max(now + 1, batch.claimAt)
+      continue
+    }
+    const took = claimMs()
+    pacer = claimTook(pacer, took)
+    now += took
+    batches.push(batch.size)
+    // The claimed calls go as soon as the pacer allows, as the dialer hands them out.
+    let waiting = batch.size
+    while (waiting > 0) {
+      answeredBy(now)
+      const count = Math.min(waiting, available(pacer, now))
+      if (count === 0) {
+        now = Math.max(now + 1, readyAt(pacer, now, 1))
+        continue
+      }
+      pacer = handedOut(pacer, now, count)
+      for (let call = 0; call < count; call++) {
+        const arrival = now + startMs() + carrierMs()
+        seen.push(arrival)
+        answers.push(arrival + answerMs())
+      }
+      waiting -= count
+    }
+  }
+  return { seen: seen.filter((time) => time < until).sort((a, b) => a - b), batches }
 }
 
 const maxInAnyWindow = (times: ReadonlyArray<number>) => {
@@ -31,15 +89,69 @@ const maxInAnyWindow = (times: ReadonlyArray<number>) => {
 
 describe("dispatch rate", () => {
   it.each([1, 5, 20, 100])("never exceeds %i calls in any one-second window, and achieves the rate", (rate) => {
-    const sent = simulate(rate, 60_000)
-    expect(maxInAnyWindow(sent)).toBe(rate)
-    expect(sent.length).toBe(rate * 60)
+    const { seen } = simulate(rate, 60_000)
+    expect(maxInAnyWindow(seen)).toBe(rate)
+    expect(seen.length).toBe(rate * 60)
   })
 
-  it("after a takeover, honours dispatches the previous owner made in the last second", () => {
-    const log = logFrom(2, [9_500, 9_800])
-    expect(waitBeforeDispatch(log, 10_000)).toBe(500)
-    expect(waitBeforeDispatch(log, 10_500)).toBe(0)
+  it.each([1, 5, 20, 100])(
+    "at %i/s, with slow uneven claims and uneven travel both ways, keeps the rate where the carrier sees it, losing only the round trips",
+    (rate) => {
+      const random = seeded(rate)
+      const { seen } = simulate(rate, 60_000, {
+        claimMs: () => 5 + random() * 60,
+        carrierMs: () => random() * 25,
+        answerMs: () => random() * 25
+      })
+      expect(maxInAnyWindow(seen)).toBe(rate)
+      // Each slot is used again a second after the carrier answered: at most 1.05 s apart here.
+      expect(seen.length).toBeGreaterThanOrEqual(Math.floor((0.99 * rate * 60_000) / 1050))
+    }
+  )
+
+  it.each([5, 20, 100])(
+    "at %i/s, when requests leave up to 300 ms after their batch was handed out, still keeps the rate where the carrier sees it",
+    (rate) => {
+      const random = seeded(rate + 1)
+      // A stalled event loop delays some requests a lot, and the rest a little.
+      const { seen } = simulate(rate, 30_000, {
+        claimMs: () => 5 + random() * 20,
+        startMs: () => (random() < 0.05 ? random() * 300 : random() * 5),
+        carrierMs: () => random() * 10,
+        answerMs: () => random() * 10
+      })
+      expect(maxInAnyWindow(seen)).toBe(rate)
+      expect(seen.length).toBeGreaterThanOrEqual(Math.floor((0.95 * rate * 30_000) / 1000))
+    }
+  )
+
+  it.each([20, 100])("at %i/s, with claims taking half a second, still reaches the rate (each claim carries more calls)", (rate) => {
+    const random = seeded(rate + 2)
+    const { seen, batches } = simulate(rate, 30_000, { claimMs: () => 400 + random() * 100, carrierMs: () => 2, answerMs: () => 2 })
+    expect(maxInAnyWindow(seen)).toBe(rate)
+    expect(seen.length).toBeGreaterThanOrEqual(Math.floor(0.97 * rate * 30))
+    expect(Math.max(...batches)).toBeLessThanOrEqual(rate)
+  })
+
+  it("claims in batches at high rates: never more than the bucket, and about half as many claims as calls", () => {
+    const { seen, batches } = simulate(100, 10_000)
+    expect(Math.max(...batches)).toBe(capacityFor(100))
+    expect(batches.length).toBeLessThanOrEqual(seen.length / 2 + capacityFor(100))
+  })
+
+  it("catches up after a stalled claim, without exceeding the rate", () => {
+    let claims = 0
+    // Run past the five seconds counted: batches claimed in time but handed out later count too.
+    const { seen } = simulate(100, 6_000, { claimMs: () => (++claims === 30 ? 180 : 0) })
+    expect(maxInAnyWindow(seen)).toBe(100)
+    expect(seen.filter((time) => time < 5_000).length).toBe(500)
+  })
+
+  it("after a takeover, counts the previous owner's calls of the last second as reaching the carrier up to a second after their claim", () => {
+    const { seen } = simulate(2, 13_000, { previous: [9_500, 9_800], start: 10_000 })
+    // A fresh bucket would call at once; the log holds the first call until 10.5 s + 1 s.
+    expect(seen[0]).toBe(11_500)
+    expect(maxInAnyWindow([10_500, 10_800, ...seen])).toBe(2)
   })
 })
 

@@ -11,7 +11,8 @@ import {
   makeTestCarrier,
   runningCampaign,
   settle,
-  type TestCarrier
+  type TestCarrier,
+  testSettings
 } from "./support/dialerHarness.ts"
 
 let database: IsolatedDatabase
@@ -27,14 +28,14 @@ const MONDAY_10_UTC = Date.parse("2026-03-02T10:00:00Z")
  * Runs a test against a fresh dialer on TestClock time. Campaigns left running are cancelled at
  * the end so the next test's dialer does not pick them up.
  */
-const dialerTest = <A>(body: (carrier: TestCarrier) => Effect.Effect<A, unknown, any>) => {
+const dialerTest = <A>(body: (carrier: TestCarrier) => Effect.Effect<A, unknown, any>, settings = testSettings) => {
   const carrier = makeTestCarrier()
   return Effect.runPromise(
     Effect.gen(function* () {
       yield* TestClock.setTime(MONDAY_10_UTC)
       return yield* Effect.scoped(
         Effect.gen(function* () {
-          const dialer = yield* Layer.build(dialerLayer(database, carrier))
+          const dialer = yield* Layer.build(dialerLayer(database, carrier, settings))
           return yield* Effect.provide(body(carrier), dialer)
         })
       ).pipe(
@@ -51,6 +52,9 @@ const dialerTest = <A>(body: (carrier: TestCarrier) => Effect.Effect<A, unknown,
 
 const placedFor = (carrier: TestCarrier, campaignId: number) =>
   carrier.placed.filter((call) => call.to.startsWith(`+1555${String(campaignId).padStart(3, "0")}`))
+
+const busiestSecond = (times: ReadonlyArray<number>) =>
+  Math.max(...times.map((start) => times.filter((time) => time >= start && time < start + 1000).length))
 
 const liveAttempts = (campaignId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -87,6 +91,44 @@ describe("the campaign dialer on TestClock time", () => {
         const busiest = Math.max(...times.map((start) => times.filter((time) => time >= start && time < start + 1000).length))
         expect(busiest).toBe(3)
       })
+    ))
+
+  it("claims contacts in batches at a high rate, keeping to the rate in every one-second window and reaching it", () =>
+    dialerTest((carrier) =>
+      Effect.gen(function* () {
+        const { campaignId } = yield* runningCampaign({ contacts: 60, rate_limit_per_second: 20 })
+        yield* advance(2000, 50)
+        // 20 in each of the first two seconds: the rate, reached.
+        expect(placedFor(carrier, campaignId).filter((call) => call.at < MONDAY_10_UTC + 2000)).toHaveLength(40)
+        yield* advance(1500, 50)
+        const times = placedFor(carrier, campaignId).map((call) => call.at)
+        expect(times).toHaveLength(60)
+        expect(busiestSecond(times)).toBe(20)
+        const sql = yield* SqlClient.SqlClient
+        const [attempts] = yield* sql<{ attempts: number; runs: number; contacts: number }>`
+          SELECT count(*)::int AS attempts, count(DISTINCT run_id)::int AS runs, count(DISTINCT contact_id)::int AS contacts
+          FROM campaign_attempts WHERE campaign_id = ${campaignId}`
+        expect(attempts).toEqual({ attempts: 60, runs: 60, contacts: 60 })
+        expect((yield* campaignRow(campaignId)).executed_count).toBe(60)
+      }), { ...testSettings, orgMaxConcurrentCalls: 1000 }
+    ))
+
+  it("keeps the organization's live calls within its limit across its campaigns, and refills a freed slot", () =>
+    dialerTest(
+      (carrier) =>
+        Effect.gen(function* () {
+          const first = yield* runningCampaign({ contacts: 5 })
+          const second = yield* runningCampaign({ contacts: 5, organization: first.organization })
+          const placed = () => [...placedFor(carrier, first.campaignId), ...placedFor(carrier, second.campaignId)]
+          yield* advance(2000)
+          expect(placed()).toHaveLength(3)
+          expect((yield* liveAttempts(first.campaignId)) + (yield* liveAttempts(second.campaignId))).toBe(3)
+          yield* finish(placed()[0]!.runId, "completed")
+          yield* advance(1000)
+          expect(placed()).toHaveLength(4)
+          expect((yield* liveAttempts(first.campaignId)) + (yield* liveAttempts(second.campaignId))).toBe(3)
+        }),
+      { ...testSettings, orgMaxConcurrentCalls: 3 }
     ))
 
   it("retries exactly the reasons the retry config names, after the delay, up to max_retries", () =>
@@ -197,7 +239,8 @@ describe("the campaign dialer on TestClock time", () => {
         const [call] = placedFor(carrier, campaignId)
         expect(call).toBeDefined()
         expect(call!.at).toBeGreaterThanOrEqual(Date.parse("2026-03-03T08:00:00Z"))
-      })
+      }), // A day of TestClock time at a one-second poll is 80,000 supervisor ticks; a minute's poll keeps the jump quick.
+      { ...testSettings, pollMillis: 60_000 }
     ))
 
   it("completes the campaign once nothing is pending, scheduled or live, with exact counters", () =>

@@ -18,7 +18,9 @@ export interface BreakerVerdict {
  * it. Busy, no-answer, voicemail and cancelled calls reached a person's line and say nothing about
  * the campaign being broken.
  */
-export const isBreakerFailure = (outcome: string) => outcome === "failed" || outcome === "error"
+export const BREAKER_FAILURES = ["failed", "error"] as const
+
+export const isBreakerFailure = (outcome: string) => (BREAKER_FAILURES as ReadonlyArray<string>).includes(outcome)
 
 /** Outcomes inside the sliding window ending at `now`. */
 export const withinWindow = (
@@ -37,11 +39,15 @@ export const evaluateBreaker = (
   now: number
 ): BreakerVerdict => {
   const recent = withinWindow(outcomes, config, now)
-  const failures = recent.filter((outcome) => outcome.failed).length
-  const failureRatio = recent.length === 0 ? 0 : failures / recent.length
+  return verdictOf(recent.length, recent.filter((outcome) => outcome.failed).length, config)
+}
+
+/** The verdict on a window already counted (by the database): `calls` outcomes, `failures` of them failures. */
+export const verdictOf = (calls: number, failures: number, config: CircuitBreakerConfig): BreakerVerdict => {
+  const failureRatio = calls === 0 ? 0 : failures / calls
   return {
-    tripped: config.enabled && recent.length >= config.min_calls_in_window && failureRatio >= config.failure_threshold,
-    calls: recent.length,
+    tripped: config.enabled && calls >= config.min_calls_in_window && failureRatio >= config.failure_threshold,
+    calls,
     failures,
     failureRatio
   }

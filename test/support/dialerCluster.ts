@@ -19,6 +19,23 @@ export interface ClusterNode {
   readonly pid: number
 }
 
+/**
+ * How long a process gets to stop after SIGTERM before it is killed. A process that still has
+ * carrier callbacks in flight when told to stop may not finish stopping on its own (their
+ * responses are never written once shutdown has begun), which must not hang a whole run.
+ */
+const STOP_GRACE_MS = 15_000
+
+const stopWithin = async (node: ClusterNode) => {
+  if (node.proc.child.exitCode !== null || node.proc.child.signalCode !== null) return
+  const kill = setTimeout(() => {
+    console.error(`talkgraph (pid ${node.pid}) did not stop within ${STOP_GRACE_MS} ms of SIGTERM; killing it`)
+    node.proc.child.kill("SIGKILL")
+  }, STOP_GRACE_MS)
+  await stop(node.proc)
+  clearTimeout(kill)
+}
+
 const withDatabase = (url: string, name: string) => {
   const parsed = new URL(url)
   parsed.pathname = `/${name}`
@@ -111,12 +128,18 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
       ...settings
     }, { token: tenant.token })
     if (created.status !== 200) throw new Error(`campaign failed: ${created.status} ${JSON.stringify(created.body)}`)
-    if (start) await api.post(`/api/v1/campaign/${created.body.id}/start`, undefined, { token: tenant.token })
+    if (start) await startCampaign(tenant, created.body.id)
     return created.body.id as number
   }
 
+  /** Starts a campaign created with `start` false. */
+  const startCampaign = async (tenant: { token: string }, id: number) => {
+    const started = await client(nodes[0]!.url).post(`/api/v1/campaign/${id}/start`, undefined, { token: tenant.token })
+    if (started.status !== 200) throw new Error(`campaign start failed: ${started.status} ${JSON.stringify(started.body)}`)
+  }
+
   const close = async () => {
-    await Promise.all(nodes.map((node) => (node.proc.child.exitCode === null && node.proc.child.signalCode === null ? stop(node.proc) : undefined)))
+    await Promise.all(nodes.map(stopWithin))
     await db.end()
     await balancer.close()
     const cleanup = new pg.Client({ connectionString: baseUrl })
@@ -126,7 +149,7 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
     await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
   }
 
-  return { nodes, db, databaseUrl, newTenant, newCampaign, spawnNode, close }
+  return { nodes, db, databaseUrl, newTenant, newCampaign, startCampaign, spawnNode, close }
 }
 
 export type DialerCluster = Awaited<ReturnType<typeof startDialerCluster>>

@@ -134,36 +134,52 @@ export interface CampaignSetup {
   readonly retry_config?: Record<string, unknown>
   readonly circuit_breaker?: Record<string, unknown>
   readonly schedule_config?: Record<string, unknown> | null
+  /** Another campaign of this organization (its workflow and telephony configuration), instead of a new one. */
+  readonly organization?: CampaignOrganization
 }
 
-/** An organization with a Twilio configuration and a running campaign of numbered contacts. */
+export interface CampaignOrganization {
+  readonly organizationId: number
+  readonly workflowId: number
+  readonly telephonyConfigurationId: number
+}
+
+/** A new organization with a published workflow and a Twilio configuration with a caller number. */
+const newOrganization = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const secrets = yield* SecretBox
+  const [org] = yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES ('dialer test') RETURNING id`
+  const [workflow] = yield* sql<{ id: number }>`
+    INSERT INTO workflows (organization_id, workflow_uuid, name, status)
+    VALUES (${org!.id}, ${crypto.randomUUID()}, 'agent', 'active') RETURNING id`
+  yield* sql`
+    INSERT INTO workflow_definitions (workflow_id, version_number, version_status, workflow_definition, published_at)
+    VALUES (${workflow!.id}, 1, 'published', ${JSON.stringify(definitionUsing())}::jsonb, now())`
+  const [config] = yield* sql<{ id: number }>`
+    INSERT INTO telephony_configurations (organization_id, name, provider, is_default_outbound, settings, credentials)
+    VALUES (${org!.id}, 'test carrier', 'twilio', true, ${JSON.stringify({ account_sid: "AC1" })}::jsonb,
+            ${secrets.encrypt(JSON.stringify({ auth_token: "token" }))})
+    RETURNING id`
+  yield* sql`
+    INSERT INTO phone_numbers (organization_id, telephony_configuration_id, address, is_default_caller_id)
+    VALUES (${org!.id}, ${config!.id}, ${`+1999${String(config!.id).padStart(7, "0")}`}, true)`
+  return { organizationId: org!.id, workflowId: workflow!.id, telephonyConfigurationId: config!.id } satisfies CampaignOrganization
+})
+
+/** A running campaign of numbered contacts, in a new organization unless `setup.organization` names one. */
 export const runningCampaign = (setup: CampaignSetup) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const secrets = yield* SecretBox
     const now = new Date(yield* Clock.currentTimeMillis)
-    const [org] = yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES ('dialer test') RETURNING id`
-    const [workflow] = yield* sql<{ id: number }>`
-      INSERT INTO workflows (organization_id, workflow_uuid, name, status)
-      VALUES (${org!.id}, ${crypto.randomUUID()}, 'agent', 'active') RETURNING id`
-    yield* sql`
-      INSERT INTO workflow_definitions (workflow_id, version_number, version_status, workflow_definition, published_at)
-      VALUES (${workflow!.id}, 1, 'published', ${JSON.stringify(definitionUsing())}::jsonb, now())`
-    const [config] = yield* sql<{ id: number }>`
-      INSERT INTO telephony_configurations (organization_id, name, provider, is_default_outbound, settings, credentials)
-      VALUES (${org!.id}, 'test carrier', 'twilio', true, ${JSON.stringify({ account_sid: "AC1" })}::jsonb,
-              ${secrets.encrypt(JSON.stringify({ auth_token: "token" }))})
-      RETURNING id`
-    yield* sql`
-      INSERT INTO phone_numbers (organization_id, telephony_configuration_id, address, is_default_caller_id)
-      VALUES (${org!.id}, ${config!.id}, ${`+1999${String(config!.id).padStart(7, "0")}`}, true)`
+    const organization = setup.organization ?? (yield* newOrganization)
     const retry = { enabled: true, max_retries: 2, retry_delay_seconds: 120, retry_on_busy: true, retry_on_no_answer: true, retry_on_voicemail: false, ...setup.retry_config }
     const breaker = { enabled: false, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5, ...setup.circuit_breaker }
     const [campaign] = yield* sql<{ id: number }>`
       INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, state, source_type, source_id,
                              retry_config, max_concurrency, rate_limit_per_second, schedule_config, circuit_breaker,
                              total_rows, total_queued_count, started_at, updated_at)
-      VALUES (${org!.id}, ${workflow!.id}, ${config!.id}, 'test', 'running', 'csv', 'test.csv', ${JSON.stringify(retry)}::jsonb,
+      VALUES (${organization.organizationId}, ${organization.workflowId}, ${organization.telephonyConfigurationId}, 'test', 'running',
+              'csv', 'test.csv', ${JSON.stringify(retry)}::jsonb,
               ${setup.max_concurrency ?? null}, ${setup.rate_limit_per_second ?? 100},
               ${setup.schedule_config ? JSON.stringify(setup.schedule_config) : null}::jsonb, ${JSON.stringify(breaker)}::jsonb,
               ${setup.contacts}, ${setup.contacts}, ${now}, ${now})
@@ -176,7 +192,7 @@ export const runningCampaign = (setup: CampaignSetup) =>
     }
     // What the state-change trigger's NOTIFY does between processes.
     yield* Effect.flatMap(CampaignScheduler, (scheduler) => scheduler.wake(campaign!.id))
-    return { campaignId: campaign!.id, organizationId: org!.id }
+    return { campaignId: campaign!.id, organizationId: organization.organizationId, organization }
   })
 
 /** Ends a placed call with an outcome, as a status callback would, and wakes the dialer. */

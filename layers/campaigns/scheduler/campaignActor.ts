@@ -1,13 +1,16 @@
-import { Clock, Effect, FiberSet, Queue } from "effect"
-import { evaluateBreaker, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
-import { logFrom, recordDispatch, waitBeforeDispatch } from "../../../src/campaign/dispatchRate.ts"
+import { Clock, Effect, FiberSet, Queue, Ref } from "effect"
+import { type BreakerVerdict, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
+import { available, type BatchPlan, claimTook, type DispatchPacer, handedOut, nextBatch, pacerFrom, readyAt, sent } from "../../../src/campaign/dispatchRate.ts"
 import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
 import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
 import type { CarrierAccount, CarrierAdapter, TelephonyShape } from "../../../services/Telephony.ts"
 import type { TelephonyConfigsShape } from "../../../services/TelephonyConfigs.ts"
 import { carrierAccount } from "../../telephony/carrierAccounts.ts"
-import type { ActorCampaign, ClaimedAttempt, DialerRows, DialPlan } from "./dialerRows.ts"
+import type { ClaimTurns } from "./claimTurns.ts"
+import type { Claim, ClaimedAttempt, ContactClaims } from "./contactClaims.ts"
+import type { ActorCampaign, DialerRows, DialPlan } from "./dialerRows.ts"
 import type { OutcomeRows } from "./outcomeRows.ts"
+import type { PlacedCalls } from "./placedCalls.ts"
 import type { SchedulerSettingsShape } from "./schedulerSettings.ts"
 
 export interface ActorDeps {
@@ -15,30 +18,47 @@ export interface ActorDeps {
   readonly publicUrl: string
   readonly settings: SchedulerSettingsShape
   readonly rows: DialerRows
+  readonly claims: ContactClaims
   readonly outcomes: OutcomeRows
+  readonly placed: PlacedCalls
   readonly telephony: TelephonyShape
   readonly configs: TelephonyConfigsShape
   /** Signs the media-stream link for providers that take it when dialling. */
   readonly sign: (purpose: string, message: string) => string
   /** Carrier requests outlive a paused actor: a call being placed is not cut off halfway. */
   readonly placements: FiberSet.FiberSet<unknown, unknown>
+  /** Bounds the carrier requests in flight in this process, across its campaigns (a slow carrier). */
+  readonly carrierRequests: Effect.Semaphore
+  /** One claim at a time per organization in this process, first come first served. */
+  readonly claimTurns: ClaimTurns
 }
 
 /** An organization-wide limit is freed by other campaigns' calls, which do not wake this actor. */
 const ORG_FULL_RECHECK_MS = 250
 
-/**
- * The carrier sees our requests a little later than we send them, and not all equally late; this
- * much extra spacing keeps the rate exact where it is measured, at the carrier (at 100/s it costs
- * about 2.5%).
- */
-const SEND_JITTER_MARGIN_MS = 25
+/** The failures a breaker trip logs. */
+const TRIP_FAILURES_LOGGED = 20
 
 /** Why an actor stopped: nothing for it to do here, or its settings changed and it starts afresh. */
 export type ActorExit = "stopped" | "reload"
 
-/** Places one claimed attempt; a refusal ends the attempt as failed (a breaker failure). */
-const place = (deps: ActorDeps, campaign: ActorCampaign, account: CarrierAccount, adapter: CarrierAdapter, plan: DialPlan, attempt: ClaimedAttempt) =>
+/** Where a placement tells the campaign's pacer that the carrier has seen its call. */
+type SendLog = Ref.Ref<DispatchPacer>
+
+/**
+ * Places one claimed attempt; a refusal ends the attempt as failed (a breaker failure). When the
+ * request is over (answered, refused or failed) the carrier has seen the call if it ever will,
+ * and the rate log learns so; until then the call counts as being sent.
+ */
+const place = (
+  deps: ActorDeps,
+  campaign: ActorCampaign,
+  account: CarrierAccount,
+  adapter: CarrierAdapter,
+  plan: DialPlan,
+  attempt: ClaimedAttempt,
+  sends: SendLog
+) =>
   adapter.placeCall(account, {
     to: attempt.phoneNumber,
     from: plan.callerNumber,
@@ -52,7 +72,9 @@ const place = (deps: ActorDeps, campaign: ActorCampaign, account: CarrierAccount
       mediaToken(deps.sign, attempt.runId, Math.floor(Date.now() / 1000) + deps.settings.mediaTokenSeconds + deps.settings.maxCallSeconds)
     )
   }).pipe(
-    Effect.flatMap(({ providerCallId }) => deps.rows.recordPlaced(attempt.attemptId, providerCallId)),
+    Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(sends, (pacer) => sent(pacer, now)))),
+    deps.carrierRequests.withPermits(1),
+    Effect.flatMap(({ providerCallId }) => deps.placed.record({ attemptId: attempt.attemptId, providerCallId })),
     Effect.catchTag("CallNotPlaced", (refused) =>
       Effect.gen(function* () {
         yield* Effect.logWarning("call not placed", { campaign_id: campaign.id, run_id: attempt.runId, reason: refused.message })
@@ -74,8 +96,28 @@ const place = (deps: ActorDeps, campaign: ActorCampaign, account: CarrierAccount
         provider: account.provider
       }
     }),
-    Effect.catchAllCause((cause) => Effect.logError("placing a call failed", cause))
+    Effect.catchAllCause((cause) => Effect.logError("placing a call failed", cause)),
+    Effect.interruptible
   )
+
+/** Pauses the campaign for its failing carrier path, logging the window and its latest failures. */
+const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict, now: number) =>
+  Effect.gen(function* () {
+    const window = campaign.circuit_breaker.window_seconds * 1000
+    const ended = yield* deps.outcomes.breakerOutcomes(campaign.id, now - window, campaign.breaker_reset_at)
+    const failures = ended.filter((row) => isBreakerFailure(row.outcome)).slice(-TRIP_FAILURES_LOGGED)
+    yield* deps.outcomes.tripBreaker(
+      campaign.id,
+      now,
+      `Paused: ${verdict.failures} of the last ${verdict.calls} calls failed (threshold ${campaign.circuit_breaker.failure_threshold})`,
+      {
+        calls_in_window: verdict.calls,
+        failures_in_window: verdict.failures,
+        failure_ratio: verdict.failureRatio,
+        recent_failures: failures.map((row) => ({ run_id: row.run_id, outcome: row.outcome, reason: row.end_reason, at: row.ended_at }))
+      }
+    )
+  })
 
 /**
  * One campaign's dialer, while this process holds its lease: dials due contacts as fast as the
@@ -105,11 +147,51 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
       versionNumber: definition?.version_number ?? null
     }
     const rate = campaign.rate_limit_per_second
-    let log = logFrom(rate, yield* deps.rows.recentDispatches(campaign.id, rate))
+    const pacer = yield* Ref.make(pacerFrom(rate, yield* deps.rows.recentDispatches(campaign.id, rate), yield* Clock.currentTimeMillis))
     const callMillis = (deps.settings.maxCallSeconds + deps.settings.deadlineGraceSeconds) * 1000
 
     /** Sleeps up to `ms`, or less when something about this campaign changed. */
     const rest = (ms: number) => Queue.take(wakes).pipe(Effect.timeout(Math.max(1, ms)), Effect.ignore)
+
+    /**
+     * Claims the batch's contacts and hands each claimed attempt to the carrier as soon as the
+     * pacer allows (all at once, unless the claim was quicker than planned). Once its turn has
+     * come, nothing here can be interrupted, so an attempt, once claimed, is always handed to the
+     * carrier (a pause stops the next claim, not this batch).
+     */
+    const claimAndPlace = (batch: BatchPlan, now: number) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const giveBack = yield* restore(deps.claimTurns.take(campaign.organization_id))
+          const claim: Claim = yield* deps.claims.claim({
+            campaign,
+            owner: deps.owner,
+            wanted: batch.size,
+            now,
+            deadlineAt: now + callMillis,
+            orgLimit: deps.settings.orgMaxConcurrentCalls,
+            plan
+          }).pipe(Effect.ensuring(giveBack))
+          const claimed = yield* Clock.currentTimeMillis
+          yield* Ref.update(pacer, (current) => claimTook(current, claimed - now))
+          let waiting = claim._tag === "Claimed" ? claim.attempts : []
+          while (waiting.length > 0) {
+            const at = yield* Clock.currentTimeMillis
+            const current = yield* Ref.get(pacer)
+            const count = Math.min(waiting.length, available(current, at))
+            if (count === 0) {
+              yield* Effect.sleep(Math.max(1, readyAt(current, at, 1) - at))
+              continue
+            }
+            yield* Ref.update(pacer, (latest) => handedOut(latest, at, count))
+            for (const attempt of waiting.slice(0, count)) {
+              yield* FiberSet.run(deps.placements, place(deps, campaign, account, adapter, plan, attempt, pacer))
+            }
+            waiting = waiting.slice(count)
+          }
+          return claim
+        })
+      )
 
     while (true) {
       const now = yield* Clock.currentTimeMillis
@@ -119,46 +201,21 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
         yield* rest(opens === null ? deps.settings.pollMillis * 60 : Math.min(opens - now, 60_000))
         continue
       }
-      // Before every call: an outcome that arrived a moment ago must stop the very next dial.
-      if (campaign.circuit_breaker.enabled) {
-        const window = campaign.circuit_breaker.window_seconds * 1000
-        const ended = yield* deps.outcomes.breakerOutcomes(campaign.id, now - window, campaign.breaker_reset_at)
-        const outcomes = ended.map((row) => ({ at: row.ended_at.getTime(), failed: isBreakerFailure(row.outcome) }))
-        const verdict = evaluateBreaker(outcomes, campaign.circuit_breaker, now)
-        if (verdict.tripped) {
-          const failures = ended.filter((row) => isBreakerFailure(row.outcome)).slice(-20)
-          yield* deps.outcomes.tripBreaker(
-            campaign.id,
-            now,
-            `Paused: ${verdict.failures} of the last ${verdict.calls} calls failed (threshold ${campaign.circuit_breaker.failure_threshold})`,
-            {
-              calls_in_window: verdict.calls,
-              failures_in_window: verdict.failures,
-              failure_ratio: verdict.failureRatio,
-              recent_failures: failures.map((row) => ({ run_id: row.run_id, outcome: row.outcome, reason: row.end_reason, at: row.ended_at }))
-            }
-          )
-          return "stopped" as ActorExit
-        }
-      }
-      const wait = waitBeforeDispatch(log, now - SEND_JITTER_MARGIN_MS)
-      if (wait > 0) {
-        yield* Effect.sleep(wait)
+      const batch = nextBatch(yield* Ref.get(pacer), now)
+      if (batch.claimAt > now || batch.size === 0) {
+        yield* Effect.sleep(Math.max(1, batch.claimAt - now))
         continue
       }
-      const claim = yield* deps.rows.claimNext({
-        campaign,
-        owner: deps.owner,
-        now,
-        deadlineAt: now + callMillis,
-        orgLimit: deps.settings.orgMaxConcurrentCalls,
-        plan
-      })
+      // The breaker is checked by the claim itself: an outcome that arrived a moment ago stops the very next dial.
+      const claim = yield* claimAndPlace(batch, now)
       switch (claim._tag) {
         case "Lost":
           return "stopped" as ActorExit
         case "Changed":
           return "reload" as ActorExit
+        case "Tripped":
+          yield* trip(deps, campaign, claim.verdict, now)
+          return "stopped" as ActorExit
         case "Full":
           yield* rest(claim.limit === "organization" ? ORG_FULL_RECHECK_MS : deps.settings.pollMillis)
           break
@@ -175,8 +232,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
           break
         }
         case "Claimed":
-          log = recordDispatch(log, yield* Clock.currentTimeMillis)
-          yield* FiberSet.run(deps.placements, place(deps, campaign, account, adapter, plan, claim.attempt))
+          break
       }
     }
   }).pipe(Effect.withSpan("CampaignDialer.actor", { attributes: { campaign_id: campaignId } }))

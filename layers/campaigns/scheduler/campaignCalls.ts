@@ -10,17 +10,10 @@ import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
 import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
+import { makeAttemptRefs } from "./attemptRefs.ts"
 import { makeDialerRows } from "./dialerRows.ts"
 import { makeOutcomeRows } from "./outcomeRows.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
-
-interface AttemptRef {
-  readonly id: number
-  readonly organization_id: number
-  readonly campaign_id: number
-  readonly telephony_configuration_id: number | null
-  readonly provider: string | null
-}
 
 const RATE_WINDOW_MS = 10_000
 
@@ -35,13 +28,12 @@ export const CampaignCallsLive = Layer.effect(
     const accounts = yield* makeCarrierAccounts
     const rows = yield* makeDialerRows
     const outcomes = yield* makeOutcomeRows
+    const attempts = yield* makeAttemptRefs
 
     /** The attempt behind a run, checked with the signature of the configuration that placed it. */
     const verified = (provider: Provider, runId: number, request: WebhookRequest) =>
       Effect.gen(function* () {
-        const [attempt] = yield* sql<AttemptRef>`
-          SELECT id, organization_id, campaign_id, telephony_configuration_id, provider
-          FROM campaign_attempts WHERE run_id = ${runId}`
+        const attempt = yield* attempts.of(runId)
         if (!attempt || attempt.provider !== provider) return yield* new NotFound({ resource: "Call", id: runId })
         const account = attempt.telephony_configuration_id === null
           ? Option.none()
@@ -62,9 +54,9 @@ export const CampaignCallsLive = Layer.effect(
         if (Option.isNone(status)) return "ignored" as const
         const now = yield* Clock.currentTimeMillis
         const { outcome, providerCallId, durationSeconds, answered } = status.value
+        // Queued or ringing adds nothing: the dialer records the carrier's call id from its answer.
         if (outcome === null) {
           if (answered) yield* rows.recordAnswered(attempt.id, providerCallId, now)
-          else yield* rows.recordPlaced(attempt.id, providerCallId)
           return "ignored" as const
         }
         const applied = yield* outcomes.applyOutcome({
@@ -75,6 +67,7 @@ export const CampaignCallsLive = Layer.effect(
           providerCallId,
           now
         })
+        yield* attempts.forget(runId)
         if (!applied) return "ignored" as const
         yield* wakeups.publish(applied.campaignId)
         return "applied" as const

@@ -11,8 +11,11 @@ import { Telephony } from "../../../services/Telephony.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
 import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
+import { makeClaimTurns } from "./claimTurns.ts"
+import { makeContactClaims } from "./contactClaims.ts"
 import { makeDialerRows } from "./dialerRows.ts"
 import { makeOutcomeRows } from "./outcomeRows.ts"
+import { makePlacedCalls } from "./placedCalls.ts"
 import { PublicBaseUrl } from "./publicBaseUrl.ts"
 import { reconcileOverdue } from "./reconciliation.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
@@ -21,6 +24,9 @@ import { SchedulerSettings } from "./schedulerSettings.ts"
 const restarts = Schedule.exponential("500 millis").pipe(Schedule.union(Schedule.spaced("1 minute")))
 
 const OVERDUE_BATCH = 50
+
+/** Carrier requests in flight at once from one process; beyond this, claims wait for answers. */
+const MAX_CARRIER_REQUESTS = 256
 
 /**
  * The supervisor. Each poll it renews its leases (dropping actors whose campaign stopped or was
@@ -38,6 +44,7 @@ export const CampaignSchedulerLive = Layer.scoped(
     const configs = yield* TelephonyConfigs
     const secrets = yield* SecretBox
     const rows = yield* makeDialerRows
+    const claims = yield* makeContactClaims
     const outcomes = yield* makeOutcomeRows
     const accounts = yield* makeCarrierAccounts
     const owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`
@@ -49,7 +56,12 @@ export const CampaignSchedulerLive = Layer.scoped(
       sql`UPDATE campaigns SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ${owner}`.pipe(Effect.ignore)
     )
     const actors = yield* FiberMap.make<number>()
+    // Made before the placements, so it is closed after them: the last carrier call ids are written.
+    const placed = yield* makePlacedCalls(rows)
     const placements = yield* FiberSet.make<unknown, unknown>()
+    const carrierRequests = yield* Effect.makeSemaphore(MAX_CARRIER_REQUESTS)
+    // Starts are one at a time, so a campaign woken twice at once gets one actor and one mailbox.
+    const starting = yield* Effect.makeSemaphore(1)
     const background = yield* FiberSet.make<unknown, unknown>()
     const mailboxes = new Map<number, Queue.Queue<void>>()
 
@@ -58,11 +70,15 @@ export const CampaignSchedulerLive = Layer.scoped(
       publicUrl: yield* PublicBaseUrl,
       settings,
       rows,
+      claims,
       outcomes,
+      placed,
       telephony,
       configs,
       sign: secrets.sign,
-      placements
+      placements,
+      carrierRequests,
+      claimTurns: makeClaimTurns()
     }
 
     const acquire = (campaignId: number) =>
@@ -103,11 +119,10 @@ export const CampaignSchedulerLive = Layer.scoped(
       Effect.gen(function* () {
         if (yield* FiberMap.has(actors, campaignId)) return
         if (!(yield* acquire(campaignId))) return
-        if (yield* FiberMap.has(actors, campaignId)) return
         const mailbox = yield* Queue.sliding<void>(1)
         mailboxes.set(campaignId, mailbox)
-        yield* FiberMap.run(actors, campaignId, supervise(campaignId, mailbox), { onlyIfMissing: true })
-      })
+        yield* FiberMap.run(actors, campaignId, supervise(campaignId, mailbox))
+      }).pipe(starting.withPermits(1))
 
     const wake = (campaignId: number) =>
       Effect.suspend(() => {
@@ -128,12 +143,14 @@ export const CampaignSchedulerLive = Layer.scoped(
 
     /** Renews this process's leases; actors whose campaign is no longer running here are stopped. */
     const heartbeat = Effect.gen(function* () {
+      // Only actors started before the renewal are judged by it: one started meanwhile is not in it.
+      const running = Array.from(actors, ([campaignId]) => campaignId)
       const renewed = yield* sql<{ id: number }>`
         UPDATE campaigns SET lease_expires_at = now() + ${lease}::interval
         WHERE lease_owner = ${owner} AND state = 'running'
         RETURNING id`
       const kept = new Set(renewed.map((row) => row.id))
-      for (const [campaignId] of Array.from(actors)) {
+      for (const campaignId of running) {
         if (!kept.has(campaignId)) yield* FiberMap.remove(actors, campaignId)
       }
       yield* sql`
@@ -141,10 +158,11 @@ export const CampaignSchedulerLive = Layer.scoped(
         WHERE lease_owner = ${owner} AND state <> 'running'`
     })
 
+    /** Free or lapsed campaigns, and any of this process's own that has no actor (its actor stopped meanwhile). */
     const takeFreeCampaigns = Effect.gen(function* () {
       const free = yield* sql<{ id: number }>`
         SELECT id FROM campaigns
-        WHERE state = 'running' AND (lease_owner IS NULL OR lease_expires_at < now())
+        WHERE state = 'running' AND (lease_owner IS NULL OR lease_expires_at < now() OR lease_owner = ${owner})
         ORDER BY id LIMIT 100`
       for (const { id } of free) yield* start(id)
     })

@@ -21,6 +21,16 @@ export interface AppliedOutcome {
   readonly retried: boolean
 }
 
+/** What deciding an attempt's outcome needs to know about it and its campaign. */
+interface EndingAttempt {
+  readonly campaign_id: number
+  readonly contact_id: number
+  readonly attempt_number: number
+  readonly ended: boolean
+  readonly state: string
+  readonly retry_config: RetryConfig
+}
+
 export interface OverdueAttempt {
   readonly id: number
   readonly organization_id: number
@@ -39,56 +49,71 @@ export const makeOutcomeRows = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   /**
-   * Ends an attempt and moves everything that depends on it in one transaction: the contact
-   * (retry or done), the campaign's counters, the run. Only the first final event of an attempt
-   * matches `ended_at IS NULL`, so a repeated or late callback changes nothing.
+   * Ends an attempt and moves everything that depends on it at once: the run, the contact (retry
+   * or done), the campaign's counters. One statement, so it commits without a round trip to the
+   * client in between: the usage rollup rows a run's trigger updates are shared by every call of
+   * the organization, and are held only while the database itself works. The rows are locked in
+   * the order every dialer write uses: attempt, run, contact, campaign, and the rollup (the
+   * trigger fires at the end of the statement). Only the first final event of an attempt matches
+   * `ended_at IS NULL`, so a repeated or late callback changes nothing.
    */
   const applyOutcome = (input: OutcomeInput) =>
-    retryOnDeadlock(sql.withTransaction(Effect.gen(function* () {
-      const [ended] = yield* sql<{ campaign_id: number; contact_id: number; attempt_number: number; run_id: number | null }>`
-        UPDATE campaign_attempts
-        SET outcome = ${input.outcome}, ended_at = ${at(input.now)}, end_reason = ${input.endReason},
-            provider_call_id = COALESCE(provider_call_id, ${input.providerCallId})
-        WHERE id = ${input.attemptId} AND ended_at IS NULL
-        RETURNING campaign_id, contact_id, attempt_number, run_id`
-      if (!ended) return undefined
-      // Runs before campaigns: the same lock order as a claim (a runs trigger keeps usage rollups).
-      if (ended.run_id !== null) {
-        const failed = input.outcome !== "completed" && input.outcome !== "voicemail"
-        yield* sql`
-          UPDATE runs
-          SET state = CASE WHEN ended_at IS NULL THEN ${failed ? "failed" : "completed"} ELSE state END,
-              end_reason = COALESCE(end_reason, ${input.endReason}),
-              duration_seconds = CASE WHEN duration_seconds = 0 THEN ${input.durationSeconds ?? 0} ELSE duration_seconds END,
-              ended_at = COALESCE(ended_at, ${at(input.now)}), updated_at = ${at(input.now)}
-          WHERE id = ${ended.run_id}`
-      }
-      const [campaign] = yield* sql<{ state: string; retry_config: RetryConfig }>`
-        SELECT state, retry_config FROM campaigns WHERE id = ${ended.campaign_id}`
-      const decision = afterOutcome(campaign!.retry_config, input.outcome, ended.attempt_number, input.now)
+    Effect.flatMap(
+      sql<EndingAttempt>`
+        SELECT a.campaign_id, a.contact_id, a.attempt_number, a.ended_at IS NOT NULL AS ended, c.state, c.retry_config
+        FROM campaign_attempts a JOIN campaigns c ON c.id = a.campaign_id
+        WHERE a.id = ${input.attemptId}`,
+      ([attempt]) => (attempt ? endAttempt(attempt, input) : Effect.succeed(undefined))
+    )
+
+  const endAttempt = (attempt: EndingAttempt, input: OutcomeInput) =>
+    Effect.gen(function* () {
+      if (attempt.ended) return undefined
+      const decision = afterOutcome(attempt.retry_config, input.outcome, attempt.attempt_number, input.now)
       // A stopped campaign places no more calls, so its last attempt decides the contact.
-      const retry = decision.kind === "retry" && (campaign!.state === "running" || campaign!.state === "paused")
-      if (retry) {
-        yield* sql`
+      const retryAt = decision.kind === "retry" && (attempt.state === "running" || attempt.state === "paused") ? decision.at : null
+      const succeeded = input.outcome === "completed"
+      const failedRun = input.outcome !== "completed" && input.outcome !== "voicemail"
+      const contact = retryAt !== null
+        ? sql`state = 'pending', next_attempt_at = ${at(retryAt)}`
+        : sql`state = ${succeeded ? "completed" : "failed"}`
+      const counters = retryAt !== null
+        ? sql`total_queued_count = total_queued_count + 1`
+        : sql`processed_rows = processed_rows + 1, failed_rows = failed_rows + ${succeeded ? 0 : 1}`
+      const applied = yield* retryOnDeadlock(sql`
+        WITH ended AS (
+          UPDATE campaign_attempts
+          SET outcome = ${input.outcome}, ended_at = ${at(input.now)}, end_reason = ${input.endReason},
+              provider_call_id = COALESCE(provider_call_id, ${input.providerCallId})
+          WHERE id = ${input.attemptId} AND ended_at IS NULL
+          RETURNING campaign_id, contact_id, run_id
+        ),
+        run AS (
+          UPDATE runs
+          SET state = CASE WHEN runs.ended_at IS NULL THEN ${failedRun ? "failed" : "completed"} ELSE runs.state END,
+              end_reason = COALESCE(runs.end_reason, ${input.endReason}),
+              duration_seconds = CASE WHEN runs.duration_seconds = 0 THEN ${input.durationSeconds ?? 0} ELSE runs.duration_seconds END,
+              ended_at = COALESCE(runs.ended_at, ${at(input.now)}), updated_at = ${at(input.now)}
+          FROM ended
+          WHERE runs.id = ended.run_id
+          RETURNING runs.id
+        ),
+        contact AS (
           UPDATE campaign_contacts
-          SET state = 'pending', next_attempt_at = ${at(decision.at)}, last_outcome = ${input.outcome}, updated_at = ${at(input.now)}
-          WHERE id = ${ended.contact_id}`
-        yield* sql`UPDATE campaigns SET total_queued_count = total_queued_count + 1 WHERE id = ${ended.campaign_id}`
-      } else {
-        const succeeded = input.outcome === "completed"
-        yield* sql`
-          UPDATE campaign_contacts
-          SET state = ${succeeded ? "completed" : "failed"}, last_outcome = ${input.outcome}, updated_at = ${at(input.now)}
-          WHERE id = ${ended.contact_id}`
-        yield* sql`
-          UPDATE campaigns
-          SET processed_rows = processed_rows + 1, failed_rows = failed_rows + ${succeeded ? 0 : 1}
-          WHERE id = ${ended.campaign_id}`
-      }
-      // A freed slot may let this campaign (or another of the organization, in any process) dial again.
-      yield* sql`SELECT pg_notify('talkgraph_campaigns', ${`slot:${ended.campaign_id}`})`
-      return { campaignId: ended.campaign_id, contactId: ended.contact_id, retried: retry } satisfies AppliedOutcome
-    })))
+          SET ${contact}, last_outcome = ${input.outcome}, updated_at = ${at(input.now)}
+          FROM ended
+          WHERE campaign_contacts.id = ended.contact_id
+          RETURNING campaign_contacts.campaign_id
+        )
+        -- Joining the run makes it end before the campaign row is locked.
+        UPDATE campaigns SET ${counters}
+        FROM contact LEFT JOIN run ON true
+        WHERE campaigns.id = contact.campaign_id
+        RETURNING pg_notify('talkgraph_campaigns', ${`slot:${attempt.campaign_id}`})`)
+      // Another final event for this attempt got there first.
+      if (applied.length === 0) return undefined
+      return { campaignId: attempt.campaign_id, contactId: attempt.contact_id, retried: retryAt !== null } satisfies AppliedOutcome
+    })
 
   /** Overdue live attempts, held for this sweeper for a while so another process skips them. */
   const claimOverdue = (now: number, limit: number) =>

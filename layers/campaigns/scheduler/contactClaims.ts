@@ -1,0 +1,224 @@
+import { SqlClient } from "@effect/sql"
+import { Data, Effect } from "effect"
+import { BREAKER_FAILURES, type BreakerVerdict, verdictOf } from "../../../src/campaign/circuitBreaker.ts"
+import { channelOfMode } from "../../../src/usage/channels.ts"
+import { retryOnDeadlock } from "./deadlockRetry.ts"
+import type { ActorCampaign, DialPlan } from "./dialerRows.ts"
+
+export interface ClaimedAttempt {
+  readonly attemptId: number
+  readonly runId: number
+  readonly contactId: number
+  readonly attemptNumber: number
+  readonly phoneNumber: string
+}
+
+export type Claim =
+  /** In dialling order; never more than asked for or than the free call slots. */
+  | { readonly _tag: "Claimed"; readonly attempts: ReadonlyArray<ClaimedAttempt> }
+  /** A concurrency limit is reached: `campaign` or `organization`. */
+  | { readonly _tag: "Full"; readonly limit: "campaign" | "organization" }
+  | { readonly _tag: "NoneDue"; readonly nextDueAt: Date | null; readonly dialing: number }
+  /** The breaker's window holds enough failures: nothing was claimed, the campaign must pause. */
+  | { readonly _tag: "Tripped"; readonly verdict: BreakerVerdict }
+  /** The campaign is no longer running under this process's lease. */
+  | { readonly _tag: "Lost" }
+  /** Paused and resumed (maybe with new settings) since the actor loaded it. */
+  | { readonly _tag: "Changed" }
+
+export interface ClaimInput {
+  readonly campaign: ActorCampaign
+  readonly owner: string
+  /** At most this many contacts: what the rate allows now. */
+  readonly wanted: number
+  readonly now: number
+  readonly deadlineAt: number
+  readonly orgLimit: number
+  readonly plan: DialPlan
+}
+
+/** Separates one organization's claims from another's, so its live-call count is exact. */
+const ORG_CLAIM_LOCK = 7_310
+
+/** A campaign without `max_concurrency` is bounded by the organization's limit alone. */
+const NO_CAMPAIGN_CAP = 2_147_483_647
+
+/** What a claim reads, joined to each attempt it took (none: one row with null attempt columns). */
+interface ClaimRow {
+  readonly state: string
+  readonly lease_owner: string | null
+  readonly leased: boolean
+  readonly updated_at: Date
+  readonly campaign_live: number
+  readonly organization_live: number
+  readonly breaker_calls: number
+  readonly breaker_failures: number
+  readonly attempt_id: number | null
+  readonly run_id: number | null
+  readonly contact_id: number | null
+  readonly attempt_number: number | null
+  readonly phone_number: string | null
+}
+
+/** Rolls a claim back: what it read says it must not dial; `claim` says why. */
+class Undone extends Data.TaggedError("Undone")<{ readonly claim: Claim }> {}
+
+const at = (now: number) => new Date(now)
+
+export const makeContactClaims = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  /**
+   * The claim itself, in one statement once the organization's lock is held: it reads what the
+   * claim depends on (`standing`: the campaign's state and lease, the campaign's and the
+   * organization's live calls, the breaker's window), takes up to as many due contacts as the
+   * rate and the free call slots allow (`SKIP LOCKED`), and records an attempt and a run for each:
+   * the runs are inserted, the attempts inserted, the contacts marked dialling and the campaign's
+   * `executed_count` moved; the usage rollup rows the runs' trigger updates come last, at the end
+   * of the statement. That is the order every dialer write takes its locks in (see
+   * `applyOutcome`), and the rollup rows, which every call of the organization updates, are held
+   * only for the commit that follows. It returns the standing, joined to each claimed attempt.
+   */
+  const claimStatement = (input: ClaimInput) => {
+    const { campaign, plan, now } = input
+    const breaker = campaign.circuit_breaker
+    const campaignLive = campaign.max_concurrency === null
+      ? sql`0`
+      : sql`(SELECT count(*) FROM campaign_attempts WHERE campaign_id = ${campaign.id} AND ended_at IS NULL)`
+    // The breaker sees attempts made since its last trip that ended inside its window.
+    const breakerWindow = breaker.enabled
+      ? sql`
+          SELECT count(*) AS calls, count(*) FILTER (WHERE outcome IN ${sql.in(BREAKER_FAILURES)}) AS failures
+          FROM campaign_attempts
+          WHERE campaign_id = ${campaign.id} AND ended_at > ${at(now - breaker.window_seconds * 1000)}
+            AND ended_at <= ${at(now)} AND created_at > ${campaign.breaker_reset_at ?? new Date(0)}`
+      : sql`SELECT 0 AS calls, 0 AS failures`
+    return sql<ClaimRow>`
+      WITH standing AS (
+        SELECT c.state, c.lease_owner, c.lease_expires_at > now() AS leased, c.updated_at,
+               ${campaignLive}::int AS campaign_live,
+               (SELECT count(*) FROM campaign_attempts
+                WHERE organization_id = ${campaign.organization_id} AND ended_at IS NULL)::int AS organization_live,
+               b.calls::int AS breaker_calls, b.failures::int AS breaker_failures
+        FROM campaigns c CROSS JOIN LATERAL (${breakerWindow}) b
+        WHERE c.id = ${campaign.id}
+      ),
+      allowed AS (
+        SELECT CASE WHEN state = 'running' AND lease_owner = ${input.owner} AND leased
+                    THEN GREATEST(0, LEAST(${input.wanted}::int, ${campaign.max_concurrency ?? NO_CAMPAIGN_CAP}::int - campaign_live,
+                                           ${input.orgLimit}::int - organization_live))
+                    ELSE 0 END AS room
+        FROM standing
+      ),
+      picked AS (
+        SELECT id, row_number, phone_number, context, greeting_override, next_attempt_at, attempt_count + 1 AS attempt_number
+        FROM campaign_contacts
+        WHERE campaign_id = ${campaign.id} AND state = 'pending' AND next_attempt_at <= ${at(now)}
+        ORDER BY next_attempt_at, id
+        LIMIT (SELECT room FROM allowed)
+        FOR UPDATE SKIP LOCKED
+      ),
+      new_runs AS (
+        INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction,
+                          caller_number, called_number, campaign_id, contact_id, initial_context, created_at, updated_at)
+        SELECT ${campaign.organization_id}, ${campaign.workflow_id}, ${plan.definitionId}, ${plan.versionNumber},
+               ${`campaign-${campaign.id}-row-`} || p.row_number || '-attempt-' || p.attempt_number,
+               ${channelOfMode(plan.provider)}, ${plan.provider}, 'outbound', ${plan.callerNumber}, p.phone_number,
+               ${campaign.id}, p.id,
+               -- The CSV columns, then what the dialer knows; later keys win, as in a spread.
+               p.context
+                 || jsonb_build_object('phone_number', p.phone_number)
+                 || CASE WHEN p.greeting_override IS NULL OR jsonb_typeof(p.greeting_override) = 'null' THEN '{}'::jsonb
+                         ELSE jsonb_build_object('greeting_override', p.greeting_override) END
+                 || jsonb_build_object('caller_number', ${plan.callerNumber}::text, 'called_number', p.phone_number,
+                                       'campaign_id', ${campaign.id}::bigint, 'attempt_number', p.attempt_number),
+               ${at(now)}, ${at(now)}
+        FROM picked p
+        RETURNING id, contact_id
+      ),
+      new_attempts AS (
+        INSERT INTO campaign_attempts (organization_id, campaign_id, contact_id, attempt_number, run_id, created_at,
+                                       deadline_at, telephony_configuration_id, provider, caller_number)
+        SELECT ${campaign.organization_id}, ${campaign.id}, p.id, p.attempt_number, r.id, ${at(now)},
+               ${at(input.deadlineAt)}, ${plan.telephonyConfigurationId}, ${plan.provider}, ${plan.callerNumber}
+        FROM picked p JOIN new_runs r ON r.contact_id = p.id
+        RETURNING id, contact_id, run_id, attempt_number
+      ),
+      dialing AS (
+        UPDATE campaign_contacts c
+        SET state = 'dialing', attempt_count = a.attempt_number, last_attempt_at = ${at(now)}, last_run_id = a.run_id,
+            updated_at = ${at(now)}
+        FROM new_attempts a
+        WHERE c.id = a.contact_id
+      ),
+      executed AS (
+        UPDATE campaigns SET executed_count = executed_count + (SELECT count(*) FROM new_attempts)
+        WHERE id = ${campaign.id} AND EXISTS (SELECT 1 FROM new_attempts)
+      ),
+      claimed AS (
+        SELECT a.id AS attempt_id, a.run_id, a.contact_id, a.attempt_number, p.phone_number, p.next_attempt_at
+        FROM new_attempts a JOIN picked p ON p.id = a.contact_id
+      )
+      SELECT s.*, claimed.attempt_id, claimed.run_id, claimed.contact_id, claimed.attempt_number, claimed.phone_number
+      FROM standing s LEFT JOIN claimed ON true
+      ORDER BY claimed.next_attempt_at, claimed.contact_id`
+  }
+
+  const nothingDue = (campaignId: number) =>
+    Effect.map(
+      sql<{ next_due: Date | null; dialing: number }>`
+        SELECT min(next_attempt_at) FILTER (WHERE state = 'pending') AS next_due,
+               count(*) FILTER (WHERE state = 'dialing')::int AS dialing
+        FROM campaign_contacts WHERE campaign_id = ${campaignId} AND state IN ('pending', 'dialing')`,
+      ([rest]): Claim => ({ _tag: "NoneDue", nextDueAt: rest?.next_due ?? null, dialing: rest?.dialing ?? 0 })
+    )
+
+  /** What a claim that took nothing means. */
+  const untaken = (input: ClaimInput, current: ClaimRow) => {
+    const campaign = input.campaign
+    if (campaign.max_concurrency !== null && current.campaign_live >= campaign.max_concurrency) {
+      return Effect.succeed<Claim>({ _tag: "Full", limit: "campaign" })
+    }
+    if (current.organization_live >= input.orgLimit) return Effect.succeed<Claim>({ _tag: "Full", limit: "organization" })
+    return nothingDue(campaign.id)
+  }
+
+  /**
+   * Claims up to `wanted` due contacts and records their attempts and runs in one transaction,
+   * BEFORE the carrier is called: a crash after this point leaves attempts to reconcile, never a
+   * contact to dial twice. The organization's claims (from any process) queue on its lock, and
+   * live calls are counted after it is taken, so two actors can never both take its last slot;
+   * the batch is cut to the free slots of the campaign and of the organization. A campaign whose
+   * settings changed meanwhile, or whose breaker must trip, keeps nothing of what was claimed.
+   */
+  const claim = (input: ClaimInput) =>
+    retryOnDeadlock(sql.withTransaction(Effect.gen(function* () {
+      const { campaign } = input
+      yield* sql`SELECT pg_advisory_xact_lock(${ORG_CLAIM_LOCK}, ${campaign.organization_id}::int)`
+      const rows = yield* claimStatement(input)
+      const current = rows[0]
+      if (!current || current.state !== "running" || current.lease_owner !== input.owner || !current.leased) {
+        return { _tag: "Lost" } as Claim
+      }
+      if (current.updated_at.getTime() !== campaign.updated_at.getTime()) return yield* new Undone({ claim: { _tag: "Changed" } })
+      const verdict = verdictOf(current.breaker_calls, current.breaker_failures, campaign.circuit_breaker)
+      if (verdict.tripped) return yield* new Undone({ claim: { _tag: "Tripped", verdict } })
+      const attempts = rows.flatMap((row): Array<ClaimedAttempt> =>
+        row.attempt_id === null
+          ? []
+          : [{
+            attemptId: row.attempt_id,
+            runId: row.run_id!,
+            contactId: row.contact_id!,
+            attemptNumber: row.attempt_number!,
+            phoneNumber: row.phone_number!
+          }]
+      )
+      if (attempts.length === 0) return yield* untaken(input, current)
+      return { _tag: "Claimed", attempts } as Claim
+    }))).pipe(Effect.catchTag("Undone", (undone) => Effect.succeed(undone.claim)))
+
+  return { claim }
+})
+
+export type ContactClaims = Effect.Effect.Success<typeof makeContactClaims>

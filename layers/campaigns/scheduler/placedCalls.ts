@@ -1,0 +1,35 @@
+import { Chunk, Effect, Queue } from "effect"
+import type { DialerRows } from "./dialerRows.ts"
+
+export interface PlacedCall {
+  readonly attemptId: number
+  readonly providerCallId: string
+}
+
+/** More in one statement only makes it longer to wait for. */
+const MAX_BATCH = 500
+
+/**
+ * Writes the carrier's call ids of placed attempts (what reconciliation asks the carrier about).
+ * At hundreds of calls a second a statement per call costs a database round trip each, so each
+ * write takes whatever accumulated while the previous one was under way; a call placed alone is
+ * written at once. On shutdown the writer finishes its write and the rest is written before the
+ * scope closes.
+ */
+export const makePlacedCalls = (rows: DialerRows) =>
+  Effect.gen(function* () {
+    const queue = yield* Queue.unbounded<PlacedCall>()
+    const write = (placed: ReadonlyArray<PlacedCall>) =>
+      placed.length === 0
+        ? Effect.void
+        : rows.recordPlaced(placed).pipe(
+          Effect.catchAllCause((cause) => Effect.logError("recording placed calls failed", { calls: placed.length }, cause))
+        )
+    yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(queue), (rest) => write(Chunk.toReadonlyArray(rest))))
+    yield* Effect.uninterruptibleMask((restore) =>
+      restore(Queue.takeBetween(queue, 1, MAX_BATCH)).pipe(Effect.flatMap((batch) => write(Chunk.toReadonlyArray(batch))))
+    ).pipe(Effect.forever, Effect.forkScoped)
+    return { record: (call: PlacedCall) => Queue.offer(queue, call).pipe(Effect.asVoid) }
+  })
+
+export type PlacedCalls = Effect.Effect.Success<ReturnType<typeof makePlacedCalls>>
