@@ -49,7 +49,7 @@ const underruns = (report: CalleeReport) => {
 }
 
 const main = async () => {
-  const [deepgram, speech, llm] = await Promise.all([startFakeDeepgram(), startFakeSpeechApis({ audio: "tone", firstByteDelayMs: 0, chunkIntervalMs: 0 }), startScriptedLlm()])
+  const [deepgram, speech, llm] = await Promise.all([startFakeDeepgram(), startFakeSpeechApis({ audio: "tone", firstByteDelayMs: 0, chunkIntervalMs: 0 }), startScriptedLlm({ sameAnswerWithinMs: 2000 })])
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-bench-voice-"))
   const lagFile = path.join(dataDir, "loop-lag.json")
   const databaseUrl = process.env.DATABASE_URL

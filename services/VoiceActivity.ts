@@ -11,12 +11,18 @@ export interface SpeechSegmentation {
   readonly minSpeechMs: number
   /** Silence must last this long before speech is reported as ended. */
   readonly minSilenceMs: number
+  /** Silence this long inside speech is reported as a pause (shorter than `minSilenceMs`); omitted, never. */
+  readonly pauseMs?: number
 }
 
 /** Times are on the audio's own clock: milliseconds of audio pushed before the event's sample. */
 export type VoiceActivityEvent =
   | { readonly _tag: "SpeechStarted"; readonly atMs: number }
   | { readonly _tag: "SpeechEnded"; readonly atMs: number; readonly speechMs: number }
+  /** The caller has been silent for `pauseMs`: the turn may be ending. */
+  | { readonly _tag: "SpeechPaused"; readonly atMs: number }
+  /** The caller spoke again after a reported pause. */
+  | { readonly _tag: "SpeechResumed"; readonly atMs: number }
 
 /** One call's detector: it keeps that call's model state between pushes. */
 export interface VoiceActivityDetector {

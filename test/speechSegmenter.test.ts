@@ -52,6 +52,20 @@ describe("speech segmentation", () => {
     expect(eventsOf(probabilities)).toEqual(expected)
   })
 
+  it("reports a pause after pauseMs of silence and speech coming back after it, once each", () => {
+    expect(eventsOf([0.9, 0.9, 0.1, 0.1, 0.1, 0.9, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1], { pauseMs: 64, minSilenceMs: 160 })).toEqual([
+      { _tag: "SpeechStarted", atMs: 0 },
+      { _tag: "SpeechPaused", atMs: 64 },
+      { _tag: "SpeechResumed", atMs: 160 },
+      { _tag: "SpeechPaused", atMs: 192 },
+      { _tag: "SpeechEnded", atMs: 192, speechMs: 192 }
+    ])
+  })
+
+  it("a gap shorter than pauseMs is neither a pause nor a resumption", () => {
+    expect(eventsOf([0.9, 0.9, 0.1, 0.9, 0.9], { pauseMs: 64 })).toEqual([{ _tag: "SpeechStarted", atMs: 0 }])
+  })
+
   it("a higher threshold ignores what the default one hears (the agent's echo)", () => {
     const echo = [0.6, 0.65, 0.6, 0.6, 0.1]
     expect(eventsOf(echo)).toEqual([{ _tag: "SpeechStarted", atMs: 0 }])

@@ -29,7 +29,7 @@ let speech: FakeSpeechApis
 let llm: ScriptedLlm
 
 beforeAll(async () => {
-  ;[carrier, deepgram, speech, llm] = await Promise.all([startFakeTwilio(), startFakeDeepgram(), startFakeSpeechApis(), startScriptedLlm()])
+  ;[carrier, deepgram, speech, llm] = await Promise.all([startFakeTwilio(), startFakeDeepgram(), startFakeSpeechApis(), startScriptedLlm({ sameAnswerWithinMs: 2000 })])
   // Its own database: this server dials the campaigns it sees.
   server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200", ...(process.env.TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.TEST_LOG_LEVEL } : {}) }, { ownDatabase: true })
   api = client(server.url)
@@ -196,6 +196,34 @@ describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
     // The interrupted reply's speech was cancelled at the TTS provider, not played to the end.
     expect(speech.requests.some((request) => long.includes(request.text) && request.aborted) || speech.requests.filter((request) => long.includes(request.text)).length < 5).toBe(true)
   }, 90_000)
+
+  it("answers a caller who pauses mid-sentence once, to everything they said, after they finish", async () => {
+    const account = await voiceAccount()
+    const workflowId = await createWorkflow(api, server, account, voiceDefinition())
+    // The pause is long enough for an answer to be prepared, too short to end the turn.
+    llm.enqueue(reply.content("Of course, here is more."), reply.content("Of course, here is more."), reply.content("Of course, here is more."))
+    const { runId, callee } = await browserCall(account, workflowId, [
+      { waitForAgent: { quietMs: 700 } },
+      { say: "I would like" },
+      { silence: 100 },
+      { say: "to hear more about the panels." },
+      { waitForAgent: { quietMs: 700 } },
+      { hangUp: true }
+    ], ["I would like", "to hear more about the panels."])
+    const report = await callee.done
+    // The greeting and one answer: nothing was said while the caller paused.
+    expect(report.agentBursts).toHaveLength(2)
+    const run = await endedRun(runId)
+    expect(run.transcript.map((turn) => [turn.role, turn.text])).toEqual([
+      ["assistant", "Hi there, this is Acme calling about solar panels."],
+      ["user", "I would like to hear more about the panels."],
+      ["assistant", "Of course, here is more."]
+    ])
+    // An answer to the first words was prepared during the pause, and dropped unheard.
+    const asked = llm.requests.filter((request) => JSON.stringify(request.body).includes("I would like")).map((request) => request.body.messages.at(-1))
+    expect(asked[0]).toMatchObject({ role: "user", content: "I would like" })
+    expect(asked.at(-1)).toMatchObject({ role: "user", content: "I would like to hear more about the panels." })
+  }, 60_000)
 
   it("ends a silent call with idle_timeout and hangs up", async () => {
     const account = await voiceAccount()

@@ -18,6 +18,12 @@ const FINAL_TRANSCRIPT_WAIT_MS = 1200
 const MIN_SPEECH_MS = 64
 /** Silence that ends the caller's turn (the end-of-turn decision's main input). */
 export const END_OF_TURN_SILENCE_MS = 500
+/**
+ * Silence after which the turn may be ending: the transcript is flushed and the answer prepared
+ * (model and TTS) while the rest of the end-of-turn silence runs, its audio held back until the
+ * turn has surely ended. Longer than the gaps between words, well short of the end of a turn.
+ */
+const PAUSE_MS = 200
 const TICK_MS = 100
 /**
  * A sentence is synthesized once the audio still to play is this short: long enough to cover a
@@ -89,6 +95,8 @@ const playedPart = (speech: Speech, playedMs: number): string => {
 type Control =
   | { readonly _tag: "SpeechStarted" }
   | { readonly _tag: "SpeechEnded"; readonly atWall: number }
+  | { readonly _tag: "SpeechPaused" }
+  | { readonly _tag: "SpeechResumed" }
   | { readonly _tag: "Final"; readonly text: string }
   | { readonly _tag: "ReplyDone"; readonly generation: number; readonly outcome: TurnOutcome }
   | { readonly _tag: "SpeechFailed"; readonly error: SpeechFailed }
@@ -138,7 +146,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       }
     })
 
-    const detector = yield* services.vad.detector(rate, { minSpeechMs: MIN_SPEECH_MS, minSilenceMs: END_OF_TURN_SILENCE_MS })
+    const detector = yield* services.vad.detector(rate, { minSpeechMs: MIN_SPEECH_MS, minSilenceMs: END_OF_TURN_SILENCE_MS, pauseMs: PAUSE_MS })
     const transcription = yield* services.speechToText.open(input.stt, { sampleRate: rate, tag: `talkgraph-run-${input.runId}`, endpointingMs: END_OF_TURN_SILENCE_MS }).pipe(Effect.either)
     if (transcription._tag === "Left") {
       yield* input.hangUp
@@ -170,8 +178,8 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
             receivedAudioMs += (media.pcm.length * 1000) / rate
             yield* stt.send(media.pcm).pipe(Effect.catchAll((error) => offer({ _tag: "SpeechFailed", error })))
             for (const event of yield* detector.push(media.pcm)) {
-              if (event._tag === "SpeechStarted") yield* offer({ _tag: "SpeechStarted" })
-              else yield* offer({ _tag: "SpeechEnded", atWall: Date.now() - (receivedAudioMs - event.atMs) })
+              if (event._tag === "SpeechEnded") yield* offer({ _tag: "SpeechEnded", atWall: Date.now() - (receivedAudioMs - event.atMs) })
+              else yield* offer({ _tag: event._tag })
             }
           })
         case "Played":
@@ -194,23 +202,33 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
 
     const msSinceStart = (wall: number) => Math.max(0, Math.round(wall - streamStartedAt))
 
+    /** Waits, when the reply is far ahead of the caller, until less than the look-ahead is left to play. */
+    const untilTtsRoom: Effect.Effect<void> = Effect.suspend(() => {
+      const excess = playout.aheadMs() - TTS_LOOKAHEAD_MS
+      return excess <= 0 ? Effect.void : Effect.zipRight(Effect.sleep(excess), untilTtsRoom)
+    })
+
     /** Speaks one piece: a recorded clip when the piece is a clip's text, else TTS; then a marker to learn when it was heard. */
-    const speakPiece = (speech: Speech, text: string, name: string, mine: number) =>
+    const speakPiece = (speech: Speech, text: string, name: string, mine: number, heardFrom: Deferred.Deferred<void>) =>
       Effect.gen(function* () {
         // A reply cut off by the caller may still be winding down: none of its audio is played.
         const entry = { text, ms: 0, played: false }
         speech.sentences.push(entry)
         const play = (pcm: Int16Array) =>
-          mine === generation ? Effect.zipRight(Effect.sync(() => (entry.ms += (pcm.length * 1000) / rate)), playout.play(pcm)) : Effect.void
+          Effect.zipRight(
+            Deferred.await(heardFrom),
+            Effect.suspend(() =>
+              mine === generation ? Effect.zipRight(Effect.sync(() => (entry.ms += (pcm.length * 1000) / rate)), playout.play(pcm)) : Effect.void
+            )
+          )
         const clip = yield* input.clipAudio(text)
         if (Option.isSome(clip)) yield* play(clip.value)
         else {
-          yield* Effect.suspend(() => Effect.sleep(Math.max(1, playout.aheadMs() - TTS_LOOKAHEAD_MS))).pipe(
-            Effect.repeat({ until: () => playout.aheadMs() <= TTS_LOOKAHEAD_MS })
-          )
+          yield* untilTtsRoom
           ttsCharacters += text.length
           yield* services.textToSpeech.synthesize(input.tts, text, rate).pipe(Stream.runForEach(play))
         }
+        yield* Deferred.await(heardFrom)
         const played = yield* playout.mark(name)
         yield* Deferred.await(played).pipe(Effect.tap(() => Effect.sync(() => (entry.played = true))), Effect.forkScoped)
       })
@@ -220,17 +238,24 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
      * complete, and the step's outcome is reported as soon as the model is done; the audio may
      * still be playing. Interrupting it stops the model, TTS and queued audio alike.
      */
-    const startReply = (step: (emit: (text: string) => Effect.Effect<void>) => Effect.Effect<TurnOutcome>, speechEndedAt: number | null) =>
+    const startReply = (
+      step: (emit: (text: string) => Effect.Effect<void>) => Effect.Effect<TurnOutcome>,
+      speechEndedAt: number | null,
+      held = false
+    ) =>
       Effect.gen(function* () {
         generation++
         const mine = generation
         awaitingFirstAudio = speechEndedAt === null ? null : { generation: mine, since: speechEndedAt }
+        /** Completed when the reply may be heard: at once, or for a held reply once the turn has ended. */
+        const heardFrom = yield* Deferred.make<void>()
+        if (!held) yield* Deferred.succeed(heardFrom, undefined)
         const speech: Speech = { sentences: [], startedAtPlayedMs: playout.playedMs(), done: false }
         const pieces = yield* Queue.unbounded<string | null>()
         const chunker = sentenceChunker()
         let index = 0
         const speaker = yield* Queue.take(pieces).pipe(
-          Effect.flatMap((piece) => (piece === null ? Effect.succeed(true) : speakPiece(speech, piece, `g${mine}:s${index++}`, mine).pipe(Effect.as(false)))),
+          Effect.flatMap((piece) => (piece === null ? Effect.succeed(true) : speakPiece(speech, piece, `g${mine}:s${index++}`, mine, heardFrom).pipe(Effect.as(false)))),
           Effect.repeat({ until: (finished) => finished }),
           Effect.fork
         )
@@ -251,7 +276,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
           Effect.onInterrupt(() => Fiber.interrupt(speaker)),
           Effect.forkScoped
         )
-        return { generation: mine, fiber: reply, speech, outcome: null as TurnOutcome | null, userText: "" }
+        return { generation: mine, fiber: reply, speech, outcome: null as TurnOutcome | null, userText: "", heardFrom, held }
       })
 
     /** The agent's step in progress: its model step, then its audio playing. */
@@ -260,6 +285,8 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     let heardText = ""
     let carriedText = ""
     let userSpeaking = false
+    /** The caller has been silent a while inside their turn (a reported pause). */
+    let paused = false
     let turnEndedAt: number | null = null
     let lastActivity = Date.now()
     let ending: Ending | null = null
@@ -327,7 +354,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     /** A reply whose model step is done and whose audio has all played becomes part of the transcript. */
     const recordIfPlayed = (now: number) =>
       Effect.gen(function* () {
-        if (reply === null || reply.outcome === null || !reply.speech.done || playout.speaking()) return
+        if (reply === null || reply.held || reply.outcome === null || !reply.speech.done || playout.speaking()) return
         const finished = reply
         const outcome = finished.outcome!
         reply = null
@@ -335,6 +362,45 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
         lastActivity = now
         yield* input.save(state, transcript)
         if (outcome.ending) ending = outcome.ending
+      })
+
+    const spokenSoFar = () => [carriedText, heardText].filter(Boolean).join(" ")
+
+    /** Drops a held reply nobody has heard: the caller went on speaking, or said more. */
+    const dropHeld = Effect.suspend(() => {
+      if (reply === null || !reply.held) return Effect.void
+      const held = reply
+      reply = null
+      generation++
+      return Fiber.interruptFork(held.fiber)
+    })
+
+    /**
+     * Prepares the answer to what the caller said up to their pause, held back until their turn
+     * has ended. The model and TTS work while the end-of-turn silence runs; if the caller goes
+     * on, it is dropped unheard (its tokens may still be billed by the provider, unrecorded here).
+     */
+    const prepare = Effect.gen(function* () {
+      yield* dropHeld
+      const text = spokenSoFar()
+      const history = [...transcript]
+      const current = state
+      reply = yield* startReply((emit) => engine.respond(plan, current, history, text, emit), null, true)
+      reply.userText = text
+    })
+
+    /** The turn ended as prepared for: the held reply is heard from now. */
+    const release = (endedAt: number) =>
+      Effect.gen(function* () {
+        const prepared = reply!
+        prepared.held = false
+        heardText = ""
+        carriedText = ""
+        turnEndedAt = null
+        userTurn = { start: msSinceStart(speechStartedAt), end: msSinceStart(endedAt) }
+        awaitingFirstAudio = { generation: prepared.generation, since: endedAt }
+        yield* Deferred.succeed(prepared.heardFrom, undefined)
+        yield* recordIfPlayed(Date.now())
       })
 
     const respondTo = (text: string, endedAt: number) =>
@@ -352,22 +418,42 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
         switch (event._tag) {
           case "SpeechStarted": {
             userSpeaking = true
+            paused = false
             speechStartedAt = now - MIN_SPEECH_MS
             lastActivity = now
             turnEndedAt = null
             if (reply !== null && (playout.speaking() || reply.outcome === null) && currentNodeAllowsInterrupt()) yield* bargeIn
             return
           }
+          case "SpeechPaused": {
+            paused = true
+            // Flushed now, the transcript of what was said is in before the turn has surely ended.
+            yield* stt.finalize.pipe(Effect.catchAll((error) => offer({ _tag: "SpeechFailed", error })))
+            // What was transcribed before the caller went on may be all they said.
+            if (heardText && reply === null && ending === null) yield* prepare
+            return
+          }
+          case "SpeechResumed": {
+            paused = false
+            yield* dropHeld
+            return
+          }
           case "SpeechEnded": {
             userSpeaking = false
+            paused = false
             lastActivity = now
             turnEndedAt = event.atWall
+            if (reply?.held) {
+              if (reply.userText === spokenSoFar() && ending === null) yield* release(event.atWall)
+              else yield* dropHeld
+            }
             yield* stt.finalize.pipe(Effect.catchAll((error) => offer({ _tag: "SpeechFailed", error })))
-            return
+            break
           }
           case "Final": {
             heardText = heardText ? `${heardText} ${event.text}` : event.text
             lastActivity = now
+            if (paused && userSpeaking && ending === null && (reply === null || reply.held)) yield* prepare
             break
           }
           case "ReplyDone": {
@@ -415,7 +501,9 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       const active = reply
       reply = null
       yield* Fiber.interrupt(active.fiber)
-      if (active.outcome !== null) record(active.outcome, active.generation, active.speech, userTurn, finalEnding.reason === "user_hangup", playout.playedMs())
+      if (active.outcome !== null && !active.held) {
+        record(active.outcome, active.generation, active.speech, userTurn, finalEnding.reason === "user_hangup", playout.playedMs())
+      }
     }
     if (finalEnding.reason !== "user_hangup") {
       // The agent's last words are heard before the line drops.

@@ -102,8 +102,20 @@ const toolCallsOf = (calls: ReadonlyArray<ScriptedToolCall>) =>
 /** Splits text into stream tokens that keep their leading spaces ("Hello", " there", "!"). */
 const tokensOf = (text: string) => text.match(/\s*\S+/g) ?? (text ? [text] : [])
 
-export const startScriptedLlm = async (): Promise<ScriptedLlm> => {
+export interface ScriptedLlmOptions {
+  /**
+   * Answer a request identical to one made less than this many ms before (same model, messages
+   * and tools) as that one was answered, without taking the next queued reply, as a model at
+   * temperature 0 would. Voice calls prepare an answer during the caller's pause and ask again if
+   * the caller went on; the script stays one reply per turn. Calls in other tests, seconds apart,
+   * are not affected.
+   */
+  readonly sameAnswerWithinMs?: number
+}
+
+export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> => {
   const queue: Array<ScriptedReply> = []
+  let previous: { readonly key: string; readonly at: number; readonly reply: ScriptedReply } | undefined
   const requests: Array<RecordedRequest> = []
   const sockets = new Set<Socket>()
   let counter = 0
@@ -210,7 +222,11 @@ export const startScriptedLlm = async (): Promise<ScriptedLlm> => {
         stream: body?.stream === true,
         receivedAt: Date.now()
       })
-      answer(body ?? {}, response, queue.shift()).catch(() => response.destroy())
+      const key = options.sameAnswerWithinMs === undefined ? undefined : JSON.stringify([body?.model, body?.messages, body?.tools])
+      const repeated = previous !== undefined && previous.key === key && Date.now() - previous.at < options.sameAnswerWithinMs!
+      const scripted = repeated ? previous!.reply : queue.shift()
+      if (key !== undefined && scripted) previous = { key, at: Date.now(), reply: scripted }
+      answer(body ?? {}, response, scripted).catch(() => response.destroy())
     })
   })
   server.on("connection", (socket) => {
