@@ -372,13 +372,15 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       const held = reply
       reply = null
       generation++
+      // Its tokens were spent even though nobody hears it (an answer cut off mid-stream reports none).
+      if (held.outcome !== null) usage = addUsage(usage, held.outcome.usage)
       return Fiber.interruptFork(held.fiber)
     })
 
     /**
      * Prepares the answer to what the caller said up to their pause, held back until their turn
      * has ended. The model and TTS work while the end-of-turn silence runs; if the caller goes
-     * on, it is dropped unheard (its tokens may still be billed by the provider, unrecorded here).
+     * on, it is dropped unheard.
      */
     const prepare = Effect.gen(function* () {
       yield* dropHeld
@@ -501,7 +503,8 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       const active = reply
       reply = null
       yield* Fiber.interrupt(active.fiber)
-      if (active.outcome !== null && !active.held) {
+      if (active.outcome !== null && active.held) usage = addUsage(usage, active.outcome.usage)
+      else if (active.outcome !== null) {
         record(active.outcome, active.generation, active.speech, userTurn, finalEnding.reason === "user_hangup", playout.playedMs())
       }
     }
