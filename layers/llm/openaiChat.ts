@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Exit, Layer, Redacted, Stream } from "effect"
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
 import { type ChatChunk, LlmChat, type ChatRequest } from "../../services/LlmChat.ts"
@@ -45,8 +45,8 @@ const chunksOf = (chunk: ChatCompletionChunk, toolCalls: Map<number, PartialTool
 
 /**
  * Streaming chat completions on the `openai` client (any OpenAI-compatible endpoint via its base
- * URL). The client's retries are off; a reply that stalls longer than the configured bound between
- * chunks fails as a timeout, and interrupting the stream aborts the HTTP request.
+ * URL). The client's retries are off; the client bounds the wait for an answer, the conversation
+ * engine the whole reply (the run's LLM timeout), and interrupting the stream aborts the request.
  */
 export const LlmChatLive = Layer.effect(
   LlmChat,
@@ -70,9 +70,11 @@ export const LlmChatLive = Layer.effect(
     const stream = (request: ChatRequest): Stream.Stream<ChatChunk, LlmFailed> =>
       Stream.unwrapScoped(
         Effect.gen(function* () {
+          // Aborted only when the reply is not read to its end (an interruption or a failure): aborting
+          // a finished request still builds an exception and runs the client's listeners.
           const controller = yield* Effect.acquireRelease(
             Effect.sync(() => new AbortController()),
-            (controller) => Effect.sync(() => controller.abort())
+            (controller, exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => controller.abort()))
           )
           const { connection } = request
           const completion = yield* Effect.tryPromise({
@@ -112,7 +114,6 @@ export const LlmChatLive = Layer.effect(
           )
         })
       ).pipe(
-        Stream.timeoutFail(() => new APIConnectionTimeoutError(), Duration.seconds(timeoutSeconds)),
         Stream.tapError((error) =>
           // The provider's text goes to the log for the operator; callers only see our LlmFailed.
           Effect.logWarning("LLM chat request failed").pipe(
