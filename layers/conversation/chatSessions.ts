@@ -14,7 +14,8 @@ import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
 import { chatIdleTimeoutSeconds } from "./chatConfig.ts"
 import { makeChatEnding } from "./chatEnding.ts"
 import { makeChatPlans, unrunnable } from "./chatPlans.ts"
-import { type ClaimedRun, LEASE_SECONDS, makeChatRunRows, type StoredConversation } from "./chatRunRows.ts"
+import { type ClaimedRun, makeChatRunRows, type StoredConversation } from "./chatRunRows.ts"
+import { makeClaimRenewals } from "./claimRenewals.ts"
 import { sweepExpiredChats } from "./idleSweeper.ts"
 
 interface VersionRow {
@@ -43,22 +44,14 @@ export const ChatSessionsLive = Layer.scoped(
     const { endClaimed } = yield* makeChatEnding(rows, plans)
     const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
 
+    const renewals = yield* makeClaimRenewals(rows.renew)
+
     /**
      * Holds the claim while `effect` runs: renewed so a long reply keeps it, released whenever the
      * step does not complete (a failure, or an interruption such as the client going away).
      */
     const holdingClaim = <A, E, R>(runId: number, token: string, effect: Effect.Effect<A, E, R>) =>
-      Effect.scoped(
-        Effect.gen(function* () {
-          yield* rows.renew(runId, token).pipe(
-            Effect.delay(`${LEASE_SECONDS / 3} seconds`),
-            Effect.forever,
-            Effect.catchAllCause((cause) => Effect.logWarning("Could not renew a chat claim", cause)),
-            Effect.forkScoped
-          )
-          return yield* effect
-        })
-      ).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : rows.release(runId, token))))
+      renewals.hold(runId, token, effect).pipe(Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : rows.release(runId, token))))
 
     /** Stores a completed engine step; ends the run when the step ended it. Not interruptible once begun. */
     const store = (run: ClaimedRun, token: string, outcome: TurnOutcome) =>
