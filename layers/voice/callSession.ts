@@ -372,10 +372,33 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       const held = reply
       reply = null
       generation++
-      // Its tokens were spent even though nobody hears it (an answer cut off mid-stream reports none).
-      if (held.outcome !== null) usage = addUsage(usage, held.outcome.usage)
+      if (held.outcome !== null) {
+        // Its tokens were spent even though nobody heard it (an answer cut off mid-stream reports none).
+        usage = addUsage(usage, held.outcome.usage)
+        answered = { text: held.userText, transcriptLength: transcript.length, outcome: { ...held.outcome, usage: noUsage } }
+      }
       return Fiber.interruptFork(held.fiber)
     })
+
+    /**
+     * The model's answer to a dropped held reply. A caller who went on without saying more words
+     * (a breath, a noise) gets it again: the same question has the same answer, and asking the model
+     * twice would cost the tokens and the time again.
+     */
+    let answered: { readonly text: string; readonly transcriptLength: number; readonly outcome: TurnOutcome } | null = null
+
+    /** The engine's step answering `text` now, or the earlier answer to the same words. */
+    const answerTo = (text: string) => {
+      const earlier = answered !== null && answered.text === text && answered.transcriptLength === transcript.length ? answered.outcome : null
+      answered = null
+      if (earlier) {
+        return (emit: (text: string) => Effect.Effect<void>) =>
+          Effect.as(Effect.forEach(earlier.turns.filter((turn) => turn.role === "assistant"), (turn) => emit(turn.text), { discard: true }), earlier)
+      }
+      const history = [...transcript]
+      const current = state
+      return (emit: (text: string) => Effect.Effect<void>) => engine.respond(plan, current, history, text, emit)
+    }
 
     /**
      * Prepares the answer to what the caller said up to their pause, held back until their turn
@@ -385,9 +408,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     const prepare = Effect.gen(function* () {
       yield* dropHeld
       const text = spokenSoFar()
-      const history = [...transcript]
-      const current = state
-      reply = yield* startReply((emit) => engine.respond(plan, current, history, text, emit), null, true)
+      reply = yield* startReply(answerTo(text), null, true)
       reply.userText = text
     })
 
@@ -407,10 +428,8 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
 
     const respondTo = (text: string, endedAt: number) =>
       Effect.gen(function* () {
-        const history = [...transcript]
-        const current = state
         userTurn = { start: msSinceStart(speechStartedAt), end: msSinceStart(endedAt) }
-        reply = yield* startReply((emit) => engine.respond(plan, current, history, text, emit), endedAt)
+        reply = yield* startReply(answerTo(text), endedAt)
         reply.userText = text
       })
 
