@@ -105,7 +105,8 @@ const tokensOf = (text: string) => text.match(/\s*\S+/g) ?? (text ? [text] : [])
 export interface ScriptedLlmOptions {
   /**
    * Answer a request identical to one made less than this many ms before (same model, messages
-   * and tools) as that one was answered, without taking the next queued reply, as a model at
+   * and tools; any of the recent ones, as one step's several requests are repeated together) as
+   * that one was answered, without taking the next queued reply, as a model at
    * temperature 0 would. Voice calls prepare an answer during the caller's pause and ask again if
    * the caller went on; the script stays one reply per turn. Calls in other tests, seconds apart,
    * are not affected.
@@ -115,7 +116,8 @@ export interface ScriptedLlmOptions {
 
 export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> => {
   const queue: Array<ScriptedReply> = []
-  let previous: { readonly key: string; readonly at: number; readonly reply: ScriptedReply } | undefined
+  /** Recent requests and how they were answered, by what they asked. */
+  const answered = new Map<string, { readonly at: number; readonly reply: ScriptedReply }>()
   const requests: Array<RecordedRequest> = []
   const sockets = new Set<Socket>()
   let counter = 0
@@ -223,9 +225,13 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
         receivedAt: Date.now()
       })
       const key = options.sameAnswerWithinMs === undefined ? undefined : JSON.stringify([body?.model, body?.messages, body?.tools])
-      const repeated = previous !== undefined && previous.key === key && Date.now() - previous.at < options.sameAnswerWithinMs!
-      const scripted = repeated ? previous!.reply : queue.shift()
-      if (key !== undefined && scripted) previous = { key, at: Date.now(), reply: scripted }
+      const earlier = key === undefined ? undefined : answered.get(key)
+      const repeated = earlier !== undefined && Date.now() - earlier.at < options.sameAnswerWithinMs!
+      const scripted = repeated ? earlier.reply : queue.shift()
+      if (key !== undefined && scripted) {
+        for (const [known, { at }] of answered) if (Date.now() - at >= options.sameAnswerWithinMs!) answered.delete(known)
+        answered.set(key, { at: Date.now(), reply: scripted })
+      }
       answer(body ?? {}, response, scripted).catch(() => response.destroy())
     })
   })
