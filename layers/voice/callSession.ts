@@ -518,14 +518,12 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     while (ending === null) yield* Queue.take(control).pipe(Effect.flatMap(handle))
     const finalEnding: Ending = ending
 
+    yield* dropHeld
     if (reply !== null) {
       const active = reply
       reply = null
       yield* Fiber.interrupt(active.fiber)
-      if (active.outcome !== null && active.held) usage = addUsage(usage, active.outcome.usage)
-      else if (active.outcome !== null) {
-        record(active.outcome, active.generation, active.speech, userTurn, finalEnding.reason === "user_hangup", playout.playedMs())
-      }
+      if (active.outcome !== null) record(active.outcome, active.generation, active.speech, userTurn, finalEnding.reason === "user_hangup", playout.playedMs())
     }
     if (finalEnding.reason !== "user_hangup") {
       // The agent's last words are heard before the line drops.
