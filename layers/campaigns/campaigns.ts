@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Effect, Either, Layer, ParseResult } from "effect"
+import { Effect, Either, Layer, Option, ParseResult } from "effect"
 import { logEntry } from "../../src/campaign/campaignLog.ts"
 import {
   circuitBreakerDefaults,
@@ -14,6 +14,7 @@ import {
 import { canApply, type CampaignCommand, editableStates, isFinal, refusal, transitions } from "../../src/campaign/campaignState.ts"
 import { CsvContactsInvalid } from "../../src/campaign/csvContacts.ts"
 import { asRegion } from "../../src/phone/mod.ts"
+import { AppConfig } from "../../src/config.ts"
 import { Conflict, NotFound, PayloadTooLarge, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { requiredVariables } from "../../src/graph/templateVariables.ts"
@@ -53,6 +54,7 @@ export const CampaignsLive = Layer.effect(
   Campaigns,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const onPostgres = Option.isSome((yield* AppConfig).databaseUrl)
     const storage = yield* Storage
     const telephony = yield* TelephonyConfigs
     const recordings = yield* RecordingCatalog
@@ -164,7 +166,7 @@ export const CampaignsLive = Layer.effect(
         const id = row!.id
         const summary = yield* Effect.scoped(
           Effect.flatMap(storage.read(input.source_id), (body) =>
-            ingestContacts(sql, id, body, { defaultRegion: region, requiredColumns: required, recordingIds }))
+            ingestContacts(sql, id, body, { defaultRegion: region, requiredColumns: required, recordingIds }, onPostgres))
         )
         const entry = logEntry(new Date(), "info", "contacts_imported", `${summary.accepted} contacts imported from ${input.source_id}`, {
           accepted: summary.accepted,

@@ -138,20 +138,13 @@ const copyWriter = (client: pg.ClientBase, campaignId: number): ContactWriter =>
  * here rather than trusted). PGlite's socket server cannot take COPY FROM STDIN (it drops the
  * connection), so there, and outside a transaction, rows go in by INSERT.
  */
-const contactWriter = (sql: SqlClient.SqlClient, campaignId: number) =>
-  Effect.gen(function* () {
-    const client = Option.flatMap(
-      yield* Effect.serviceOption(SqlClient.TransactionConnection),
-      ([connection]) => {
-        const raw: unknown = (connection as { readonly pg?: unknown }).pg
-        return raw instanceof pg.Client ? Option.some(raw) : Option.none()
-      }
-    )
-    if (Option.isSome(client)) {
-      const [server] = yield* sql<{ pglite: boolean }>`SELECT version() LIKE '%PGlite%' AS pglite`
-      if (server?.pglite === false) return copyWriter(client.value, campaignId)
-    }
-    return insertWriter(sql, campaignId)
+const contactWriter = (sql: SqlClient.SqlClient, campaignId: number, onPostgres: boolean) =>
+  Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+    const client = Option.flatMap(transaction, ([connection]) => {
+      const raw: unknown = (connection as { readonly pg?: unknown }).pg
+      return raw instanceof pg.Client ? Option.some(raw) : Option.none()
+    })
+    return onPostgres && Option.isSome(client) ? copyWriter(client.value, campaignId) : insertWriter(sql, campaignId)
   })
 
 /**
@@ -175,10 +168,12 @@ export const ingestContacts = (
   sql: SqlClient.SqlClient,
   campaignId: number,
   source: AsyncIterable<Uint8Array | string>,
-  options: CsvContactsOptions
+  options: CsvContactsOptions,
+  /** PostgreSQL proper (`DATABASE_URL`), rather than the embedded PGlite. */
+  onPostgres: boolean
 ): Effect.Effect<CsvContactsSummary, CsvContactsInvalid> =>
   Effect.gen(function* () {
-    const writer = yield* contactWriter(sql, campaignId).pipe(Effect.orDie)
+    const writer = yield* contactWriter(sql, campaignId, onPostgres)
     const batches = readContacts(source, { ...options, batchSize: READ_BATCH_ROWS })
     let inFlight: Fiber.Fiber<void, SqlError> | undefined
     while (true) {
