@@ -13,7 +13,7 @@ import { createWorkflow } from "./support/chatFixtures.ts"
 import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
 import type { CalleeScript } from "./support/calleeScript.ts"
 import { CalleeRefused, connectCallee } from "./support/fakeCallee.ts"
-import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
+import { type FakeDeepgram, type ScriptLine, startFakeDeepgram } from "./support/fakeDeepgram.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
 import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
@@ -155,7 +155,7 @@ describe("a campaign call spoken end to end over Twilio Media Streams", () => {
 })
 
 /** Starts a browser test call and connects a scripted caller to it. */
-const browserCall = async (account: TestAccount, workflowId: number, script: CalleeScript, lines: ReadonlyArray<string>) => {
+const browserCall = async (account: TestAccount, workflowId: number, script: CalleeScript, lines: ReadonlyArray<ScriptLine>) => {
   const started = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
   expect(started.status).toBe(200)
   const runId: number = started.body.workflow_run_id
@@ -209,7 +209,7 @@ describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
       { say: "to hear more about the panels." },
       { waitForAgent: { quietMs: 700 } },
       { hangUp: true }
-    ], ["I would like", "to hear more about the panels."])
+    ], [["I would like", "to hear more about the panels."]])
     const report = await callee.done
     // The greeting and one answer: nothing was said while the caller paused.
     expect(report.agentBursts).toHaveLength(2)

@@ -14,13 +14,19 @@ import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
  * - while it lasts, interim `Results` every `interimEveryMs` of audio reveal the line word by word;
  * - after `endpointing` ms of quiet → final `Results` with the whole line, `speech_final: true`;
  * - after `utterance_end_ms` of quiet → `UtteranceEnd`;
- * - `Finalize` flushes a pending utterance (`from_finalize: true`), `KeepAlive` is counted,
+ * - `Finalize` flushes a pending utterance (`from_finalize: true`): its line, or of a line given in
+ *   parts its next part; speech coming back within `endpointing` ms is the rest of that
+ *   utterance (a caller pausing mid-sentence): the next part, or "" once the line is all told;
+ *   `KeepAlive` is counted,
  *   `CloseStream` flushes, sends `Metadata` and closes; 10 s with neither audio nor KeepAlive
  *   closes the stream with 1011, as Deepgram does.
  *
  * Each utterance consumes the tag's next line (an unscripted one is transcribed as ""). All times
  * are on the stream's audio clock, in seconds, like Deepgram's.
  */
+/** What the callee says in one utterance; in parts when they pause (briefly) between them. */
+export type ScriptLine = string | ReadonlyArray<string>
+
 export interface FakeDeepgramConnection {
   readonly tag: string | null
   readonly query: URLSearchParams
@@ -43,7 +49,7 @@ export interface FakeDeepgram {
   readonly apiKey: string
   readonly connections: ReadonlyArray<FakeDeepgramConnection>
   /** The lines the callee of `tag` will say, one per utterance, in order (appended to any already registered). */
-  readonly script: (tag: string, lines: ReadonlyArray<string>) => void
+  readonly script: (tag: string, lines: ReadonlyArray<ScriptLine>) => void
   /** Closes every open stream as a provider failure would (default 1011). */
   readonly dropConnections: (code?: number) => void
   readonly close: () => Promise<void>
@@ -74,7 +80,7 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
   const speechDbfs = options.speechDbfs ?? -40
   const interimEveryMs = options.interimEveryMs ?? 250
   const idleTimeoutMs = options.idleTimeoutMs ?? 10_000
-  const scripts = new Map<string, Array<string>>()
+  const scripts = new Map<string, Array<ScriptLine>>()
   const connections: Array<FakeDeepgramConnection> = []
   const sockets = new Set<WebSocket>()
 
@@ -122,6 +128,8 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
 
     /** The utterance being heard: its line, where it started, and the end of its last loud frame. */
     let utterance: { line: string; startMs: number; lastVoiceMs: number; nextInterimMs: number } | undefined
+    /** After a Finalize flushed an utterance, until `endpointing` ms of quiet: its last voice. */
+    let flushedAt: number | undefined
     /** After a final, until UtteranceEnd: where the last word ended. */
     let awaitingUtteranceEnd: number | undefined
 
@@ -141,12 +149,23 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
         channel: { alternatives: [{ transcript, confidence: transcript === "" ? 0 : 0.99, words: [] }] },
         metadata: { request_id: "fake", model_info: { name: query.get("model") ?? "nova-3" } }
       })
-    const nextLine = () => (tag === null ? undefined : scripts.get(tag)?.shift()) ?? ""
+    /** The parts of the utterance's line not transcribed yet, for after a flush. */
+    let untold: Array<string> = []
+    const nextLine = () => {
+      const line = (tag === null ? undefined : scripts.get(tag)?.shift()) ?? ""
+      const [first = "", ...rest] = typeof line === "string" ? [line] : line
+      untold = rest
+      return first
+    }
 
     const finish = (flags: { speech_final: boolean; from_finalize?: boolean }) => {
       if (utterance === undefined) return
-      connection.finals.push(utterance.line)
-      results(utterance.line, utterance.startMs, utterance.lastVoiceMs, { is_final: true, ...flags })
+      // Without a flush in between, the end of speech tells the whole line.
+      const line = flags.from_finalize ? utterance.line : [utterance.line, ...untold].filter(Boolean).join(" ")
+      if (!flags.from_finalize) untold = []
+      connection.finals.push(line)
+      results(line, utterance.startMs, utterance.lastVoiceMs, { is_final: true, ...flags })
+      flushedAt = flags.from_finalize ? utterance.lastVoiceMs : undefined
       awaitingUtteranceEnd = utterance.lastVoiceMs
       utterance = undefined
     }
@@ -157,7 +176,9 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
       const loud = frameDbfs(samples) > speechDbfs
       if (loud) {
         if (utterance === undefined) {
-          utterance = { line: nextLine(), startMs, lastVoiceMs: clockMs, nextInterimMs: startMs + interimEveryMs }
+          const continues = flushedAt !== undefined && startMs - flushedAt < endpointingMs
+          flushedAt = undefined
+          utterance = { line: continues ? untold.shift() ?? "" : nextLine(), startMs, lastVoiceMs: clockMs, nextInterimMs: startMs + interimEveryMs }
           awaitingUtteranceEnd = undefined
           if (vadEvents) send({ type: "SpeechStarted", channel: [0], timestamp: seconds(startMs) })
         }
