@@ -1,9 +1,11 @@
-import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Effect, Schema } from "effect"
+import { Effect, Runtime, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { Worker } from "node:worker_threads"
+
+export class EmbeddedPostgresFailed extends Schema.TaggedError<EmbeddedPostgresFailed>()("EmbeddedPostgresFailed", {
+  message: Schema.String
+}) {}
 
 export class DataDirInUse extends Schema.TaggedError<DataDirInUse>()("DataDirInUse", {
   message: Schema.String
@@ -51,26 +53,51 @@ const lockDataDir = (dir: string) =>
     (lockFile) => Effect.promise(() => fs.rm(lockFile, { force: true }))
   )
 
+interface WorkerReply {
+  readonly port?: number
+  readonly error?: string
+  readonly stopped?: boolean
+}
+
+/** Waits for the worker's first reply, or for it to die first. */
+const nextReply = (worker: Worker) =>
+  new Promise<WorkerReply>((resolve, reject) => {
+    const onMessage = (reply: WorkerReply) => {
+      worker.off("error", reject).off("exit", onExit)
+      resolve(reply)
+    }
+    const onExit = (code: number) => reject(new Error(`the embedded database thread exited (code ${code})`))
+    worker.once("message", onMessage).once("error", reject).once("exit", onExit)
+  })
+
 /**
- * Starts PGlite under `dir` and exposes it on a loopback port speaking the PostgreSQL wire
- * protocol, so the product reaches it through the same `@effect/sql-pg` client as a real server.
+ * Starts PGlite under `dir`, on its own thread, exposed on a loopback port speaking the PostgreSQL
+ * wire protocol, so the product reaches it through the same `@effect/sql-pg` client as a real server.
  */
 export const startEmbeddedPostgres = (dir: string) =>
   Effect.gen(function* () {
     yield* lockDataDir(dir)
-    const db = yield* Effect.acquireRelease(
-      // pg_trgm backs the usage report's number search (migration 0006).
-      Effect.promise(() => PGlite.create(path.join(dir, "pgdata"), { extensions: { pg_trgm } })),
-      (db) => Effect.promise(() => db.close())
-    )
-    const server = yield* Effect.acquireRelease(
-      Effect.promise(async () => {
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })
-        await server.start()
-        return server
+    const runtime = yield* Effect.runtime<never>()
+    const worker = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const worker = new Worker(new URL("./pgliteWorker.mjs", import.meta.url), { workerData: { pgdata: path.join(dir, "pgdata") } })
+          const reply = await nextReply(worker)
+          if (reply.port === undefined) throw new Error(reply.error)
+          // Dying later leaves every query failing; the log says why.
+          worker.on("error", (error) => Runtime.runFork(runtime)(Effect.logFatal("The embedded database thread failed", error)))
+          return { worker, port: reply.port }
+        },
+        catch: (error) => new EmbeddedPostgresFailed({ message: `The embedded database in ${dir} did not start: ${error}` })
       }),
-      (server) => Effect.promise(() => server.stop())
+      ({ worker }) =>
+        Effect.promise(async () => {
+          // Closing lets PGlite write its last pages; a thread that died already has nothing to close.
+          const stopped = nextReply(worker).catch(() => undefined)
+          worker.postMessage("stop")
+          await stopped
+          await worker.terminate()
+        })
     )
-    const port = Number(server.getServerConn().split(":").pop())
-    return { host: "127.0.0.1", port }
+    return { host: "127.0.0.1", port: worker.port }
   }).pipe(Effect.withSpan("EmbeddedPostgres.start", { attributes: { dir } }))
