@@ -8,6 +8,7 @@ import { conversations } from "./0007_conversations.ts"
 import { recordings } from "./0009_recordings.ts"
 import { campaignEngine } from "./0008_campaign_engine.ts"
 import { voice } from "./0010_voice.ts"
+import { hotRunUpdates } from "./0011_hot_run_updates.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -20,5 +21,6 @@ export const migrations = {
   "0007_conversations": conversations,
   "0008_campaign_engine": campaignEngine,
   "0009_recordings": recordings,
-  "0010_voice": voice
+  "0010_voice": voice,
+  "0011_hot_run_updates": hotRunUpdates
 }
