@@ -1,4 +1,4 @@
-import { Effect, Exit, Layer, Redacted, Stream } from "effect"
+import { Effect, Layer, Redacted, Runtime, Stream } from "effect"
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
 import { type ChatChunk, LlmChat, type ChatRequest } from "../../services/LlmChat.ts"
@@ -25,7 +25,8 @@ interface PartialToolCall {
   arguments: string
 }
 
-const chunksOf = (chunk: ChatCompletionChunk, toolCalls: Map<number, PartialToolCall>): Array<ChatChunk> => {
+/** The text in a chunk; tool-call fragments are gathered into `toolCalls`. */
+const textOf = (chunk: ChatCompletionChunk, toolCalls: Map<number, PartialToolCall>): Array<ChatChunk> => {
   const out: Array<ChatChunk> = []
   for (const choice of chunk.choices ?? []) {
     const text = choice.delta?.content
@@ -37,11 +38,14 @@ const chunksOf = (chunk: ChatCompletionChunk, toolCalls: Map<number, PartialTool
       toolCalls.set(call.index, partial)
     }
   }
-  if (chunk.usage) {
-    out.push({ _tag: "Usage", prompt_tokens: chunk.usage.prompt_tokens ?? 0, completion_tokens: chunk.usage.completion_tokens ?? 0 })
-  }
   return out
 }
+
+/** What follows the text: the tool calls, whole, then the usage the provider reported. */
+const endOf = (toolCalls: Map<number, PartialToolCall>, usage: ChatCompletionChunk["usage"]): Array<ChatChunk> => [
+  ...[...toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]): ChatChunk => ({ _tag: "ToolCall", name: call.name, arguments: call.arguments })),
+  ...(usage ? [{ _tag: "Usage" as const, prompt_tokens: usage.prompt_tokens ?? 0, completion_tokens: usage.completion_tokens ?? 0 }] : [])
+]
 
 /**
  * Streaming chat completions on the `openai` client (any OpenAI-compatible endpoint via its base
@@ -67,62 +71,63 @@ export const LlmChatLive = Layer.effect(
       return client
     }
 
+    const requestBody = (request: ChatRequest) => ({
+      model: request.connection.model,
+      messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+      stream: true as const,
+      stream_options: { include_usage: true },
+      ...(request.tools.length > 0
+        ? {
+          tools: request.tools.map((tool) => ({
+            type: "function" as const,
+            function: { name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }
+          }))
+        }
+        : {})
+    })
+
+    /**
+     * The SDK's chunks are pushed into the stream as they are read: one stream stage, where a
+     * pipeline of stream operators cost more CPU per reply than the SDK itself
+     * (bench/chatTurnOverhead.ts). Aborted only when the reply is not read to its end (the stream
+     * was interrupted or failed): aborting a finished request still builds an exception and runs
+     * the client's listeners.
+     */
     const stream = (request: ChatRequest): Stream.Stream<ChatChunk, LlmFailed> =>
-      Stream.unwrapScoped(
+      Stream.asyncPush<ChatChunk, LlmFailed>((emit) =>
         Effect.gen(function* () {
-          // Aborted only when the reply is not read to its end (an interruption or a failure): aborting
-          // a finished request still builds an exception and runs the client's listeners.
+          const runtime = yield* Effect.runtime<never>()
+          let finished = false
           const controller = yield* Effect.acquireRelease(
             Effect.sync(() => new AbortController()),
-            (controller, exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => controller.abort()))
+            (controller) => (finished ? Effect.void : Effect.sync(() => controller.abort()))
           )
-          const { connection } = request
-          const completion = yield* Effect.tryPromise({
-            try: () =>
-              clientFor(connection).chat.completions.create(
-                {
-                  model: connection.model,
-                  messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
-                  stream: true,
-                  stream_options: { include_usage: true },
-                  ...(request.tools.length > 0
-                    ? {
-                      tools: request.tools.map((tool) => ({
-                        type: "function" as const,
-                        function: { name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }
-                      }))
-                    }
-                    : {})
-                },
-                { signal: controller.signal }
-              ),
-            catch: (error) => error
-          })
-          const toolCalls = new Map<number, PartialToolCall>()
-          const finished = Stream.suspend(() =>
-            Stream.fromIterable(
-              [...toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]): ChatChunk => ({
-                _tag: "ToolCall",
-                name: call.name,
-                arguments: call.arguments
-              }))
+          const failed = (error: unknown) => {
+            finished = true
+            // The provider's text goes to the log for the operator; callers only see our LlmFailed.
+            Runtime.runFork(runtime)(
+              Effect.logWarning("LLM chat request failed").pipe(
+                Effect.annotateLogs({ model: request.connection.model, error: error instanceof Error ? error.message : String(error) })
+              )
             )
-          )
-          return Stream.fromAsyncIterable(completion, (error) => error).pipe(
-            Stream.mapConcat((chunk) => chunksOf(chunk, toolCalls)),
-            Stream.concat(finished)
-          )
-        })
-      ).pipe(
-        Stream.tapError((error) =>
-          // The provider's text goes to the log for the operator; callers only see our LlmFailed.
-          Effect.logWarning("LLM chat request failed").pipe(
-            Effect.annotateLogs({ model: request.connection.model, error: error instanceof Error ? error.message : String(error) })
-          )
-        ),
-        Stream.mapError((error) => classify(error, timeoutSeconds)),
-        Stream.withSpan("LlmChat.stream", { attributes: { "llm.model": request.connection.model } })
-      )
+            emit.fail(classify(error, timeoutSeconds))
+          }
+          const read = async () => {
+            const completion = await clientFor(request.connection).chat.completions.create(requestBody(request), { signal: controller.signal })
+            const toolCalls = new Map<number, PartialToolCall>()
+            let usage: ChatCompletionChunk["usage"]
+            for await (const chunk of completion) {
+              const text = textOf(chunk, toolCalls)
+              if (text.length > 0) emit.array(text)
+              usage = chunk.usage ?? usage
+            }
+            finished = true
+            const end = endOf(toolCalls, usage)
+            if (end.length > 0) emit.array(end)
+            emit.end()
+          }
+          read().catch((error) => (controller.signal.aborted ? undefined : failed(error)))
+        }), { bufferSize: "unbounded" }).pipe(Stream.withSpan("LlmChat.stream", { attributes: { "llm.model": request.connection.model } }))
 
     return LlmChat.of({ stream })
   })

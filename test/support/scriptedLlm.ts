@@ -66,6 +66,8 @@ export interface RecordedRequest {
   readonly toolNames: ReadonlyArray<string>
   readonly stream: boolean
   readonly receivedAt: number
+  /** Whether the connection closed before the whole reply was sent: the client aborted (or a `breakOff` reply). */
+  readonly abandoned: () => boolean
 }
 
 export interface ScriptedLlm {
@@ -222,7 +224,8 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
         body,
         toolNames: Array.isArray(body?.tools) ? body.tools.map((tool: any) => tool?.function?.name) : [],
         stream: body?.stream === true,
-        receivedAt: Date.now()
+        receivedAt: Date.now(),
+        abandoned: () => response.destroyed && !response.writableFinished
       })
       const key = options.sameAnswerWithinMs === undefined ? undefined : JSON.stringify([body?.model, body?.messages, body?.tools])
       const earlier = key === undefined ? undefined : answered.get(key)
