@@ -18,10 +18,8 @@ const levels = {
 export const ObservabilityLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const config = yield* AppConfig
-    const logging = Layer.merge(
-      Logger.replace(Logger.defaultLogger, Logger.jsonLogger),
-      Logger.minimumLogLevel(levels[config.logLevel])
-    )
+    // `Logger.jsonLogger` only formats a line; `Logger.json` is that logger writing to stdout.
+    const logging = Layer.merge(Logger.json, Logger.minimumLogLevel(levels[config.logLevel]))
     if (Option.isNone(config.otlpEndpoint)) return logging
     const otlp = Otlp.layerJson({
       baseUrl: config.otlpEndpoint.value,

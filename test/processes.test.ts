@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from "vitest"
 import { client } from "./support/client.ts"
 import { databaseKind, postgresUrl } from "./support/database.ts"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "./support/process.ts"
+import { reply, startScriptedLlm } from "./support/scriptedLlm.ts"
+import { runnableDefinition } from "./support/workflowGraphs.ts"
 
 const admin = { email: "owner@example.test", password: "owner-password-1" }
 const dirs: Array<string> = []
@@ -89,6 +91,45 @@ describe("shutdown", () => {
       socket?.destroy()
       proc.child.kill("SIGKILL")
     }
+  }, 90_000)
+})
+
+describe("logs", () => {
+  it("writes a JSON line per request and for failures, and never a credential, token or key", async () => {
+    const llm = await startScriptedLlm()
+    const env = { ...(await embeddedEnv(await tempDir())), LOG_LEVEL: "debug" }
+    const url = `http://127.0.0.1:${env.PORT}`
+    const api = client(url)
+    const proc = spawnTalkgraph(["serve"], env)
+    const secrets: Array<string> = [admin.password, "wrong-password-77", "sk-log-test-llm-key-9f8e", "tw-log-test-auth-5566", "query-credential-31337"]
+    try {
+      await waitUntilServing(proc, url)
+      expect((await api.post("/api/v1/auth/login", { email: admin.email, password: "wrong-password-77" })).status).toBe(401)
+      const token = (await api.post("/api/v1/auth/login", admin)).body.token as string
+      const key = (await api.post("/api/v1/user/api-keys", { name: "logged?" }, { token })).body.api_key as string
+      secrets.push(token, key)
+      const llmSettings = { llm: { provider: "openai", model: "m", api_key: "sk-log-test-llm-key-9f8e", base_url: llm.baseUrl } }
+      expect((await api.put("/api/v1/organizations/model-configurations", llmSettings, { apiKey: key })).status).toBe(200)
+      const twilio = { name: "Main", config: { provider: "twilio", account_sid: "AC11112222333344445555", auth_token: "tw-log-test-auth-5566" } }
+      expect((await api.post("/api/v1/organizations/telephony-configs", twilio, { apiKey: key })).status).toBe(200)
+      const workflow = (await api.post("/api/v1/workflow/create/definition", { name: "Logged agent", workflow_definition: runnableDefinition() }, { apiKey: key })).body
+      const sessions = `/api/v1/workflow/${workflow.id}/text-chat/sessions`
+      const run = (await api.post(sessions, {}, { apiKey: key })).body.workflow_run_id
+      llm.enqueue(reply.error(401, "invalid key sk-log-test-llm-key-9f8e"))
+      expect((await api.post(`${sessions}/${run}/messages`, { text: "Hello?" }, { apiKey: key })).status).toBeGreaterThanOrEqual(500)
+      expect((await api.get("/api/v1/health?token=query-credential-31337")).status).toBe(200)
+    } finally {
+      await stop(proc)
+      await llm.close()
+    }
+    const lines = proc.output().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
+    expect(lines).toContainEqual(expect.objectContaining({
+      message: "Sent HTTP response",
+      logLevel: "INFO",
+      annotations: { "http.method": "GET", "http.path": "/api/v1/health", "http.status": 200 }
+    }))
+    expect(lines).toContainEqual(expect.objectContaining({ message: "LLM chat request failed", logLevel: "WARN" }))
+    for (const secret of secrets) expect(proc.output()).not.toContain(secret)
   }, 90_000)
 })
 

@@ -1,7 +1,8 @@
 import { Duration, Effect, Layer, Redacted } from "effect"
-import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai"
-import { LlmFailed, LlmGenerator, type StructuredRequest } from "../../services/LlmGenerator.ts"
+import OpenAI, { APIConnectionTimeoutError } from "openai"
+import { LlmGenerator, type StructuredRequest } from "../../services/LlmGenerator.ts"
 import { llmTimeoutSeconds } from "./llmTimeout.ts"
+import { classifyLlmFailure, logLlmFailure } from "./providerFailure.ts"
 
 const OPENAI_API = "https://api.openai.com/v1"
 
@@ -13,16 +14,6 @@ const parseJson = (text: string): unknown => {
   } catch {
     return undefined
   }
-}
-
-const classify = (error: unknown, timeoutSeconds: number): LlmFailed => {
-  if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
-    return new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${timeoutSeconds} s` })
-  }
-  if (error instanceof APIError && typeof error.status === "number") {
-    return new LlmFailed({ reason: "rejected", status: error.status, message: `HTTP ${error.status}` })
-  }
-  return new LlmFailed({ reason: "unreachable", status: null, message: "connection failed" })
 }
 
 /**
@@ -63,13 +54,8 @@ export const LlmGeneratorLive = Layer.effect(
           duration: Duration.seconds(timeoutSeconds),
           onTimeout: () => new APIConnectionTimeoutError()
         }),
-        Effect.tapError((error) =>
-          // The provider's text goes to the log for the operator; callers only see our LlmFailed.
-          Effect.logWarning("LLM request failed").pipe(
-            Effect.annotateLogs({ model: connection.model, error: error instanceof Error ? error.message : String(error) })
-          )
-        ),
-        Effect.mapError((error) => classify(error, timeoutSeconds))
+        Effect.tapError((error) => logLlmFailure("LLM request failed", connection, error)),
+        Effect.mapError((error) => classifyLlmFailure(error, timeoutSeconds))
       )
       const text = completion.choices[0]?.message?.content ?? ""
       return {

@@ -1,23 +1,13 @@
 import { Effect, Layer, Redacted, Runtime, Stream } from "effect"
-import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai"
+import OpenAI from "openai"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
 import { type ChatChunk, LlmChat, type ChatRequest } from "../../services/LlmChat.ts"
-import { type LlmConnection, LlmFailed } from "../../services/LlmGenerator.ts"
+import type { LlmConnection, LlmFailed } from "../../services/LlmGenerator.ts"
 import { llmTimeoutSeconds } from "./llmTimeout.ts"
+import { classifyLlmFailure, logLlmFailure } from "./providerFailure.ts"
 
 const OPENAI_API = "https://api.openai.com/v1"
 const CLIENT_CACHE_LIMIT = 256
-
-const classify = (error: unknown, timeoutSeconds: number): LlmFailed => {
-  if (error instanceof LlmFailed) return error
-  if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
-    return new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${timeoutSeconds} s` })
-  }
-  if (error instanceof APIError && typeof error.status === "number") {
-    return new LlmFailed({ reason: "rejected", status: error.status, message: `HTTP ${error.status}` })
-  }
-  return new LlmFailed({ reason: "unreachable", status: null, message: "connection failed or the reply broke off" })
-}
 
 /** Tool-call fragments arrive spread over chunks, keyed by index; they are whole only at the end. */
 interface PartialToolCall {
@@ -104,13 +94,8 @@ export const LlmChatLive = Layer.effect(
           )
           const failed = (error: unknown) => {
             finished = true
-            // The provider's text goes to the log for the operator; callers only see our LlmFailed.
-            Runtime.runFork(runtime)(
-              Effect.logWarning("LLM chat request failed").pipe(
-                Effect.annotateLogs({ model: request.connection.model, error: error instanceof Error ? error.message : String(error) })
-              )
-            )
-            emit.fail(classify(error, timeoutSeconds))
+            Runtime.runFork(runtime)(logLlmFailure("LLM chat request failed", request.connection, error))
+            emit.fail(classifyLlmFailure(error, timeoutSeconds))
           }
           const read = async () => {
             const completion = await clientFor(request.connection).chat.completions.create(requestBody(request), { signal: controller.signal })
