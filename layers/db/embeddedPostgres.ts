@@ -78,26 +78,33 @@ export const startEmbeddedPostgres = (dir: string) =>
   Effect.gen(function* () {
     yield* lockDataDir(dir)
     const runtime = yield* Effect.runtime<never>()
-    const worker = yield* Effect.acquireRelease(
+    const embedded = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
           const worker = new Worker(new URL("./pgliteWorker.mjs", import.meta.url), { workerData: { pgdata: path.join(dir, "pgdata") } })
           const reply = await nextReply(worker)
           if (reply.port === undefined) throw new Error(reply.error)
-          // Dying later leaves every query failing; the log says why.
-          worker.on("error", (error) => Runtime.runFork(runtime)(Effect.logFatal("The embedded database thread failed", error)))
-          return { worker, port: reply.port }
+          const running = { worker, port: reply.port, stopping: false }
+          worker.on("error", (error) => Runtime.runSync(runtime)(Effect.logFatal("The embedded database thread failed", error)))
+          worker.once("exit", (code) => {
+            if (running.stopping) return
+            // Nothing works without the database: exit as a crash would, for a supervisor to restart.
+            Runtime.runSync(runtime)(Effect.logFatal(`The embedded database thread stopped (code ${code}); exiting`))
+            process.exit(1)
+          })
+          return running
         },
         catch: (error) => new EmbeddedPostgresFailed({ message: `The embedded database in ${dir} did not start: ${error}` })
       }),
-      ({ worker }) =>
+      (running) =>
         Effect.promise(async () => {
+          running.stopping = true
           // Closing lets PGlite write its last pages; a thread that died already has nothing to close.
-          const stopped = nextReply(worker).catch(() => undefined)
-          worker.postMessage("stop")
+          const stopped = nextReply(running.worker).catch(() => undefined)
+          running.worker.postMessage("stop")
           await stopped
-          await worker.terminate()
+          await running.worker.terminate()
         })
     )
-    return { host: "127.0.0.1", port: worker.port }
+    return { host: "127.0.0.1", port: embedded.port }
   }).pipe(Effect.withSpan("EmbeddedPostgres.start", { attributes: { dir } }))
