@@ -1,11 +1,11 @@
-import { type Etag, HttpApiBuilder, HttpApiSwagger, type HttpPlatform, HttpServer } from "@effect/platform"
+import { type Etag, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, type HttpPlatform, HttpServer } from "@effect/platform"
 import { type NodeContext, NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AppConfig } from "../src/config.ts"
 import { Api } from "./api.ts"
 import { ErrorShapeLive } from "./errorShape.ts"
-import { requestLog } from "./requestLog.ts"
+import { requestTelemetry } from "./requestTelemetry.ts"
 import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
 import { TelephonyConfigsHandlers } from "./v1/telephonyConfigs/handlers.ts"
 import { LocalUploadsHandlers, UploadsHandlers } from "./v1/uploads/handlers.ts"
@@ -68,9 +68,10 @@ export const ListenLive = Layer.unwrapEffect(
 
 /** Serves the API on whatever server `listen` provides (tests pass one on a random port). */
 export const serveApi = <E, R>(listen: Layer.Layer<HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | NodeContext.NodeContext, E, R>) =>
-  HttpApiBuilder.serve(requestLog).pipe(
+  HttpApiBuilder.serve(requestTelemetry).pipe(
     Layer.provide(DocsLive),
     Layer.provide(ApiLive),
     HttpServer.withLogAddress,
+    HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provideMerge(listen)
   )

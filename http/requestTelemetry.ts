@@ -1,0 +1,41 @@
+import { HttpMiddleware, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
+import { Effect, Option } from "effect"
+
+/** The path alone: a query string can carry a credential (a media stream's token, a signed upload). */
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+/**
+ * A server span and one log line per request: method, path, status, time taken, and the cause when
+ * it failed. It replaces the platform's tracer and logger, which record the whole URL, query string
+ * included, and every request header.
+ */
+export const requestTelemetry = HttpMiddleware.make((app) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const path = pathOf(request.url)
+    return Effect.onExit(app, (exit) => {
+      const [status, cause] = exit._tag === "Success"
+        ? [exit.value.status, Option.none()]
+        : ((stripped) => [stripped[0].status, stripped[1]] as const)(HttpServerError.causeResponseStripped(exit.cause))
+      return Effect.annotateCurrentSpan("http.response.status_code", status).pipe(
+        Effect.zipRight(Effect.log(Option.isSome(cause) ? cause.value : "Sent HTTP response")),
+        Effect.annotateLogs({ "http.method": request.method, "http.path": path, "http.status": status })
+      )
+    }).pipe(
+      Effect.withLogSpan("http.request"),
+      Effect.withSpan(`http.server ${request.method}`, {
+        kind: "server",
+        parent: Option.getOrUndefined(HttpTraceContext.fromHeaders(request.headers)),
+        captureStackTrace: false,
+        attributes: {
+          "http.request.method": request.method,
+          "url.path": path,
+          ...(request.headers["user-agent"] ? { "user_agent.original": request.headers["user-agent"] } : {}),
+          ...(Option.isSome(request.remoteAddress) ? { "client.address": request.remoteAddress.value } : {})
+        }
+      })
+    )
+  })
+)
