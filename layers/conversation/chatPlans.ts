@@ -12,14 +12,14 @@ import type { ClaimedRun } from "./chatRunRows.ts"
 const GRAPH_CACHE_LIMIT = 1000
 const noRecordingTexts: ReadonlyMap<string, string> = new Map()
 
-/** A definition that cannot run, reported the way workflow validation reports it. */
-export const unrunnable = (definition: unknown): ValidationFailed | null => {
-  const { problems } = validateDefinition(definition)
-  if (problems.length === 0) return null
-  return new ValidationFailed({
+/** The graph of a definition that can run, validated once; otherwise why not, as workflow validation reports it. */
+export const runnableGraph = (definition: unknown): Effect.Effect<WorkflowGraph, ValidationFailed> => {
+  const { graph, problems } = validateDefinition(definition)
+  if (graph && problems.length === 0) return Effect.succeed(graph)
+  return Effect.fail(new ValidationFailed({
     message: "The agent's definition cannot run",
     problems: problems.map((problem) => ({ loc: ["workflow_definition", ...problem.path], msg: problem.message, type: problem.rule }))
-  })
+  }))
 }
 
 /**

@@ -9,11 +9,10 @@ import { durationExceeded, limitsFrom } from "../../src/conversation/limits.ts"
 import { runContext } from "../../src/conversation/runContext.ts"
 import { Conflict, NotFound, UpstreamFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
-import { validateDefinition } from "../../src/graph/validation.ts"
 import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
 import { chatIdleTimeoutSeconds } from "./chatConfig.ts"
 import { makeChatEnding } from "./chatEnding.ts"
-import { makeChatPlans, unrunnable } from "./chatPlans.ts"
+import { makeChatPlans, runnableGraph } from "./chatPlans.ts"
 import { type ClaimedRun, makeChatRunRows, type StoredConversation } from "./chatRunRows.ts"
 import { makeClaimRenewals } from "./claimRenewals.ts"
 import { sweepExpiredChats } from "./idleSweeper.ts"
@@ -105,9 +104,7 @@ export const ChatSessionsLive = Layer.scoped(
 
     const create = Effect.fn("ChatSessions.create")(function* (principal: Principal, workflowId: number, input: NewSession, emit: Emit) {
       const version = yield* loadVersion(principal, workflowId, input.use_draft === true)
-      const problem = unrunnable(version.workflow_definition)
-      if (problem) return yield* Effect.fail(problem)
-      const graph = validateDefinition(version.workflow_definition).graph!
+      const graph = yield* runnableGraph(version.workflow_definition)
       const start = graph.nodes.find((node) => node.type === "startCall")!
       const connection = yield* plans.connectionFor(principal.organizationId)
       const initialContext = input.initial_context ?? {}

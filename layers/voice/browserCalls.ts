@@ -7,10 +7,9 @@ import { limitsFrom } from "../../src/conversation/limits.ts"
 import { runContext } from "../../src/conversation/runContext.ts"
 import { Conflict, NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
-import { validateDefinition } from "../../src/graph/validation.ts"
 import { mediaStreamUrl, mediaToken } from "../../src/telephony/mediaToken.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
-import { unrunnable } from "../conversation/chatPlans.ts"
+import { runnableGraph } from "../conversation/chatPlans.ts"
 import type { StoredConversation } from "../conversation/chatRunRows.ts"
 import { chatIdleTimeoutSeconds } from "../conversation/chatConfig.ts"
 import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
@@ -55,8 +54,7 @@ export const makeBrowserCalls = Effect.gen(function* () {
       : versions.find((row) => row.version_status === "published")
     if (!version) return yield* new Conflict({ message: "This workflow has no published version yet: publish it, or start the call with use_draft" })
     if (version.workflow_status === "archived") return yield* new Conflict({ message: "This workflow is archived" })
-    const problem = unrunnable(version.workflow_definition)
-    if (problem) return yield* problem
+    const graph = yield* runnableGraph(version.workflow_definition)
     const [stt, tts, llm] = yield* Effect.all([
       modelSettings.speechFor(principal.organizationId, "stt"),
       modelSettings.speechFor(principal.organizationId, "tts"),
@@ -67,7 +65,7 @@ export const makeBrowserCalls = Effect.gen(function* () {
         message: "Voice calls need LLM, STT and TTS settings: set them with PUT /api/v1/organizations/model-configurations"
       })
     }
-    const start = validateDefinition(version.workflow_definition).graph!.nodes.find((node) => node.type === "startCall")!
+    const start = graph.nodes.find((node) => node.type === "startCall")!
     const initialContext = input.initial_context ?? {}
     const conversation: StoredConversation = {
       state: initialState(start.id),
