@@ -1,10 +1,9 @@
-import { Duration, Effect, Layer, Redacted } from "effect"
-import OpenAI, { APIConnectionTimeoutError } from "openai"
+import { Duration, Effect, Layer } from "effect"
+import { APIConnectionTimeoutError } from "openai"
 import { LlmGenerator, type StructuredRequest } from "../../services/LlmGenerator.ts"
 import { llmTimeoutSeconds } from "./llmTimeout.ts"
+import { makeOpenAiClients, OPENAI_API } from "./openaiClients.ts"
 import { classifyLlmFailure, logLlmFailure } from "./providerFailure.ts"
-
-const OPENAI_API = "https://api.openai.com/v1"
 
 /** Local models often wrap JSON in a Markdown fence even when asked not to. */
 const parseJson = (text: string): unknown => {
@@ -24,17 +23,12 @@ export const LlmGeneratorLive = Layer.effect(
   LlmGenerator,
   Effect.gen(function* () {
     const timeoutSeconds = yield* llmTimeoutSeconds
+    const clientFor = makeOpenAiClients(timeoutSeconds)
 
     const generateStructured = Effect.fn("LlmGenerator.generateStructured")(function* (request: StructuredRequest) {
       const { connection } = request
       yield* Effect.annotateCurrentSpan({ "llm.model": connection.model, "llm.base_url": connection.baseUrl ?? OPENAI_API })
-      const client = new OpenAI({
-        // Local endpoints usually need no key; the client insists on one, so send a placeholder.
-        apiKey: connection.apiKey ? Redacted.value(connection.apiKey) : "unused",
-        baseURL: connection.baseUrl ?? OPENAI_API,
-        timeout: timeoutSeconds * 1000,
-        maxRetries: 0
-      })
+      const client = clientFor(connection)
       const completion = yield* Effect.tryPromise({
         try: (signal) =>
           client.chat.completions.create(

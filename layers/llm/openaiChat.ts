@@ -1,13 +1,10 @@
-import { Effect, Layer, Redacted, Runtime, Stream } from "effect"
-import OpenAI from "openai"
+import { Effect, Layer, Runtime, Stream } from "effect"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
 import { type ChatChunk, LlmChat, type ChatRequest } from "../../services/LlmChat.ts"
-import type { LlmConnection, LlmFailed } from "../../services/LlmGenerator.ts"
+import type { LlmFailed } from "../../services/LlmGenerator.ts"
 import { llmTimeoutSeconds } from "./llmTimeout.ts"
+import { makeOpenAiClients } from "./openaiClients.ts"
 import { classifyLlmFailure, logLlmFailure } from "./providerFailure.ts"
-
-const OPENAI_API = "https://api.openai.com/v1"
-const CLIENT_CACHE_LIMIT = 256
 
 /** Tool-call fragments arrive spread over chunks, keyed by index; they are whole only at the end. */
 interface PartialToolCall {
@@ -46,20 +43,7 @@ export const LlmChatLive = Layer.effect(
   LlmChat,
   Effect.gen(function* () {
     const timeoutSeconds = yield* llmTimeoutSeconds
-    const clients = new Map<string, OpenAI>()
-    const clientFor = (connection: LlmConnection) => {
-      const apiKey = connection.apiKey ? Redacted.value(connection.apiKey) : "unused"
-      const baseURL = connection.baseUrl ?? OPENAI_API
-      const key = `${baseURL}\u0000${apiKey}`
-      let client = clients.get(key)
-      if (!client) {
-        if (clients.size >= CLIENT_CACHE_LIMIT) clients.clear()
-        // Local endpoints usually need no key; the client insists on one, so send a placeholder.
-        client = new OpenAI({ apiKey, baseURL, timeout: timeoutSeconds * 1000, maxRetries: 0 })
-        clients.set(key, client)
-      }
-      return client
-    }
+    const clientFor = makeOpenAiClients(timeoutSeconds)
 
     const requestBody = (request: ChatRequest) => ({
       model: request.connection.model,
