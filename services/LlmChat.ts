@@ -1,6 +1,7 @@
-import { Context, type Stream } from "effect"
+import { Context, type Effect } from "effect"
 import type { ChatMessage } from "../src/conversation/prompt.ts"
 import type { ToolDefinition } from "../src/conversation/tools.ts"
+import type { TokenUsage } from "../src/conversation/transcript.ts"
 import type { LlmConnection, LlmFailed } from "./LlmGenerator.ts"
 
 export interface ChatRequest {
@@ -8,21 +9,31 @@ export interface ChatRequest {
   readonly messages: ReadonlyArray<ChatMessage>
   /** Functions the model may call; none means a plain text reply. */
   readonly tools: ReadonlyArray<ToolDefinition>
+  /** Bound on the whole reply, from request to last token; `TALKGRAPH_LLM_TIMEOUT_SECONDS` when absent. */
+  readonly timeoutSeconds?: number
 }
 
-/** What a streaming reply yields, in order: text as it arrives, then complete tool calls, then usage. */
-export type ChatChunk =
-  | { readonly _tag: "Text"; readonly text: string }
-  | { readonly _tag: "ToolCall"; readonly name: string; readonly arguments: string }
-  | { readonly _tag: "Usage"; readonly prompt_tokens: number; readonly completion_tokens: number }
+export interface ChatToolCall {
+  readonly name: string
+  /** The arguments as the model wrote them (JSON text). */
+  readonly arguments: string
+}
+
+/** A whole streamed reply: its text, the tools it called (in the model's order), the provider's usage. */
+export interface ModelReply {
+  readonly text: string
+  readonly toolCalls: ReadonlyArray<ChatToolCall>
+  readonly usage: TokenUsage
+}
 
 /**
  * Streaming chat completions with tools against an organization's OpenAI-compatible LLM.
- * Interrupting the stream aborts the request. Each request is bounded by
- * `TALKGRAPH_LLM_TIMEOUT_SECONDS`; callers may bound it tighter.
+ * `onText` receives the reply's text piece by piece as it arrives, each piece handled before the
+ * next is read; the effect answers with the whole reply once it has ended. Interrupting it aborts
+ * the request.
  */
 export interface LlmChatShape {
-  readonly stream: (request: ChatRequest) => Stream.Stream<ChatChunk, LlmFailed>
+  readonly reply: (request: ChatRequest, onText: (text: string) => Effect.Effect<void>) => Effect.Effect<ModelReply, LlmFailed>
 }
 
 export class LlmChat extends Context.Tag("talkgraph/LlmChat")<LlmChat, LlmChatShape>() {}

@@ -1,4 +1,4 @@
-import { type Chunk, Clock, Duration, Effect, Layer, Option, Stream } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import { type Conclusion, ConversationEngine, type ConversationPlan, type Emit } from "../../services/ConversationEngine.ts"
 import { LlmChat } from "../../services/LlmChat.ts"
 import { LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
@@ -15,16 +15,6 @@ import { renderTemplate } from "../../src/graph/templateVariables.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
 const MAX_TRANSITIONS_PER_TURN = 8
-
-interface ModelReply {
-  readonly text: string
-  readonly toolCalls: ReadonlyArray<string>
-  readonly usage: TokenUsage
-}
-
-/** A pulled stream's next chunks, or none once it has ended; its failure is passed on. */
-const nextChunks = <A, E>(pull: Effect.Effect<Chunk.Chunk<A>, Option.Option<E>>) =>
-  Effect.catchAll(Effect.asSome(pull), (end) => (Option.isNone(end) ? Effect.succeedNone : Effect.fail(end.value)))
 
 const failureEnding = (error: LlmFailed): Ending =>
   error.reason === "timeout"
@@ -46,35 +36,10 @@ export const ConversationEngineLive = Layer.effect(
       return node
     }
 
-    /**
-     * One streamed model reply; the whole of it is bounded by the run's LLM timeout. The stream is
-     * pulled chunk by chunk rather than run into a sink: a sink is a second channel around every
-     * element, a measurable share of a chat message's CPU time (bench/chatTurnOverhead.ts).
-     */
+    /** One streamed model reply, bounded as a whole by the run's LLM timeout; its text is emitted as it arrives. */
     const modelReply = (plan: ConversationPlan, messages: Array<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, emit: Emit) =>
-      Effect.gen(function* () {
-        let text = ""
-        const toolCalls: Array<string> = []
-        let usage = noUsage
-        const pull = yield* Stream.toPull(chat.stream({ connection: plan.connection, messages, tools }))
-        for (;;) {
-          const chunks = yield* nextChunks(pull)
-          if (Option.isNone(chunks)) break
-          for (const chunk of chunks.value) {
-            if (chunk._tag === "Text") {
-              text += chunk.text
-              yield* emit(chunk.text)
-            } else if (chunk._tag === "ToolCall") toolCalls.push(chunk.name)
-            else usage = addUsage(usage, chunk)
-          }
-        }
-        return { text: text.trim(), toolCalls, usage } satisfies ModelReply
-      }).pipe(
-        Effect.scoped,
-        Effect.timeoutFail({
-          duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
-          onTimeout: () => new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${plan.limits.llmTimeoutSeconds} s` })
-        })
+      chat.reply({ connection: plan.connection, messages, tools, timeoutSeconds: plan.limits.llmTimeoutSeconds }, emit).pipe(
+        Effect.map((reply) => ({ ...reply, text: reply.text.trim() }))
       )
 
     const structured = (plan: ConversationPlan, schemaName: string, jsonSchema: Record<string, unknown>, messages: Array<ChatMessage>) =>
@@ -150,7 +115,7 @@ export const ConversationEngineLive = Layer.effect(
           ending = { reason: "end_node_reached", error: null }
           break
         }
-        const call = reply.right.toolCalls.find((name) => name === END_CALL_TOOL || tools.transitions.has(name))
+        const call = reply.right.toolCalls.map((toolCall) => toolCall.name).find((name) => name === END_CALL_TOOL || tools.transitions.has(name))
         if (call === undefined) break
         const edge = tools.transitions.get(call)
         if (!edge) {

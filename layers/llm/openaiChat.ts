@@ -1,23 +1,21 @@
-import { Effect, Layer, Runtime, Stream } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
-import { type ChatChunk, LlmChat, type ChatRequest } from "../../services/LlmChat.ts"
-import type { LlmFailed } from "../../services/LlmGenerator.ts"
+import { type ChatRequest, type ChatToolCall, LlmChat, type ModelReply } from "../../services/LlmChat.ts"
+import { LlmFailed } from "../../services/LlmGenerator.ts"
+import { noUsage, type TokenUsage } from "../../src/conversation/transcript.ts"
+import { makeChatCompletionsStreams } from "./chatCompletionsStream.ts"
 import { llmTimeoutSeconds } from "./llmTimeout.ts"
-import { makeOpenAiClients } from "./openaiClients.ts"
+import { OPENAI_API } from "./openaiClients.ts"
 import { classifyLlmFailure, logLlmFailure } from "./providerFailure.ts"
 
 /** Tool-call fragments arrive spread over chunks, keyed by index; they are whole only at the end. */
-interface PartialToolCall {
-  name: string
-  arguments: string
-}
+type PartialToolCalls = Map<number, { name: string; arguments: string }>
 
-/** The text in a chunk; tool-call fragments are gathered into `toolCalls`. */
-const textOf = (chunk: ChatCompletionChunk, toolCalls: Map<number, PartialToolCall>): Array<ChatChunk> => {
-  const out: Array<ChatChunk> = []
+/** The text in a chunk; its tool-call fragments are gathered into `toolCalls`. */
+const textOf = (chunk: ChatCompletionChunk, toolCalls: PartialToolCalls): string => {
+  let text = ""
   for (const choice of chunk.choices ?? []) {
-    const text = choice.delta?.content
-    if (text) out.push({ _tag: "Text", text })
+    text += choice.delta?.content ?? ""
     for (const call of choice.delta?.tool_calls ?? []) {
       const partial = toolCalls.get(call.index) ?? { name: "", arguments: "" }
       partial.name += call.function?.name ?? ""
@@ -25,79 +23,99 @@ const textOf = (chunk: ChatCompletionChunk, toolCalls: Map<number, PartialToolCa
       toolCalls.set(call.index, partial)
     }
   }
-  return out
+  return text
 }
 
-/** What follows the text: the tool calls, whole, then the usage the provider reported. */
-const endOf = (toolCalls: Map<number, PartialToolCall>, usage: ChatCompletionChunk["usage"]): Array<ChatChunk> => [
-  ...[...toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]): ChatChunk => ({ _tag: "ToolCall", name: call.name, arguments: call.arguments })),
-  ...(usage ? [{ _tag: "Usage" as const, prompt_tokens: usage.prompt_tokens ?? 0, completion_tokens: usage.completion_tokens ?? 0 }] : [])
-]
+const wholeToolCalls = (toolCalls: PartialToolCalls): Array<ChatToolCall> =>
+  [...toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => ({ name: call.name, arguments: call.arguments }))
+
+const usageOf = (usage: NonNullable<ChatCompletionChunk["usage"]>): TokenUsage => ({
+  prompt_tokens: usage.prompt_tokens ?? 0,
+  completion_tokens: usage.completion_tokens ?? 0
+})
+
+const requestBody = (request: ChatRequest) => ({
+  model: request.connection.model,
+  messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+  stream: true,
+  stream_options: { include_usage: true },
+  ...(request.tools.length > 0
+    ? {
+      tools: request.tools.map((tool) => ({
+        type: "function",
+        function: { name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }
+      }))
+    }
+    : {})
+})
 
 /**
- * Streaming chat completions on the `openai` client (any OpenAI-compatible endpoint via its base
- * URL). The client's retries are off; the client bounds the wait for an answer, the conversation
- * engine the whole reply (the run's LLM timeout), and interrupting the stream aborts the request.
+ * Streaming chat completions against any OpenAI-compatible endpoint (its base URL). The whole
+ * reply is bounded by one timer that aborts the request; interrupting the reply aborts it too.
+ * One attempt: retrying is the caller's decision.
+ *
+ * The chunks are read one promise at a time in the calling fiber: wrapping them in an Effect
+ * `Stream` (a queue, a forked producer, a channel per pull) and bounding it with `Effect.timeout`
+ * (two more fibers) cost more CPU per reply than the HTTP exchange itself (bench/chatTurnOverhead.ts).
  */
-export const LlmChatLive = Layer.effect(
+export const LlmChatLive = Layer.scoped(
   LlmChat,
   Effect.gen(function* () {
-    const timeoutSeconds = yield* llmTimeoutSeconds
-    const clientFor = makeOpenAiClients(timeoutSeconds)
+    const defaultTimeoutSeconds = yield* llmTimeoutSeconds
+    const streams = yield* makeChatCompletionsStreams
 
-    const requestBody = (request: ChatRequest) => ({
-      model: request.connection.model,
-      messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
-      stream: true as const,
-      stream_options: { include_usage: true },
-      ...(request.tools.length > 0
-        ? {
-          tools: request.tools.map((tool) => ({
-            type: "function" as const,
-            function: { name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }
-          }))
-        }
-        : {})
-    })
+    const reply = (request: ChatRequest, onText: (text: string) => Effect.Effect<void>): Effect.Effect<ModelReply, LlmFailed> =>
+      Effect.suspend(() => {
+        const timeoutSeconds = request.timeoutSeconds ?? defaultTimeoutSeconds
+        const controller = new AbortController()
+        let timedOut = false
+        // Aborting a finished request would still build an exception and run the request's listeners.
+        let finished = false
+        const timer = setTimeout(() => {
+          timedOut = true
+          controller.abort()
+        }, timeoutSeconds * 1000)
+        const { connection } = request
+        const chunks = streams.open({
+          baseUrl: connection.baseUrl ?? OPENAI_API,
+          apiKey: connection.apiKey ? Redacted.value(connection.apiKey) : null,
+          body: requestBody(request),
+          signal: controller.signal
+        })
 
-    /**
-     * The SDK's chunks are pushed into the stream as they are read: one stream stage, where a
-     * pipeline of stream operators cost more CPU per reply than the SDK itself
-     * (bench/chatTurnOverhead.ts). Aborted only when the reply is not read to its end (the stream
-     * was interrupted or failed): aborting a finished request still builds an exception and runs
-     * the client's listeners.
-     */
-    const stream = (request: ChatRequest): Stream.Stream<ChatChunk, LlmFailed> =>
-      Stream.asyncPush<ChatChunk, LlmFailed>((emit) =>
-        Effect.gen(function* () {
-          const runtime = yield* Effect.runtime<never>()
-          let finished = false
-          const controller = yield* Effect.acquireRelease(
-            Effect.sync(() => new AbortController()),
-            (controller) => (finished ? Effect.void : Effect.sync(() => controller.abort()))
-          )
-          const failed = (error: unknown) => {
-            finished = true
-            Runtime.runFork(runtime)(logLlmFailure("LLM chat request failed", request.connection, error))
-            emit.fail(classifyLlmFailure(error, timeoutSeconds))
-          }
-          const read = async () => {
-            const completion = await clientFor(request.connection).chat.completions.create(requestBody(request), { signal: controller.signal })
-            const toolCalls = new Map<number, PartialToolCall>()
-            let usage: ChatCompletionChunk["usage"]
-            for await (const chunk of completion) {
-              const text = textOf(chunk, toolCalls)
-              if (text.length > 0) emit.array(text)
-              usage = chunk.usage ?? usage
+        const read = Effect.gen(function* () {
+          const toolCalls: PartialToolCalls = new Map()
+          let text = ""
+          let usage = noUsage
+          for (;;) {
+            const chunk = yield* Effect.tryPromise({ try: () => chunks.next(), catch: (error) => error })
+            if (chunk === undefined) break
+            const piece = textOf(chunk, toolCalls)
+            if (chunk.usage) usage = usageOf(chunk.usage)
+            if (piece) {
+              text += piece
+              yield* onText(piece)
             }
-            finished = true
-            const end = endOf(toolCalls, usage)
-            if (end.length > 0) emit.array(end)
-            emit.end()
           }
-          read().catch((error) => (controller.signal.aborted ? undefined : failed(error)))
-        }), { bufferSize: "unbounded" }).pipe(Stream.withSpan("LlmChat.stream", { attributes: { "llm.model": request.connection.model } }))
+          finished = true
+          return { text, toolCalls: wholeToolCalls(toolCalls), usage } satisfies ModelReply
+        })
 
-    return LlmChat.of({ stream })
+        return read.pipe(
+          Effect.catchAll((error) => {
+            const failure = timedOut
+              ? new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${timeoutSeconds} s` })
+              : classifyLlmFailure(error, timeoutSeconds)
+            return logLlmFailure("LLM chat request failed", connection, timedOut ? failure.message : error).pipe(Effect.zipRight(Effect.fail(failure)))
+          }),
+          Effect.ensuring(Effect.sync(() => {
+            clearTimeout(timer)
+            if (!finished) controller.abort()
+          })),
+          Effect.withSpan("LlmChat.reply", { attributes: { "llm.model": connection.model } })
+        )
+      })
+
+    return LlmChat.of({ reply })
   })
 )

@@ -1,10 +1,12 @@
 import { Effect, Redacted } from "effect"
 import { APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai"
 import { type LlmConnection, LlmFailed } from "../../services/LlmGenerator.ts"
+import { ProviderReplyFailed } from "./chatCompletionsStream.ts"
 
 /** What callers see of a failed request: its kind and status, never the provider's text. */
 export const classifyLlmFailure = (error: unknown, timeoutSeconds: number): LlmFailed => {
   if (error instanceof LlmFailed) return error
+  if (error instanceof ProviderReplyFailed) return error.failure
   if (error instanceof APIConnectionTimeoutError || error instanceof APIUserAbortError) {
     return new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${timeoutSeconds} s` })
   }

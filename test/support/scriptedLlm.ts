@@ -1,6 +1,7 @@
 /**
  * A scripted OpenAI-compatible chat completions server on 127.0.0.1 (random port), for tests of
- * anything that talks to an organization's LLM through the real `openai` client.
+ * anything that talks to an organization's LLM (the `openai` client, or the chat stream's own
+ * HTTP client).
  *
  * Point the product at `llm.baseUrl` (`http://127.0.0.1:PORT/v1`, the `base_url` of the model
  * configuration), queue one reply per expected request, then assert on `llm.requests`:
@@ -40,6 +41,8 @@ export type ScriptedReply =
   | { readonly kind: "error"; readonly status: number; readonly message: string }
   /** Streams `content` token by token, then drops the connection without finishing (a provider failing mid-stream). */
   | { readonly kind: "breakOff"; readonly content: string }
+  /** Streams `content` token by token, then an error event in the stream (how OpenAI reports a failure mid-reply). */
+  | { readonly kind: "errorInStream"; readonly content: string; readonly message: string }
   /** Waits `ms` before answering with `then`; without `then` it never answers (the client must time out). */
   | { readonly kind: "delay"; readonly ms: number; readonly then?: ScriptedReply }
 
@@ -53,7 +56,8 @@ export const reply = {
   error: (status: number, message = "scripted upstream failure: internal-detail-7f3a"): ScriptedReply => ({ kind: "error", status, message }),
   delay: (ms: number, then?: ScriptedReply): ScriptedReply => ({ kind: "delay", ms, ...(then ? { then } : {}) }),
   hang: (): ScriptedReply => ({ kind: "delay", ms: Number.POSITIVE_INFINITY }),
-  breakOff: (content: string): ScriptedReply => ({ kind: "breakOff", content })
+  breakOff: (content: string): ScriptedReply => ({ kind: "breakOff", content }),
+  errorInStream: (content: string, message = "scripted upstream failure: internal-detail-7f3a"): ScriptedReply => ({ kind: "errorInStream", content, message })
 }
 
 export interface RecordedRequest {
@@ -145,11 +149,15 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
       response.end(JSON.stringify({ error: { message: scripted.message, type: "scripted_error", code: String(scripted.status) } }))
       return
     }
-    if (scripted.kind === "breakOff") {
+    if (scripted.kind === "breakOff" || scripted.kind === "errorInStream") {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
       for (const token of tokensOf(scripted.content)) {
         const chunk = { id: "chatcmpl-broken", object: "chat.completion.chunk", created: 0, model: request.model ?? "scripted", choices: [{ index: 0, delta: { content: token }, finish_reason: null }] }
         response.write(`data: ${JSON.stringify(chunk)}\n\n`)
+      }
+      if (scripted.kind === "errorInStream") {
+        response.end(`data: ${JSON.stringify({ error: { message: scripted.message, type: "server_error" } })}\n\n`)
+        return
       }
       await sleep(20)
       response.destroy()
