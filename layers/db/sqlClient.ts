@@ -3,6 +3,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import pg from "pg"
 import { AppConfig } from "../../src/config.ts"
 import { startEmbeddedPostgres } from "./embeddedPostgres.ts"
+import { StatementPreparingClient } from "./statementPreparingClient.ts"
 
 const INT8_OID = 20
 
@@ -26,17 +27,27 @@ export const SqlClientLive = Layer.unwrapScoped(
       })
     }
     const embedded = yield* startEmbeddedPostgres(config.dataDir)
-    return PgClient.layer({
-      host: embedded.host,
-      port: embedded.port,
-      database: "postgres",
-      username: "postgres",
-      // One connection: pglite-socket interleaves extended-protocol messages from concurrent
-      // connections on its single backend (electric-sql/pglite#1046), which mismatches bind
-      // parameters. PGlite runs one statement at a time anyway, so queuing here costs nothing.
-      maxConnections: 1,
-      applicationName: "talkgraph",
-      types
-    })
+    const pool = Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new pg.Pool({
+          Client: StatementPreparingClient,
+          host: embedded.host,
+          port: embedded.port,
+          database: "postgres",
+          user: "postgres",
+          // One connection: pglite-socket interleaves extended-protocol messages from concurrent
+          // connections on its single backend (electric-sql/pglite#1046), which mismatches bind
+          // parameters. PGlite runs one statement at a time anyway, so queuing here costs nothing.
+          max: 1,
+          application_name: "talkgraph",
+          types
+        })
+        // An idle connection's failure surfaces on its next query; unheard, the pool's event would end the process.
+        pool.on("error", () => undefined)
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end())
+    )
+    return PgClient.layerFromPool({ acquire: pool, applicationName: "talkgraph", types })
   })
 )
