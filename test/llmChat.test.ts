@@ -113,6 +113,29 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       for (const outcome of [refused, broken, failedMidReply]) expect(JSON.stringify(outcome.result)).not.toContain("internal-detail")
     }).pipe(Effect.provide(LlmChatLive)))
 
+  it.live("sends again, once, a request whose kept-alive connection the provider closed as it was reused", () =>
+    Effect.gen(function* () {
+      const streamed = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "Fine." } }] })}\n\ndata: [DONE]\n\n`
+      const requestsPerConnection = new Map<unknown, number>()
+      const server = http.createServer((request, response) => {
+        request.resume()
+        const seen = (requestsPerConnection.get(request.socket) ?? 0) + 1
+        requestsPerConnection.set(request.socket, seen)
+        // The first connection's second request: the provider had just given up on it as idle.
+        if (requestsPerConnection.size === 1 && seen === 2) return void request.socket.destroy()
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.end(streamed)
+      })
+      yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
+      const connection = connectionTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`)
+      const replies = yield* Effect.all([ask({ connection }), ask({ connection })]).pipe(
+        Effect.ensuring(Effect.sync(() => server.close())),
+        Effect.withConcurrency(1)
+      )
+      expect(replies.map(({ result }) => Either.getOrThrow(result).text)).toEqual(["Fine.", "Fine."])
+      expect([...requestsPerConnection.values()]).toEqual([2, 1])
+    }).pipe(Effect.provide(LlmChatLive)))
+
   it.live("reads replies however the provider's bytes are split and whatever line endings it uses", () =>
     Effect.gen(function* () {
       // A provider writing one byte at a time with CRLF line endings, a comment and a multi-byte character.
