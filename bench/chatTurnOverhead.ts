@@ -19,7 +19,8 @@ import { freePort, spawnTalkgraph, stop, waitUntilServing } from "../test/suppor
 const admin = { email: "bench@example.test", password: "bench-password-1" }
 const CONCURRENT_SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
-const MEMORY_SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 1000)
+/** Sessions opened to measure memory per session: enough that the heap's own swings (tens of MiB) divide down. */
+const MEMORY_SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 5000)
 /**
  * Pause between a session's messages at 200 sessions (randomised ±50 %): people read and type,
  * so 200 live chats offer ~70 messages/s, not one message the instant the last reply lands.
@@ -78,6 +79,16 @@ const cpuMs = async (pid: number) => {
 }
 
 const rssKb = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await fs.readFile(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0)
+
+/** The median of five readings a fifth of a second apart: one reading can land on either side of a collection. */
+const settledRssKb = async (pid: number) => {
+  const readings: Array<number> = []
+  for (let i = 0; i < 5; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    readings.push(await rssKb(pid))
+  }
+  return readings.sort((a, b) => a - b)[2]!
+}
 
 const percentile = (values: Array<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -171,9 +182,9 @@ const main = async () => {
     report(`${CONCURRENT_SESSIONS} concurrent sessions, each pausing ~${THINK_MS} ms between messages`, concurrent)
     report(`${CONCURRENT_SESSIONS} concurrent sessions, no pauses (saturated)`, saturated)
 
-    const before = await rssKb(proc.child.pid!)
+    const before = await settledRssKb(proc.child.pid!)
     for (let opened = 0; opened < MEMORY_SESSIONS; opened += 50) await Promise.all(Array.from({ length: 50 }, open))
-    const after = await rssKb(proc.child.pid!)
+    const after = await settledRssKb(proc.child.pid!)
     console.log(`${label}: memory per open session: ${(((after - before) * 1024) / MEMORY_SESSIONS / 1024).toFixed(2)} KiB ` +
       `(server RSS ${(before / 1024).toFixed(0)} → ${(after / 1024).toFixed(0)} MiB over ${MEMORY_SESSIONS} more open sessions; ` +
       `sessions live in the database, so this includes its cache${databaseUrl ? "" : " (PGlite runs in the server process)"})`)
