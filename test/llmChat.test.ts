@@ -136,6 +136,38 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       expect([...requestsPerConnection.values()]).toEqual([2, 1])
     }).pipe(Effect.provide(LlmChatLive)))
 
+  it.live("takes a whole JSON answer from an endpoint that does not stream, and a JSON error in one as a refusal", () =>
+    Effect.gen(function* () {
+      const answers = [
+        {
+          id: "chatcmpl-whole", object: "chat.completion", created: 0, model: "m",
+          choices: [{
+            index: 0,
+            finish_reason: "tool_calls",
+            message: { role: "assistant", content: "Booking it.", tool_calls: [{ id: "c1", type: "function", function: { name: "book_visit", arguments: "{}" } }] }
+          }],
+          usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 }
+        },
+        { error: { message: "scripted upstream failure: internal-detail-7f3a" } }
+      ]
+      const server = http.createServer((request, response) => {
+        request.resume()
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify(answers.shift()))
+      })
+      yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
+      const connection = connectionTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`)
+      const [whole, refusal] = yield* Effect.all([ask({ connection }), ask({ connection })]).pipe(Effect.ensuring(Effect.sync(() => server.close())))
+      expect(Either.getOrThrow(whole!.result)).toMatchObject({
+        text: "Booking it.",
+        toolCalls: [{ name: "book_visit", arguments: "{}" }],
+        usage: { prompt_tokens: 12, completion_tokens: 4 }
+      })
+      expect(whole!.pieces).toEqual(["Booking it."])
+      expect(Either.isLeft(refusal!.result) && refusal!.result.left).toMatchObject({ _tag: "LlmFailed", reason: "rejected", status: null })
+      expect(JSON.stringify(refusal!.result)).not.toContain("internal-detail")
+    }).pipe(Effect.provide(LlmChatLive)))
+
   it.live("reads replies however the provider's bytes are split and whatever line endings it uses", () =>
     Effect.gen(function* () {
       // A provider writing one byte at a time with CRLF line endings, a comment and a multi-byte character.

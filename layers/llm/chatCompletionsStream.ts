@@ -1,13 +1,15 @@
 import { Effect } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
-import type { ChatCompletionChunk } from "openai/resources/chat/completions"
+import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions"
 import { serviceVersion } from "../../http/version.ts"
 import { LlmFailed } from "../../services/LlmGenerator.ts"
 import { EventStreamDecoder, type ServerSentEvent } from "./eventStreamDecoder.ts"
 
 /** How much of a refusal's body is kept for the operator's log. */
 const REFUSAL_TEXT_LIMIT = 8 * 1024
+/** The most of a whole (unstreamed) JSON answer that is read. */
+const WHOLE_ANSWER_LIMIT = 4 * 1024 * 1024
 
 /** A refused request or a broken reply: `failure` for callers, the provider's own words as `message` for the log. */
 export class ProviderReplyFailed extends Error {
@@ -23,6 +25,25 @@ const broken = (detail: string) =>
 
 const refused = (status: number | null, detail: string) =>
   new ProviderReplyFailed(new LlmFailed({ reason: "rejected", status, message: status === null ? "the provider reported an error in its reply" : `HTTP ${status}` }), detail)
+
+/** A whole completion as the one chunk that would have carried all of it. */
+const asOneChunk = (completion: ChatCompletion): ChatCompletionChunk => ({
+  id: completion.id,
+  object: "chat.completion.chunk",
+  created: completion.created,
+  model: completion.model,
+  choices: (completion.choices ?? []).map((choice) => ({
+    index: choice.index,
+    delta: {
+      content: choice.message?.content ?? null,
+      tool_calls: (choice.message?.tool_calls ?? []).flatMap((call, index) =>
+        call.type === "function" ? [{ index, id: call.id, type: "function" as const, function: call.function }] : []
+      )
+    },
+    finish_reason: choice.finish_reason
+  })),
+  usage: completion.usage ?? null
+})
 
 export interface ChatCompletionsCall {
   readonly baseUrl: string
@@ -60,12 +81,30 @@ export class ChatCompletionChunks {
     } catch {
       return this.fail(broken(`an event that is not JSON: ${event.data.slice(0, 200)}`))
     }
-    if (chunk?.error) return this.fail(refused(null, event.data))
+    if (!chunk || chunk.error) return this.fail(refused(null, event.data))
+    this.deliver(chunk)
+  }
+
+  /** An endpoint that ignored `stream: true` and answered with the whole completion. */
+  acceptWhole(text: string) {
+    if (this.done || this.failure) return
+    let answer: (ChatCompletion & { error?: unknown }) | undefined
+    try {
+      answer = JSON.parse(text)
+    } catch {
+      return this.fail(broken(`an answer that is neither an event stream nor JSON: ${text.slice(0, 200)}`))
+    }
+    if (!answer || answer.error || !Array.isArray(answer.choices)) return this.fail(refused(null, text.slice(0, REFUSAL_TEXT_LIMIT)))
+    this.deliver(asOneChunk(answer))
+    this.end()
+  }
+
+  private deliver(chunk: ChatCompletionChunk) {
     const waiting = this.waiting
     if (waiting) {
       this.waiting = undefined
       waiting.resolve(chunk)
-    } else this.ready.push(chunk!)
+    } else this.ready.push(chunk)
   }
 
   end() {
@@ -116,6 +155,16 @@ export const makeChatCompletionsStreams = Effect.gen(function* () {
         response.on("data", (piece: string) => (text = (text + piece).slice(0, REFUSAL_TEXT_LIMIT)))
         response.on("end", () => chunks.fail(refused(status, `HTTP ${status}: ${text}`)))
         response.on("close", () => chunks.fail(refused(status, `HTTP ${status}: ${text}`)))
+        return
+      }
+      if (/^application\/json/i.test(response.headers["content-type"] ?? "")) {
+        let text = ""
+        response.on("data", (piece: string) => {
+          text += piece
+          if (text.length > WHOLE_ANSWER_LIMIT) response.destroy()
+        })
+        response.on("end", () => chunks.acceptWhole(text))
+        response.on("close", () => chunks.fail(broken("the reply broke off")))
         return
       }
       const decoder = new EventStreamDecoder()
