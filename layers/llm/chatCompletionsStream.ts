@@ -45,6 +45,15 @@ const asOneChunk = (completion: ChatCompletion): ChatCompletionChunk => ({
   usage: completion.usage ?? null
 })
 
+/** A body read whole, kept up to `limit` characters, handed over once it has ended. */
+const wholeBody = (response: http.IncomingMessage, limit: number, onEnd: (text: string) => void) => {
+  let text = ""
+  response.on("data", (piece: string) => {
+    if (text.length < limit) text += piece.slice(0, limit - text.length)
+  })
+  response.on("end", () => onEnd(text))
+}
+
 export interface ChatCompletionsCall {
   readonly baseUrl: string
   readonly apiKey: string | null
@@ -150,23 +159,12 @@ export const makeChatCompletionsStreams = Effect.gen(function* () {
       answered = true
       response.setEncoding("utf8")
       const status = response.statusCode ?? 0
-      if (status < 200 || status > 299) {
-        let text = ""
-        response.on("data", (piece: string) => (text = (text + piece).slice(0, REFUSAL_TEXT_LIMIT)))
-        response.on("end", () => chunks.fail(refused(status, `HTTP ${status}: ${text}`)))
-        response.on("close", () => chunks.fail(refused(status, `HTTP ${status}: ${text}`)))
-        return
-      }
-      if (/^application\/json/i.test(response.headers["content-type"] ?? "")) {
-        let text = ""
-        response.on("data", (piece: string) => {
-          text += piece
-          if (text.length > WHOLE_ANSWER_LIMIT) response.destroy()
-        })
-        response.on("end", () => chunks.acceptWhole(text))
-        response.on("close", () => chunks.fail(broken("the reply broke off")))
-        return
-      }
+      const accepted = status >= 200 && status <= 299
+      // Closed before its end: the connection dropped or the request was aborted.
+      response.on("close", () => chunks.fail(accepted ? broken("the reply broke off") : refused(status, `HTTP ${status}`)))
+      if (!accepted) return wholeBody(response, REFUSAL_TEXT_LIMIT, (text) => chunks.fail(refused(status, `HTTP ${status}: ${text}`)))
+      // An endpoint that ignored `stream: true`; a body cut off at the limit fails to parse.
+      if (/^application\/json/i.test(response.headers["content-type"] ?? "")) return wholeBody(response, WHOLE_ANSWER_LIMIT, (text) => chunks.acceptWhole(text))
       const decoder = new EventStreamDecoder()
       response.on("data", (piece: string) => {
         for (const event of decoder.push(piece)) chunks.accept(event)
@@ -175,8 +173,6 @@ export const makeChatCompletionsStreams = Effect.gen(function* () {
         for (const event of decoder.end()) chunks.accept(event)
         chunks.end()
       })
-      // Closed before its end: the connection dropped or the request was aborted.
-      response.on("close", () => chunks.fail(broken("the reply broke off")))
     })
     request.on("error", (error: NodeJS.ErrnoException) => {
       // A kept-alive connection the server closed as it was reused: nothing was answered, so

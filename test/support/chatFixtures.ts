@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { TestAccount } from "./accounts.ts"
 import type { Client } from "./client.ts"
 import type { RunningServer } from "./server.ts"
+import { EventStreamDecoder } from "../../layers/llm/eventStreamDecoder.ts"
 
 /** Points the account's organization at the scripted LLM through the real model-configuration endpoint. */
 export const useLlm = async (api: Client, account: TestAccount, baseUrl: string) => {
@@ -94,13 +95,7 @@ export const salesDefinition = (overrides: { readonly greeting?: string; readonl
 
 /** Reads server-sent events from a fetch response into `{event, data}` frames. */
 export const readEvents = async (response: Response) => {
-  const text = await response.text()
-  return text
-    .split("\n\n")
-    .filter((frame) => frame.trim() !== "")
-    .map((frame) => {
-      const event = /^event: (.*)$/m.exec(frame)?.[1] ?? "message"
-      const data = /^data: (.*)$/m.exec(frame)?.[1] ?? "null"
-      return { event, data: JSON.parse(data) }
-    })
+  const decoder = new EventStreamDecoder()
+  const events = [...decoder.push(await response.text()), ...decoder.end()]
+  return events.map((event) => ({ event: event.event, data: JSON.parse(event.data) }))
 }
