@@ -26,12 +26,15 @@ export const byteRangeOf = (header: string | undefined, size: number): ByteRange
     return { _tag: "Partial", start: Math.max(0, size - suffix), end: size - 1 }
   }
   const start = Number(first)
-  const end = last === "" ? size - 1 : Number(last)
+  const end = last === "" ? Number.MAX_SAFE_INTEGER : Number(last)
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return WHOLE
   if (start >= size) return UNSATISFIABLE
   return { _tag: "Partial", start, end: Math.min(end, size - 1) }
 }
 
-/** `Content-Range` of a partial answer, or of a 416 (`bytes *\/size`). */
-export const contentRange = (answer: ByteRangeAnswer, size: number) =>
-  answer._tag === "Partial" ? `bytes ${answer.start}-${answer.end}/${size}` : `bytes */${size}`
+/** `Content-Range` of a partial answer. */
+export const contentRange = (range: { readonly start: number; readonly end: number }, size: number) =>
+  `bytes ${range.start}-${range.end}/${size}`
+
+/** `Content-Range` of a 416: what there is to ask for. */
+export const unsatisfiedRange = (size: number) => `bytes */${size}`
