@@ -18,6 +18,15 @@ const ArtifactBytes = HttpApiSchema.Uint8Array({ contentType: "audio/wav" }).ann
   description: "The recording (audio/wav) or the transcript (application/json)"
 })
 
+/** One declared success type per status is all the generator allows; a transcript comes as JSON. */
+const bothTypes = (operation: Record<string, any>) => {
+  for (const status of ["200", "206"]) {
+    const content = operation.responses?.[status]?.content
+    if (content?.["audio/wav"]) content["application/json"] = content["audio/wav"]
+  }
+  return operation
+}
+
 const artifactEndpoint = <const Name extends string>(endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, "GET" | "HEAD">) =>
   endpoint
     .setPath(ArtifactPath)
@@ -28,6 +37,7 @@ const artifactEndpoint = <const Name extends string>(endpoint: HttpApiEndpoint.H
     .addError(HttpForbidden)
     .addError(HttpNotFound)
     .addError(HttpRangeNotSatisfiable)
+    .annotate(OpenApi.Transform, bothTypes)
 
 /**
  * The `recording_url` and `transcript_url` of usage reports. The link's signature is its

@@ -17,7 +17,7 @@ export const PresignUploadRequest = bodySchema("PresignUpload", {
       Schema.filter((value) => CSV_MEDIA_TYPES.includes(value.split(";")[0]!.trim().toLowerCase()), {
         message: () => `content_type must be one a .csv file is sent as: ${CSV_MEDIA_TYPES.join(", ")}`
       })
-    )
+    ).annotations({ description: `What the file will be sent as (default text/csv): one of ${CSV_MEDIA_TYPES.join(", ")}` })
   )
 })
 
