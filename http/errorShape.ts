@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpS
 import { Cause, Effect, Option } from "effect"
 import * as crypto from "node:crypto"
 import type { FieldProblem } from "../src/domain/errors.ts"
+import { unsatisfiedRange } from "../src/storage/byteRanges.ts"
 import { decodeProblems } from "./decodeProblems.ts"
 import { type DomainErrorTag, errorStatus } from "./errors.ts"
 
@@ -42,6 +43,8 @@ const fromFailure = (version: Version, error: unknown) => {
       ? { "retry-after": String((error as unknown as { retryAfterSeconds: number }).retryAfterSeconds) }
       : error._tag === "Unauthenticated"
       ? { "www-authenticate": "Bearer" }
+      : error._tag === "RangeNotSatisfiable"
+      ? { "content-range": unsatisfiedRange((error as unknown as { size: number }).size) }
       : {}
     return Option.some(respond(version, status, code, error.message, problems, headers))
   }

@@ -6,6 +6,7 @@ import {
   Forbidden,
   NotFound,
   PayloadTooLarge,
+  RangeNotSatisfiable,
   TooManyRequests,
   Unauthenticated,
   UpstreamFailed,
@@ -23,6 +24,7 @@ export const errorStatus = {
   NotFound: { status: 404, code: "not_found" },
   Conflict: { status: 409, code: "conflict" },
   PayloadTooLarge: { status: 413, code: "payload_too_large" },
+  RangeNotSatisfiable: { status: 416, code: "range_not_satisfiable" },
   ValidationFailed: { status: 422, code: "validation_error" },
   TooManyRequests: { status: 429, code: "rate_limited" },
   UpstreamFailed: { status: 502, code: "upstream_error" }
@@ -38,6 +40,7 @@ export const HttpForbidden = withStatus(Forbidden, "Forbidden")
 export const HttpNotFound = withStatus(NotFound, "NotFound")
 export const HttpConflict = withStatus(Conflict, "Conflict")
 export const HttpPayloadTooLarge = withStatus(PayloadTooLarge, "PayloadTooLarge")
+export const HttpRangeNotSatisfiable = withStatus(RangeNotSatisfiable, "RangeNotSatisfiable")
 export const HttpValidationFailed = withStatus(ValidationFailed, "ValidationFailed")
 export const HttpTooManyRequests = withStatus(TooManyRequests, "TooManyRequests")
 export const HttpUpstreamFailed = withStatus(UpstreamFailed, "UpstreamFailed")

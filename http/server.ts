@@ -24,8 +24,9 @@ import { RecordingsHandlers } from "./v1/recordings/handlers.ts"
 import { TelephonyWebhooksHandlers } from "./v1/telephonyWebhooks/handlers.ts"
 import { VoiceCallsHandlers } from "./v1/voiceCalls/handlers.ts"
 import { VoiceMediaRoutes } from "./v1/voiceCalls/mediaRoute.ts"
+import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
 
-const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, StatusHandlers, UsageHandlers, WorkflowsHandlers, ModelConfigurationsHandlers, AgentsHandlers, UploadsHandlers, LocalUploadsHandlers, CampaignsHandlers, TelephonyConfigsHandlers, TextChatHandlers, ConversationsHandlers, TelephonyWebhooksHandlers, RecordingsHandlers, VoiceCallsHandlers, VoiceMediaRoutes)
+const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, StatusHandlers, UsageHandlers, WorkflowsHandlers, ModelConfigurationsHandlers, AgentsHandlers, UploadsHandlers, LocalUploadsHandlers, CampaignsHandlers, TelephonyConfigsHandlers, TextChatHandlers, ConversationsHandlers, TelephonyWebhooksHandlers, RecordingsHandlers, VoiceCallsHandlers, VoiceMediaRoutes, ArtifactsHandlers)
 
 /** The API with its handlers, auth, error shaping and docs: everything but the socket. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(

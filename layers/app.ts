@@ -10,9 +10,11 @@ import { ApiKeysLive } from "./identity/apiKeys.ts"
 import { IdentityLive } from "./identity/identity.ts"
 import { ObservabilityLive } from "./observability.ts"
 import { SecretBoxLive } from "./secrets/secretBox.ts"
+import { RunArtifactsLive } from "./usage/runArtifacts.ts"
 import { UsageReportsLive } from "./usage/usageReports.ts"
 import { AgentsLive } from "./workflows/mod.ts"
 import { RecordingCatalogLive, RecordingsAreaLive } from "./recordings/mod.ts"
+import { StorageLive } from "./storage/mod.ts"
 import { VoiceAreaLive } from "./voice/mod.ts"
 
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
@@ -22,6 +24,7 @@ export const ServicesLive = Layer.mergeAll(
   IdentityLive,
   ApiKeysLive,
   UsageReportsLive,
+  RunArtifactsLive.pipe(Layer.provide(StorageLive)),
   AgentsLive,
   CampaignsAreaLive,
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),

@@ -30,6 +30,51 @@ describe("local storage (embedded default)", () => {
     expect(reply.body.upload_url).toMatch(new RegExp(`^${server.url}/api/v1/uploads/local\\?`))
     expect(reply.body.expires_in).toBe(900)
     expect(reply.body.max_size_bytes).toBe(4096)
+    expect(reply.body.file_key).toBe(reply.body.s3_key)
+  })
+
+  it("takes Dograh's body {file_name, file_size, content_type} and answers file_key beside s3_key", async () => {
+    const account = await newAccount(api)
+    const grant = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "leads.csv", file_size: CSV.length, content_type: "text/csv" }, {
+      token: account.token
+    })
+    expect(grant.status).toBe(200)
+    expect(grant.body.file_key).toBe(grant.body.s3_key)
+    expect(grant.body.max_size_bytes).toBe(CSV.length)
+    expect((await put(grant.body.upload_url, CSV)).status).toBe(204)
+  })
+
+  it("documents the body as optional, with its fields", async () => {
+    const doc = (await api.get("/openapi.json")).body
+    const body = doc.paths["/api/v1/s3/presigned-upload-url"].post.requestBody
+    expect(body.required).toBe(false)
+    expect(Object.keys(body.content["application/json"].schema.properties).sort()).toEqual(["content_type", "file_name", "file_size"])
+    expect(body.content["application/json"].schema.required ?? []).toEqual([])
+    const response = doc.components.schemas.PresignedUploadResponse
+    expect(response.required).toEqual(expect.arrayContaining(["upload_url", "s3_key", "file_key"]))
+  })
+
+  it("takes a .csv sent as application/vnd.ms-excel or application/octet-stream, as browsers send it", async () => {
+    const account = await newAccount(api)
+    const workflowId = await insertWorkflow(server, account.organizationId)
+    for (const contentType of ["application/vnd.ms-excel", "application/octet-stream"]) {
+      const grant = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: account.token })
+      expect((await put(grant.body.upload_url, CSV, contentType)).status).toBe(204)
+      const declared = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "leads.csv", content_type: contentType }, {
+        token: account.token
+      })
+      expect(declared.status).toBe(200)
+      expect(declared.body.content_type).toBe(contentType)
+      expect((await put(declared.body.upload_url, CSV, contentType)).status).toBe(204)
+      const campaign = await api.post("/api/v1/campaign/create", {
+        name: `Sent as ${contentType}`,
+        workflow_id: workflowId,
+        source_type: "csv",
+        source_id: declared.body.file_key
+      }, { token: account.token })
+      expect(campaign.status).toBe(200)
+      expect(campaign.body.total_rows).toBe(2)
+    }
   })
 
   it("round-trips a CSV: PUT without a service key, then a campaign reads it", async () => {
@@ -156,6 +201,7 @@ describe("S3 storage (s3rver on loopback)", () => {
     expect(grant.body.upload_url).toContain("X-Amz-Signature=")
     const upload = await put(grant.body.upload_url, CSV)
     expect(upload.status).toBe(200)
+    expect(grant.body.file_key).toBe(grant.body.s3_key)
     const workflowId = await insertWorkflow(server, account.organizationId)
     const campaign = await api.post("/api/v1/campaign/create", {
       name: "From S3",
@@ -165,6 +211,16 @@ describe("S3 storage (s3rver on loopback)", () => {
     }, { token: account.token })
     expect(campaign.status).toBe(200)
     expect(campaign.body.total_rows).toBe(2)
+  })
+
+  it("takes a .csv sent as application/vnd.ms-excel or application/octet-stream", async () => {
+    const account = await newAccount(api)
+    for (const contentType of ["application/vnd.ms-excel", "application/octet-stream"]) {
+      const grant = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: account.token })
+      expect((await put(grant.body.upload_url, CSV, contentType)).status).toBe(200)
+    }
+    const sized = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "leads.csv", file_size: CSV.length }, { token: account.token })
+    expect((await put(sized.body.upload_url, CSV, "application/vnd.ms-excel")).status).toBe(200)
   })
 
   it("answers 422 when nothing was uploaded to the key", async () => {

@@ -1,7 +1,9 @@
 import { Effect, Runtime, Schema } from "effect"
 import * as fs from "node:fs/promises"
+import * as os from "node:os"
 import * as path from "node:path"
 import { Worker } from "node:worker_threads"
+import { ensurePrivateDir, PRIVATE_FILE_MODE, PRIVATE_UMASK } from "../privateFiles.ts"
 
 export class EmbeddedPostgresFailed extends Schema.TaggedError<EmbeddedPostgresFailed>()("EmbeddedPostgresFailed", {
   message: Schema.String
@@ -28,11 +30,11 @@ const lockDataDir = (dir: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        await fs.mkdir(dir, { recursive: true })
+        await ensurePrivateDir(dir)
         const lockFile = path.join(dir, "talkgraph.pid")
         for (let attempt = 0; attempt < 2; attempt++) {
           try {
-            await fs.writeFile(lockFile, String(process.pid), { flag: "wx" })
+            await fs.writeFile(lockFile, String(process.pid), { flag: "wx", mode: PRIVATE_FILE_MODE })
             return lockFile
           } catch {
             const holder = Number((await fs.readFile(lockFile, "utf8").catch(() => "")).trim())
@@ -54,10 +56,28 @@ const lockDataDir = (dir: string) =>
   )
 
 interface WorkerReply {
-  readonly port?: number
+  readonly started?: boolean
   readonly error?: string
   readonly stopped?: boolean
 }
+
+/** The port in the socket's name, `.s.PGSQL.<port>`: what PostgreSQL clients look for in a socket directory. */
+const SOCKET_PORT = 5432
+
+/** Longest Unix socket path every platform takes (sun_path is 104 bytes on macOS, 108 on Linux). */
+const MAX_SOCKET_PATH = 103
+
+/**
+ * The directory for the database's socket: the data dir itself, owner-only. A data dir whose path
+ * is too long for a socket gets a fresh owner-only directory under the system's temporary one.
+ */
+const socketDirectory = (dir: string) =>
+  Buffer.byteLength(path.join(dir, `.s.PGSQL.${SOCKET_PORT}`)) <= MAX_SOCKET_PATH
+    ? Effect.succeed(dir)
+    : Effect.acquireRelease(
+      Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-db-"))),
+      (created) => Effect.promise(() => fs.rm(created, { recursive: true, force: true }))
+    )
 
 /** Waits for the worker's first reply, or for it to die first. */
 const nextReply = (worker: Worker) =>
@@ -71,20 +91,26 @@ const nextReply = (worker: Worker) =>
   })
 
 /**
- * Starts PGlite under `dir`, on its own thread, exposed on a loopback port speaking the PostgreSQL
- * wire protocol, so the product reaches it through the same `@effect/sql-pg` client as a real server.
+ * Starts PGlite under `dir`, on its own thread, exposed on a Unix socket speaking the PostgreSQL
+ * wire protocol, so the product reaches it through the same `@effect/sql-pg` client as a real
+ * server: `host` is the socket's directory, as PostgreSQL clients take it. Everything under `dir`
+ * is owner-only: the process's umask is set so, as PGlite creates files with whatever it allows.
  */
 export const startEmbeddedPostgres = (dir: string) =>
   Effect.gen(function* () {
+    yield* Effect.sync(() => process.umask(PRIVATE_UMASK))
     yield* lockDataDir(dir)
+    const socketDir = yield* socketDirectory(dir)
     const runtime = yield* Effect.runtime<never>()
-    const embedded = yield* Effect.acquireRelease(
+    yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const worker = new Worker(new URL("./pgliteWorker.mjs", import.meta.url), { workerData: { pgdata: path.join(dir, "pgdata") } })
+          const worker = new Worker(new URL("./pgliteWorker.mjs", import.meta.url), {
+            workerData: { pgdata: path.join(dir, "pgdata"), socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`) }
+          })
           const reply = await nextReply(worker)
-          if (reply.port === undefined) throw new Error(reply.error)
-          const running = { worker, port: reply.port, stopping: false }
+          if (!reply.started) throw new Error(reply.error)
+          const running = { worker, stopping: false }
           worker.on("error", (error) => Runtime.runSync(runtime)(Effect.logFatal("The embedded database thread failed", error)))
           worker.once("exit", (code) => {
             if (running.stopping) return
@@ -106,5 +132,5 @@ export const startEmbeddedPostgres = (dir: string) =>
           await running.worker.terminate()
         })
     )
-    return { host: "127.0.0.1", port: embedded.port }
+    return { host: socketDir, port: SOCKET_PORT }
   }).pipe(Effect.withSpan("EmbeddedPostgres.start", { attributes: { dir } }))

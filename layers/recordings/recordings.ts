@@ -17,6 +17,7 @@ import {
   Recordings
 } from "../../services/Recordings.ts"
 import { Storage } from "../../services/Storage.ts"
+import { StoredObjects } from "../../services/StoredObjects.ts"
 import { readAll } from "./clipBytes.ts"
 import { byReference, type RecordingRow, selectRecordings, toView } from "./recordingRows.ts"
 import { describeUsers, recordingUsers } from "./recordingUsage.ts"
@@ -39,6 +40,7 @@ export const RecordingsLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const storage = yield* Storage
+    const storedObjects = yield* StoredObjects
     const config = yield* recordingsConfig.pipe(Effect.orDie)
     const maxDurationMs = config.maxDurationSeconds * 1000
 
@@ -62,6 +64,7 @@ export const RecordingsLive = Layer.effect(
       if (oversized >= 0) {
         return yield* new PayloadTooLarge({ message: `File ${oversized + 1} is larger than the ${config.maxBytes}-byte limit for a clip` })
       }
+      yield* storedObjects.ensureRoom(principal.organizationId, files.reduce((total, file) => total + (file.fileSize ?? 0), 0))
       const taken = yield* sql<{ recording_id: string }>`
         SELECT recording_id FROM workflow_recordings WHERE organization_id = ${principal.organizationId}`.pipe(Effect.orDie)
       const used = new Set(taken.map((row) => row.recording_id))

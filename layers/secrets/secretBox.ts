@@ -4,6 +4,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { AppConfig } from "../../src/config.ts"
 import { SecretBox, SecretUnreadable } from "../../services/SecretBox.ts"
+import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE } from "../privateFiles.ts"
 
 const derive = (master: Buffer, purpose: string): Buffer =>
   Buffer.from(crypto.hkdfSync("sha256", master, Buffer.alloc(0), `talkgraph:${purpose}`, 32))
@@ -58,16 +59,19 @@ export const makeSecretBox = (master: string) => {
 /**
  * Embedded installs keep a generated key in the data dir so a newcomer configures nothing;
  * with PostgreSQL the key must come from the environment (config refuses to start otherwise).
+ * The file is the owner's alone (one written looser by an older version is tightened).
  */
 const loadOrCreateKeyFile = (dataDir: string) =>
   Effect.promise(async () => {
     const file = path.join(dataDir, "secret.key")
-    await fs.mkdir(dataDir, { recursive: true })
+    await ensurePrivateDir(dataDir)
     try {
-      return (await fs.readFile(file, "utf8")).trim()
+      const key = (await fs.readFile(file, "utf8")).trim()
+      await ensurePrivateFile(file)
+      return key
     } catch {
       const generated = crypto.randomBytes(32).toString("hex")
-      await fs.writeFile(file, generated, { mode: 0o600, flag: "wx" }).catch(() => undefined)
+      await fs.writeFile(file, generated, { mode: PRIVATE_FILE_MODE, flag: "wx" }).catch(() => undefined)
       return (await fs.readFile(file, "utf8")).trim()
     }
   })

@@ -1,21 +1,35 @@
-import { Effect, Stream } from "effect"
+import { NodeStream } from "@effect/platform-node"
+import { Effect, Exit, Option, Stream } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { Forbidden, NotFound, PayloadTooLarge, UpstreamFailed } from "../../src/domain/errors.ts"
+import { acceptsMediaType } from "../../src/storage/csvMediaTypes.ts"
+import { ownerOfKey } from "../../src/storage/keyOwner.ts"
 import type { StorageConfigShape } from "../../src/storage/storageConfig.ts"
+import { quotaExceeded, remainingBytes } from "../../src/storage/storageQuota.ts"
 import { mediaTypeOf, uploadSignatureMessage } from "../../src/storage/uploadKeys.ts"
 import type { SecretBoxShape } from "../../services/SecretBox.ts"
-import { type SignedUploadRequest, Storage, type UploadRules } from "../../services/Storage.ts"
+import { type ByteRange, type SignedUploadRequest, Storage, type UploadRules } from "../../services/Storage.ts"
+import type { StoredObjectsShape } from "../../services/StoredObjects.ts"
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../privateFiles.ts"
 
 const SIGNING_PURPOSE = "local-upload"
 
+/** Where an upload is written before it is renamed into place; the suffix the start-up sweep looks for. */
+export const PARTIAL_SUFFIX = ".part"
+
 /**
- * Files under a directory (STORAGE_URL=file:///…, by default `<data dir>/storage`). Upload URLs
- * point at this process (`PUT /api/v1/uploads/local`), signed with the server secret.
+ * Files under a directory (STORAGE_URL=file:///…, by default `<data dir>/storage`), owner-only.
+ * Upload URLs point at this process (`PUT /api/v1/uploads/local`), signed with the server secret.
  */
-export const makeLocalDiskStorage = (root: string, config: StorageConfigShape, secrets: SecretBoxShape) => {
+export const makeLocalDiskStorage = (
+  root: string,
+  config: StorageConfigShape,
+  secrets: SecretBoxShape,
+  ledger: StoredObjectsShape
+) => {
   const fileOf = (key: string) => {
     const file = path.resolve(root, key)
     // Keys are validated upstream; this keeps a crafted key from ever leaving the root.
@@ -23,6 +37,7 @@ export const makeLocalDiskStorage = (root: string, config: StorageConfigShape, s
     return file
   }
   const missing = (key: string) => new NotFound({ resource: "Uploaded file", id: key })
+  const makeParent = (file: string) => fsp.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE })
 
   const presignUpload = Effect.fn("Storage.presignUpload")(function* (key: string, rules: UploadRules) {
     const expires = Math.floor(Date.now() / 1000) + rules.expiresInSeconds
@@ -32,6 +47,23 @@ export const makeLocalDiskStorage = (root: string, config: StorageConfigShape, s
     const query = new URLSearchParams({ key, expires: String(expires), max: String(maxBytes), content_type: contentType, signature })
     return { url: `${rules.publicUrl}/api/v1/uploads/local?${query}`, expiresInSeconds: rules.expiresInSeconds }
   })
+
+  /** Streams the body into `partial`, refusing it once it passes `limit`; answers the size written. */
+  const writePartial = (
+    partial: string,
+    body: Stream.Stream<Uint8Array, unknown>,
+    limit: number,
+    overLimit: () => PayloadTooLarge
+  ) =>
+    Effect.acquireUseRelease(
+      Effect.promise(() => fsp.open(partial, "wx", PRIVATE_FILE_MODE)),
+      (handle) =>
+        Stream.runFoldEffect(body.pipe(Stream.orDie), 0, (written, chunk) =>
+          written + chunk.length > limit
+            ? Effect.fail(overLimit())
+            : Effect.promise(() => handle.write(chunk)).pipe(Effect.as(written + chunk.length))),
+      (handle) => Effect.promise(() => handle.close())
+    )
 
   const receiveUpload = Effect.fn("Storage.receiveUpload")(function* (
     request: SignedUploadRequest,
@@ -46,26 +78,35 @@ export const makeLocalDiskStorage = (root: string, config: StorageConfigShape, s
     if (request.expires < Math.floor(Date.now() / 1000)) {
       return yield* new Forbidden({ message: "The upload URL has expired; request a new upload URL" })
     }
-    if (mediaTypeOf(contentType) !== request.contentType) {
+    if (!acceptsMediaType(request.contentType, mediaTypeOf(contentType))) {
       return yield* new Forbidden({ message: `This upload URL only accepts Content-Type: ${request.contentType}` })
     }
-    const tooLarge = new PayloadTooLarge({ message: `The file is larger than this upload URL allows (${request.max} bytes)` })
-    if (declaredBytes !== undefined && declaredBytes > request.max) return yield* tooLarge
+    const owner = ownerOfKey(request.key)
+    if (owner === undefined) return yield* new Forbidden({ message: "The upload URL names no organization's file" })
+    const tooLarge = () => new PayloadTooLarge({ message: `The file is larger than this upload URL allows (${request.max} bytes)` })
+    if (declaredBytes !== undefined && declaredBytes > request.max) return yield* tooLarge()
+    const use = yield* ledger.use(owner)
+    if (declaredBytes !== undefined) yield* ledger.ensureRoom(owner, declaredBytes)
+    const overQuota = () => new PayloadTooLarge({ message: quotaExceeded(use) })
+    const room = remainingBytes(use)
+
+    yield* ledger.claimUpload(owner, request.key)
     const target = fileOf(request.key)
-    const partial = `${target}.${crypto.randomUUID()}.part`
-    yield* Effect.promise(() => fsp.mkdir(path.dirname(target), { recursive: true }))
-    // Written beside the target and renamed into place: a reader never sees half a file.
-    const size = yield* Effect.acquireUseRelease(
-      Effect.promise(() => fsp.open(partial, "w")),
-      (handle) =>
-        Stream.runFoldEffect(body.pipe(Stream.orDie), 0, (written, chunk) =>
-          written + chunk.length > request.max
-            ? Effect.fail(tooLarge)
-            : Effect.promise(() => handle.write(chunk)).pipe(Effect.as(written + chunk.length))),
-      (handle) => Effect.promise(() => handle.close())
-    ).pipe(Effect.tapErrorCause(() => Effect.promise(() => fsp.rm(partial, { force: true }))))
-    yield* Effect.promise(() => fsp.rename(partial, target))
-    return { size }
+    const partial = `${target}.${crypto.randomUUID()}${PARTIAL_SUFFIX}`
+    return yield* Effect.gen(function* () {
+      yield* Effect.promise(() => makeParent(target))
+      const size = yield* writePartial(partial, body, Math.min(request.max, room), () => (room < request.max ? overQuota() : tooLarge()))
+      // Renamed into place only once counted: a reader never sees half a file, nor one over the quota.
+      yield* ledger.completeUpload(owner, request.key, size, Effect.promise(() => fsp.rename(partial, target)))
+      return { size }
+    }).pipe(
+      // Whatever ends the upload early (a refusal, a client that hangs up, a stopping server), the
+      // partial file goes and the URL may be used again until it expires.
+      Effect.onExit((exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.void
+          : Effect.promise(() => fsp.rm(partial, { force: true })).pipe(Effect.zipRight(ledger.releaseUpload(request.key))))
+    )
   })
 
   const size = Effect.fn("Storage.size")(function* (key: string) {
@@ -82,15 +123,22 @@ export const makeLocalDiskStorage = (root: string, config: StorageConfigShape, s
     )
   })
 
+  const download = (key: string, range?: ByteRange) =>
+    NodeStream.fromReadable(
+      () => fs.createReadStream(fileOf(key), { highWaterMark: 256 * 1024, ...(range ? { start: range.start, end: range.end } : {}) }),
+      () => new UpstreamFailed({ message: "Reading from local storage failed" })
+    )
+
   const write = Effect.fn("Storage.write")(function* (key: string, body: Uint8Array | string, _contentType: string) {
     const file = fileOf(key)
     yield* Effect.tryPromise({
       try: async () => {
-        await fsp.mkdir(path.dirname(file), { recursive: true })
-        await fsp.writeFile(file, body)
+        await makeParent(file)
+        await fsp.writeFile(file, body, { mode: PRIVATE_FILE_MODE })
       },
       catch: () => new UpstreamFailed({ message: "Writing to local storage failed" })
     })
+    yield* ledger.record(key, typeof body === "string" ? Buffer.byteLength(body) : body.byteLength)
   })
 
   const remove = Effect.fn("Storage.remove")(function* (key: string) {
@@ -98,6 +146,7 @@ export const makeLocalDiskStorage = (root: string, config: StorageConfigShape, s
       try: () => fsp.rm(fileOf(key), { force: true }),
       catch: () => new UpstreamFailed({ message: "Deleting from local storage failed" })
     })
+    yield* ledger.forget(key)
   })
 
   return Storage.of({
@@ -107,6 +156,8 @@ export const makeLocalDiskStorage = (root: string, config: StorageConfigShape, s
     receiveUpload,
     size,
     read,
+    download,
+    presignDownload: () => Effect.succeed(Option.none()),
     write,
     remove
   })

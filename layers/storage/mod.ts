@@ -5,16 +5,44 @@ import { AppConfig } from "../../src/config.ts"
 import { storageConfig } from "../../src/storage/storageConfig.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { Storage } from "../../services/Storage.ts"
+import { StoredObjects } from "../../services/StoredObjects.ts"
+import { ensurePrivateDir } from "../privateFiles.ts"
 import { makeLocalDiskStorage } from "./localDisk.ts"
+import { sweepPartialUploads } from "./partialSweep.ts"
 import { makeS3Storage } from "./s3.ts"
+import { StoredObjectsLive } from "./storedObjects.ts"
 
-/** Local disk for `file://` STORAGE_URLs (the embedded default), S3 for `s3://`. */
-export const StorageLive = Layer.effect(
+/** Longer than any upload can run (Node's server ends a request after 5 minutes). */
+const ABANDONED_AFTER_SECONDS = 10 * 60
+
+/** What a process that died mid-upload left: partial files on local disk and claims in the database. */
+const sweepAbandonedUploads = (root: string | undefined) =>
+  Effect.gen(function* () {
+    const ledger = yield* StoredObjects
+    const claims = yield* ledger.dropStaleClaims(ABANDONED_AFTER_SECONDS)
+    const partials = root === undefined
+      ? 0
+      : yield* Effect.promise(() => sweepPartialUploads(root, ABANDONED_AFTER_SECONDS * 1000, Date.now()))
+    if (claims + partials > 0) yield* Effect.logInfo("Removed what abandoned uploads left", { claims, partial_files: partials })
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Sweeping abandoned uploads failed", cause)))
+
+/**
+ * Local disk for `file://` STORAGE_URLs (the embedded default), S3 for `s3://`; both account what
+ * they store in StoredObjects, provided beside them. Abandoned uploads are swept in the background at start.
+ */
+export const StorageLive = Layer.scoped(
   Storage,
   Effect.gen(function* () {
     const app = yield* AppConfig
     const config = yield* storageConfig.pipe(Effect.orDie)
-    if (app.storageUrl.startsWith("s3://")) return makeS3Storage(app.storageUrl, config)
-    return makeLocalDiskStorage(path.resolve(fileURLToPath(app.storageUrl)), config, yield* SecretBox)
+    const ledger = yield* StoredObjects
+    if (app.storageUrl.startsWith("s3://")) {
+      yield* Effect.forkScoped(sweepAbandonedUploads(undefined))
+      return makeS3Storage(app.storageUrl, config, ledger)
+    }
+    const root = path.resolve(fileURLToPath(app.storageUrl))
+    yield* Effect.promise(() => ensurePrivateDir(root))
+    yield* Effect.forkScoped(sweepAbandonedUploads(root))
+    return makeLocalDiskStorage(root, config, yield* SecretBox, ledger)
   })
-)
+).pipe(Layer.provideMerge(StoredObjectsLive))

@@ -55,3 +55,9 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
 export class UpstreamFailed extends Schema.TaggedError<UpstreamFailed>()("UpstreamFailed", {
   message: Schema.String
 }) {}
+
+/** A byte range that starts past the end of what was asked for; `size` is what there is. */
+export class RangeNotSatisfiable extends Schema.TaggedError<RangeNotSatisfiable>()("RangeNotSatisfiable", {
+  message: Schema.String,
+  size: Schema.Number
+}) {}

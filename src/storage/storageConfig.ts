@@ -11,6 +11,8 @@ export interface StorageConfigShape {
   readonly uploadMaxBytes: number
   /** How long an upload URL stays valid (default 15 minutes). */
   readonly uploadUrlTtlSeconds: number
+  /** What one organization may keep in storage, in bytes (default 10 GiB; 0: no quota). */
+  readonly storageQuotaBytes: number
 }
 
 export const storageConfig = Effect.gen(function* () {
@@ -29,6 +31,10 @@ export const storageConfig = Effect.gen(function* () {
     uploadUrlTtlSeconds: yield* Config.integer("UPLOAD_URL_TTL_SECONDS").pipe(
       Config.validate({ message: "UPLOAD_URL_TTL_SECONDS must be between 1 and 604800", validation: (n) => n >= 1 && n <= 604_800 }),
       Config.withDefault(900)
+    ),
+    storageQuotaBytes: yield* Config.integer("STORAGE_QUOTA_BYTES").pipe(
+      Config.validate({ message: "STORAGE_QUOTA_BYTES must be 0 (no quota) or a number of bytes", validation: (n) => n >= 0 && Number.isSafeInteger(n) }),
+      Config.withDefault(10 * 1024 ** 3)
     )
   }
   return shape

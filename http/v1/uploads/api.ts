@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { JSONSchema, Schema } from "effect"
+import { CSV_MEDIA_TYPES } from "../../../src/storage/csvMediaTypes.ts"
 import { HttpForbidden, HttpNotFound, HttpPayloadTooLarge } from "../../errors.ts"
 import { bodySchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
@@ -8,15 +9,22 @@ export const PresignUploadRequest = bodySchema("PresignUpload", {
   file_name: Schema.optional(
     Schema.String.pipe(Schema.maxLength(255), Schema.pattern(/\.csv$/i, { message: () => "file_name must end in .csv" }))
   ),
-  file_size: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  file_size: Schema.optional(
+    Schema.Int.pipe(Schema.positive()).annotations({ description: "The file's size in bytes: the upload URL then takes exactly that many" })
+  ),
   content_type: Schema.optional(
-    Schema.String.pipe(Schema.pattern(/^text\/csv\s*(;.*)?$/i, { message: () => "content_type must be text/csv" }))
+    Schema.String.pipe(
+      Schema.filter((value) => CSV_MEDIA_TYPES.includes(value.split(";")[0]!.trim().toLowerCase()), {
+        message: () => `content_type must be one a .csv file is sent as: ${CSV_MEDIA_TYPES.join(", ")}`
+      })
+    ).annotations({ description: `What the file will be sent as (default text/csv): one of ${CSV_MEDIA_TYPES.join(", ")}` })
   )
 })
 
 export const PresignUploadResponse = Schema.Struct({
   upload_url: Schema.String,
   s3_key: Schema.String,
+  file_key: Schema.String.annotations({ description: "The same key as s3_key (the name Dograh's API gives it)" }),
   expires_in: Schema.Int,
   max_size_bytes: Schema.Int,
   content_type: Schema.String
@@ -28,12 +36,26 @@ const OptionalPresignUploadRequest = Schema.compose(
   PresignUploadRequest
 )
 
+/** The generated document would describe the decoding's untyped first step and call the body required. */
+const describeOptionalBody = (operation: Record<string, any>) => ({
+  ...operation,
+  requestBody: {
+    required: false,
+    content: {
+      "application/json": {
+        schema: JSONSchema.fromAST(PresignUploadRequest.ast, { definitions: {}, target: "openApi3.1", topLevelReferenceStrategy: "skip" })
+      }
+    }
+  }
+})
+
 export const UploadsApi = HttpApiGroup.make("uploads")
   .add(
     HttpApiEndpoint.post("presign", "/api/v1/s3/presigned-upload-url")
       .setPayload(OptionalPresignUploadRequest)
       .addSuccess(PresignUploadResponse)
       .addError(HttpPayloadTooLarge)
+      .annotate(OpenApi.Transform, describeOptionalBody)
   )
   .addError(HttpForbidden)
   .middleware(V1Auth)

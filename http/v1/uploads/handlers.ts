@@ -1,18 +1,19 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { PayloadTooLarge } from "../../../src/domain/errors.ts"
-import { newUploadKey } from "../../../src/storage/uploadKeys.ts"
+import { mediaTypeOf, newUploadKey } from "../../../src/storage/uploadKeys.ts"
 import { Storage } from "../../../services/Storage.ts"
+import { StoredObjects } from "../../../services/StoredObjects.ts"
 import { Api } from "../../api.ts"
 import { publicUrl } from "../../publicUrl.ts"
 import { requireScope } from "../../security.ts"
 
 const CSV = "text/csv"
 
-
 export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =>
   Effect.gen(function* () {
     const storage = yield* Storage
+    const storedObjects = yield* StoredObjects
     const baseUrl = yield* publicUrl
     return handlers.handle("presign", ({ payload }) =>
       Effect.gen(function* () {
@@ -21,9 +22,11 @@ export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =
         if (payload?.file_size !== undefined && payload.file_size > maxBytes) {
           return yield* new PayloadTooLarge({ message: `The file is larger than the ${maxBytes}-byte upload limit` })
         }
+        yield* storedObjects.ensureRoom(principal.organizationId, payload?.file_size ?? 0)
         const key = newUploadKey(principal.organizationId, payload?.file_name)
+        const contentType = payload?.content_type === undefined ? CSV : mediaTypeOf(payload.content_type)
         const grant = yield* storage.presignUpload(key, {
-          contentType: CSV,
+          contentType,
           maxBytes,
           expiresInSeconds: urlTtlSeconds,
           exactBytes: payload?.file_size,
@@ -32,9 +35,10 @@ export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =
         return {
           upload_url: grant.url,
           s3_key: key,
+          file_key: key,
           expires_in: grant.expiresInSeconds,
           max_size_bytes: payload?.file_size ?? maxBytes,
-          content_type: CSV
+          content_type: contentType
         }
       }))
   }))
