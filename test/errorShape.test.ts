@@ -1,5 +1,5 @@
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Logger, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Conflict } from "../src/domain/errors.ts"
 import { ErrorShapeLive } from "../http/errorShape.ts"
@@ -92,10 +92,12 @@ describe("error shaping in isolation", () => {
     handlers
       .handle("boom", () => Effect.die(new Error("secret internals at /srv/app.ts:42")))
       .handle("busy", () => Effect.fail(new Conflict({ message: "Campaign is running" }))))
+  const logLines: Array<string> = []
   const { dispose, handler } = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive), Layer.provide(ErrorShapeLive)),
-      HttpServer.layerContext
+      HttpServer.layerContext,
+      Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => logLines.push(line)))
     )
   )
   afterAll(() => dispose())
@@ -106,6 +108,15 @@ describe("error shaping in isolation", () => {
     const text = await response.text()
     expect(JSON.parse(text)).toEqual({ detail: "Internal Server Error" })
     expect(text).not.toContain("secret internals")
+  })
+
+  it("logs a failed request's path without its query string, where a signed upload's signature travels", async () => {
+    logLines.length = 0
+    const response = await handler(new Request("http://local/api/v1/boom?key=k&signature=upload-signature-31337"))
+    expect(response.status).toBe(500)
+    const failure = logLines.map((line) => JSON.parse(line)).find((entry) => entry.message === "Unhandled failure while serving a request")
+    expect(failure?.annotations).toMatchObject({ path: "/api/v1/boom", method: "GET" })
+    expect(logLines.join("\n")).not.toContain("upload-signature-31337")
   })
 
   it("maps a domain conflict to 409 in the v2 envelope", async () => {
