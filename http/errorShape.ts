@@ -4,6 +4,7 @@ import * as crypto from "node:crypto"
 import type { FieldProblem } from "../src/domain/errors.ts"
 import { decodeProblems } from "./decodeProblems.ts"
 import { type DomainErrorTag, errorStatus } from "./errors.ts"
+import { problemMessage } from "./problemMessage.ts"
 import { pathOf } from "./requestPath.ts"
 
 type Version = "v1" | "v2"
@@ -38,7 +39,12 @@ const fromFailure = (version: Version, error: unknown) => {
   }
   if (isDomainError(error)) {
     const { code, status } = errorStatus[error._tag]
-    const problems = error._tag === "ValidationFailed" ? (error as unknown as { problems: Array<FieldProblem> }).problems : undefined
+    const problems = error._tag === "ValidationFailed"
+      ? (error as unknown as { problems: Array<FieldProblem> }).problems.map((problem) => ({
+        ...problem,
+        msg: problemMessage(problem.loc, problem.msg)
+      }))
+      : undefined
     const headers: Record<string, string> = error._tag === "TooManyRequests"
       ? { "retry-after": String((error as unknown as { retryAfterSeconds: number }).retryAfterSeconds) }
       : error._tag === "Unauthenticated"

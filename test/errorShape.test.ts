@@ -48,6 +48,48 @@ describe("v1 error bodies", () => {
   })
 })
 
+describe("quoting rejected values in 422s", () => {
+  it("never sends a credential field's value back: an over-long password or carrier token", async () => {
+    const password = `pw-${"p".repeat(1100)}`
+    const signup = await api.post("/api/v1/auth/signup", { email: "quote-me@example.test", password, name: "x" })
+    expect(signup.status).toBe(422)
+    expect(signup.body.detail).toEqual([
+      { loc: ["body", "password"], msg: "Expected a string at most 1024 character(s) long", type: "value_error" }
+    ])
+    const short = await api.post("/api/v1/auth/signup", { email: "quote-me@example.test", password: "pw-1234" })
+    expect(JSON.stringify(short.body)).not.toContain("pw-1234")
+
+    const account = await newAccount(api)
+    const token = `tok-${"t".repeat(9000)}`
+    const config = await api.post(
+      "/api/v1/organizations/telephony-configs",
+      { name: "quoted", config: { provider: "twilio", account_sid: "AC1", auth_token: token } },
+      { token: account.token }
+    )
+    expect(config.status).toBe(422)
+    expect(JSON.stringify(config.body)).not.toContain("tok-")
+  })
+
+  it("quotes at most a short excerpt of any other value, and no object or whole body", async () => {
+    const name = "n".repeat(10_000)
+    const long = await api.post("/api/v1/auth/signup", { email: "excerpt@example.test", password: "long-enough-1", name })
+    expect(long.status).toBe(422)
+    expect(long.body.detail).toEqual([
+      {
+        loc: ["body", "name"],
+        msg: `Expected a string at most 200 character(s) long, actual "${"n".repeat(31)}…"`,
+        type: "value_error"
+      }
+    ])
+    const nested = await api.post("/api/v1/auth/login", { email: { password: "hidden-in-object" }, password: "x" })
+    expect(nested.status).toBe(422)
+    expect(nested.body.detail[0]).toEqual({ loc: ["body", "email"], msg: "Expected string", type: "string_type" })
+    const whole = await api.post("/api/v1/auth/login", "password=whole-body-secret")
+    expect(whole.status).toBe(422)
+    expect(JSON.stringify(whole.body)).not.toContain("whole-body-secret")
+  })
+})
+
 describe("v2 error bodies", () => {
   it("uses the error envelope for unknown routes and validation failures", async () => {
     const account = await newAccount(api)
