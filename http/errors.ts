@@ -8,6 +8,7 @@ import {
   PayloadTooLarge,
   TooManyRequests,
   Unauthenticated,
+  UnsupportedMediaType,
   UpstreamFailed,
   ValidationFailed
 } from "../src/domain/errors.ts"
@@ -23,6 +24,7 @@ export const errorStatus = {
   NotFound: { status: 404, code: "not_found" },
   Conflict: { status: 409, code: "conflict" },
   PayloadTooLarge: { status: 413, code: "payload_too_large" },
+  UnsupportedMediaType: { status: 415, code: "unsupported_media_type" },
   ValidationFailed: { status: 422, code: "validation_error" },
   TooManyRequests: { status: 429, code: "rate_limited" },
   UpstreamFailed: { status: 502, code: "upstream_error" }
