@@ -21,6 +21,12 @@ export const AUTH_BODY_MAX_BYTES = 16 * KiB
 export const CARRIER_CALLBACK_MAX_BYTES = 64 * KiB
 
 
+/**
+ * One message on a call's media WebSocket: 20 ms of audio (a few hundred bytes of JSON and
+ * base64, or 640 bytes of PCM) or a start/stop event with a handful of parameters.
+ */
+export const MEDIA_MESSAGE_MAX_BYTES = 64 * KiB
+
 const CARRIER_CALLBACK = /^\/api\/v1\/telephony\/[^/]+\/(status|answer|inbound)\//
 
 /** The body limit of the route at `path`. */
