@@ -162,6 +162,15 @@ describe("no 5xx from bad input", () => {
   })
 })
 
+describe("work a request can cause", () => {
+  it("refuses an array of more than 1000 items with one problem, where each wrong item cost a problem per allowed value", async () => {
+    const scopes = JSON.stringify(Array(5000).fill(1))
+    const reply = await api.post("/api/v1/user/api-keys", undefined, json(`{"name":"many","scopes":${scopes}}`))
+    expect(reply.status).toBe(422)
+    expect(reply.body.detail).toEqual([{ loc: ["body", "scopes"], msg: "Arrays must not hold more than 1000 items", type: "value_error" }])
+  })
+})
+
 describe("request body limits", () => {
   it("refuses a body declared larger than its route takes with 413 before reading it, unauthenticated routes included", async () => {
     const login = await sendLargeBody("/api/v1/auth/login", { declaredBytes: 1024 * MiB })
