@@ -31,8 +31,8 @@ const CARRIER_CALLBACK = /^\/api\/v1\/telephony\/[^/]+\/(status|answer|inbound)\
 
 /** The body limit of the route at `path`. */
 export const bodyLimitOf = (path: string): BodyLimit => {
-  // The signed upload URL carries its own size cap; the file is written to storage as it arrives.
-  if (path === "/api/v1/uploads/local") return { _tag: "Streamed" }
+  // Signed upload URLs carry their own size cap; the file is written to storage as it arrives.
+  if (path.startsWith("/api/v1/uploads/")) return { _tag: "Streamed" }
   if (path.startsWith("/api/v1/auth/")) return { _tag: "Decoded", maxBytes: AUTH_BODY_MAX_BYTES }
   if (CARRIER_CALLBACK.test(path)) return { _tag: "Raw", maxBytes: CARRIER_CALLBACK_MAX_BYTES }
   return { _tag: "Decoded", maxBytes: JSON_BODY_MAX_BYTES }

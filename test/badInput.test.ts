@@ -1,6 +1,7 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
+import { uploadCsv } from "./support/uploads.ts"
 import { client, type Client } from "./support/client.ts"
 import { type RunningServer, startServer, uniqueEmail } from "./support/server.ts"
 
@@ -214,5 +215,12 @@ describe("request body limits", () => {
       body: `CallStatus=completed&Pad=${"p".repeat(65 * 1024)}`
     })
     expect(bigCallback.status).toBe(413)
+  })
+
+  it("leaves uploads to their signed URL's own cap: a 3 MiB CSV goes through", async () => {
+    const rows = Array.from({ length: 150_000 }, (_, index) => `+1555${String(index).padStart(7, "0")},Contact ${index}`)
+    const csv = `phone_number,first_name\n${rows.join("\n")}\n`
+    expect(csv.length).toBeGreaterThan(3 * MiB)
+    expect(await uploadCsv(api, { token: account.token }, csv)).toMatch(/\.csv$/)
   })
 })
