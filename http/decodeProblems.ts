@@ -1,5 +1,6 @@
 import type { HttpApiError } from "@effect/platform"
 import type { FieldProblem } from "../src/domain/errors.ts"
+import { problemMessage } from "./problemMessage.ts"
 
 /**
  * Which part of the request a decode error came from. v3's decode error drops it, so request
@@ -34,7 +35,7 @@ const typeOf = (issue: Issue): string => {
   }
 }
 
-const LITERAL_MISMATCH = /^Expected (".*?"|\d+|true|false|null), actual/
+const LITERAL_MISMATCH = /^Expected (".*?"|\d+|true|false|null)(?:, actual|$)/
 
 /**
  * A value outside a union of literals fails once per member; the caller wants one problem
@@ -68,7 +69,7 @@ export const decodeProblems = (error: HttpApiError.HttpApiDecodeError): Array<Fi
     const loc = [location, ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))]
     const key = JSON.stringify(loc)
     const entry = byLocation.get(key) ?? { loc, issues: [] }
-    entry.issues.push(issue)
+    entry.issues.push({ ...issue, message: problemMessage(loc, issue.message) })
     byLocation.set(key, entry)
   }
   return [...byLocation.values()].map(({ issues, loc }) => mergeSameLocation(issues, loc))

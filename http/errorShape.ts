@@ -5,6 +5,9 @@ import type { FieldProblem } from "../src/domain/errors.ts"
 import { unsatisfiedRange } from "../src/storage/byteRanges.ts"
 import { decodeProblems } from "./decodeProblems.ts"
 import { type DomainErrorTag, errorStatus } from "./errors.ts"
+import { problemMessage } from "./problemMessage.ts"
+import { checkRequestInput } from "./requestInput.ts"
+import { pathOf } from "./requestPath.ts"
 
 type Version = "v1" | "v2"
 
@@ -38,13 +41,22 @@ const fromFailure = (version: Version, error: unknown) => {
   }
   if (isDomainError(error)) {
     const { code, status } = errorStatus[error._tag]
-    const problems = error._tag === "ValidationFailed" ? (error as unknown as { problems: Array<FieldProblem> }).problems : undefined
+    const problems = error._tag === "ValidationFailed"
+      ? (error as unknown as { problems: Array<FieldProblem> }).problems.map((problem) => ({
+        ...problem,
+        msg: problemMessage(problem.loc, problem.msg)
+      }))
+      : undefined
     const headers: Record<string, string> = error._tag === "TooManyRequests"
       ? { "retry-after": String((error as unknown as { retryAfterSeconds: number }).retryAfterSeconds) }
       : error._tag === "Unauthenticated"
       ? { "www-authenticate": "Bearer" }
       : error._tag === "RangeNotSatisfiable"
       ? { "content-range": unsatisfiedRange((error as unknown as { size: number }).size) }
+      : error._tag === "PayloadTooLarge" || error._tag === "UnsupportedMediaType"
+      // The rest of the body may still be arriving: the connection closes after the answer
+      // instead of reading it all to reuse the connection.
+      ? { connection: "close" }
       : {}
     return Option.some(respond(version, status, code, error.message, problems, headers))
   }
@@ -57,7 +69,8 @@ const isUnreadableBody = (defect: unknown) =>
 
 /**
  * The single place where every failure becomes a response: v1 gets FastAPI's `detail` shapes,
- * v2 the `{"error":{code,message,details?}}` envelope. Unexpected defects are logged with a
+ * v2 the `{"error":{code,message,details?}}` envelope. Every request's input is checked here first
+ * (`requestInput.ts`: body size and type, strings the database refuses). Unexpected defects are logged with a
  * request id and answered with a bare 500 (no stack traces leave the process).
  */
 export const ErrorShapeLive = HttpApiBuilder.middleware((app) =>
@@ -65,7 +78,8 @@ export const ErrorShapeLive = HttpApiBuilder.middleware((app) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = request.headers["x-request-id"]?.slice(0, 128) || crypto.randomUUID()
     const version = versionOf(request.url)
-    const response = yield* app.pipe(
+    const response = yield* checkRequestInput.pipe(
+      Effect.zipRight(app),
       Effect.annotateLogs("request_id", requestId),
       Effect.catchAllCause((cause) => {
         const failure = Cause.failureOption(cause)
@@ -79,9 +93,10 @@ export const ErrorShapeLive = HttpApiBuilder.middleware((app) =>
             { loc: ["body"], msg: "JSON decode error", type: "json_invalid" }
           ]))
         }
-        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        // Interruption only: the cause holds no failure to type.
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         return Effect.logError("Unhandled failure while serving a request", cause).pipe(
-          Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+          Effect.annotateLogs({ request_id: requestId, method: request.method, path: pathOf(request.url) }),
           Effect.as(respond(version, 500, "internal_error", "Internal Server Error", undefined))
         )
       })

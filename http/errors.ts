@@ -9,6 +9,7 @@ import {
   RangeNotSatisfiable,
   TooManyRequests,
   Unauthenticated,
+  UnsupportedMediaType,
   UpstreamFailed,
   ValidationFailed
 } from "../src/domain/errors.ts"
@@ -24,6 +25,7 @@ export const errorStatus = {
   NotFound: { status: 404, code: "not_found" },
   Conflict: { status: 409, code: "conflict" },
   PayloadTooLarge: { status: 413, code: "payload_too_large" },
+  UnsupportedMediaType: { status: 415, code: "unsupported_media_type" },
   RangeNotSatisfiable: { status: 416, code: "range_not_satisfiable" },
   ValidationFailed: { status: 422, code: "validation_error" },
   TooManyRequests: { status: 429, code: "rate_limited" },

@@ -1,11 +1,6 @@
 import { HttpMiddleware, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import { Effect, Option } from "effect"
-
-/** The path alone: a query string can carry a credential (a media stream's token, a signed upload). */
-const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
+import { pathOf } from "./requestPath.ts"
 
 /**
  * A server span and one log line per request: method, path, status, time taken, and the cause when

@@ -1,5 +1,5 @@
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Logger, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Conflict } from "../src/domain/errors.ts"
 import { ErrorShapeLive } from "../http/errorShape.ts"
@@ -48,6 +48,48 @@ describe("v1 error bodies", () => {
   })
 })
 
+describe("quoting rejected values in 422s", () => {
+  it("never sends a credential field's value back: an over-long password or carrier token", async () => {
+    const password = `pw-${"p".repeat(1100)}`
+    const signup = await api.post("/api/v1/auth/signup", { email: "quote-me@example.test", password, name: "x" })
+    expect(signup.status).toBe(422)
+    expect(signup.body.detail).toEqual([
+      { loc: ["body", "password"], msg: "Expected a string at most 1024 character(s) long", type: "value_error" }
+    ])
+    const short = await api.post("/api/v1/auth/signup", { email: "quote-me@example.test", password: "pw-1234" })
+    expect(JSON.stringify(short.body)).not.toContain("pw-1234")
+
+    const account = await newAccount(api)
+    const token = `tok-${"t".repeat(9000)}`
+    const config = await api.post(
+      "/api/v1/organizations/telephony-configs",
+      { name: "quoted", config: { provider: "twilio", account_sid: "AC1", auth_token: token } },
+      { token: account.token }
+    )
+    expect(config.status).toBe(422)
+    expect(JSON.stringify(config.body)).not.toContain("tok-")
+  })
+
+  it("quotes at most a short excerpt of any other value, and no object or whole body", async () => {
+    const name = "n".repeat(10_000)
+    const long = await api.post("/api/v1/auth/signup", { email: "excerpt@example.test", password: "long-enough-1", name })
+    expect(long.status).toBe(422)
+    expect(long.body.detail).toEqual([
+      {
+        loc: ["body", "name"],
+        msg: `Expected a string at most 200 character(s) long, actual "${"n".repeat(31)}…"`,
+        type: "value_error"
+      }
+    ])
+    const nested = await api.post("/api/v1/auth/login", { email: { password: "hidden-in-object" }, password: "x" })
+    expect(nested.status).toBe(422)
+    expect(nested.body.detail[0]).toEqual({ loc: ["body", "email"], msg: "Expected string", type: "string_type" })
+    const whole = await api.post("/api/v1/auth/login", "password=whole-body-secret")
+    expect(whole.status).toBe(422)
+    expect(JSON.stringify(whole.body)).not.toContain("whole-body-secret")
+  })
+})
+
 describe("v2 error bodies", () => {
   it("uses the error envelope for unknown routes and validation failures", async () => {
     const account = await newAccount(api)
@@ -92,10 +134,12 @@ describe("error shaping in isolation", () => {
     handlers
       .handle("boom", () => Effect.die(new Error("secret internals at /srv/app.ts:42")))
       .handle("busy", () => Effect.fail(new Conflict({ message: "Campaign is running" }))))
+  const logLines: Array<string> = []
   const { dispose, handler } = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive), Layer.provide(ErrorShapeLive)),
-      HttpServer.layerContext
+      HttpServer.layerContext,
+      Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => logLines.push(line)))
     )
   )
   afterAll(() => dispose())
@@ -106,6 +150,15 @@ describe("error shaping in isolation", () => {
     const text = await response.text()
     expect(JSON.parse(text)).toEqual({ detail: "Internal Server Error" })
     expect(text).not.toContain("secret internals")
+  })
+
+  it("logs a failed request's path without its query string, where a signed upload's signature travels", async () => {
+    logLines.length = 0
+    const response = await handler(new Request("http://local/api/v1/boom?key=k&signature=upload-signature-31337"))
+    expect(response.status).toBe(500)
+    const failure = logLines.map((line) => JSON.parse(line)).find((entry) => entry.message === "Unhandled failure while serving a request")
+    expect(failure?.annotations).toMatchObject({ path: "/api/v1/boom", method: "GET" })
+    expect(logLines.join("\n")).not.toContain("upload-signature-31337")
   })
 
   it("maps a domain conflict to 409 in the v2 envelope", async () => {

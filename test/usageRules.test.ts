@@ -92,6 +92,18 @@ describe("usage dates", () => {
     (raw) => expect(Either.isLeft(parseDateBound(raw))).toBe(true)
   )
 
+  it.each(["0000-01-01", "0000-12-31T23:59:59.999Z", "0001-01-01T00:00:00+00:01", "0001-01-01T01:00:00+14:00"])(
+    "refuses %s, before the first instant the database stores",
+    (raw) => expect(parseDateBound(raw)).toEqual(Either.left("must be between 0001-01-01 and 9999-12-31 (UTC)"))
+  )
+
+  it("reads the first and last storable days, and leaves a window ending on the last one open", () => {
+    expect(bound("0001-01-01").instant.toISOString()).toBe("0001-01-01T00:00:00.000Z")
+    expect(bound("9999-12-31T23:59:59.999Z").instant.toISOString()).toBe("9999-12-31T23:59:59.999Z")
+    expect(createdWindow(bound("0001-01-01"), bound("9999-12-31"))).toEqual({ from: new Date("0001-01-01T00:00:00Z"), before: null })
+    expect(createdWindow(undefined, bound("9999-12-30")).before?.toISOString()).toBe("9999-12-31T00:00:00.000Z")
+  })
+
   it("makes the end inclusive of everything its precision names", () => {
     expect(createdWindow(bound("2024-05-01"), bound("2024-05-31")).before?.toISOString()).toBe("2024-06-01T00:00:00.000Z")
     expect(createdWindow(undefined, bound("2024-05-31T23:59:59Z")).before?.toISOString()).toBe("2024-06-01T00:00:00.000Z")

@@ -119,20 +119,23 @@ export const IdentityLive = Layer.effect(
     const insertUser = (user: NewUser) =>
       sql.withTransaction(Effect.gen(function* () {
         const email = user.email.trim()
+        const taken = new Conflict({ message: "A user with this email already exists" })
         const existing = yield* sql`SELECT 1 FROM users WHERE lower(email) = ${normalizeEmail(email)}`
-        if (existing.length > 0) {
-          return yield* new Conflict({ message: "A user with this email already exists" })
-        }
+        if (existing.length > 0) return yield* taken
         const passwordHash = yield* hashPassword(user.password)
+        // A signup with the same email may commit between the check and this insert: the unique
+        // index decides, and the loser is told the email is taken.
         const [created] = yield* sql<{ id: number; email: string; name: string }>`
           INSERT INTO users (email, name, password_hash) VALUES (${email}, ${user.name}, ${passwordHash})
+          ON CONFLICT ((lower(email))) DO NOTHING
           RETURNING id, email, name`
+        if (!created) return yield* taken
         const organizationId = user.organizationId ?? (yield* sql<{ id: number }>`
           INSERT INTO organizations (name) VALUES (${user.name || email}) RETURNING id`)[0]!.id
         yield* sql`
           INSERT INTO memberships (user_id, organization_id, role)
-          VALUES (${created!.id}, ${organizationId}, ${user.organizationId === undefined ? "owner" : "member"})`
-        return userView(created!, organizationId)
+          VALUES (${created.id}, ${organizationId}, ${user.organizationId === undefined ? "owner" : "member"})`
+        return userView(created, organizationId)
       }))
 
     const createUser = Effect.fn("Identity.createUser")(function* (user: NewUser) {

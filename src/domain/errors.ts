@@ -51,6 +51,11 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
   message: Schema.String
 }) {}
 
+/** A request body of a type the endpoint does not read. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  message: Schema.String
+}) {}
+
 /** An upstream provider (LLM, carrier, storage) failed; the message is ours, never the provider's raw text. */
 export class UpstreamFailed extends Schema.TaggedError<UpstreamFailed>()("UpstreamFailed", {
   message: Schema.String

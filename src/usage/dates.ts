@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import { isStorableInstant, LATEST_STORABLE } from "../domain/storableInstants.ts"
 
 const ISO_8601 =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/
@@ -45,6 +46,8 @@ export const parseDateBound = (raw: string): Either.Either<DateBound, string> =>
   if (local.getUTCFullYear() !== year || local.getUTCMonth() !== month - 1 || local.getUTCDate() !== day) {
     return Either.left("is not a calendar date")
   }
+  const instant = new Date(local.getTime() - offset * 60_000)
+  if (!isStorableInstant(instant)) return Either.left("must be between 0001-01-01 and 9999-12-31 (UTC)")
   const spanMs = h === undefined
     ? MS.day
     : s === undefined
@@ -52,10 +55,10 @@ export const parseDateBound = (raw: string): Either.Either<DateBound, string> =>
     : fraction === undefined
     ? MS.second
     : 10 ** Math.max(0, 3 - fraction.length)
-  return Either.right({ instant: new Date(local.getTime() - offset * 60_000), spanMs })
+  return Either.right({ instant, spanMs })
 }
 
-/** The report's window on `created_at`: `from` inclusive, `before` exclusive. */
+/** The report's window on `created_at`: `from` inclusive, `before` exclusive; `null` is unbounded. */
 export interface CreatedWindow {
   readonly from: Date | null
   readonly before: Date | null
@@ -63,12 +66,17 @@ export interface CreatedWindow {
 
 /**
  * Both bounds are inclusive (spec). The end covers everything its precision names, so
- * `end_date=2024-05-31` includes all of May 31 and `…T23:59:59Z` includes 23:59:59.5.
+ * `end_date=2024-05-31` includes all of May 31 and `…T23:59:59Z` includes 23:59:59.5. An end
+ * covering the last storable instant (`end_date=9999-12-31`) leaves the window open: nothing is
+ * stored later, and the instant after it cannot be written to the database.
  */
-export const createdWindow = (start: DateBound | undefined, end: DateBound | undefined): CreatedWindow => ({
-  from: start ? start.instant : null,
-  before: end ? new Date(end.instant.getTime() + end.spanMs) : null
-})
+export const createdWindow = (start: DateBound | undefined, end: DateBound | undefined): CreatedWindow => {
+  const before = end ? new Date(end.instant.getTime() + end.spanMs) : null
+  return {
+    from: start ? start.instant : null,
+    before: before && before.getTime() > LATEST_STORABLE.getTime() ? null : before
+  }
+}
 
 /** The window for two parsed bounds; an end before the start selects nothing and is refused instead. */
 export const checkedWindow = (

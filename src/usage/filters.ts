@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import { jsonValueProblems } from "../domain/storableValues.ts"
 import { type Channel, isChannel } from "./channels.ts"
 
 /**
@@ -127,6 +128,11 @@ export const parseUsageFilters = (raw: string): Either.Either<ReadonlyArray<Usag
     return Either.left(`filters is not valid JSON; expected ${SHAPE}`)
   }
   if (!Array.isArray(json)) return Either.left(`filters must be ${SHAPE}`)
+  const unstorable = jsonValueProblems(json)[0]
+  if (unstorable) {
+    const at = unstorable.path.map((key) => (typeof key === "number" ? `[${key}]` : `.${key}`)).join("")
+    return Either.left(`filters${at}: ${unstorable.reason}`)
+  }
   const filters: Array<UsageFilter> = []
   for (const [index, entry] of json.entries()) {
     const at = `filters[${index}]`

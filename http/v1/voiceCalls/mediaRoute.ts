@@ -1,7 +1,9 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { type MediaSource, VoiceCalls } from "../../../services/VoiceCalls.ts"
+import { MEDIA_MESSAGE_MAX_BYTES } from "../../bodyLimits.ts"
 import { publicUrl } from "../../publicUrl.ts"
+import { limitWebSocketMessages } from "../../webSocketMessageLimit.ts"
 import { callPage } from "./callPage.ts"
 
 const MediaPath = Schema.Struct({
@@ -39,6 +41,7 @@ export const VoiceMediaRoutes = HttpApiBuilder.Router.use((router) =>
           const error = admitted.left
           return error._tag === "NotFound" ? refusal(404, error.message) : refusal(403, error.message)
         }
+        yield* limitWebSocketMessages(request, MEDIA_MESSAGE_MAX_BYTES)
         const socket = yield* request.upgrade.pipe(Effect.option)
         if (socket._tag === "None") return refusal(426, "This endpoint takes a WebSocket connection")
         yield* admitted.right(socket.value)
