@@ -4,6 +4,7 @@ import * as crypto from "node:crypto"
 import type { FieldProblem } from "../src/domain/errors.ts"
 import { decodeProblems } from "./decodeProblems.ts"
 import { type DomainErrorTag, errorStatus } from "./errors.ts"
+import { loggedPath } from "./loggedPath.ts"
 
 type Version = "v1" | "v2"
 
@@ -78,7 +79,7 @@ export const ErrorShapeLive = HttpApiBuilder.middleware((app) =>
         }
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
         return Effect.logError("Unhandled failure while serving a request", cause).pipe(
-          Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+          Effect.annotateLogs({ request_id: requestId, method: request.method, path: loggedPath(request.url) }),
           Effect.as(respond(version, 500, "internal_error", "Internal Server Error", undefined))
         )
       })

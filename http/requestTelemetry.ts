@@ -1,20 +1,15 @@
 import { HttpMiddleware, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import { Effect, Option } from "effect"
-
-/** The path alone: a query string can carry a credential (a media stream's token, a signed upload). */
-const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
+import { loggedPath } from "./loggedPath.ts"
 
 /**
  * A server span and one log line per request: method, path, status, time taken, and the cause when
  * it failed. It replaces the platform's tracer and logger, which record the whole URL, query string
- * included, and every request header.
+ * included, and every request header; the path is the logged one (loggedPath.ts).
  */
 export const requestTelemetry = HttpMiddleware.make((app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const path = pathOf(request.url)
+    const path = loggedPath(request.url)
     return Effect.onExit(app, (exit) => {
       const [status, cause] = exit._tag === "Success"
         ? [exit.value.status, Option.none()]

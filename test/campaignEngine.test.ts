@@ -95,7 +95,7 @@ describe("a campaign dialled through the Twilio carrier", () => {
 
     // The carrier fetched the answer URL and got a media stream with a signed, expiring token.
     const answered = callsTo([numbers[0]!])[0]!
-    expect(answered.answerMarkup).toMatch(/<Stream url="ws:\/\/127\.0\.0\.1:\d+\/api\/v1\/telephony\/twilio\/media\/\d+\?token=\d+\.[\w-]+"\/>/)
+    expect(answered.answerMarkup).toMatch(/<Stream url="ws:\/\/127\.0\.0\.1:\d+\/api\/v1\/telephony\/twilio\/media\/\d+\/\d+\.[\w-]+"\/>/)
     expect(carrier.callbackFailures()).toEqual([])
 
     const progress = (await api.get(`/api/v1/campaign/${id}/progress`, { token: account.token })).body

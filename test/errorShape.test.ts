@@ -1,5 +1,5 @@
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Logger, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Conflict } from "../src/domain/errors.ts"
 import { ErrorShapeLive } from "../http/errorShape.ts"
@@ -87,15 +87,20 @@ describe("error shaping in isolation", () => {
     HttpApiGroup.make("probe")
       .add(HttpApiEndpoint.get("boom", "/api/v1/boom").addSuccess(Schema.String))
       .add(HttpApiEndpoint.get("busy", "/api/v2/busy").addSuccess(Schema.String).addError(HttpConflict))
+      .add(HttpApiEndpoint.get("mediaBoom", "/api/v1/telephony/twilio/media/5/:token").setPath(Schema.Struct({ token: Schema.String })).addSuccess(Schema.String))
   ) {}
   const ProbeLive = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
     handlers
       .handle("boom", () => Effect.die(new Error("secret internals at /srv/app.ts:42")))
-      .handle("busy", () => Effect.fail(new Conflict({ message: "Campaign is running" }))))
+      .handle("busy", () => Effect.fail(new Conflict({ message: "Campaign is running" })))
+      .handle("mediaBoom", () => Effect.die(new Error("media handler failed"))))
+  const logged: Array<string> = []
+  const capture = Logger.replace(Logger.defaultLogger, Logger.make((entry) => void logged.push(Logger.jsonLogger.log(entry))))
   const { dispose, handler } = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive), Layer.provide(ErrorShapeLive)),
-      HttpServer.layerContext
+      HttpServer.layerContext,
+      capture
     )
   )
   afterAll(() => dispose())
@@ -106,6 +111,15 @@ describe("error shaping in isolation", () => {
     const text = await response.text()
     expect(JSON.parse(text)).toEqual({ detail: "Internal Server Error" })
     expect(text).not.toContain("secret internals")
+  })
+
+  it("logs a defect's request path without its query string and without a media stream's token", async () => {
+    logged.length = 0
+    const response = await handler(new Request("http://local/api/v1/telephony/twilio/media/5/1900000000.pathTokenSignature42?sig=querySignature42"))
+    expect(response.status).toBe(500)
+    const line = logged.find((text) => text.includes("Unhandled failure while serving a request"))
+    expect(JSON.parse(line!).annotations).toMatchObject({ path: "/api/v1/telephony/twilio/media/5/[token]" })
+    expect(logged.join("\n")).not.toMatch(/pathTokenSignature42|querySignature42/)
   })
 
   it("maps a domain conflict to 409 in the v2 envelope", async () => {

@@ -461,6 +461,8 @@ describe("loopback Twilio with a streamed callee", () => {
     expect(report.endedBy).toBe("callee")
     expect(report.agentBursts.map(({ startMs, endMs }) => endMs - startMs)).toEqual([400])
     const [stream] = product.streams
+    // Twilio drops the query string of <Stream url>: only <Parameter> values reach the server.
+    expect(stream!.request.url).toBe("/media")
     expect(stream!.signature).toBe(true)
     expect(stream!.events[0]!.event).toEqual({
       _tag: "Started",

@@ -305,6 +305,22 @@ const browser = (call: CallIdentity): CarrierWire =>
     }
   })
 
+/**
+ * The URL a carrier opens for the stream URL an answer document (or a dial request) gave it, as
+ * each documents it:
+ * - Twilio: `<Stream url>` does not support query strings; Twilio connects without them, and
+ *   values for the WebSocket server go in nested `<Parameter>` nouns, delivered in the `start`
+ *   message's `customParameters` (twilio.com/docs/voice/twiml/stream, errors 31920 and 31922).
+ *   It signs the URL it opens (X-Twilio-Signature).
+ * - Telnyx (`stream_url`, TeXML `<Stream url>`), Vonage (NCCO websocket `uri`) and Plivo (`<Stream>`
+ *   text) document no such restriction: the URL is opened as written.
+ */
+export const streamRequestUrl = (provider: CarrierProvider, url: string) => {
+  if (provider !== "twilio") return url
+  const query = url.search(/[?#]/)
+  return query === -1 ? url : url.slice(0, query)
+}
+
 export const carrierWire = (provider: CarrierProvider, call: CallIdentity): CarrierWire => {
   switch (provider) {
     case "twilio":
