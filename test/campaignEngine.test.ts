@@ -147,8 +147,20 @@ describe("a campaign dialled through the Twilio carrier", () => {
     }, 10_000, "completed")
     expect(campaign).toMatchObject({ processed_rows: 1, failed_rows: 0, executed_count: 1 })
 
-    const unknownRun = await fetch(`${server.url}/api/v1/telephony/twilio/status/999999999`, { method: "POST", body: "" })
-    expect(unknownRun.status).toBe(404)
+    // Whoever cannot sign learns nothing of which runs exist: an unknown run, or a run of another
+    // carrier, is refused exactly as a bad signature on a real one.
+    const refusal = async (target: string) => {
+      const response = await fetch(target, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params).toString() })
+      return { status: response.status, body: await response.text() }
+    }
+    const badSignature = await refusal(url)
+    expect(badSignature).toEqual({ status: 403, body: JSON.stringify({ detail: "Invalid webhook signature" }) })
+    for (const other of [
+      `${server.url}/api/v1/telephony/twilio/status/999999999`,
+      `${server.url}/api/v1/telephony/twilio/answer/999999999`,
+      `${server.url}/api/v1/telephony/plivo/status/${attempt!.run_id}`,
+      `${server.url}/api/v1/telephony/vonage/answer/${attempt!.run_id}`
+    ]) expect(await refusal(other)).toEqual(badSignature)
   })
 
   it("never has more live calls than max_concurrency, and keeps to the rate in every one-second window", async () => {

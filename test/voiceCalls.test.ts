@@ -314,7 +314,15 @@ describe("inbound calls", () => {
       fetch(webhook, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature }, body: new URLSearchParams(fields) })
     const fields = { CallSid: "CA00000000000000000000000000000077", From: "+14155550123", To: "+14155550177", AccountSid: carrier.accountSid }
 
-    expect((await incoming(fields, "forged")).status).toBe(403)
+    const forged = await incoming(fields, "forged")
+    expect(forged.status).toBe(403)
+    // An unknown configuration is refused as a forged call to a real one is: its existence is not revealed.
+    const unknown = await fetch(`${server.url}/api/v1/telephony/twilio/inbound/999999999`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "forged" },
+      body: new URLSearchParams(fields)
+    })
+    expect({ status: unknown.status, body: await unknown.text() }).toEqual({ status: 403, body: await forged.text() })
     expect((await incoming({ ...fields, To: "+14155550199" })).status).toBe(404)
     const answered = await incoming(fields)
     expect(answered.status).toBe(200)

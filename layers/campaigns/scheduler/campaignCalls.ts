@@ -17,6 +17,8 @@ import { SchedulerSettings } from "./schedulerSettings.ts"
 
 const RATE_WINDOW_MS = 10_000
 
+const INVALID_SIGNATURE = "Invalid webhook signature"
+
 export const CampaignCallsLive = Layer.effect(
   CampaignCalls,
   Effect.gen(function* () {
@@ -30,18 +32,21 @@ export const CampaignCallsLive = Layer.effect(
     const outcomes = yield* makeOutcomeRows
     const attempts = yield* makeAttemptRefs
 
-    /** The attempt behind a run, checked with the signature of the configuration that placed it. */
+    /**
+     * The attempt behind a run, checked with the signature of the configuration that placed it. A
+     * run that has no call of this provider is refused exactly as a bad signature is: whoever
+     * cannot sign must not learn which run ids exist.
+     */
     const verified = (provider: Provider, runId: number, request: WebhookRequest) =>
       Effect.gen(function* () {
         const attempt = yield* attempts.of(runId)
-        if (!attempt || attempt.provider !== provider) return yield* new NotFound({ resource: "Call", id: runId })
-        const account = attempt.telephony_configuration_id === null
-          ? Option.none()
-          : yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
+        const account = attempt && attempt.provider === provider && attempt.telephony_configuration_id !== null
+          ? yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
+          : Option.none()
         const adapter = telephony.adapter(provider)
-        if (Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
-          yield* Effect.logWarning("telephony webhook refused: bad signature", { provider, run_id: runId, url: request.url })
-          return yield* new Forbidden({ message: "Invalid webhook signature" })
+        if (!attempt || Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
+          yield* Effect.logWarning("telephony webhook refused: unknown call or bad signature", { provider, run_id: runId })
+          return yield* new Forbidden({ message: INVALID_SIGNATURE })
         }
         return { attempt, adapter }
       })
