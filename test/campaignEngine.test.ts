@@ -121,8 +121,8 @@ describe("a campaign dialled through the Twilio carrier", () => {
     const [attempt] = await query<{ run_id: number }>((sql) => sql`SELECT run_id FROM campaign_attempts WHERE campaign_id = ${id}`)
     const url = `${server.url}/api/v1/telephony/twilio/status/${attempt!.run_id}`
     const params = { AccountSid: carrier.accountSid, CallSid: call.sid, CallStatus: "completed", CallDuration: "5" }
-    const post = (signature: string, body = params) =>
-      fetch(url, {
+    const post = (signature: string, body = params, target = url) =>
+      fetch(target, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
         body: new URLSearchParams(body).toString()
@@ -134,6 +134,19 @@ describe("a campaign dialled through the Twilio carrier", () => {
     expect(await altered.json()).toEqual({ detail: "Invalid webhook signature" })
     const unsigned = await fetch(url, { method: "POST", body: new URLSearchParams(params).toString() })
     expect(unsigned.status).toBe(403)
+    expect((await campaignOf(id, account.token)).processed_rows).toBe(0)
+
+    // Signed by the account, but about another of its calls pointed at this run: refused, not applied.
+    const otherCall = { ...params, CallSid: `CA${"0".repeat(32)}` }
+    for (const target of [url, url.replace("/status/", "/answer/")]) {
+      const refused = await post(twilioSignature(carrier.authToken, target, otherCall), otherCall, target)
+      expect(refused.status).toBe(403)
+      expect(await refused.json()).toEqual({ detail: "This callback is not about the call placed for this run" })
+    }
+    const [stillLive] = await query<{ ended_at: Date | null; answered_at: Date | null; provider_call_id: string }>((sql) =>
+      sql`SELECT ended_at, answered_at, provider_call_id FROM campaign_attempts WHERE campaign_id = ${id}`
+    )
+    expect(stillLive).toEqual({ ended_at: null, answered_at: null, provider_call_id: call.sid })
     expect((await campaignOf(id, account.token)).processed_rows).toBe(0)
 
     const genuine = twilioSignature(carrier.authToken, url, params)
@@ -161,6 +174,32 @@ describe("a campaign dialled through the Twilio carrier", () => {
       `${server.url}/api/v1/telephony/plivo/status/${attempt!.run_id}`,
       `${server.url}/api/v1/telephony/vonage/answer/${attempt!.run_id}`
     ]) expect(await refusal(other)).toEqual(badSignature)
+  })
+
+  it("applies a call's callbacks that arrive before the carrier's reply to placing it, once that reply names the call", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const [answered, failed] = numbersFrom("+1415205", 2) as [string, string]
+    scripts.set(answered, [{ outcome: "completed", ringMs: 10, talkMs: 20, replyDelayMs: 1500 }])
+    scripts.set(failed, [{ outcome: "failed", ringMs: 10, replyDelayMs: 1500 }])
+    const id = await startedCampaign(server, api, account, contactsCsv([answered, failed]))
+    const campaign = await eventually(async () => {
+      const current = await campaignOf(id, account.token)
+      return current.state === "completed" ? current : undefined
+    }, 20_000, "completed")
+    expect(campaign).toMatchObject({ processed_rows: 2, failed_rows: 1 })
+    // The failed call's final callback was sent long before the carrier answered its creation.
+    const failedCall = callsTo([failed])[0]!
+    expect(failedCall.endedAt! - failedCall.createdAt).toBeLessThan(1000)
+    const attempts = await query<{ phone_number: string; end_reason: string; provider_call_id: string; answered: boolean }>((sql) =>
+      sql`SELECT c.phone_number, a.end_reason, a.provider_call_id, a.answered_at IS NOT NULL AS answered
+          FROM campaign_attempts a JOIN campaign_contacts c ON c.id = a.contact_id WHERE a.campaign_id = ${id} ORDER BY c.phone_number`
+    )
+    expect(attempts).toEqual([
+      { phone_number: answered, end_reason: "telephony_completed", provider_call_id: callsTo([answered])[0]!.sid, answered: true },
+      { phone_number: failed, end_reason: "telephony_failed", provider_call_id: failedCall.sid, answered: false }
+    ].sort((a, b) => a.phone_number.localeCompare(b.phone_number)))
+    expect(carrier.callbackFailures()).toEqual([])
   })
 
   it("never has more live calls than max_concurrency, and keeps to the rate in every one-second window", async () => {

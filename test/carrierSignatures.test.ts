@@ -87,6 +87,9 @@ describe("carrier webhook signatures", () => {
     expect(plivoAdapter.verifyWebhook(plivo, request("wrong"))).toBe(false)
     expect(plivoAdapter.verifyWebhook(plivo, { ...request("token"), rawBody: form.toString().replace("busy", "completed") })).toBe(false)
     expect(Option.getOrThrow(plivoAdapter.parseStatusCallback(request("token")))).toMatchObject({ providerCallId: "r-1", outcome: "busy" })
+    // As Plivo documents its answer and hangup requests for an API call: the placement's request_uuid as ALegRequestUUID.
+    const documented = new URLSearchParams({ CallUUID: "c-2", ALegUUID: "c-2", ALegRequestUUID: "r-2", CallStatus: "completed", Direction: "outbound" })
+    expect(Option.getOrThrow(plivoAdapter.parseStatusCallback({ url, headers: {}, rawBody: documented.toString() }))).toMatchObject({ providerCallId: "r-2", outcome: "completed" })
   })
 
   it("media-stream tokens are bound to their run and expire", () => {

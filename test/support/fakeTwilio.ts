@@ -26,6 +26,8 @@ export interface CallScript {
   readonly outcome: ScriptedOutcome | "silent"
   readonly ringMs?: number
   readonly talkMs?: number
+  /** The REST reply that created the call arrives this much later (a slow network); the call's callbacks do not wait for it. */
+  readonly replyDelayMs?: number
 }
 
 /** How the callee of a streamed call behaves (a CallScript outcome of "voicemail" makes it a machine for AMD). */
@@ -81,7 +83,7 @@ const form = (body: string) => {
 export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
   const accountSid = options.accountSid ?? "AC00000000000000000000000000000001"
   const authToken = options.authToken ?? "fake-twilio-auth-token"
-  const script = options.script ?? (() => ({ outcome: "completed" as const }))
+  const script = options.script ?? ((): CallScript => ({ outcome: "completed" }))
   const calls = new Map<string, FakeCall>()
   const calleeAnswers = new Map<string, CalleeAnswer>()
   const calleeDone = new Map<string, (report: CalleeReport | null) => void>()
@@ -267,7 +269,9 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
       calls.set(call.sid, call)
       live++
       maxLive = Math.max(maxLive, live)
-      run(call, script({ to: call.to, from: call.from }))
+      const plan = script({ to: call.to, from: call.from })
+      run(call, plan)
+      if (plan.replyDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, plan.replyDelayMs))
       return json(response, 201, resource(call))
     }
     const match = new RegExp(`^${base}/(CA[0-9a-f]+)\\.json$`).exec(url.pathname)

@@ -38,8 +38,37 @@ export const makeAttemptRefs = Effect.gen(function* () {
       )
     })
 
-  /** The call is over: its later callbacks (repeats) may read it again. */
-  const forget = (runId: number) => Effect.sync(() => void remembered.delete(runId))
+  /** Carrier call ids of attempts, once written: an attempt's id never changes after that. */
+  const callIds = new Map<number, string>()
 
-  return { of, forget }
+  /**
+   * The carrier's id of the call placed for a run's attempt: null until the placement has been
+   * answered and written, and for good once the attempt ended without one (never placed).
+   */
+  const placedCall = (runId: number) =>
+    Effect.suspend(() => {
+      const known = callIds.get(runId)
+      if (known !== undefined) return Effect.succeed({ callId: known as string | null, ended: false })
+      return Effect.map(
+        sql<{ provider_call_id: string | null; ended: boolean }>`
+          SELECT provider_call_id, ended_at IS NOT NULL AS ended FROM campaign_attempts WHERE run_id = ${runId}`,
+        ([attempt]) => {
+          const callId = attempt?.provider_call_id ?? null
+          if (callId !== null) {
+            callIds.set(runId, callId)
+            if (callIds.size > REMEMBERED) callIds.delete(callIds.keys().next().value!)
+          }
+          return { callId, ended: attempt?.ended ?? true }
+        }
+      )
+    })
+
+  /** The call is over: its later callbacks (repeats) may read it again. */
+  const forget = (runId: number) =>
+    Effect.sync(() => {
+      remembered.delete(runId)
+      callIds.delete(runId)
+    })
+
+  return { of, placedCall, forget }
 })
