@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { evaluateBreaker, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
 import type { CircuitBreakerConfig, ScheduleConfig } from "../../../src/campaign/campaignSettings.ts"
 import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
@@ -18,15 +18,6 @@ import { SchedulerSettings } from "./schedulerSettings.ts"
 const RATE_WINDOW_MS = 10_000
 
 const INVALID_SIGNATURE = "Invalid webhook signature"
-
-/**
- * How long a callback waits for the answer to the placement it reports on: the carrier's REST
- * timeout (10 s, carrierRequest.ts) plus the batched write of placed calls' ids.
- */
-const PLACEMENT_SETTLE = Duration.seconds(15)
-const PLACEMENT_POLL = Duration.millis(50)
-
-const settled = (placed: { readonly callId: string | null; readonly ended: boolean }) => placed.callId !== null || placed.ended
 
 export const CampaignCallsLive = Layer.effect(
   CampaignCalls,
@@ -61,23 +52,16 @@ export const CampaignCallsLive = Layer.effect(
       })
 
     /**
-     * A signed callback must be about the call placed for this run's attempt, not another call of the
-     * same account pointed at this run's URL. The carrier's id for the call is known once the
-     * placement is answered; a callback can race that answer (Twilio posts `initiated` as it creates
-     * the call), so it waits for it. An attempt never placed has no call to report on.
+     * A signed callback must be about the call placed for this run's attempt, not another call of
+     * the same account pointed at this run's URL (or a late callback of a call from before a
+     * restored backup reused the run id).
      */
     const ofPlacedCall = (provider: Provider, runId: number, callId: string | null) =>
-      (callId === null ? Effect.succeedNone : attempts.placedCall(runId).pipe(
-        Effect.repeat(Schedule.recurUntil(settled).pipe(Schedule.addDelay(() => PLACEMENT_POLL))),
-        Effect.timeoutOption(PLACEMENT_SETTLE)
-      )).pipe(
-        Effect.flatMap((placed) => {
-          if (Option.isSome(placed) && placed.value.callId === callId) return Effect.void
-          return Effect.logWarning("telephony webhook refused: not the call placed for this run", { provider, run_id: runId }).pipe(
-            Effect.zipRight(new Forbidden({ message: "This callback is not about the call placed for this run" }))
-          )
-        })
-      )
+      Effect.gen(function* () {
+        if (callId !== null && (yield* attempts.callOf(runId, callId)) === callId) return
+        yield* Effect.logWarning("telephony webhook refused: not the call placed for this run", { provider, run_id: runId })
+        return yield* new Forbidden({ message: "This callback is not about the call placed for this run" })
+      })
 
     const statusCallback = Effect.fn("CampaignCalls.statusCallback")(
       function* (provider: Provider, runId: number, request: WebhookRequest) {
