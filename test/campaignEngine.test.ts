@@ -202,6 +202,48 @@ describe("a campaign dialled through the Twilio carrier", () => {
     expect(carrier.callbackFailures()).toEqual([])
   })
 
+  it("refuses a signed callback naming another run's call, even before the carrier's reply names this run's", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const [placed, pending] = numbersFrom("+1415206", 2) as [string, string]
+    scripts.set(placed, [{ outcome: "silent" }])
+    scripts.set(pending, [{ outcome: "lost", replyDelayMs: 2500 }])
+    const id = await startedCampaign(server, api, account, contactsCsv([placed, pending]))
+    const [other, waiting] = await eventually(async () => {
+      const [first, second] = [callsTo([placed])[0], callsTo([pending])[0]]
+      return first && second ? [first, second] as const : undefined
+    }, 10_000, "both calls placed")
+    const [attempt] = await query<{ run_id: number; provider_call_id: string | null }>((sql) =>
+      sql`SELECT a.run_id, a.provider_call_id FROM campaign_attempts a JOIN campaign_contacts c ON c.id = a.contact_id
+          WHERE a.campaign_id = ${id} AND c.phone_number = ${pending}`
+    )
+    // The carrier has not yet answered the request that placed this run's call.
+    expect(attempt!.provider_call_id).toBeNull()
+    const url = `${server.url}/api/v1/telephony/twilio/status/${attempt!.run_id}`
+    await eventually(async () => {
+      const [row] = await query<{ provider_call_id: string | null }>((sql) =>
+        sql`SELECT provider_call_id FROM campaign_attempts WHERE provider_call_id = ${other.sid}`
+      )
+      return row !== undefined
+    }, 10_000, "the other call recorded")
+    const foreign = { AccountSid: carrier.accountSid, CallSid: other.sid, CallStatus: "completed", CallDuration: "3" }
+    const refused = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": twilioSignature(carrier.authToken, url, foreign) },
+      body: new URLSearchParams(foreign).toString()
+    })
+    expect(refused.status).toBe(403)
+    // The run keeps its own call once the carrier's reply names it.
+    const [after] = await eventually(async () => {
+      const rows = await query<{ provider_call_id: string | null }>((sql) =>
+        sql`SELECT provider_call_id FROM campaign_attempts WHERE run_id = ${attempt!.run_id}`
+      )
+      return rows[0]?.provider_call_id ? rows : undefined
+    }, 10_000, "placement recorded")
+    expect(after!.provider_call_id).toBe(waiting.sid)
+    for (const call of [other, waiting]) carrier.endCall(call.sid)
+  })
+
   it("never has more live calls than max_concurrency, and keeps to the rate in every one-second window", async () => {
     const account = await newAccount(api)
     await carrierTelephony(api, { token: account.token }, carrier)

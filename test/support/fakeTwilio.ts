@@ -22,8 +22,8 @@ import { twimlStream } from "./twimlStream.ts"
 export type ScriptedOutcome = "completed" | "voicemail" | "busy" | "no-answer" | "failed" | "canceled"
 
 export interface CallScript {
-  /** What the call ends as, or "silent": the carrier never reports an end (lost callbacks). */
-  readonly outcome: ScriptedOutcome | "silent"
+  /** What the call ends as, or "silent": the carrier never reports an end (lost callbacks), or "lost": no callback at all. */
+  readonly outcome: ScriptedOutcome | "silent" | "lost"
   readonly ringMs?: number
   readonly talkMs?: number
   /** The REST reply that created the call arrives this much later (a slow network); the call's callbacks do not wait for it. */
@@ -185,6 +185,7 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
   }
 
   const run = (call: FakeCall, plan: CallScript) => {
+    if (plan.outcome === "lost") return
     void postSigned(call.statusCallback, callbackParams(call, "initiated"))
     if (plan.outcome === "silent") return
     const outcome = plan.outcome
