@@ -8,7 +8,7 @@ import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
-import { type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
+import { type CallStatus, type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
 import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { makeAttemptRefs } from "./attemptRefs.ts"
 import { makeDialerRows } from "./dialerRows.ts"
@@ -56,9 +56,11 @@ export const CampaignCallsLive = Layer.effect(
      * the same account pointed at this run's URL (or a late callback of a call from before a
      * restored backup reused the run id).
      */
-    const ofPlacedCall = (provider: Provider, runId: number, callId: string | null) =>
+    const ofPlacedCall = (provider: Provider, runId: number, status: Option.Option<CallStatus>) =>
       Effect.gen(function* () {
-        if (callId !== null && (yield* attempts.callOf(runId, callId)) === callId) return
+        if (Option.isSome(status) && (yield* attempts.callOf(runId, status.value.providerCallId)) === status.value.providerCallId) {
+          return status.value
+        }
         yield* Effect.logWarning("telephony webhook refused: not the call placed for this run", { provider, run_id: runId })
         return yield* new Forbidden({ message: "This callback is not about the call placed for this run" })
       })
@@ -69,10 +71,9 @@ export const CampaignCallsLive = Layer.effect(
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const status = adapter.parseStatusCallback(request)
         if (Option.isNone(status)) return "ignored" as const
-        yield* ofPlacedCall(provider, runId, status.value.providerCallId)
+        const { outcome, providerCallId, durationSeconds, answered } = yield* ofPlacedCall(provider, runId, status)
         const now = yield* Clock.currentTimeMillis
-        const { outcome, providerCallId, durationSeconds, answered } = status.value
-        // Queued or ringing adds nothing: the dialer records the carrier's call id from its answer.
+        // Queued or ringing adds nothing more.
         if (outcome === null) {
           if (answered) yield* rows.recordAnswered(attempt.id, providerCallId, now)
           return "ignored" as const
@@ -99,10 +100,8 @@ export const CampaignCallsLive = Layer.effect(
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const now = yield* Clock.currentTimeMillis
         // The answer request names its call like any callback; one that names none connects nothing.
-        const status = adapter.parseStatusCallback(request)
-        const callId = Option.isSome(status) ? status.value.providerCallId : null
-        yield* ofPlacedCall(provider, runId, callId)
-        yield* rows.recordAnswered(attempt.id, callId!, now)
+        const { providerCallId } = yield* ofPlacedCall(provider, runId, adapter.parseStatusCallback(request))
+        yield* rows.recordAnswered(attempt.id, providerCallId, now)
         const expires = Math.floor(now / 1000) + settings.mediaTokenSeconds
         const token = mediaToken(secrets.sign, runId, expires)
         return adapter.answerMarkup(mediaStreamUrl(publicUrl, provider, runId, token))
