@@ -16,7 +16,9 @@ import { twimlStream } from "./twimlStream.ts"
  * a script (`calleeScript(to, …)` or the `callee` option) is answered by a loopback callee over
  * Twilio Media Streams; it lasts until the callee hangs up, the server closes the stream, or the
  * call is hung up over REST, and then reports `completed` with its real CallDuration. Without a
- * callee script a call just lasts `talkMs`, as before.
+ * callee script a call just lasts `talkMs`, as before. As Twilio documents, the stream is opened
+ * (and signed) without the `<Stream url>`'s query string, which Twilio does not support; only
+ * `<Parameter>` values reach the server, in the `start` message (streamRequestUrl, carrierWire.ts).
  */
 
 export type ScriptedOutcome = "completed" | "voicemail" | "busy" | "no-answer" | "failed" | "canceled"
