@@ -7,7 +7,7 @@ import { decodeProblems } from "./decodeProblems.ts"
 import { type DomainErrorTag, errorStatus } from "./errors.ts"
 import { problemMessage } from "./problemMessage.ts"
 import { checkRequestInput } from "./requestInput.ts"
-import { pathOf } from "./requestPath.ts"
+import { loggedPath } from "./loggedPath.ts"
 
 type Version = "v1" | "v2"
 
@@ -96,7 +96,7 @@ export const ErrorShapeLive = HttpApiBuilder.middleware((app) =>
         // Interruption only: the cause holds no failure to type.
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         return Effect.logError("Unhandled failure while serving a request", cause).pipe(
-          Effect.annotateLogs({ request_id: requestId, method: request.method, path: pathOf(request.url) }),
+          Effect.annotateLogs({ request_id: requestId, method: request.method, path: loggedPath(request.url) }),
           Effect.as(respond(version, 500, "internal_error", "Internal Server Error", undefined))
         )
       })

@@ -1,15 +1,15 @@
 import { HttpMiddleware, HttpServerError, HttpServerRequest, HttpTraceContext } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { pathOf } from "./requestPath.ts"
+import { loggedPath } from "./loggedPath.ts"
 
 /**
  * A server span and one log line per request: method, path, status, time taken, and the cause when
  * it failed. It replaces the platform's tracer and logger, which record the whole URL, query string
- * included, and every request header.
+ * included, and every request header; the path is the logged one (loggedPath.ts).
  */
 export const requestTelemetry = HttpMiddleware.make((app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const path = pathOf(request.url)
+    const path = loggedPath(request.url)
     return Effect.onExit(app, (exit) => {
       const [status, cause] = exit._tag === "Success"
         ? [exit.value.status, Option.none()]

@@ -95,7 +95,7 @@ describe("a campaign dialled through the Twilio carrier", () => {
 
     // The carrier fetched the answer URL and got a media stream with a signed, expiring token.
     const answered = callsTo([numbers[0]!])[0]!
-    expect(answered.answerMarkup).toMatch(/<Stream url="ws:\/\/127\.0\.0\.1:\d+\/api\/v1\/telephony\/twilio\/media\/\d+\?token=\d+\.[\w-]+"\/>/)
+    expect(answered.answerMarkup).toMatch(/<Stream url="ws:\/\/127\.0\.0\.1:\d+\/api\/v1\/telephony\/twilio\/media\/\d+\/\d+\.[\w-]+"\/>/)
     expect(carrier.callbackFailures()).toEqual([])
 
     const progress = (await api.get(`/api/v1/campaign/${id}/progress`, { token: account.token })).body
@@ -121,8 +121,8 @@ describe("a campaign dialled through the Twilio carrier", () => {
     const [attempt] = await query<{ run_id: number }>((sql) => sql`SELECT run_id FROM campaign_attempts WHERE campaign_id = ${id}`)
     const url = `${server.url}/api/v1/telephony/twilio/status/${attempt!.run_id}`
     const params = { AccountSid: carrier.accountSid, CallSid: call.sid, CallStatus: "completed", CallDuration: "5" }
-    const post = (signature: string, body = params) =>
-      fetch(url, {
+    const post = (signature: string, body = params, target = url) =>
+      fetch(target, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
         body: new URLSearchParams(body).toString()
@@ -136,6 +136,19 @@ describe("a campaign dialled through the Twilio carrier", () => {
     expect(unsigned.status).toBe(403)
     expect((await campaignOf(id, account.token)).processed_rows).toBe(0)
 
+    // Signed by the account, but about another of its calls pointed at this run: refused, not applied.
+    const otherCall = { ...params, CallSid: `CA${"0".repeat(32)}` }
+    for (const target of [url, url.replace("/status/", "/answer/")]) {
+      const refused = await post(twilioSignature(carrier.authToken, target, otherCall), otherCall, target)
+      expect(refused.status).toBe(403)
+      expect(await refused.json()).toEqual({ detail: "This callback is not about the call placed for this run" })
+    }
+    const [stillLive] = await query<{ ended_at: Date | null; answered_at: Date | null; provider_call_id: string }>((sql) =>
+      sql`SELECT ended_at, answered_at, provider_call_id FROM campaign_attempts WHERE campaign_id = ${id}`
+    )
+    expect(stillLive).toEqual({ ended_at: null, answered_at: null, provider_call_id: call.sid })
+    expect((await campaignOf(id, account.token)).processed_rows).toBe(0)
+
     const genuine = twilioSignature(carrier.authToken, url, params)
     expect((await post(genuine)).status).toBe(204)
     expect((await post(genuine)).status).toBe(204)
@@ -147,8 +160,88 @@ describe("a campaign dialled through the Twilio carrier", () => {
     }, 10_000, "completed")
     expect(campaign).toMatchObject({ processed_rows: 1, failed_rows: 0, executed_count: 1 })
 
-    const unknownRun = await fetch(`${server.url}/api/v1/telephony/twilio/status/999999999`, { method: "POST", body: "" })
-    expect(unknownRun.status).toBe(404)
+    // Whoever cannot sign learns nothing of which runs exist: an unknown run, or a run of another
+    // carrier, is refused exactly as a bad signature on a real one.
+    const refusal = async (target: string) => {
+      const response = await fetch(target, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(params).toString() })
+      return { status: response.status, body: await response.text() }
+    }
+    const badSignature = await refusal(url)
+    expect(badSignature).toEqual({ status: 403, body: JSON.stringify({ detail: "Invalid webhook signature" }) })
+    for (const other of [
+      `${server.url}/api/v1/telephony/twilio/status/999999999`,
+      `${server.url}/api/v1/telephony/twilio/answer/999999999`,
+      `${server.url}/api/v1/telephony/plivo/status/${attempt!.run_id}`,
+      `${server.url}/api/v1/telephony/vonage/answer/${attempt!.run_id}`
+    ]) expect(await refusal(other)).toEqual(badSignature)
+  })
+
+  it("applies a call's callbacks that arrive before the carrier's reply to placing it, once that reply names the call", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const [answered, failed] = numbersFrom("+1415205", 2) as [string, string]
+    scripts.set(answered, [{ outcome: "completed", ringMs: 10, talkMs: 20, replyDelayMs: 1500 }])
+    scripts.set(failed, [{ outcome: "failed", ringMs: 10, replyDelayMs: 1500 }])
+    const id = await startedCampaign(server, api, account, contactsCsv([answered, failed]))
+    const campaign = await eventually(async () => {
+      const current = await campaignOf(id, account.token)
+      return current.state === "completed" ? current : undefined
+    }, 20_000, "completed")
+    expect(campaign).toMatchObject({ processed_rows: 2, failed_rows: 1 })
+    // The failed call's final callback was sent long before the carrier answered its creation.
+    const failedCall = callsTo([failed])[0]!
+    expect(failedCall.endedAt! - failedCall.createdAt).toBeLessThan(1000)
+    const attempts = await query<{ phone_number: string; end_reason: string; provider_call_id: string; answered: boolean }>((sql) =>
+      sql`SELECT c.phone_number, a.end_reason, a.provider_call_id, a.answered_at IS NOT NULL AS answered
+          FROM campaign_attempts a JOIN campaign_contacts c ON c.id = a.contact_id WHERE a.campaign_id = ${id} ORDER BY c.phone_number`
+    )
+    expect(attempts).toEqual([
+      { phone_number: answered, end_reason: "telephony_completed", provider_call_id: callsTo([answered])[0]!.sid, answered: true },
+      { phone_number: failed, end_reason: "telephony_failed", provider_call_id: failedCall.sid, answered: false }
+    ].sort((a, b) => a.phone_number.localeCompare(b.phone_number)))
+    expect(carrier.callbackFailures()).toEqual([])
+  })
+
+  it("refuses a signed callback naming another run's call, even before the carrier's reply names this run's", async () => {
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const [placed, pending] = numbersFrom("+1415206", 2) as [string, string]
+    scripts.set(placed, [{ outcome: "silent" }])
+    scripts.set(pending, [{ outcome: "lost", replyDelayMs: 2500 }])
+    const id = await startedCampaign(server, api, account, contactsCsv([placed, pending]))
+    const [other, waiting] = await eventually(async () => {
+      const [first, second] = [callsTo([placed])[0], callsTo([pending])[0]]
+      return first && second ? [first, second] as const : undefined
+    }, 10_000, "both calls placed")
+    const [attempt] = await query<{ run_id: number; provider_call_id: string | null }>((sql) =>
+      sql`SELECT a.run_id, a.provider_call_id FROM campaign_attempts a JOIN campaign_contacts c ON c.id = a.contact_id
+          WHERE a.campaign_id = ${id} AND c.phone_number = ${pending}`
+    )
+    // The carrier has not yet answered the request that placed this run's call.
+    expect(attempt!.provider_call_id).toBeNull()
+    const url = `${server.url}/api/v1/telephony/twilio/status/${attempt!.run_id}`
+    await eventually(async () => {
+      const [row] = await query<{ provider_call_id: string | null }>((sql) =>
+        sql`SELECT provider_call_id FROM campaign_attempts WHERE provider_call_id = ${other.sid}`
+      )
+      return row !== undefined
+    }, 10_000, "the other call recorded")
+    const foreign = { AccountSid: carrier.accountSid, CallSid: other.sid, CallStatus: "completed", CallDuration: "3" }
+    const refused = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": twilioSignature(carrier.authToken, url, foreign) },
+      body: new URLSearchParams(foreign).toString()
+    })
+    expect(refused.status).toBe(403)
+    // The run keeps its own call once the carrier's reply names it.
+    const [after] = await eventually(async () => {
+      const rows = await query<{ provider_call_id: string | null }>((sql) =>
+        sql`SELECT provider_call_id FROM campaign_attempts WHERE run_id = ${attempt!.run_id}`
+      )
+      return rows[0]?.provider_call_id ? rows : undefined
+    }, 10_000, "placement recorded")
+    expect(after!.provider_call_id).toBe(waiting.sid)
+    for (const call of [other, waiting]) carrier.endCall(call.sid)
   })
 
   it("never has more live calls than max_concurrency, and keeps to the rate in every one-second window", async () => {

@@ -55,6 +55,24 @@ describe("carrier webhook signatures", () => {
     expect(Option.getOrThrow(vonageAdapter.parseStatusCallback(request("shh")))).toMatchObject({ outcome: "completed", durationSeconds: 12 })
   })
 
+  it("Vonage: refuses a correctly signed JWT without iat, with an iat out of the five-minute window, or past its exp", () => {
+    const body = JSON.stringify({ uuid: "call-1", status: "completed" })
+    const hash = crypto.createHash("sha256").update(body).digest("hex")
+    const token = (claims: Record<string, unknown>) => {
+      const signingInput = `${Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url")}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`
+      return `${signingInput}.${crypto.createHmac("sha256", "shh").update(signingInput).digest("base64url")}`
+    }
+    const vonage = account("vonage", { application_id: "a", private_key: "p", signature_secret: "shh" })
+    const verify = (claims: Record<string, unknown>) =>
+      vonageAdapter.verifyWebhook(vonage, { url: "https://talkgraph.test/api/v1/telephony/vonage/status/1", headers: { authorization: `Bearer ${token(claims)}` }, rawBody: body })
+    expect(verify({ iat: now(), jti: "j1", payload_hash: hash })).toBe(true)
+    expect(verify({ jti: "j2", payload_hash: hash })).toBe(false)
+    expect(verify({ iat: String(now()), jti: "j3", payload_hash: hash })).toBe(false)
+    expect(verify({ iat: now() - 600, jti: "j4", payload_hash: hash })).toBe(false)
+    expect(verify({ iat: now() + 600, jti: "j5", payload_hash: hash })).toBe(false)
+    expect(verify({ iat: now() - 10, exp: now() - 1, jti: "j6", payload_hash: hash })).toBe(false)
+  })
+
   it("Plivo: builds the V3 signing string as the SDK does and checks the HMAC with its nonce", () => {
     const form = new URLSearchParams({ CallUUID: "c-1", RequestUUID: "r-1", CallStatus: "busy" })
     const url = "https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1"
@@ -69,6 +87,9 @@ describe("carrier webhook signatures", () => {
     expect(plivoAdapter.verifyWebhook(plivo, request("wrong"))).toBe(false)
     expect(plivoAdapter.verifyWebhook(plivo, { ...request("token"), rawBody: form.toString().replace("busy", "completed") })).toBe(false)
     expect(Option.getOrThrow(plivoAdapter.parseStatusCallback(request("token")))).toMatchObject({ providerCallId: "r-1", outcome: "busy" })
+    // As Plivo documents its answer and hangup requests for an API call: the placement's request_uuid as ALegRequestUUID.
+    const documented = new URLSearchParams({ CallUUID: "c-2", ALegUUID: "c-2", ALegRequestUUID: "r-2", CallStatus: "completed", Direction: "outbound" })
+    expect(Option.getOrThrow(plivoAdapter.parseStatusCallback({ url, headers: {}, rawBody: documented.toString() }))).toMatchObject({ providerCallId: "r-2", outcome: "completed" })
   })
 
   it("media-stream tokens are bound to their run and expire", () => {

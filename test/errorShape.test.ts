@@ -129,17 +129,20 @@ describe("error shaping in isolation", () => {
     HttpApiGroup.make("probe")
       .add(HttpApiEndpoint.get("boom", "/api/v1/boom").addSuccess(Schema.String))
       .add(HttpApiEndpoint.get("busy", "/api/v2/busy").addSuccess(Schema.String).addError(HttpConflict))
+      .add(HttpApiEndpoint.get("mediaBoom", "/api/v1/telephony/twilio/media/5/:token").setPath(Schema.Struct({ token: Schema.String })).addSuccess(Schema.String))
   ) {}
   const ProbeLive = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
     handlers
       .handle("boom", () => Effect.die(new Error("secret internals at /srv/app.ts:42")))
-      .handle("busy", () => Effect.fail(new Conflict({ message: "Campaign is running" }))))
-  const logLines: Array<string> = []
+      .handle("busy", () => Effect.fail(new Conflict({ message: "Campaign is running" })))
+      .handle("mediaBoom", () => Effect.die(new Error("media handler failed"))))
+  const logged: Array<string> = []
+  const capture = Logger.replace(Logger.defaultLogger, Logger.make((entry) => void logged.push(Logger.jsonLogger.log(entry))))
   const { dispose, handler } = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive), Layer.provide(ErrorShapeLive)),
       HttpServer.layerContext,
-      Logger.replace(Logger.defaultLogger, Logger.map(Logger.jsonLogger, (line) => logLines.push(line)))
+      capture
     )
   )
   afterAll(() => dispose())
@@ -153,12 +156,21 @@ describe("error shaping in isolation", () => {
   })
 
   it("logs a failed request's path without its query string, where a signed upload's signature travels", async () => {
-    logLines.length = 0
+    logged.length = 0
     const response = await handler(new Request("http://local/api/v1/boom?key=k&signature=upload-signature-31337"))
     expect(response.status).toBe(500)
-    const failure = logLines.map((line) => JSON.parse(line)).find((entry) => entry.message === "Unhandled failure while serving a request")
+    const failure = logged.map((line) => JSON.parse(line)).find((entry) => entry.message === "Unhandled failure while serving a request")
     expect(failure?.annotations).toMatchObject({ path: "/api/v1/boom", method: "GET" })
-    expect(logLines.join("\n")).not.toContain("upload-signature-31337")
+    expect(logged.join("\n")).not.toContain("upload-signature-31337")
+  })
+
+  it("logs a defect's request path without its query string and without a media stream's token", async () => {
+    logged.length = 0
+    const response = await handler(new Request("http://local/api/v1/telephony/twilio/media/5/1900000000.pathTokenSignature42?sig=querySignature42"))
+    expect(response.status).toBe(500)
+    const line = logged.find((text) => text.includes("Unhandled failure while serving a request"))
+    expect(JSON.parse(line!).annotations).toMatchObject({ path: "/api/v1/telephony/twilio/media/5/[token]" })
+    expect(logged.join("\n")).not.toMatch(/pathTokenSignature42|querySignature42/)
   })
 
   it("maps a domain conflict to 409 in the v2 envelope", async () => {

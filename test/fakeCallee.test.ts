@@ -312,6 +312,14 @@ describe("fake callee", () => {
     received.forEach((sample, i) => expect(Math.abs(sample - report.callee[i]!)).toBeLessThanOrEqual(Math.abs(report.callee[i]!) / 16 + 8))
   })
 
+  it("opens no Plivo stream whose extraHeaders Plivo would refuse (only [A-Za-z0-9], at most 512 bytes)", async () => {
+    const probe = await startProbe("plivo", () => {})
+    const open = (parameters: Record<string, string>) => connectCallee({ url: probe.url, provider: "plivo", parameters, speak: toneVoice, script: [{ hangUp: true }] })
+    await expect(open({ token: "1900000000.abc-DEF_ghi" })).rejects.toThrow(/only \[A-Za-z0-9\]/)
+    await expect(open({ run: "4".repeat(600) })).rejects.toThrow(/at most 512 bytes/)
+    expect(probe.connections).toEqual([])
+  })
+
   describe.each(["twilio", "vonage", "telnyx", "plivo", "browser"] as const)("%s framing", (provider) => {
     it("starts the stream with the call's identity and parameters, and plays the agent's reply", async () => {
       const probe = await startProbe(provider, (connection, event) => {
@@ -461,6 +469,8 @@ describe("loopback Twilio with a streamed callee", () => {
     expect(report.endedBy).toBe("callee")
     expect(report.agentBursts.map(({ startMs, endMs }) => endMs - startMs)).toEqual([400])
     const [stream] = product.streams
+    // Twilio drops the query string of <Stream url>: only <Parameter> values reach the server.
+    expect(stream!.request.url).toBe("/media")
     expect(stream!.signature).toBe(true)
     expect(stream!.events[0]!.event).toEqual({
       _tag: "Started",

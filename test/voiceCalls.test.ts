@@ -258,8 +258,11 @@ describe("media stream admission", () => {
     const started = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
     const other = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
     const url = new URL(started.body.media_url)
-    const token = url.searchParams.get("token")!
+    // The token is the last path segment: carriers drop query strings.
+    expect(url.search).toBe("")
+    const token = url.pathname.split("/").at(-1)!
     const [expiry, signature] = token.split(".")
+    const withToken = (target: URL, value: string) => (target.pathname = target.pathname.replace(/[^/]+$/, value))
     const attempt = async (mutate: (target: URL) => void) => {
       const target = new URL(url)
       mutate(target)
@@ -268,10 +271,14 @@ describe("media stream admission", () => {
         (error) => (error instanceof CalleeRefused ? error.status : -1)
       )
     }
-    expect(await attempt((target) => target.searchParams.delete("token"))).toBe(403)
-    expect(await attempt((target) => target.searchParams.set("token", `${Number(expiry) + 60}.${signature}`))).toBe(403)
-    expect(await attempt((target) => target.searchParams.set("token", `${Math.floor(Date.now() / 1000) - 5}.${signature}`))).toBe(403)
-    expect(await attempt((target) => target.searchParams.set("token", new URL(other.body.media_url).searchParams.get("token")!))).toBe(403)
+    expect(await attempt((target) => (target.pathname = target.pathname.replace(/\/[^/]+$/, "")))).toBe(404)
+    expect(await attempt((target) => {
+      target.pathname = target.pathname.replace(/\/[^/]+$/, "")
+      target.searchParams.set("token", token)
+    })).toBe(404)
+    expect(await attempt((target) => withToken(target, `${Number(expiry) + 60}.${signature}`))).toBe(403)
+    expect(await attempt((target) => withToken(target, `${Math.floor(Date.now() / 1000) - 5}.${signature}`))).toBe(403)
+    expect(await attempt((target) => withToken(target, new URL(other.body.media_url).pathname.split("/").at(-1)!))).toBe(403)
     expect(await attempt((target) => (target.pathname = target.pathname.replace("/browser/", "/twilio/")))).toBe(403)
 
     // The genuine link works once; replayed after the call it is refused.
@@ -307,7 +314,15 @@ describe("inbound calls", () => {
       fetch(webhook, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature }, body: new URLSearchParams(fields) })
     const fields = { CallSid: "CA00000000000000000000000000000077", From: "+14155550123", To: "+14155550177", AccountSid: carrier.accountSid }
 
-    expect((await incoming(fields, "forged")).status).toBe(403)
+    const forged = await incoming(fields, "forged")
+    expect(forged.status).toBe(403)
+    // An unknown configuration is refused as a forged call to a real one is: its existence is not revealed.
+    const unknown = await fetch(`${server.url}/api/v1/telephony/twilio/inbound/999999999`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "forged" },
+      body: new URLSearchParams(fields)
+    })
+    expect({ status: unknown.status, body: await unknown.text() }).toEqual({ status: 403, body: await forged.text() })
     expect((await incoming({ ...fields, To: "+14155550199" })).status).toBe(404)
     const answered = await incoming(fields)
     expect(answered.status).toBe(200)

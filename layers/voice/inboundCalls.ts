@@ -27,11 +27,11 @@ export const makeInboundCalls = Effect.gen(function* () {
   const answer = Effect.fn("VoiceCalls.inbound")(function* (provider: Provider, configurationId: number, request: WebhookRequest, publicUrl: string) {
     const [config] = yield* sql<{ organization_id: number; provider: string }>`
       SELECT organization_id, provider FROM telephony_configurations WHERE id = ${configurationId} AND NOT inactive`.pipe(Effect.orDie)
-    if (!config || config.provider !== provider) return yield* new NotFound({ resource: "Telephony configuration", id: configurationId })
-    const account = yield* accounts.forConfiguration(config.organization_id, configurationId)
+    // An unknown configuration is refused as a bad signature is: whoever cannot sign learns nothing.
+    const account = config && config.provider === provider ? yield* accounts.forConfiguration(config.organization_id, configurationId) : Option.none()
     const adapter = telephony.adapter(provider)
     if (Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
-      yield* Effect.logWarning("Inbound call refused: bad signature", { provider, configuration_id: configurationId })
+      yield* Effect.logWarning("Inbound call refused: unknown configuration or bad signature", { provider, configuration_id: configurationId })
       return yield* new Forbidden({ message: "Invalid webhook signature" })
     }
     const incoming = adapter.parseIncomingCall(request)

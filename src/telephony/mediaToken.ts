@@ -22,9 +22,14 @@ export const isValidMediaToken = (verify: Verify, runId: number, token: string, 
   return verify(MEDIA_TOKEN_PURPOSE, message(runId, expiresAt), token.slice(dot + 1))
 }
 
-/** The carrier connects over WebSocket to the same public origin that serves the API. */
+/**
+ * The carrier connects over WebSocket to the same public origin that serves the API. The token is
+ * the last path segment, not a query parameter: Twilio's `<Stream url>` does not support query
+ * strings and connects without them (twilio.com/docs/voice/twiml/stream), so one form serves every
+ * carrier. A token is `[0-9]+.[A-Za-z0-9_-]+` (base64url), safe in a path as it is.
+ */
 export const mediaStreamUrl = (publicUrl: string, provider: string, runId: number, token: string) =>
-  `${publicUrl.replace(/^http/, "ws")}/api/v1/telephony/${provider}/media/${runId}?token=${encodeURIComponent(token)}`
+  `${publicUrl.replace(/^http/, "ws")}/api/v1/telephony/${provider}/media/${runId}/${token}`
 
 export const statusCallbackUrl = (publicUrl: string, provider: string, runId: number) =>
   `${publicUrl}/api/v1/telephony/${provider}/status/${runId}`

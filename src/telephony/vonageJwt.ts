@@ -30,8 +30,16 @@ export const vonageWebhookToken = (signatureSecret: string, rawBody: string, now
   return `${header}.${claims}.${base64url(signature)}`
 }
 
-/** Tokens older than this are refused (replay protection). */
+/**
+ * A token is accepted only within this many seconds of its `iat` (either way, for clock skew): a
+ * captured callback cannot be replayed later. A token without a numeric `iat` has no age and is
+ * refused, as is one past its `exp`.
+ */
 const MAX_AGE_SECONDS = 300
+
+const isFresh = (claims: Record<string, unknown>, nowSeconds: number) =>
+  typeof claims.iat === "number" && Number.isFinite(claims.iat) && Math.abs(nowSeconds - claims.iat) <= MAX_AGE_SECONDS &&
+  (claims.exp === undefined || (typeof claims.exp === "number" && claims.exp >= nowSeconds))
 
 export const isValidVonageWebhook = (
   signatureSecret: string | undefined,
@@ -49,7 +57,7 @@ export const isValidVonageWebhook = (
     const given = Buffer.from(signature, "base64url")
     if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return false
     const payload = JSON.parse(Buffer.from(claims, "base64url").toString("utf8"))
-    if (typeof payload.iat === "number" && Math.abs(nowSeconds - payload.iat) > MAX_AGE_SECONDS) return false
+    if (typeof payload !== "object" || payload === null || !isFresh(payload, nowSeconds)) return false
     const bodyHash = crypto.createHash("sha256").update(rawBody).digest("hex")
     return payload.payload_hash === undefined ? rawBody === "" : payload.payload_hash === bodyHash
   } catch {

@@ -190,10 +190,24 @@ const telnyx = (call: CallIdentity): CarrierWire => {
   }
 }
 
+/**
+ * Plivo's `extraHeaders` attribute takes only [A-Z], [a-z] and [0-9] in its keys and values and at
+ * most 512 bytes (plivo.com/docs/voice/xml/audiostream): a stream asked for with anything else is
+ * not one Plivo would start, so the stand-in refuses it.
+ */
+const plivoExtraHeaders = (parameters: Readonly<Record<string, string>>) => {
+  const pairs = Object.entries(parameters)
+  const refused = pairs.find(([key, value]) => !/^[A-Za-z0-9]+$/.test(key) || !/^[A-Za-z0-9]+$/.test(value))
+  if (refused) throw new Error(`Plivo extraHeaders allow only [A-Za-z0-9]: ${refused[0]}=${refused[1]}`)
+  const text = pairs.map(([key, value]) => `${key}=${value}`).join(",")
+  if (Buffer.byteLength(text) > 512) throw new Error(`Plivo extraHeaders are at most 512 bytes, not ${Buffer.byteLength(text)}`)
+  return text
+}
+
 const plivo = (call: CallIdentity): CarrierWire => {
   let sequence = 0
   const streamId = call.streamId
-  const extraHeaders = Object.entries(call.parameters).map(([key, value]) => `${key}=${value}`).join(",")
+  const extraHeaders = plivoExtraHeaders(call.parameters)
   return {
     sampleRate: 8000,
     frameSamples: 160,
@@ -304,6 +318,24 @@ const browser = (call: CallIdentity): CarrierWire =>
       return invalid(`unknown event ${json.event}`)
     }
   })
+
+/**
+ * The URL a carrier opens for the stream URL an answer document (or a dial request) gave it, as
+ * each documents it:
+ * - Twilio: `<Stream url>` does not support query strings; Twilio connects without them, and
+ *   values for the WebSocket server go in nested `<Parameter>` nouns, delivered in the `start`
+ *   message's `customParameters` (twilio.com/docs/voice/twiml/stream, errors 31920 and 31922).
+ *   It signs the URL it opens (X-Twilio-Signature).
+ *   Twilio also accepts only `wss` URLs (error 31922); loopback has no TLS, so that one is not
+ *   enforced: the stand-in connects in the clear and signs the URL as written.
+ * - Telnyx (`stream_url`, TeXML `<Stream url>`), Vonage (NCCO websocket `uri`) and Plivo (`<Stream>`
+ *   text) document no such restriction: the URL is opened as written.
+ */
+export const streamRequestUrl = (provider: CarrierProvider, url: string) => {
+  if (provider !== "twilio") return url
+  const query = url.search(/[?#]/)
+  return query === -1 ? url : url.slice(0, query)
+}
 
 export const carrierWire = (provider: CarrierProvider, call: CallIdentity): CarrierWire => {
   switch (provider) {

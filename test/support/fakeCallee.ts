@@ -2,7 +2,7 @@ import * as crypto from "node:crypto"
 import { performance } from "node:perf_hooks"
 import WebSocket from "ws"
 import { type CalleeScript, type CalleeStep, scriptLines } from "./calleeScript.ts"
-import { type AgentMessage, type CarrierProvider, carrierWire, type WireMessage } from "./carrierWire.ts"
+import { type AgentMessage, type CarrierProvider, carrierWire, streamRequestUrl, type WireMessage } from "./carrierWire.ts"
 import { handsetPlayout, type PlayoutMark } from "./handsetPlayout.ts"
 import { speak as espeak } from "./speechAudio.ts"
 
@@ -17,7 +17,7 @@ import { speak as espeak } from "./speechAudio.ts"
  */
 
 export interface CalleeOptions {
-  /** Where to connect (ws://127.0.0.1:…). */
+  /** The stream URL as the carrier was given it (ws://127.0.0.1:…); opened as the provider documents (streamRequestUrl). */
   readonly url: string
   readonly provider: CarrierProvider
   readonly script: CalleeScript
@@ -139,9 +139,9 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
 
   const headers: Record<string, string> = { ...options.headers }
   if (provider === "twilio" && options.twilioAuthToken !== undefined) {
-    headers["X-Twilio-Signature"] = twilioStreamSignature(options.twilioAuthToken, options.signedUrl ?? options.url)
+    headers["X-Twilio-Signature"] = twilioStreamSignature(options.twilioAuthToken, streamRequestUrl(provider, options.signedUrl ?? options.url))
   }
-  const socket = new WebSocket(options.url, { headers, perMessageDeflate: false })
+  const socket = new WebSocket(streamRequestUrl(provider, options.url), { headers, perMessageDeflate: false })
   await new Promise<void>((resolve, reject) => {
     socket.once("open", () => resolve())
     socket.once("unexpected-response", (request, response) => {

@@ -16,16 +16,20 @@ import { twimlStream } from "./twimlStream.ts"
  * a script (`calleeScript(to, …)` or the `callee` option) is answered by a loopback callee over
  * Twilio Media Streams; it lasts until the callee hangs up, the server closes the stream, or the
  * call is hung up over REST, and then reports `completed` with its real CallDuration. Without a
- * callee script a call just lasts `talkMs`, as before.
+ * callee script a call just lasts `talkMs`, as before. As Twilio documents, the stream is opened
+ * (and signed) without the `<Stream url>`'s query string, which Twilio does not support; only
+ * `<Parameter>` values reach the server, in the `start` message (streamRequestUrl, carrierWire.ts).
  */
 
 export type ScriptedOutcome = "completed" | "voicemail" | "busy" | "no-answer" | "failed" | "canceled"
 
 export interface CallScript {
-  /** What the call ends as, or "silent": the carrier never reports an end (lost callbacks). */
-  readonly outcome: ScriptedOutcome | "silent"
+  /** What the call ends as, or "silent": the carrier never reports an end (lost callbacks), or "lost": no callback at all. */
+  readonly outcome: ScriptedOutcome | "silent" | "lost"
   readonly ringMs?: number
   readonly talkMs?: number
+  /** The REST reply that created the call arrives this much later (a slow network); the call's callbacks do not wait for it. */
+  readonly replyDelayMs?: number
 }
 
 /** How the callee of a streamed call behaves (a CallScript outcome of "voicemail" makes it a machine for AMD). */
@@ -81,7 +85,7 @@ const form = (body: string) => {
 export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
   const accountSid = options.accountSid ?? "AC00000000000000000000000000000001"
   const authToken = options.authToken ?? "fake-twilio-auth-token"
-  const script = options.script ?? (() => ({ outcome: "completed" as const }))
+  const script = options.script ?? ((): CallScript => ({ outcome: "completed" }))
   const calls = new Map<string, FakeCall>()
   const calleeAnswers = new Map<string, CalleeAnswer>()
   const calleeDone = new Map<string, (report: CalleeReport | null) => void>()
@@ -183,6 +187,7 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
   }
 
   const run = (call: FakeCall, plan: CallScript) => {
+    if (plan.outcome === "lost") return
     void postSigned(call.statusCallback, callbackParams(call, "initiated"))
     if (plan.outcome === "silent") return
     const outcome = plan.outcome
@@ -267,7 +272,9 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
       calls.set(call.sid, call)
       live++
       maxLive = Math.max(maxLive, live)
-      run(call, script({ to: call.to, from: call.from }))
+      const plan = script({ to: call.to, from: call.from })
+      run(call, plan)
+      if (plan.replyDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, plan.replyDelayMs))
       return json(response, 201, resource(call))
     }
     const match = new RegExp(`^${base}/(CA[0-9a-f]+)\\.json$`).exec(url.pathname)

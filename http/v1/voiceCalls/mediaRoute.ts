@@ -8,15 +8,18 @@ import { callPage } from "./callPage.ts"
 
 const MediaPath = Schema.Struct({
   source: Schema.Literal("twilio", "vonage", "telnyx", "plivo", "browser"),
-  run_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
+  run_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()),
+  token: Schema.String
 })
 
 const refusal = (status: number, detail: string) => HttpServerResponse.unsafeJson({ detail }, { status })
 
 /**
- * The media WebSocket `/api/v1/telephony/{provider}/media/{run_id}?token=…` (and `browser` for the
+ * The media WebSocket `/api/v1/telephony/{provider}/media/{run_id}/{token}` (and `browser` for the
  * test call page) and the page itself at `/call`. WebSocket upgrades cannot be described by the
  * HTTP API, so these live on the router beside it. Nothing is upgraded before the link is checked.
+ * The token travels in the path because Twilio drops a stream URL's query string; the former
+ * `?token=` form has no route (a token in a query string is what proxies and access logs keep).
  */
 export const VoiceMediaRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -24,16 +27,15 @@ export const VoiceMediaRoutes = HttpApiBuilder.Router.use((router) =>
     const baseUrl = yield* publicUrl
     yield* router.get("/call", Effect.succeed(HttpServerResponse.html(callPage)))
     yield* router.get(
-      "/api/v1/telephony/:source/media/:run_id",
+      "/api/v1/telephony/:source/media/:run_id/:token",
       Effect.gen(function* () {
         const path = yield* HttpRouter.schemaPathParams(MediaPath).pipe(Effect.option)
         if (path._tag === "None") return refusal(404, "Not Found")
         const request = yield* HttpServerRequest.HttpServerRequest
-        const url = new URL(request.url, "http://localhost")
         const admitted = yield* voice.admit({
           source: path.value.source as MediaSource,
           runId: path.value.run_id,
-          token: url.searchParams.get("token") ?? "",
+          token: path.value.token,
           url: `${baseUrl.replace(/^http/, "ws")}${request.url}`,
           headers: request.headers
         }).pipe(Effect.either)

@@ -38,8 +38,44 @@ export const makeAttemptRefs = Effect.gen(function* () {
       )
     })
 
-  /** The call is over: its later callbacks (repeats) may read it again. */
-  const forget = (runId: number) => Effect.sync(() => void remembered.delete(runId))
+  /** Carrier call ids of attempts, once written: an attempt's id never changes after that. */
+  const callIds = new Map<number, string>()
 
-  return { of, forget }
+  const remember = (runId: number, callId: string) => {
+    callIds.set(runId, callId)
+    if (callIds.size > REMEMBERED) callIds.delete(callIds.keys().next().value!)
+  }
+
+  /**
+   * The carrier's id of the call placed for a run's attempt, as a signed callback that names
+   * `reported` finds it. The dialer writes it from the carrier's reply to the placement; a callback
+   * can come first (Twilio posts as it creates the call) or alone (the dialer died before writing
+   * it), and then the call it names becomes the attempt's, unless that call is already another
+   * attempt's. Null when the attempt ended without a call (never placed).
+   */
+  const callOf = (runId: number, reported: string) =>
+    Effect.gen(function* () {
+      const known = callIds.get(runId)
+      if (known !== undefined) return known
+      const [bound] = yield* sql<{ provider_call_id: string }>`
+        UPDATE campaign_attempts SET provider_call_id = ${reported}
+        WHERE run_id = ${runId} AND provider_call_id IS NULL AND ended_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM campaign_attempts WHERE provider_call_id = ${reported})
+        RETURNING provider_call_id`
+      const [attempt] = bound
+        ? [bound]
+        : yield* sql<{ provider_call_id: string | null }>`SELECT provider_call_id FROM campaign_attempts WHERE run_id = ${runId}`
+      const callId = attempt?.provider_call_id ?? null
+      if (callId !== null) remember(runId, callId)
+      return callId
+    })
+
+  /** The call is over: its later callbacks (repeats) may read it again. */
+  const forget = (runId: number) =>
+    Effect.sync(() => {
+      remembered.delete(runId)
+      callIds.delete(runId)
+    })
+
+  return { of, callOf, forget }
 })

@@ -8,7 +8,7 @@ import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
-import { type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
+import { type CallStatus, type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
 import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { makeAttemptRefs } from "./attemptRefs.ts"
 import { makeDialerRows } from "./dialerRows.ts"
@@ -16,6 +16,8 @@ import { makeOutcomeRows } from "./outcomeRows.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
 
 const RATE_WINDOW_MS = 10_000
+
+const INVALID_SIGNATURE = "Invalid webhook signature"
 
 export const CampaignCallsLive = Layer.effect(
   CampaignCalls,
@@ -30,20 +32,37 @@ export const CampaignCallsLive = Layer.effect(
     const outcomes = yield* makeOutcomeRows
     const attempts = yield* makeAttemptRefs
 
-    /** The attempt behind a run, checked with the signature of the configuration that placed it. */
+    /**
+     * The attempt behind a run, checked with the signature of the configuration that placed it. A
+     * run that has no call of this provider is refused exactly as a bad signature is: whoever
+     * cannot sign must not learn which run ids exist.
+     */
     const verified = (provider: Provider, runId: number, request: WebhookRequest) =>
       Effect.gen(function* () {
         const attempt = yield* attempts.of(runId)
-        if (!attempt || attempt.provider !== provider) return yield* new NotFound({ resource: "Call", id: runId })
-        const account = attempt.telephony_configuration_id === null
-          ? Option.none()
-          : yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
+        const account = attempt && attempt.provider === provider && attempt.telephony_configuration_id !== null
+          ? yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
+          : Option.none()
         const adapter = telephony.adapter(provider)
-        if (Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
-          yield* Effect.logWarning("telephony webhook refused: bad signature", { provider, run_id: runId, url: request.url })
-          return yield* new Forbidden({ message: "Invalid webhook signature" })
+        if (!attempt || Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
+          yield* Effect.logWarning("telephony webhook refused: unknown call or bad signature", { provider, run_id: runId })
+          return yield* new Forbidden({ message: INVALID_SIGNATURE })
         }
         return { attempt, adapter }
+      })
+
+    /**
+     * A signed callback must be about the call placed for this run's attempt, not another call of
+     * the same account pointed at this run's URL (or a late callback of a call from before a
+     * restored backup reused the run id).
+     */
+    const ofPlacedCall = (provider: Provider, runId: number, status: Option.Option<CallStatus>) =>
+      Effect.gen(function* () {
+        if (Option.isSome(status) && (yield* attempts.callOf(runId, status.value.providerCallId)) === status.value.providerCallId) {
+          return status.value
+        }
+        yield* Effect.logWarning("telephony webhook refused: not the call placed for this run", { provider, run_id: runId })
+        return yield* new Forbidden({ message: "This callback is not about the call placed for this run" })
       })
 
     const statusCallback = Effect.fn("CampaignCalls.statusCallback")(
@@ -52,9 +71,9 @@ export const CampaignCallsLive = Layer.effect(
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const status = adapter.parseStatusCallback(request)
         if (Option.isNone(status)) return "ignored" as const
+        const { outcome, providerCallId, durationSeconds, answered } = yield* ofPlacedCall(provider, runId, status)
         const now = yield* Clock.currentTimeMillis
-        const { outcome, providerCallId, durationSeconds, answered } = status.value
-        // Queued or ringing adds nothing: the dialer records the carrier's call id from its answer.
+        // Queued or ringing adds nothing more.
         if (outcome === null) {
           if (answered) yield* rows.recordAnswered(attempt.id, providerCallId, now)
           return "ignored" as const
@@ -80,8 +99,9 @@ export const CampaignCallsLive = Layer.effect(
         yield* Effect.annotateCurrentSpan({ run_id: runId, provider })
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const now = yield* Clock.currentTimeMillis
-        const status = adapter.parseStatusCallback(request)
-        if (Option.isSome(status)) yield* rows.recordAnswered(attempt.id, status.value.providerCallId, now)
+        // The answer request names its call like any callback; one that names none connects nothing.
+        const { providerCallId } = yield* ofPlacedCall(provider, runId, adapter.parseStatusCallback(request))
+        yield* rows.recordAnswered(attempt.id, providerCallId, now)
         const expires = Math.floor(now / 1000) + settings.mediaTokenSeconds
         const token = mediaToken(secrets.sign, runId, expires)
         return adapter.answerMarkup(mediaStreamUrl(publicUrl, provider, runId, token))

@@ -62,13 +62,24 @@ export const makeDialerRows = Effect.gen(function* () {
       (rows) => rows.map((row) => row.created_at.getTime())
     )
 
-  /** The carrier's call ids of attempts it accepted, in one statement however many there are. */
+  /**
+   * The carrier's call ids of attempts it accepted, in one statement however many there are. An
+   * attempt a signed callback already tied to a call keeps it; those tied to another call than the
+   * carrier's reply names are returned (a callback about a foreign call won the race).
+   */
   const recordPlaced = (placed: ReadonlyArray<{ readonly attemptId: number; readonly providerCallId: string }>) =>
-    sql`
-      UPDATE campaign_attempts a SET provider_call_id = p.provider_call_id
-      FROM jsonb_to_recordset(${JSON.stringify(placed.map((call) => ({ id: call.attemptId, provider_call_id: call.providerCallId })))}::jsonb)
-        AS p (id bigint, provider_call_id text)
-      WHERE a.id = p.id AND a.provider_call_id IS NULL`.pipe(Effect.asVoid)
+    sql<{ run_id: number | null }>`
+      WITH placed AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(placed.map((call) => ({ id: call.attemptId, provider_call_id: call.providerCallId })))}::jsonb)
+          AS p (id bigint, provider_call_id text)
+      ),
+      written AS (
+        UPDATE campaign_attempts a SET provider_call_id = p.provider_call_id
+        FROM placed p
+        WHERE a.id = p.id AND a.provider_call_id IS NULL
+      )
+      SELECT a.run_id FROM campaign_attempts a JOIN placed p ON p.id = a.id
+      WHERE a.provider_call_id IS NOT NULL AND a.provider_call_id <> p.provider_call_id`
 
   /**
    * A carrier event that is not the end: the call was answered (only the first one counts). One

@@ -23,6 +23,12 @@ export const makePlacedCalls = (rows: DialerRows) =>
       placed.length === 0
         ? Effect.void
         : rows.recordPlaced(placed).pipe(
+          Effect.flatMap((foreign) =>
+            Effect.forEach(foreign, (attempt) =>
+              Effect.logWarning("a signed callback tied this run to another call than the one placed; the placed call is refused", {
+                run_id: attempt.run_id
+              }), { discard: true })
+          ),
           Effect.catchAllCause((cause) => Effect.logError("recording placed calls failed", { calls: placed.length }, cause))
         )
     yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(queue), (rest) => write(Chunk.toReadonlyArray(rest))))

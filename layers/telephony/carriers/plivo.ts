@@ -105,8 +105,10 @@ export const plivoAdapter: CarrierAdapter = {
 
   parseStatusCallback: (webhook) => {
     const fields = new URLSearchParams(webhook.rawBody)
-    // Callbacks carry the RequestUUID returned when the call was placed, and the CallUUID after.
-    const id = fields.get("RequestUUID") ?? fields.get("CallUUID")
+    // The call is the one placed when its callbacks carry the request_uuid the placement returned:
+    // documented as ALegRequestUUID on answer and hangup requests for API calls
+    // (plivo.com/docs/voice/xml/request), sent as RequestUUID by some; the CallUUID is Plivo's own.
+    const id = fields.get("RequestUUID") ?? fields.get("ALegRequestUUID") ?? fields.get("CallUUID")
     if (!id) return Option.none()
     const duration = fields.get("Duration") ?? fields.get("BillDuration")
     return Option.some({
