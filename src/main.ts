@@ -6,6 +6,7 @@ import { DatabaseLive } from "../layers/database.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
 import { Identity } from "../services/Identity.ts"
 import { AppConfigLive } from "./config.ts"
+import { stopOnShutdownSignals } from "./shutdownSignals.ts"
 
 const usage = `talkgraph — voice and chat AI agents
 
@@ -16,8 +17,9 @@ Usage:
 
 Configuration comes from the environment; see README.md.`
 
+/** The command runs until it ends or a shutdown signal interrupts it (the watch itself never ends). */
 const withInfrastructure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.provide(ObservabilityLive), Effect.provide(AppConfigLive))
+  Effect.raceFirst(effect, stopOnShutdownSignals).pipe(Effect.provide(ObservabilityLive), Effect.provide(AppConfigLive))
 
 const serve = Layer.launch(AppLive)
 
