@@ -14,6 +14,7 @@ Usage:
   talkgraph serve                     run the HTTP API (migrates first)
   talkgraph migrate                   apply database migrations and exit
   talkgraph user create --email E --password P [--name N] [--organization-id ID]
+  talkgraph help                      print this help
 
 Configuration comes from the environment; see README.md.`
 
@@ -50,9 +51,14 @@ const createUser = (args: Array<string>) =>
     yield* Console.log(`Created user ${user.email} (id ${user.id}) in organization ${user.organization_id}.`)
   }).pipe(Effect.provide(ServicesLive))
 
+const askedForHelp = (argument: string | undefined) => argument === "help" || argument === "--help" || argument === "-h"
+
 const command = (argv: Array<string>): Effect.Effect<void, string | { readonly message: string }, never> => {
   const [first, second, ...rest] = argv
-  if (first === undefined || first === "serve") return withInfrastructure(serve)
+  if (askedForHelp(first)) return Console.log(usage)
+  // No command is a mistake, not a request to serve: `npm start` says `serve`.
+  if (first === undefined) return Effect.fail(usage)
+  if (first === "serve") return withInfrastructure(serve)
   if (first === "migrate") return withInfrastructure(migrate)
   if (first === "user" && second === "create") return withInfrastructure(createUser(rest))
   return Effect.fail(usage)

@@ -133,6 +133,26 @@ describe("logs", () => {
   }, 90_000)
 })
 
+describe("command line", () => {
+  it("prints usage and exits 1 without a command, touching nothing", async () => {
+    const dataDir = path.join(await tempDir(), "never-created")
+    const proc = spawnTalkgraph([], { TALKGRAPH_DATA_DIR: dataDir, PORT: String(await freePort()) })
+    try {
+      expect(await proc.exited).toBe(1)
+      expect(proc.output()).toMatch(/Usage:\n  talkgraph serve/)
+      await expect(fs.access(dataDir)).rejects.toThrow()
+    } finally {
+      proc.child.kill("SIGKILL")
+    }
+  })
+
+  it.each([["--help"], ["help"], ["-h"]])("prints usage for %s and exits 0", async (flag) => {
+    const proc = spawnTalkgraph([flag], { TALKGRAPH_DATA_DIR: path.join(await tempDir(), "never-created") })
+    expect(await proc.exited).toBe(0)
+    expect(proc.output()).toMatch(/Usage:\n  talkgraph serve/)
+  })
+})
+
 describe("configuration", () => {
   it("refuses to start on a bad value with one clear line naming the variable", async () => {
     const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: await tempDir(), PORT: "eighty" })
