@@ -153,6 +153,59 @@ describe("command line", () => {
   })
 })
 
+describe("starting", () => {
+  it("refuses a busy port with one line saying so, before creating the data dir or an admin", async () => {
+    const dataDir = path.join(await tempDir(), "never-created")
+    const port = await freePort()
+    const holder = net.createServer()
+    await new Promise<void>((resolve) => holder.listen(port, "127.0.0.1", resolve))
+    try {
+      const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: dataDir, PORT: String(port) })
+      expect(await proc.exited).toBe(1)
+      expect(proc.output()).toContain(`talkgraph: port ${port} on 127.0.0.1 is already in use`)
+      expect(proc.output()).not.toMatch(/password|migration/i)
+      await expect(fs.access(dataDir)).rejects.toThrow()
+    } finally {
+      holder.close()
+    }
+  })
+
+  it.each([
+    ["192.0.2.1", /talkgraph: HOST 192\.0\.2\.1 is not an address of this machine/],
+    ["no-such-host.invalid", /talkgraph: HOST no-such-host\.invalid does not resolve to an address/]
+  ])("refuses HOST=%s, naming it, before creating the data dir", async (host, message) => {
+    const dataDir = path.join(await tempDir(), "never-created")
+    const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: dataDir, HOST: host, PORT: String(await freePort()) })
+    expect(await proc.exited).toBe(1)
+    expect(proc.output()).toMatch(message)
+    await expect(fs.access(dataDir)).rejects.toThrow()
+  })
+
+  it("answers 503 while the database starts, instead of leaving requests unanswered", async () => {
+    const env = await embeddedEnv(await tempDir())
+    const url = `http://127.0.0.1:${env.PORT}`
+    const proc = spawnTalkgraph(["serve"], env)
+    const answers: Array<number> = []
+    try {
+      while (answers.at(-1) !== 200) {
+        if (proc.child.exitCode !== null) throw new Error(proc.output())
+        const reply = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(10_000) }).catch((error: Error) =>
+          error.name === "TimeoutError" ? Promise.reject(error) : undefined
+        )
+        if (reply) {
+          answers.push(reply.status)
+          if (reply.status === 503) expect(await reply.json()).toEqual({ detail: "talkgraph is starting or stopping" })
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(answers).toContain(503)
+      expect(new Set(answers)).toEqual(new Set([503, 200]))
+    } finally {
+      await stop(proc)
+    }
+  })
+})
+
 describe("configuration", () => {
   it("refuses to start on a bad value with one clear line naming the variable", async () => {
     const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: await tempDir(), PORT: "eighty" })
