@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { client } from "./support/client.ts"
 import { databaseKind, postgresUrl } from "./support/database.ts"
+import { startPasswordRefusingPostgres } from "./support/passwordRefusingPostgres.ts"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "./support/process.ts"
 import { reply, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { runnableDefinition } from "./support/workflowGraphs.ts"
@@ -203,6 +204,48 @@ describe("starting", () => {
     } finally {
       await stop(proc)
     }
+  })
+})
+
+describe("an unusable DATABASE_URL", () => {
+  const secretKey = "k".repeat(40)
+  const failsWith = async (command: string, databaseUrl: string, password: string) => {
+    const env: Record<string, string> = { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: secretKey, TALKGRAPH_DATA_DIR: await tempDir() }
+    if (command === "serve") env.PORT = String(await freePort())
+    const proc = spawnTalkgraph([command], env)
+    expect(await proc.exited).toBe(1)
+    expect(proc.output()).not.toContain("Failed to connect")
+    expect(proc.output()).not.toContain(password)
+    return proc.output()
+  }
+
+  it.each(["migrate", "serve"])("%s says the connection was refused", async (command) => {
+    const port = await freePort()
+    expect(await failsWith(command, `postgres://talkgraph:refused-pw-5521@127.0.0.1:${port}/talkgraph`, "refused-pw-5521"))
+      .toContain(`talkgraph: PostgreSQL at 127.0.0.1:${port} refused the connection`)
+  })
+
+  it("says the host is unknown", async () => {
+    expect(await failsWith("migrate", "postgres://talkgraph:unknown-pw-8812@no-such-host.invalid:5432/talkgraph", "unknown-pw-8812"))
+      .toContain("talkgraph: the DATABASE_URL host no-such-host.invalid is unknown")
+  })
+
+  it("says the password was refused, without printing it", async () => {
+    const postgres = await startPasswordRefusingPostgres()
+    try {
+      expect(await failsWith("migrate", `postgres://talkgraph:wrong-pw-7731@127.0.0.1:${postgres.port}/talkgraph`, "wrong-pw-7731"))
+        .toContain(`talkgraph: PostgreSQL at 127.0.0.1:${postgres.port} refused the password of user "talkgraph" (authentication failed)`)
+    } finally {
+      await postgres.close()
+    }
+  })
+
+  it.runIf(databaseKind() === "postgres")("says the database does not exist", async () => {
+    const url = new URL(postgresUrl()!)
+    url.pathname = "/talkgraph_no_such_database"
+    url.password = "unused-pw-4410"
+    expect(await failsWith("migrate", url.toString(), "unused-pw-4410"))
+      .toMatch(/talkgraph: database "talkgraph_no_such_database" does not exist on PostgreSQL at [^:]+:\d+/)
   })
 })
 
