@@ -3,11 +3,12 @@ import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { client } from "./support/client.ts"
 import { databaseKind, postgresUrl } from "./support/database.ts"
 import { startPasswordRefusingPostgres } from "./support/passwordRefusingPostgres.ts"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "./support/process.ts"
+import { type LocalS3, startS3 } from "./support/s3.ts"
 import { reply, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { runnableDefinition } from "./support/workflowGraphs.ts"
 
@@ -246,6 +247,57 @@ describe("an unusable DATABASE_URL", () => {
     url.password = "unused-pw-4410"
     expect(await failsWith("migrate", url.toString(), "unused-pw-4410"))
       .toMatch(/talkgraph: database "talkgraph_no_such_database" does not exist on PostgreSQL at [^:]+:\d+/)
+  })
+})
+
+describe("S3 storage that cannot be used", () => {
+  let s3: LocalS3
+  beforeAll(async () => {
+    s3 = await startS3()
+  })
+  afterAll(async () => {
+    await s3?.close()
+  })
+
+  const startFailsWith = async (settings: Record<string, string>) => {
+    const dataDir = await tempDir()
+    await fs.cp(inject("pgliteTemplate"), dataDir, { recursive: true })
+    const proc = spawnTalkgraph(["serve"], { ...(await embeddedEnv(dataDir)), ...s3.env, ...settings })
+    try {
+      const exited = await Promise.race([proc.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 45_000))])
+      expect(exited, proc.output()).toBe(1)
+      return proc.output()
+    } finally {
+      proc.child.kill("SIGKILL")
+    }
+  }
+
+  it("is reported at start when it refuses connections", async () => {
+    const port = await freePort()
+    expect(await startFailsWith({ S3_ENDPOINT: `http://127.0.0.1:${port}` }))
+      .toContain(`talkgraph: S3 storage at http://127.0.0.1:${port} refused the connection`)
+  })
+
+  it("is reported at start when it never answers", async () => {
+    const silent = net.createServer(() => undefined)
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve))
+    const endpoint = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`
+    try {
+      expect(await startFailsWith({ S3_ENDPOINT: endpoint })).toContain(`talkgraph: S3 storage at ${endpoint} did not answer within 10 s`)
+    } finally {
+      silent.close()
+    }
+  }, 90_000)
+
+  it("is reported at start when the bucket does not exist", async () => {
+    expect(await startFailsWith({ STORAGE_URL: "s3://no-such-bucket/uploads" }))
+      .toContain(`talkgraph: the bucket of s3://no-such-bucket/uploads/ does not exist at ${s3.endpoint}`)
+  })
+
+  // s3rver checks the access key but not SigV4 signatures, so a wrong secret is covered in storageChecks.test.ts.
+  it("is reported at start when it does not know the access key", async () => {
+    expect(await startFailsWith({ AWS_ACCESS_KEY_ID: "UNKNOWNKEY" }))
+      .toContain(`talkgraph: S3 storage at ${s3.endpoint} does not know the access key in AWS_ACCESS_KEY_ID`)
   })
 })
 
