@@ -4,6 +4,7 @@ import * as crypto from "node:crypto"
 import type { FieldProblem } from "../src/domain/errors.ts"
 import { decodeProblems } from "./decodeProblems.ts"
 import { type DomainErrorTag, errorStatus } from "./errors.ts"
+import { v2MessageOf } from "./v2/vocabulary.ts"
 
 type Version = "v1" | "v2"
 
@@ -43,7 +44,7 @@ const fromFailure = (version: Version, error: unknown) => {
       : error._tag === "Unauthenticated"
       ? { "www-authenticate": "Bearer" }
       : {}
-    return Option.some(respond(version, status, code, error.message, problems, headers))
+    return Option.some(respond(version, status, code, version === "v2" ? v2MessageOf(error) : error.message, problems, headers))
   }
   return Option.none()
 }
