@@ -8,6 +8,7 @@ import { type DomainErrorTag, errorStatus } from "./errors.ts"
 import { problemMessage } from "./problemMessage.ts"
 import { checkRequestInput } from "./requestInput.ts"
 import { loggedPath } from "./loggedPath.ts"
+import { v2MessageOf } from "./v2/vocabulary.ts"
 
 type Version = "v1" | "v2"
 
@@ -58,7 +59,7 @@ const fromFailure = (version: Version, error: unknown) => {
       // instead of reading it all to reuse the connection.
       ? { connection: "close" }
       : {}
-    return Option.some(respond(version, status, code, error.message, problems, headers))
+    return Option.some(respond(version, status, code, version === "v2" ? v2MessageOf(error) : error.message, problems, headers))
   }
   return Option.none()
 }

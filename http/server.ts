@@ -1,10 +1,11 @@
-import { type Etag, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, type HttpPlatform, HttpServer } from "@effect/platform"
-import { type NodeContext, NodeHttpServer } from "@effect/platform-node"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { AppConfig } from "../src/config.ts"
 import { Api } from "./api.ts"
 import { ErrorShapeLive } from "./errorShape.ts"
+import { describeListenFailure, ListenFailed } from "./listenFailure.ts"
 import { requestTelemetry } from "./requestTelemetry.ts"
 import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
 import { TelephonyConfigsHandlers } from "./v1/telephonyConfigs/handlers.ts"
@@ -51,6 +52,7 @@ const CLOSE_GRACE_MS = 1000
  */
 const closableServer = () => {
   const server = createServer()
+  server.on("request", answerUnavailableUnlessServing(server))
   const close = server.close.bind(server)
   server.close = (callback) => {
     const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref()
@@ -62,17 +64,30 @@ const closableServer = () => {
   return server
 }
 
-/** A Node HTTP server on HOST:PORT from the configuration. */
+/**
+ * The socket is bound before the database starts (so a busy port leaves the data dir untouched),
+ * and it accepts connections from then on: until the API's handler is attached, and again once
+ * it is detached at shutdown, a request gets a 503 rather than hanging unanswered.
+ */
+const answerUnavailableUnlessServing = (server: Server) => (_request: IncomingMessage, response: ServerResponse) => {
+  if (server.listenerCount("request") > 1) return
+  response.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" })
+  response.end(JSON.stringify({ detail: "talkgraph is starting or stopping" }))
+}
+
+/** A Node HTTP server on HOST:PORT from the configuration; a failure to bind says why. */
 export const ListenLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => NodeHttpServer.layer(closableServer, { port: config.port, host: config.host }))
+  Effect.map(AppConfig, (config) =>
+    NodeHttpServer.layer(closableServer, { port: config.port, host: config.host }).pipe(
+      Layer.mapError((error) => new ListenFailed({ message: describeListenFailure(error.cause, config.host, config.port) }))
+    )
+  )
 )
 
-/** Serves the API on whatever server `listen` provides (tests pass one on a random port). */
-export const serveApi = <E, R>(listen: Layer.Layer<HttpServer.HttpServer | HttpPlatform.HttpPlatform | Etag.Generator | NodeContext.NodeContext, E, R>) =>
-  HttpApiBuilder.serve(requestTelemetry).pipe(
-    Layer.provide(DocsLive),
-    Layer.provide(ApiLive),
-    HttpServer.withLogAddress,
-    HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provideMerge(listen)
-  )
+/** The API served on the HttpServer below it (ListenLive, or a random loopback port in tests). */
+export const ServeApiLive = HttpApiBuilder.serve(requestTelemetry).pipe(
+  Layer.provide(DocsLive),
+  Layer.provide(ApiLive),
+  HttpServer.withLogAddress,
+  HttpMiddleware.withTracerDisabledWhen(() => true)
+)

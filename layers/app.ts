@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { ListenLive, serveApi } from "../http/server.ts"
+import { ListenLive, ServeApiLive } from "../http/server.ts"
 import { AppConfigLive } from "../src/config.ts"
 import { Identity } from "../services/Identity.ts"
 import { CampaignsAreaLive } from "./campaigns/mod.ts"
@@ -37,12 +37,19 @@ export const ServicesLive = Layer.mergeAll(
   Layer.provideMerge(DatabaseLive)
 )
 
-/** The running service on a given listener, with everything it needs below it. */
-export const appOn = <E, R>(listen: Parameters<typeof serveApi<E, R>>[0]) =>
+type Listener = Layer.Layer.Success<typeof ListenLive>
+
+/**
+ * The running service on a given listener, with everything it needs below it. The listener is
+ * bound first: a busy port or a wrong HOST stops the start before the data dir is created, the
+ * schema migrated or an admin made.
+ */
+export const appOn = <E, R>(listen: Layer.Layer<Listener, E, R>) =>
   DialerLive.pipe(
-    Layer.provideMerge(serveApi(listen)),
+    Layer.provideMerge(ServeApiLive),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(listen),
     Layer.provide(ObservabilityLive),
     Layer.provide(AppConfigLive)
   )

@@ -6,6 +6,7 @@ import { DatabaseLive } from "../layers/database.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
 import { Identity } from "../services/Identity.ts"
 import { AppConfigLive } from "./config.ts"
+import { stopOnShutdownSignals } from "./shutdownSignals.ts"
 
 const usage = `talkgraph — voice and chat AI agents
 
@@ -13,11 +14,13 @@ Usage:
   talkgraph serve                     run the HTTP API (migrates first)
   talkgraph migrate                   apply database migrations and exit
   talkgraph user create --email E --password P [--name N] [--organization-id ID]
+  talkgraph help                      print this help
 
 Configuration comes from the environment; see README.md.`
 
+/** The command runs until it ends or a shutdown signal interrupts it (the watch itself never ends). */
 const withInfrastructure = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.provide(ObservabilityLive), Effect.provide(AppConfigLive))
+  Effect.raceFirst(effect, stopOnShutdownSignals).pipe(Effect.provide(ObservabilityLive), Effect.provide(AppConfigLive))
 
 const serve = Layer.launch(AppLive)
 
@@ -48,9 +51,14 @@ const createUser = (args: Array<string>) =>
     yield* Console.log(`Created user ${user.email} (id ${user.id}) in organization ${user.organization_id}.`)
   }).pipe(Effect.provide(ServicesLive))
 
+const askedForHelp = (argument: string | undefined) => argument === "help" || argument === "--help" || argument === "-h"
+
 const command = (argv: Array<string>): Effect.Effect<void, string | { readonly message: string }, never> => {
   const [first, second, ...rest] = argv
-  if (first === undefined || first === "serve") return withInfrastructure(serve)
+  if (askedForHelp(first)) return Console.log(usage)
+  // No command is a mistake, not a request to serve: `npm start` says `serve`.
+  if (first === undefined) return Effect.fail(usage)
+  if (first === "serve") return withInfrastructure(serve)
   if (first === "migrate") return withInfrastructure(migrate)
   if (first === "user" && second === "create") return withInfrastructure(createUser(rest))
   return Effect.fail(usage)

@@ -3,10 +3,12 @@ import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { client } from "./support/client.ts"
 import { databaseKind, postgresUrl } from "./support/database.ts"
+import { startPasswordRefusingPostgres } from "./support/passwordRefusingPostgres.ts"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "./support/process.ts"
+import { type LocalS3, startS3 } from "./support/s3.ts"
 import { reply, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { runnableDefinition } from "./support/workflowGraphs.ts"
 
@@ -131,6 +133,172 @@ describe("logs", () => {
     expect(lines).toContainEqual(expect.objectContaining({ message: "LLM chat request failed", logLevel: "WARN" }))
     for (const secret of secrets) expect(proc.output()).not.toContain(secret)
   }, 90_000)
+})
+
+describe("command line", () => {
+  it("prints usage and exits 1 without a command, touching nothing", async () => {
+    const dataDir = path.join(await tempDir(), "never-created")
+    const proc = spawnTalkgraph([], { TALKGRAPH_DATA_DIR: dataDir, PORT: String(await freePort()) })
+    try {
+      expect(await proc.exited).toBe(1)
+      expect(proc.output()).toMatch(/Usage:\n  talkgraph serve/)
+      await expect(fs.access(dataDir)).rejects.toThrow()
+    } finally {
+      proc.child.kill("SIGKILL")
+    }
+  })
+
+  it.each([["--help"], ["help"], ["-h"]])("prints usage for %s and exits 0", async (flag) => {
+    const proc = spawnTalkgraph([flag], { TALKGRAPH_DATA_DIR: path.join(await tempDir(), "never-created") })
+    expect(await proc.exited).toBe(0)
+    expect(proc.output()).toMatch(/Usage:\n  talkgraph serve/)
+  })
+})
+
+describe("starting", () => {
+  it("refuses a busy port with one line saying so, before creating the data dir or an admin", async () => {
+    const dataDir = path.join(await tempDir(), "never-created")
+    const port = await freePort()
+    const holder = net.createServer()
+    await new Promise<void>((resolve) => holder.listen(port, "127.0.0.1", resolve))
+    try {
+      const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: dataDir, PORT: String(port) })
+      expect(await proc.exited).toBe(1)
+      expect(proc.output()).toContain(`talkgraph: port ${port} on 127.0.0.1 is already in use`)
+      expect(proc.output()).not.toMatch(/password|migration/i)
+      await expect(fs.access(dataDir)).rejects.toThrow()
+    } finally {
+      holder.close()
+    }
+  })
+
+  it.each([
+    ["192.0.2.1", /talkgraph: HOST 192\.0\.2\.1 is not an address of this machine/],
+    ["no-such-host.invalid", /talkgraph: HOST no-such-host\.invalid does not resolve to an address/]
+  ])("refuses HOST=%s, naming it, before creating the data dir", async (host, message) => {
+    const dataDir = path.join(await tempDir(), "never-created")
+    const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: dataDir, HOST: host, PORT: String(await freePort()) })
+    expect(await proc.exited).toBe(1)
+    expect(proc.output()).toMatch(message)
+    await expect(fs.access(dataDir)).rejects.toThrow()
+  })
+
+  it("answers 503 while the database starts, instead of leaving requests unanswered", async () => {
+    const env = await embeddedEnv(await tempDir())
+    const url = `http://127.0.0.1:${env.PORT}`
+    const proc = spawnTalkgraph(["serve"], env)
+    const answers: Array<number> = []
+    try {
+      while (answers.at(-1) !== 200) {
+        if (proc.child.exitCode !== null) throw new Error(proc.output())
+        const reply = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(10_000) }).catch((error: Error) =>
+          error.name === "TimeoutError" ? Promise.reject(error) : undefined
+        )
+        if (reply) {
+          answers.push(reply.status)
+          if (reply.status === 503) expect(await reply.json()).toEqual({ detail: "talkgraph is starting or stopping" })
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      expect(answers).toContain(503)
+      expect(new Set(answers)).toEqual(new Set([503, 200]))
+    } finally {
+      await stop(proc)
+    }
+  })
+})
+
+describe("an unusable DATABASE_URL", () => {
+  const secretKey = "k".repeat(40)
+  const failsWith = async (command: string, databaseUrl: string, password: string) => {
+    const env: Record<string, string> = { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: secretKey, TALKGRAPH_DATA_DIR: await tempDir() }
+    if (command === "serve") env.PORT = String(await freePort())
+    const proc = spawnTalkgraph([command], env)
+    expect(await proc.exited).toBe(1)
+    expect(proc.output()).not.toContain("Failed to connect")
+    expect(proc.output()).not.toContain(password)
+    return proc.output()
+  }
+
+  it.each(["migrate", "serve"])("%s says the connection was refused", async (command) => {
+    const port = await freePort()
+    expect(await failsWith(command, `postgres://talkgraph:refused-pw-5521@127.0.0.1:${port}/talkgraph`, "refused-pw-5521"))
+      .toContain(`talkgraph: PostgreSQL at 127.0.0.1:${port} refused the connection`)
+  })
+
+  it("says the host is unknown", async () => {
+    expect(await failsWith("migrate", "postgres://talkgraph:unknown-pw-8812@no-such-host.invalid:5432/talkgraph", "unknown-pw-8812"))
+      .toContain("talkgraph: the DATABASE_URL host no-such-host.invalid is unknown")
+  })
+
+  it("says the password was refused, without printing it", async () => {
+    const postgres = await startPasswordRefusingPostgres()
+    try {
+      expect(await failsWith("migrate", `postgres://talkgraph:wrong-pw-7731@127.0.0.1:${postgres.port}/talkgraph`, "wrong-pw-7731"))
+        .toContain(`talkgraph: PostgreSQL at 127.0.0.1:${postgres.port} refused the password of user "talkgraph" (authentication failed)`)
+    } finally {
+      await postgres.close()
+    }
+  })
+
+  it.runIf(databaseKind() === "postgres")("says the database does not exist", async () => {
+    const url = new URL(postgresUrl()!)
+    url.pathname = "/talkgraph_no_such_database"
+    url.password = "unused-pw-4410"
+    expect(await failsWith("migrate", url.toString(), "unused-pw-4410"))
+      .toMatch(/talkgraph: database "talkgraph_no_such_database" does not exist on PostgreSQL at [^:]+:\d+/)
+  })
+})
+
+describe("S3 storage that cannot be used", () => {
+  let s3: LocalS3
+  beforeAll(async () => {
+    s3 = await startS3()
+  })
+  afterAll(async () => {
+    await s3?.close()
+  })
+
+  const startFailsWith = async (settings: Record<string, string>) => {
+    const dataDir = await tempDir()
+    await fs.cp(inject("pgliteTemplate"), dataDir, { recursive: true })
+    const proc = spawnTalkgraph(["serve"], { ...(await embeddedEnv(dataDir)), ...s3.env, ...settings })
+    try {
+      const exited = await Promise.race([proc.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 45_000))])
+      expect(exited, proc.output()).toBe(1)
+      return proc.output()
+    } finally {
+      proc.child.kill("SIGKILL")
+    }
+  }
+
+  it("is reported at start when it refuses connections", async () => {
+    const port = await freePort()
+    expect(await startFailsWith({ S3_ENDPOINT: `http://127.0.0.1:${port}` }))
+      .toContain(`talkgraph: S3 storage at http://127.0.0.1:${port} refused the connection`)
+  })
+
+  it("is reported at start when it never answers", async () => {
+    const silent = net.createServer(() => undefined)
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve))
+    const endpoint = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`
+    try {
+      expect(await startFailsWith({ S3_ENDPOINT: endpoint })).toContain(`talkgraph: S3 storage at ${endpoint} did not answer within 10 s`)
+    } finally {
+      silent.close()
+    }
+  }, 90_000)
+
+  it("is reported at start when the bucket does not exist", async () => {
+    expect(await startFailsWith({ STORAGE_URL: "s3://no-such-bucket/uploads" }))
+      .toContain(`talkgraph: the bucket of s3://no-such-bucket/uploads/ does not exist at ${s3.endpoint}`)
+  })
+
+  // s3rver checks the access key but not SigV4 signatures, so a wrong secret is covered in storageChecks.test.ts.
+  it("is reported at start when it does not know the access key", async () => {
+    expect(await startFailsWith({ AWS_ACCESS_KEY_ID: "UNKNOWNKEY" }))
+      .toContain(`talkgraph: S3 storage at ${s3.endpoint} does not know the access key in AWS_ACCESS_KEY_ID`)
+  })
 })
 
 describe("configuration", () => {

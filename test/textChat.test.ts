@@ -145,6 +145,29 @@ describe("text chat sessions", () => {
     expect(llm.pending()).toBe(0)
   })
 
+  it("says goodbye when the model calls end_call without a word: one more model request, without tools, for the farewell", async () => {
+    const { account, workflowId } = await setup()
+    const session = await start(account, workflowId)
+    llm.enqueue(reply.toolCalls([{ name: "end_call", arguments: {} }]), reply.content("Understood, thanks for your time. Goodbye!"))
+    const answer = await say(account, workflowId, session.workflow_run_id, "Not interested, bye")
+    expect(answer.status).toBe(200)
+    expect(answer.body).toMatchObject({ reply: "Understood, thanks for your time. Goodbye!", state: "completed", end_reason: "end_call_tool" })
+    expect(answer.body.transcript.at(-1)).toMatchObject({ role: "assistant", text: "Understood, thanks for your time. Goodbye!", node_id: "start" })
+    expect(llm.requests[1]!.toolNames).toEqual([])
+    expect(systemPromptOf(1)).toContain("The conversation is ending now")
+    expect(llm.requests[1]!.body.messages.at(-1)).toEqual({ role: "user", content: "Not interested, bye" })
+    expect(llm.pending()).toBe(0)
+  })
+
+  it("ends without a goodbye when the farewell request fails, keeping end_call as the reason", async () => {
+    const { account, workflowId } = await setup()
+    const session = await start(account, workflowId)
+    llm.enqueue(reply.toolCalls([{ name: "end_call", arguments: {} }]), reply.error(500, "farewell failed"))
+    const answer = await say(account, workflowId, session.workflow_run_id, "Bye")
+    expect(answer.status).toBe(200)
+    expect(answer.body).toMatchObject({ reply: "", state: "completed", end_reason: "end_call_tool" })
+  })
+
   it("ends after max_turns answered messages", async () => {
     const { account, workflowId } = await setup(salesDefinition(), { configurations: { max_turns: 2 } })
     const session = await start(account, workflowId)

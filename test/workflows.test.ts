@@ -117,6 +117,19 @@ describe("reading and listing", () => {
 })
 
 describe("drafts, publishing and versions", () => {
+  it("renames at once on a name-only PUT, without a draft, so publishing right after it answers 409 (as the README shows)", async () => {
+    const account = await newAccount(api)
+    const workflow = await create(account)
+    const renamed = await api.put(`/api/v1/workflow/${workflow.id}`, { name: "Lead qualification (EU)" }, { token: account.token })
+    expect(renamed.status).toBe(200)
+    expect(renamed.body).toMatchObject({ name: "Lead qualification (EU)", version_number: 1, version_status: "published" })
+    const publish = await api.post(`/api/v1/workflow/${workflow.id}/publish`, undefined, { token: account.token })
+    expect(publish.status).toBe(409)
+    expect(publish.body.detail).toMatch(/no draft to publish/)
+    const versions = await api.get(`/api/v1/workflow/${workflow.id}/versions`, { token: account.token })
+    expect(versions.body.map((version: any) => [version.version_number, version.version_status])).toEqual([[1, "published"]])
+  })
+
   it("edits a single draft created from the published version, then publishes it and archives the old version", async () => {
     const account = await newAccount(api)
     const workflow = await create(account)

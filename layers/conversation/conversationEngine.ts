@@ -6,7 +6,7 @@ import type { ConversationState, TurnOutcome } from "../../src/conversation/conv
 import { acceptDisposition, dispositionMessages, dispositionSchema } from "../../src/conversation/disposition.ts"
 import { type Ending, isFailure } from "../../src/conversation/endReason.ts"
 import { acceptExtracted, extractionAt, extractionMessages, extractionSchema } from "../../src/conversation/extraction.ts"
-import { type ChatMessage, messagesFor, systemPromptFor } from "../../src/conversation/prompt.ts"
+import { type ChatMessage, farewellPromptFor, messagesFor, systemPromptFor } from "../../src/conversation/prompt.ts"
 import { greetingFor } from "../../src/conversation/runContext.ts"
 import { END_CALL_TOOL, type ToolDefinition, toolsAt } from "../../src/conversation/tools.ts"
 import { addUsage, noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
@@ -68,6 +68,20 @@ export const ConversationEngineLive = Layer.effect(
       )
     }
 
+    /**
+     * The goodbye after the model called `end_call` without a word, streamed and spoken like any
+     * reply. Its failure only loses the goodbye: the conversation ends either way.
+     */
+    const farewell = (plan: ConversationPlan, node: WorkflowNode, transcript: ReadonlyArray<TranscriptTurn>, emit: Emit) =>
+      modelReply(plan, messagesFor(farewellPromptFor(systemPromptFor(plan.graph, node, plan.context)), transcript), [], emit).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning("The goodbye after end_call failed").pipe(
+            Effect.annotateLogs({ node_id: node.id, reason: error.reason }),
+            Effect.as({ text: "", toolCalls: [], usage: noUsage })
+          )
+        )
+      )
+
     const open = Effect.fn("ConversationEngine.open")(function* (plan: ConversationPlan, emit: Emit) {
       const start = plan.graph.nodes.find((node) => node.type === "startCall")
       if (!start || start.type !== "startCall") throw new Error("the graph has no start node")
@@ -120,6 +134,11 @@ export const ConversationEngineLive = Layer.effect(
         const edge = tools.transitions.get(call)
         if (!edge) {
           ending = { reason: "end_call_tool", error: null }
+          if (!reply.right.text) {
+            const goodbye = yield* farewell(plan, node, transcript(), emit)
+            usage = addUsage(usage, goodbye.usage)
+            if (goodbye.text) yield* say(goodbye.text)
+          }
           break
         }
         const leaving = yield* extract(plan, node, transcript())

@@ -1,7 +1,9 @@
+import type { SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "../../src/config.ts"
+import { DatabaseUnreachable, describeDatabaseFailure } from "./connectFailure.ts"
 import { startEmbeddedPostgres } from "./embeddedPostgres.ts"
 import { StatementPreparingClient } from "./statementPreparingClient.ts"
 
@@ -13,19 +15,20 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 }
 
+type SqlClientLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | DatabaseUnreachable>
+
+/** The PostgreSQL at `url`, connected once at start. */
+const postgresClient = (url: Redacted.Redacted): SqlClientLayer =>
+  PgClient.layer({ url, maxConnections: 20, connectTimeout: Duration.seconds(10), applicationName: "talkgraph", types }).pipe(
+    // The client's own error says only "Failed to connect"; its cause says refused, unknown host, database or user.
+    Layer.mapError((error) => new DatabaseUnreachable({ message: describeDatabaseFailure(error.cause, Redacted.value(url)) }))
+  )
+
 /** PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite under the data dir. */
 export const SqlClientLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const config = yield* AppConfig
-    if (Option.isSome(config.databaseUrl)) {
-      return PgClient.layer({
-        url: config.databaseUrl.value,
-        maxConnections: 20,
-        connectTimeout: Duration.seconds(10),
-        applicationName: "talkgraph",
-        types
-      })
-    }
+    if (Option.isSome(config.databaseUrl)) return postgresClient(config.databaseUrl.value)
     const embedded = yield* startEmbeddedPostgres(config.dataDir)
     const pool = Effect.acquireRelease(
       Effect.sync(() => {
@@ -48,6 +51,7 @@ export const SqlClientLive = Layer.unwrapScoped(
       }),
       (pool) => Effect.promise(() => pool.end())
     )
-    return PgClient.layerFromPool({ acquire: pool, applicationName: "talkgraph", types })
+    const embeddedClient: SqlClientLayer = PgClient.layerFromPool({ acquire: pool, applicationName: "talkgraph", types })
+    return embeddedClient
   })
 )

@@ -10,6 +10,7 @@ import { ensurePrivateDir } from "../privateFiles.ts"
 import { makeLocalDiskStorage } from "./localDisk.ts"
 import { sweepPartialUploads } from "./partialSweep.ts"
 import { makeS3Storage } from "./s3.ts"
+import { checkS3Storage } from "./s3Check.ts"
 import { StoredObjectsLive } from "./storedObjects.ts"
 
 /** Longer than any upload can run (Node's server ends a request after 5 minutes). */
@@ -28,7 +29,7 @@ const sweepAbandonedUploads = (root: string | undefined) =>
 
 /**
  * Local disk for `file://` STORAGE_URLs (the embedded default), S3 for `s3://`; both account what
- * they store in StoredObjects, provided beside them. Abandoned uploads are swept in the background at start.
+ * they store in StoredObjects, provided beside them; S3 once a test write succeeded. Abandoned uploads are swept in the background at start.
  */
 export const StorageLive = Layer.scoped(
   Storage,
@@ -37,6 +38,7 @@ export const StorageLive = Layer.scoped(
     const config = yield* storageConfig.pipe(Effect.orDie)
     const ledger = yield* StoredObjects
     if (app.storageUrl.startsWith("s3://")) {
+      yield* checkS3Storage(app.storageUrl, config)
       yield* Effect.forkScoped(sweepAbandonedUploads(undefined))
       return makeS3Storage(app.storageUrl, config, ledger)
     }

@@ -1,14 +1,15 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3"
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3ServiceException } from "@aws-sdk/client-s3"
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner"
 import { NodeStream } from "@effect/platform-node"
 import { Effect, Option, Stream } from "effect"
 import type { Readable } from "node:stream"
 import { NotFound, UpstreamFailed } from "../../src/domain/errors.ts"
 import { isCsvMediaType } from "../../src/storage/csvMediaTypes.ts"
-import { credentialsOf, type StorageConfigShape } from "../../src/storage/storageConfig.ts"
+import type { StorageConfigShape } from "../../src/storage/storageConfig.ts"
 import { mediaTypeOf } from "../../src/storage/uploadKeys.ts"
 import { type ByteRange, type DownloadRules, Storage, type UploadRules } from "../../services/Storage.ts"
 import type { StoredObjectsShape } from "../../services/StoredObjects.ts"
+import { makeS3Client } from "./s3Client.ts"
 
 /** `s3://bucket[/prefix]` → bucket and key prefix (no leading or trailing slash). */
 export const parseS3Url = (url: string) => {
@@ -23,13 +24,7 @@ const isMissing = (error: unknown) =>
 /** Any S3-compatible store (STORAGE_URL=s3://bucket[/prefix]); clients upload to it directly. */
 export const makeS3Storage = (storageUrl: string, config: StorageConfigShape, ledger: StoredObjectsShape) => {
   const { bucket, prefix } = parseS3Url(storageUrl)
-  const credentials = credentialsOf(config)
-  const client = new S3Client({
-    region: config.s3Region,
-    forcePathStyle: config.s3ForcePathStyle,
-    ...(Option.isSome(config.s3Endpoint) ? { endpoint: config.s3Endpoint.value } : {}),
-    ...(credentials ? { credentials } : {})
-  })
+  const client = makeS3Client(config)
   const objectKey = (key: string) => `${prefix}${key}`
   const failed = (what: string) => (error: unknown) =>
     isMissing(error)

@@ -21,3 +21,12 @@ export const messagesFor = (systemPrompt: string, history: ReadonlyArray<Transcr
   { role: "system", content: systemPrompt },
   ...history.map((turn): ChatMessage => ({ role: turn.role, content: turn.text }))
 ]
+
+/**
+ * The node's instructions for the one request that follows a silent `end_call`: a model that
+ * ends the conversation without a word would leave the user, or the caller, with nothing.
+ */
+export const farewellPromptFor = (systemPrompt: string): string =>
+  [systemPrompt, "The conversation is ending now. Reply only with a short, polite goodbye to the user, in the language of the conversation."]
+    .filter((part) => part !== "")
+    .join("\n\n")
