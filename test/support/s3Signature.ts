@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from "node:http"
  */
 export type SignatureVerdict =
   | { readonly ok: true }
-  | { readonly ok: false; readonly code: "AccessDenied" | "SignatureDoesNotMatch"; readonly message: string }
+  | { readonly ok: false; readonly code: "AccessDenied" | "InvalidAccessKeyId" | "SignatureDoesNotMatch"; readonly message: string }
 
 const hmac = (key: crypto.BinaryLike, data: string) => crypto.createHmac("sha256", key).update(data).digest()
 const sha256Hex = (data: string) => crypto.createHash("sha256").update(data).digest("hex")
@@ -79,7 +79,9 @@ export const verifySignatureV4 = (
 
   const [accessKeyId, date, region, service, terminal] = credential.split("/")
   const secret = accessKeyId === undefined ? undefined : secrets.get(accessKeyId)
-  if (secret === undefined) return denied("The AWS Access Key Id you provided does not exist in our records.")
+  if (secret === undefined) {
+    return { ok: false, code: "InvalidAccessKeyId", message: "The AWS Access Key Id you provided does not exist in our records." }
+  }
   if (service !== "s3" || terminal !== "aws4_request" || date !== amzDate.slice(0, 8)) return mismatch
 
   const names = signedHeaders.split(";")
