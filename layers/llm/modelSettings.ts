@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
 import { ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
-import { isMaskedKey, keyHint, maskedKey } from "../../src/domain/secretMask.ts"
+import { keyHint, maskedKey } from "../../src/domain/secretMask.ts"
+import { carryCredential, endpointUrl } from "../../src/domain/storedCredentials.ts"
 import type { LlmConnection } from "../../services/LlmGenerator.ts"
 import {
   type ModelSectionInput,
@@ -85,26 +86,29 @@ export const ModelSettingsLive = Layer.effect(
         Effect.map((rows) => rows[0])
       )
 
-    /**
-     * A stored key survives a PUT without one only while provider and endpoint stay the same, so a
-     * changed base_url can never receive a key that was meant for another host.
-     */
+    /** A section's key follows the one rule for stored credentials: never to a changed provider or base_url. */
     const merge = (kind: Kind, input: ModelSectionInput, stored: StoredSection | null) => {
       const baseUrl = input.base_url ?? null
-      const sameEndpoint = stored !== null && stored.provider === input.provider && stored.base_url === baseUrl
-      const given = input.api_key !== undefined && !isMaskedKey(input.api_key) ? input.api_key : undefined
-      if (given === undefined && input.api_key !== undefined && !(sameEndpoint && stored.api_key_sealed)) {
+      const carried = carryCredential(
+        input.api_key,
+        stored?.api_key_sealed === null ? null : stored,
+        stored === null ? null : { provider: stored.provider, base_url: endpointUrl(stored.base_url) },
+        { provider: input.provider, base_url: endpointUrl(baseUrl) }
+      )
+      if (carried._tag === "MaskedOnly") {
         return Either.left(
-          ValidationFailed.single(["body", kind, "api_key"], "This is a masked key; send the real key, or omit api_key to keep the stored one")
+          ValidationFailed.single(
+            ["body", kind, "api_key"],
+            "This is a masked key; send the real key (a stored key is only kept while provider and base_url stay the same), or omit api_key"
+          )
         )
       }
-      const keep = given === undefined && sameEndpoint
       const section: StoredSection = {
         provider: input.provider,
         model: input.model ?? null,
         base_url: baseUrl,
-        api_key_sealed: given !== undefined ? secrets.encrypt(given) : keep ? stored.api_key_sealed : null,
-        api_key_hint: given !== undefined ? keyHint(given) : keep ? stored.api_key_hint : "",
+        api_key_sealed: carried._tag === "Replaced" ? secrets.encrypt(carried.value) : carried._tag === "Kept" ? carried.stored.api_key_sealed : null,
+        api_key_hint: carried._tag === "Replaced" ? keyHint(carried.value) : carried._tag === "Kept" ? carried.stored.api_key_hint : "",
         voice: input.voice ?? null,
         language: input.language ?? null
       }

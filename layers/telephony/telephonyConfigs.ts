@@ -5,7 +5,7 @@ import { Conflict, type FieldProblem, NotFound, ValidationFailed } from "../../s
 import type { Principal } from "../../src/domain/principal.ts"
 import {
   defaultApiBaseUrl,
-  keepUnchangedSecrets,
+  carrySecrets,
   mask,
   type Provider,
   ProviderConfig,
@@ -76,6 +76,12 @@ const problemsOf = (error: ParseResult.ParseError, at: ReadonlyArray<string>): A
   }))
 
 const decodeConfig = Schema.decodeUnknownEither(ProviderConfig, { errors: "all", onExcessProperty: "ignore" })
+
+const secretProblem = (name: string, message: string): FieldProblem => ({
+  loc: ["body", "config", name],
+  msg: `${message}: a stored secret is only kept while provider, account and api_base_url stay the same`,
+  type: "value_error"
+})
 
 const invalidRegion = (value: string) =>
   ValidationFailed.single(["body", "default_region"], `"${value}" is not an ISO 3166 region code such as US or GB`)
@@ -163,13 +169,21 @@ export const TelephonyConfigsLive = Layer.effect(
       let provider = current.provider
       let apiBaseUrl = current.api_base_url
       if (input.config !== undefined) {
-        const given = input.config
-        const sameProvider = given["provider"] === undefined || given["provider"] === current.provider
-        const stored = sameProvider ? yield* storedSecrets(current) : {}
-        const merged = keepUnchangedSecrets(current.provider, { provider: current.provider, ...given }, stored)
+        const given = { provider: current.provider, ...input.config }
+        const stored = { config: { provider: current.provider, ...current.settings, api_base_url: current.api_base_url }, secrets: yield* storedSecrets(current) }
+        const { merged, withheld, maskedOnly } = carrySecrets(stored, given)
         const decoded = decodeConfig(merged)
-        if (Either.isLeft(decoded)) {
-          const problems = problemsOf(decoded.left, ["body", "config"])
+        const problems = [
+          ...maskedOnly.map((name) => secretProblem(name, "This is a masked value; send the real secret")),
+          ...(Either.isLeft(decoded) ? problemsOf(decoded.left, ["body", "config"]) : [])
+            .filter((problem) => !maskedOnly.includes(String(problem.loc[2])))
+            .map((problem) =>
+              problem.type === "missing" && withheld.includes(String(problem.loc[2]))
+                ? secretProblem(String(problem.loc[2]), `Send ${problem.loc[2]} again`)
+                : problem
+            )
+        ]
+        if (problems.length > 0 || Either.isLeft(decoded)) {
           return yield* new ValidationFailed({ message: "Invalid telephony configuration", problems })
         }
         const split = splitSecrets(decoded.right)
