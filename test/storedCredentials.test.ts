@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { carryCredential, endpointUrl } from "../src/domain/storedCredentials.ts"
+import { carryCredential, comparableUrl } from "../src/domain/storedCredentials.ts"
 
 const openai = { provider: "openai", base_url: null }
 const local = { provider: "openai", base_url: "http://127.0.0.1:11434/v1" }
@@ -11,7 +11,7 @@ describe("the rule for stored credentials", () => {
 
   it("keeps a stored credential omitted or sent back masked only while the endpoint is unchanged", () => {
     expect(carryCredential(undefined, "sealed", openai, { ...openai })).toEqual({ _tag: "Kept", stored: "sealed" })
-    expect(carryCredential("****WXYZ", "sealed", local, { ...local, base_url: endpointUrl("http://127.0.0.1:11434/v1/") })).toEqual({ _tag: "Kept", stored: "sealed" })
+    expect(carryCredential("****WXYZ", "sealed", local, { ...local, base_url: comparableUrl("http://127.0.0.1:11434/v1/") })).toEqual({ _tag: "Kept", stored: "sealed" })
     expect(carryCredential(undefined, "sealed", openai, local)).toEqual({ _tag: "Withheld" })
     expect(carryCredential("****WXYZ", "sealed", openai, local)).toEqual({ _tag: "MaskedOnly" })
     expect(carryCredential("****WXYZ", "sealed", { ...openai, account: "AC1" }, { ...openai, account: "AC2" })).toEqual({ _tag: "MaskedOnly" })
@@ -24,7 +24,7 @@ describe("the rule for stored credentials", () => {
   })
 
   it("compares base URLs as URLs", () => {
-    expect(endpointUrl("HTTPS://API.example.com/v1/")).toBe("https://api.example.com/v1")
-    expect(endpointUrl(null)).toBeNull()
+    expect(comparableUrl("HTTPS://API.example.com/v1/")).toBe("https://api.example.com/v1")
+    expect(comparableUrl(null)).toBeNull()
   })
 })

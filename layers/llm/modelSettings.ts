@@ -3,7 +3,7 @@ import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
 import { ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { keyHint, maskedKey } from "../../src/domain/secretMask.ts"
-import { carryCredential, endpointUrl } from "../../src/domain/storedCredentials.ts"
+import { carryCredential, comparableUrl } from "../../src/domain/storedCredentials.ts"
 import type { LlmConnection } from "../../services/LlmGenerator.ts"
 import {
   type ModelSectionInput,
@@ -92,8 +92,8 @@ export const ModelSettingsLive = Layer.effect(
       const carried = carryCredential(
         input.api_key,
         stored?.api_key_sealed === null ? null : stored,
-        stored === null ? null : { provider: stored.provider, base_url: endpointUrl(stored.base_url) },
-        { provider: input.provider, base_url: endpointUrl(baseUrl) }
+        stored === null ? null : { provider: stored.provider, base_url: comparableUrl(stored.base_url) },
+        { provider: input.provider, base_url: comparableUrl(baseUrl) }
       )
       if (carried._tag === "MaskedOnly") {
         return Either.left(

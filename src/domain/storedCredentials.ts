@@ -7,7 +7,7 @@ import { isMaskedKey } from "./secretMask.ts"
 export type CredentialEndpoint = Readonly<Record<string, string | null>>
 
 /** A base URL as compared: `https://api.x.com/` and `https://api.x.com` are the same endpoint. */
-export const endpointUrl = (url: string | null | undefined): string | null => {
+export const comparableUrl = (url: string | null | undefined): string | null => {
   if (url === null || url === undefined) return null
   try {
     return new URL(url).href.replace(/\/+$/, "")

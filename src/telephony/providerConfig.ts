@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { keyHint, maskedKey } from "../domain/secretMask.ts"
-import { carryCredential, type CredentialEndpoint, endpointUrl } from "../domain/storedCredentials.ts"
+import { carryCredential, type CredentialEndpoint, comparableUrl } from "../domain/storedCredentials.ts"
 
 /**
  * What each carrier needs to place calls, and which of those fields are secrets: secrets are
@@ -111,7 +111,7 @@ const credentialEndpoint = (config: Readonly<Record<string, unknown>>): Credenti
   const provider = isProvider(config["provider"]) ? config["provider"] : null
   return {
     provider,
-    api_base_url: endpointUrl(text("api_base_url") ?? (provider ? defaultApiBaseUrl[provider] : null)),
+    api_base_url: comparableUrl(text("api_base_url") ?? (provider ? defaultApiBaseUrl[provider] : null)),
     ...Object.fromEntries((provider ? accountFields[provider] : []).map((name) => [name, text(name)]))
   }
 }
