@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect, Either, Layer, ParseResult, Schema } from "effect"
+import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import { asRegion, toE164 } from "../../src/phone/mod.ts"
 import { Conflict, type FieldProblem, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
@@ -11,6 +11,7 @@ import {
   ProviderConfig,
   splitSecrets
 } from "../../src/telephony/providerConfig.ts"
+import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import {
   type PhoneNumberInput,
@@ -91,6 +92,7 @@ export const TelephonyConfigsLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
+    const outboundHttp = yield* OutboundHttp
 
     const selectConfigs = (organizationId: number, id: number | null) =>
       sql<ConfigRow>`
@@ -125,6 +127,15 @@ export const TelephonyConfigsLive = Layer.effect(
         ? Effect.succeed(value)
         : Effect.fromNullable(asRegion(value)).pipe(Effect.mapError(() => invalidRegion(value)))
 
+    /** An api_base_url the outbound policy refuses is refused when saved, not at the first call. */
+    const checkApiBaseUrl = (url: string | null | undefined) =>
+      url === undefined || url === null
+        ? Effect.void
+        : Effect.flatMap(outboundHttp.refusal("carrier", url), Option.match({
+          onNone: () => Effect.void,
+          onSome: (reason) => Effect.fail(ValidationFailed.single(["body", "config", "api_base_url"], `api_base_url refused: ${reason}`))
+        }))
+
     const nameTaken = (name: string) => new Conflict({ message: `A telephony configuration named "${name}" already exists` })
 
     const clearOtherDefaults = (organizationId: number, keep: number) =>
@@ -141,6 +152,7 @@ export const TelephonyConfigsLive = Layer.effect(
 
     const create = Effect.fn("TelephonyConfigs.create")(function* (principal: Principal, input: TelephonyConfigInput) {
       const region = yield* regionOf(input.default_region)
+      yield* checkApiBaseUrl(input.config.api_base_url)
       const { settings, secrets: secretValues } = splitSecrets(input.config)
       const id = yield* sql.withTransaction(Effect.gen(function* () {
         // Cleared first: the database allows one default per organization at every moment.
@@ -186,6 +198,7 @@ export const TelephonyConfigsLive = Layer.effect(
         if (problems.length > 0 || Either.isLeft(decoded)) {
           return yield* new ValidationFailed({ message: "Invalid telephony configuration", problems })
         }
+        yield* checkApiBaseUrl(decoded.right.api_base_url)
         const split = splitSecrets(decoded.right)
         settings = split.settings
         credentials = secrets.encrypt(JSON.stringify(split.secrets))

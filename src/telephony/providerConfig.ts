@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { keyHint, maskedKey } from "../domain/secretMask.ts"
+import { baseUrlProblem } from "../outbound/baseUrls.ts"
 import { carryCredential, type CredentialEndpoint, comparableUrl } from "../domain/storedCredentials.ts"
 
 /**
@@ -14,13 +15,10 @@ const Required = (name: string) =>
   )
 
 const BaseUrl = Schema.String.pipe(
+  Schema.maxLength(500),
   Schema.filter((value) => {
-    try {
-      const url = new URL(value)
-      return (url.protocol === "http:" || url.protocol === "https:") || "api_base_url must be an http(s) URL"
-    } catch {
-      return "api_base_url must be an http(s) URL"
-    }
+    const problem = baseUrlProblem(value)
+    return problem === null || `api_base_url ${problem}`
   })
 )
 

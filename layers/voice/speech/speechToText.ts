@@ -1,11 +1,12 @@
 import { Effect, Layer } from "effect"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
+import { SPEECH_TO_TEXT_PROVIDERS } from "../../../src/voice/speechProviders.ts"
 import { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import { SpeechFailed, SpeechToText, type TranscriptionOptions } from "../../../services/SpeechToText.ts"
 import { openDeepgramSession } from "./deepgramListen.ts"
 import { openOpenAiTranscriptionSession } from "./openaiTranscription.ts"
 
-export const SPEECH_TO_TEXT_PROVIDERS = ["deepgram", "openai"] as const
+export { SPEECH_TO_TEXT_PROVIDERS }
 
 export const SpeechToTextLive = Layer.effect(
   SpeechToText,

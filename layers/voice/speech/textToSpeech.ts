@@ -1,6 +1,7 @@
 import { Chunk, Duration, Effect, Layer, Stream } from "effect"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
 import { SpeechFailed } from "../../../services/SpeechToText.ts"
+import { TEXT_TO_SPEECH_PROVIDERS } from "../../../src/voice/speechProviders.ts"
 import { OutboundHttp, type OutboundHttpShape } from "../../../services/OutboundHttp.ts"
 import { TextToSpeech } from "../../../services/TextToSpeech.ts"
 import type { VoiceSampleRate } from "../../../services/VoiceActivity.ts"
@@ -10,7 +11,7 @@ import { readReply, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody
 import { failureForStatus, timedOut, tooLarge, unreachable, unusableConnection } from "./speechFailures.ts"
 import { cartesiaRequest, deepgramSpeakRequest, elevenLabsRequest, openAiSpeechRequest, type TtsRequest } from "./ttsRequests.ts"
 
-export const TEXT_TO_SPEECH_PROVIDERS = ["elevenlabs", "cartesia", "deepgram", "openai", "local"] as const
+export { TEXT_TO_SPEECH_PROVIDERS }
 
 /** Until the provider answers with headers. */
 const FIRST_BYTE_TIMEOUT_SECONDS = 15
