@@ -11,7 +11,8 @@ let server: RunningServer
 let api: Client
 
 beforeAll(async () => {
-  server = await startServer()
+  // Carriers' own APIs can only call a service back at a public address.
+  server = await startServer({ PUBLIC_URL: "https://talkgraph.example.test" })
   api = client(server.url)
 })
 afterAll(() => server?.close())
@@ -186,10 +187,13 @@ describe("telephony configurations", () => {
   })
 
   it("refuses to delete a configuration a running or paused campaign uses, then deletes it with {}", async () => {
+    // Uploads go to PUBLIC_URL: this test needs a server that is where its PUBLIC_URL says.
+    const local = await startServer()
+    const api = client(local.url)
     const account = await newAccount(api)
     const as = { token: account.token }
     const telephonyId = await newTelephony(api, as)
-    const workflowId = await insertWorkflow(server, account.organizationId)
+    const workflowId = await insertWorkflow(local, account.organizationId)
     const sourceId = await uploadCsv(api, as, "phone_number\n+14155550101\n")
     const campaign = await api.post(
       "/api/v1/campaign/create",
@@ -211,6 +215,7 @@ describe("telephony configurations", () => {
     expect((await api.get(`${BASE}/${telephonyId}`, as)).status).toBe(404)
     const after = await api.get(`/api/v1/campaign/${campaign.body.id}`, as)
     expect(after.body.telephony_configuration_id).toBeNull()
+    await local.close()
   })
 
   it("answers 404 on every endpoint for another organization's configuration", async () => {

@@ -1,5 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { publicUrlProblem } from "../../src/campaign/voicePreflight.ts"
+import { AppConfig } from "../../src/config.ts"
 import { asRegion, toE164 } from "../../src/phone/mod.ts"
 import { Conflict, type FieldProblem, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
@@ -72,11 +74,12 @@ const toListItem = (row: ConfigRow): TelephonyConfigListItem => {
 const problemsOf = (error: ParseResult.ParseError, at: ReadonlyArray<string>): Array<FieldProblem> =>
   ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
     loc: [...at, ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))],
-    msg: issue._tag === "Missing" ? "Field required" : issue.message,
-    type: issue._tag === "Missing" ? "missing" : "value_error"
+    msg: issue._tag === "Missing" ? "Field required" : issue._tag === "Unexpected" ? "Extra inputs are not permitted" : issue.message,
+    type: issue._tag === "Missing" ? "missing" : issue._tag === "Unexpected" ? "extra_forbidden" : "value_error"
   }))
 
-const decodeConfig = Schema.decodeUnknownEither(ProviderConfig, { errors: "all", onExcessProperty: "ignore" })
+// A misspelt or misplaced field is refused by name rather than dropped in silence.
+const decodeConfig = Schema.decodeUnknownEither(ProviderConfig, { errors: "all", onExcessProperty: "error" })
 
 const secretProblem = (name: string, message: string): FieldProblem => ({
   loc: ["body", "config", name],
@@ -93,6 +96,7 @@ export const TelephonyConfigsLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const outboundHttp = yield* OutboundHttp
+    const appConfig = yield* AppConfig
 
     const selectConfigs = (organizationId: number, id: number | null) =>
       sql<ConfigRow>`
@@ -136,6 +140,12 @@ export const TelephonyConfigsLive = Layer.effect(
           onSome: (reason) => Effect.fail(ValidationFailed.single(["body", "config", "api_base_url"], `api_base_url refused: ${reason}`))
         }))
 
+    /** A carrier that could never call this service back is refused when its configuration is saved. */
+    const checkReachable = (provider: Provider, apiBaseUrl: string | null | undefined) => {
+      const problem = publicUrlProblem(appConfig.publicUrl, { provider, apiBaseUrl: apiBaseUrl ?? defaultApiBaseUrl[provider] })
+      return problem === null ? Effect.void : Effect.fail(new Conflict({ message: `This configuration could not take calls: ${problem}` }))
+    }
+
     const nameTaken = (name: string) => new Conflict({ message: `A telephony configuration named "${name}" already exists` })
 
     const clearOtherDefaults = (organizationId: number, keep: number) =>
@@ -153,6 +163,7 @@ export const TelephonyConfigsLive = Layer.effect(
     const create = Effect.fn("TelephonyConfigs.create")(function* (principal: Principal, input: TelephonyConfigInput) {
       const region = yield* regionOf(input.default_region)
       yield* checkApiBaseUrl(input.config.api_base_url)
+      yield* checkReachable(input.config.provider, input.config.api_base_url)
       const { settings, secrets: secretValues } = splitSecrets(input.config)
       const id = yield* sql.withTransaction(Effect.gen(function* () {
         // Cleared first: the database allows one default per organization at every moment.
@@ -199,6 +210,7 @@ export const TelephonyConfigsLive = Layer.effect(
           return yield* new ValidationFailed({ message: "Invalid telephony configuration", problems })
         }
         yield* checkApiBaseUrl(decoded.right.api_base_url)
+        yield* checkReachable(decoded.right.provider, decoded.right.api_base_url)
         const split = splitSecrets(decoded.right)
         settings = split.settings
         credentials = secrets.encrypt(JSON.stringify(split.secrets))
