@@ -1,8 +1,8 @@
-import { Either } from "effect"
+import { ConfigProvider, Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { classifyAddress } from "../src/outbound/addressRanges.ts"
 import { baseUrlProblem, endpointUnder } from "../src/outbound/baseUrls.ts"
-import { addressRefusal, defaultOutboundAllow, parseOutboundAllow } from "../src/outbound/outboundPolicy.ts"
+import { addressRefusal, defaultOutboundAllow, outboundPolicyConfig, parseOutboundAllow } from "../src/outbound/outboundPolicy.ts"
 
 const policy = (text: string) => Either.getOrThrow(parseOutboundAllow(text))
 
@@ -60,6 +60,17 @@ describe("TALKGRAPH_OUTBOUND_ALLOW", () => {
     expect(addressRefusal(custom, "carrier", "fd12::9")).toBeNull()
     const everything = policy("loopback,private,0.0.0.0/0")
     expect(addressRefusal(everything, "model", "169.254.169.254")).toMatch(/never sends requests there/)
+  })
+
+  it("is read from the environment, its default following TALKGRAPH_SIGNUP, and a bad value names the variable", async () => {
+    const read = (env: Record<string, string>) =>
+      Effect.runPromise(Effect.either(Effect.withConfigProvider(outboundPolicyConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))))
+    const closed = Either.getOrThrow(await read({}))
+    expect(addressRefusal(closed, "model", "127.0.0.1")).toBeNull()
+    const open = Either.getOrThrow(await read({ TALKGRAPH_SIGNUP: "true" }))
+    expect(addressRefusal(open, "model", "127.0.0.1")).not.toBeNull()
+    const bad = await read({ TALKGRAPH_OUTBOUND_ALLOW: "loopback,everywhere" })
+    expect(Either.isLeft(bad) && String(bad.left)).toMatch(/TALKGRAPH_OUTBOUND_ALLOW.*"everywhere" is not an entry/)
   })
 
   it("refuses a value it cannot read, naming the entry", () => {
