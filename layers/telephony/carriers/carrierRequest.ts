@@ -43,5 +43,5 @@ export const carrierRequest = (
         }
         return { status: response.statusCode ?? 0, body }
       },
-      catch: (error) => new CarrierUnavailable({ message: `${provider} could not be reached: ${(error as Error).name}: ${(error as Error).message}` })
+      catch: (error) => new CarrierUnavailable({ message: `${provider} request failed: ${(error as Error).message}` })
     }))
