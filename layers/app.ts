@@ -9,6 +9,7 @@ import { DatabaseLive } from "./database.ts"
 import { ApiKeysLive } from "./identity/apiKeys.ts"
 import { IdentityLive } from "./identity/identity.ts"
 import { ObservabilityLive } from "./observability.ts"
+import { OutboundHttpLive } from "./outbound/outboundHttp.ts"
 import { SecretBoxLive } from "./secrets/secretBox.ts"
 import { RunArtifactsLive } from "./usage/runArtifacts.ts"
 import { UsageReportsLive } from "./usage/usageReports.ts"
@@ -33,6 +34,7 @@ export const ServicesLive = Layer.mergeAll(
   VoiceAreaLive.pipe(Layer.provide(Layer.mergeAll(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)), AgentsLive, RecordingsAreaLive)))
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
+  Layer.provideMerge(OutboundHttpLive),
   Layer.provideMerge(SecretBoxLive),
   Layer.provideMerge(DatabaseLive)
 )

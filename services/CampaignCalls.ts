@@ -42,6 +42,12 @@ export interface CampaignCallsShape {
     publicUrl: string
   ) => Effect.Effect<{ readonly contentType: string; readonly body: string }, Forbidden | NotFound>
   readonly dispatchStatus: (campaignId: number) => Effect.Effect<DispatchStatus, NotFound>
+  /**
+   * A call's media stream was refused because the agent cannot take it (no LLM, STT or TTS): the
+   * call is failed with `reason` (its attempt too, for a campaign call), not left for the
+   * carrier's "completed" to record as a success. A call already ended is left as it is.
+   */
+  readonly mediaRefused: (runId: number, reason: string) => Effect.Effect<void>
 }
 
 export class CampaignCalls extends Context.Tag("talkgraph/CampaignCalls")<CampaignCalls, CampaignCallsShape>() {}

@@ -59,12 +59,15 @@ export class CarrierUnavailable extends Schema.TaggedError<CarrierUnavailable>()
   message: Schema.String
 }) {}
 
-/** One provider's protocol: placing and ending calls, and reading its webhooks. */
-export interface CarrierAdapter {
-  readonly placeCall: (account: CarrierAccount, call: OutboundCall) => Effect.Effect<{ readonly providerCallId: string }, CallNotPlaced>
-  readonly hangUp: (account: CarrierAccount, providerCallId: string) => Effect.Effect<void, CarrierUnavailable>
+/**
+ * One provider's protocol: placing and ending calls, and reading its webhooks. `R` is what its
+ * REST calls need (the outbound client); `Telephony` hands out adapters with it provided.
+ */
+export interface CarrierAdapter<R = never> {
+  readonly placeCall: (account: CarrierAccount, call: OutboundCall) => Effect.Effect<{ readonly providerCallId: string }, CallNotPlaced, R>
+  readonly hangUp: (account: CarrierAccount, providerCallId: string) => Effect.Effect<void, CarrierUnavailable, R>
   /** Asks the provider where a call stands, for calls whose final event never arrived. */
-  readonly callStatus: (account: CarrierAccount, providerCallId: string) => Effect.Effect<CallStatus, CarrierUnavailable>
+  readonly callStatus: (account: CarrierAccount, providerCallId: string) => Effect.Effect<CallStatus, CarrierUnavailable, R>
   readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => boolean
   readonly parseStatusCallback: (request: WebhookRequest) => Option.Option<CallStatus>
   /** An incoming call as the provider announces it (the answer webhook of a number); none when it is not one. */

@@ -209,7 +209,7 @@ describe("lifecycle", () => {
     await api.post("/api/v1/organizations/telephony-configs", {
       name: "No numbers",
       is_default_outbound: true,
-      config: { provider: "telnyx", api_key: "KEY0123456789abcdef" }
+      config: { provider: "telnyx", api_key: "KEY0123456789abcdef", api_base_url: "http://127.0.0.1:9" }
     }, { token: account.token })
     const noNumbers = await api.post(`/api/v1/campaign/${campaign.id}/start`, undefined, { token: account.token })
     expect(noNumbers.status).toBe(422)

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Fiber, Redacted, Schedule } from "effect"
+import { Effect, Either, Fiber, Layer, Redacted, Schedule } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { LlmChatLive } from "../layers/llm/openaiChat.ts"
 import { LlmChat } from "../services/LlmChat.ts"
 import type { LlmConnection } from "../services/LlmGenerator.ts"
+import { LoopbackOutbound } from "./support/outbound.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 
 let llm: ScriptedLlm
@@ -61,7 +62,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       expect(request.toolNames).toEqual(["book_visit"])
       expect(request.body).toMatchObject({ model: "scripted", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Hello?" }] })
       expect(request.abandoned()).toBe(false)
-    }).pipe(Effect.provide(LlmChatLive)))
+    }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("sends the organization's key as a bearer token, and no authorization at all without one", () =>
     Effect.gen(function* () {
@@ -72,7 +73,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       expect(llm.requests.map((request) => request.path)).toEqual(["/v1/chat/completions", "/v1/chat/completions"])
       expect(llm.requests[0]!.headers.authorization).toBe("Bearer sk-org-key-123456")
       expect(llm.requests[1]!.headers.authorization).toBeUndefined()
-    }).pipe(Effect.provide(LlmChatLive)))
+    }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("aborts the provider's request when the reply is interrupted (a barge-in, a client gone)", () =>
     Effect.gen(function* () {
@@ -82,7 +83,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       yield* Effect.sleep("150 millis")
       yield* Fiber.interrupt(reading)
       yield* abandonedByClient
-    }).pipe(Effect.provide(LlmChatLive)))
+    }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("bounds the whole reply, not only its start: a reply still streaming at the bound fails as a timeout and is aborted", () =>
     Effect.gen(function* () {
@@ -94,7 +95,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       expect(Date.now() - started).toBeLessThan(2500)
       expect(pieces.length).toBeGreaterThan(0)
       yield* abandonedByClient
-    }).pipe(Effect.provide(LlmChatLive)))
+    }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("fails with a classified error, never the provider's text, when the provider refuses, breaks off, reports an error mid-reply or cannot be reached", () =>
     Effect.gen(function* () {
@@ -111,7 +112,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       const nobody = yield* ask({ connection: connectionTo("http://127.0.0.1:9/v1") })
       expect(Either.isLeft(nobody.result) && nobody.result.left).toMatchObject({ _tag: "LlmFailed", reason: "unreachable" })
       for (const outcome of [refused, broken, failedMidReply]) expect(JSON.stringify(outcome.result)).not.toContain("internal-detail")
-    }).pipe(Effect.provide(LlmChatLive)))
+    }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("sends again, once, a request whose kept-alive connection the provider closed as it was reused", () =>
     Effect.gen(function* () {
@@ -134,7 +135,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       )
       expect(replies.map(({ result }) => Either.getOrThrow(result).text)).toEqual(["Fine.", "Fine."])
       expect([...requestsPerConnection.values()]).toEqual([2, 1])
-    }).pipe(Effect.provide(LlmChatLive)))
+    }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("takes a whole JSON answer from an endpoint that does not stream, and a JSON error in one as a refusal", () =>
     Effect.gen(function* () {
@@ -166,7 +167,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       expect(whole!.pieces).toEqual(["Booking it."])
       expect(Either.isLeft(refusal!.result) && refusal!.result.left).toMatchObject({ _tag: "LlmFailed", reason: "rejected", status: null })
       expect(JSON.stringify(refusal!.result)).not.toContain("internal-detail")
-    }).pipe(Effect.provide(LlmChatLive)))
+    }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("reads replies however the provider's bytes are split and whatever line endings it uses", () =>
     Effect.gen(function* () {
@@ -191,5 +192,5 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
         Effect.ensuring(Effect.sync(() => server.close()))
       )
       expect(Either.getOrThrow(result)).toMatchObject({ text: "Grüße, €5 off.", toolCalls: [], usage: { prompt_tokens: 7, completion_tokens: 3 } })
-    }).pipe(Effect.provide(LlmChatLive)))
+    }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 })

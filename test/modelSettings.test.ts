@@ -74,7 +74,7 @@ describe("organization model settings", () => {
     const llm = await decryptedLlm(account.organizationId)
     expect(Option.isSome(llm) && llm.value.apiKey).toBeNull()
 
-    const masked = await api.put(PATH, { llm: { provider: "openai", model: "llama3.1", base_url: "http://10.0.0.9/v1", api_key: "****WXYZ" } }, { token: account.token })
+    const masked = await api.put(PATH, { llm: { provider: "openai", model: "llama3.1", base_url: "http://localhost:8081/v1", api_key: "****WXYZ" } }, { token: account.token })
     expect(masked.status).toBe(422)
     expect(masked.body.detail[0].loc).toEqual(["body", "llm", "api_key"])
   })

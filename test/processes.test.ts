@@ -112,7 +112,7 @@ describe("logs", () => {
       secrets.push(token, key)
       const llmSettings = { llm: { provider: "openai", model: "m", api_key: "sk-log-test-llm-key-9f8e", base_url: llm.baseUrl } }
       expect((await api.put("/api/v1/organizations/model-configurations", llmSettings, { apiKey: key })).status).toBe(200)
-      const twilio = { name: "Main", config: { provider: "twilio", account_sid: "AC11112222333344445555", auth_token: "tw-log-test-auth-5566" } }
+      const twilio = { name: "Main", config: { provider: "twilio", account_sid: "AC11112222333344445555", auth_token: "tw-log-test-auth-5566", api_base_url: "http://127.0.0.1:9" } }
       expect((await api.post("/api/v1/organizations/telephony-configs", twilio, { apiKey: key })).status).toBe(200)
       const workflow = (await api.post("/api/v1/workflow/create/definition", { name: "Logged agent", workflow_definition: runnableDefinition() }, { apiKey: key })).body
       const sessions = `/api/v1/workflow/${workflow.id}/text-chat/sessions`

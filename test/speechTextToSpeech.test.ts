@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Schedule, Stream } from "effect"
+import { Chunk, Effect, Layer, Schedule, Stream } from "effect"
 import { resample } from "../src/audio/resample.ts"
 import { toInt16 } from "../src/audio/sampleFormats.ts"
 import { TextToSpeechLive } from "../layers/voice/speech/textToSpeech.ts"
 import type { SpeechConnection } from "../services/ModelSettings.ts"
 import { TextToSpeech } from "../services/TextToSpeech.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
+import { LoopbackOutbound } from "./support/outbound.ts"
 import { speak } from "./support/speechAudio.ts"
+
+/** The client as the suite uses it: its stand-ins listen on 127.0.0.1. */
+const TextToSpeechLiveOverLoopback = TextToSpeechLive.pipe(Layer.provide(LoopbackOutbound))
 
 const LINE = "Hello, this is Ava from Acme Dental."
 
@@ -35,7 +39,7 @@ const connection = (provider: string, overrides: Partial<SpeechConnection> = {})
 const synthesize = (speech: SpeechConnection, text: string, rate: 8000 | 16000) =>
   Effect.flatMap(TextToSpeech, (tts) => Stream.runCollect(tts.synthesize(speech, text, rate))).pipe(
     Effect.map(Chunk.toReadonlyArray),
-    Effect.provide(TextToSpeechLive)
+    Effect.provide(TextToSpeechLiveOverLoopback)
   )
 
 const joined = (chunks: ReadonlyArray<Int16Array>) => {
@@ -129,7 +133,7 @@ describe("text-to-speech providers", () => {
         const speech = connection(provider, { baseUrl: provider === "openai" ? `${slowApis.url}/v1` : slowApis.url })
         const first = yield* Effect.flatMap(TextToSpeech, (tts) =>
           tts.synthesize(speech, "This is a long answer that the caller will interrupt before it is over.", 8000).pipe(Stream.take(2), Stream.runCollect)
-        ).pipe(Effect.provide(TextToSpeechLive))
+        ).pipe(Effect.provide(TextToSpeechLiveOverLoopback))
         expect(Chunk.size(first)).toBe(2)
         const request = lastRequest(slowApis)
         yield* Effect.sync(() => request.aborted).pipe(
@@ -147,7 +151,7 @@ describe("text-to-speech providers", () => {
       apis.setFirstByteDelay(300)
       const started = Date.now()
       yield* Effect.flatMap(TextToSpeech, (tts) => tts.synthesize(connection("elevenlabs"), LINE, 8000).pipe(Stream.runHead)).pipe(
-        Effect.provide(TextToSpeechLive),
+        Effect.provide(TextToSpeechLiveOverLoopback),
         Effect.ensuring(Effect.sync(() => apis.setFirstByteDelay(0)))
       )
       expect(Date.now() - started).toBeGreaterThanOrEqual(290)

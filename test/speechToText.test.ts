@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Exit, Fiber, Option, Schedule, Scope, Stream, TestClock } from "effect"
+import { Chunk, Effect, Exit, Fiber, Layer, Option, Schedule, Scope, Stream, TestClock } from "effect"
 import { SpeechToTextLive } from "../layers/voice/speech/speechToText.ts"
 import type { SpeechConnection } from "../services/ModelSettings.ts"
 import { SpeechToText, type TranscriptEvent } from "../services/SpeechToText.ts"
 import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
+import { LoopbackOutbound } from "./support/outbound.ts"
 import { speak } from "./support/speechAudio.ts"
+
+/** The client as the suite uses it: its stand-ins listen on 127.0.0.1. */
+const SpeechToTextLiveOverLoopback = SpeechToTextLive.pipe(Layer.provide(LoopbackOutbound))
 
 let deepgram: FakeDeepgram
 let apis: FakeSpeechApis
@@ -110,7 +114,7 @@ describe("Deepgram live transcription", () => {
         language: "en",
         tag: "run-interim"
       })
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLive))
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
   )
 
   it.live("finalize closes an utterance still open, and closing the scope sends CloseStream", () =>
@@ -139,7 +143,7 @@ describe("Deepgram live transcription", () => {
       yield* Effect.sleep("50 millis")
       expect(server.closed).toBe(true)
       expect(server.sent.at(-1)).toMatchObject({ type: "Metadata" })
-    }).pipe(Effect.provide(SpeechToTextLive))
+    }).pipe(Effect.provide(SpeechToTextLiveOverLoopback))
   )
 
   it.scoped("keeps an idle stream open with KeepAlive", () =>
@@ -152,7 +156,7 @@ describe("Deepgram live transcription", () => {
       yield* TestClock.adjust("2 seconds")
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
       expect(server.keepAlives).toBe(1)
-    }).pipe(Effect.provide(SpeechToTextLive))
+    }).pipe(Effect.provide(SpeechToTextLiveOverLoopback))
   )
 
   it.live("a wrong key is refused, a dead host is unreachable, an unknown provider unsupported", () =>
@@ -166,7 +170,7 @@ describe("Deepgram live transcription", () => {
       expect(noKey).toMatchObject({ reason: "refused" })
       const unknown = yield* open(connection({ provider: "whisper-local" }), 8000).pipe(Effect.flip)
       expect(unknown).toMatchObject({ _tag: "SpeechFailed", reason: "unsupported" })
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLive))
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
   )
 
   it.live("a stream the provider drops fails the events and later sends", () =>
@@ -180,7 +184,7 @@ describe("Deepgram live transcription", () => {
       expect(failure).toMatchObject({ _tag: "SpeechFailed", reason: "protocol" })
       expect(failure.message).toContain("1011")
       expect(yield* session.send(silence(8000, 0.02)).pipe(Effect.flip)).toMatchObject({ _tag: "SpeechFailed" })
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLive))
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
   )
 })
 
@@ -217,7 +221,7 @@ describe("OpenAI transcription", () => {
       ])
       expect(posted[0]!.audioSeconds).toBeCloseTo(first.length / rate, 3)
       expect(yield* session.audioSeconds).toBeCloseTo((first.length + 0.5 * rate + second.length) / rate, 3)
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLive))
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
   )
 
   it.live("a wrong key fails the events as refused", () =>
@@ -227,6 +231,6 @@ describe("OpenAI transcription", () => {
       yield* session.send(silence(8000, 0.5))
       yield* session.finalize
       expect(yield* Fiber.join(failure).pipe(Effect.timeout("5 seconds"))).toMatchObject({ _tag: "SpeechFailed", provider: "openai", reason: "refused" })
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLive))
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
   )
 })

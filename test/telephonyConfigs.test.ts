@@ -11,7 +11,8 @@ let server: RunningServer
 let api: Client
 
 beforeAll(async () => {
-  server = await startServer()
+  // Carriers' own APIs can only call a service back at a public address.
+  server = await startServer({ PUBLIC_URL: "https://talkgraph.example.test" })
   api = client(server.url)
 })
 afterAll(() => server?.close())
@@ -98,19 +99,59 @@ describe("telephony configurations", () => {
     expect(duplicate.body.detail).toBe('A telephony configuration named "first" already exists')
   })
 
-  it("updates with PUT, keeping secrets that come back masked or omitted", async () => {
+  it("updates with PUT, keeping secrets that come back masked or omitted while the endpoint stays the same", async () => {
     const account = await newAccount(api)
     const as = { token: account.token }
     const created = await api.post(BASE, { name: "Main", config: TWILIO }, as)
     const id = created.body.id
-    const masked = await api.put(`${BASE}/${id}`, { name: "Main edge", config: { ...created.body.config, amd_enabled: false, api_base_url: "https://api.dublin.ie1.twilio.com" } }, as)
+    const masked = await api.put(`${BASE}/${id}`, { name: "Main edge", config: { ...created.body.config, amd_enabled: false } }, as)
     expect(masked.status).toBe(200)
-    expect(masked.body).toMatchObject({ name: "Main edge", config: { amd_enabled: false, auth_token: "****1234", api_base_url: "https://api.dublin.ie1.twilio.com" } })
+    expect(masked.body).toMatchObject({ name: "Main edge", config: { amd_enabled: false, auth_token: "****1234", api_base_url: "https://api.twilio.com" } })
+    const omitted = await api.put(`${BASE}/${id}`, { config: { account_sid: TWILIO.account_sid, amd_enabled: true } }, as)
+    expect(omitted.body.config).toMatchObject({ amd_enabled: true, auth_token: "****1234" })
+    const edge = await api.put(`${BASE}/${id}`, { config: { ...TWILIO, api_base_url: "https://api.dublin.ie1.twilio.com" } }, as)
+    expect(edge.body.config).toMatchObject({ auth_token: "****1234", api_base_url: "https://api.dublin.ie1.twilio.com" })
     const rotated = await api.put(`${BASE}/${id}`, { config: { account_sid: "AC999", auth_token: "rotated-token-zzzz9876" } }, as)
     expect(rotated.body.config).toMatchObject({ account_sid: "AC999", auth_token: "****9876" })
     const switched = await api.put(`${BASE}/${id}`, { config: { provider: "plivo", auth_id: "MA1" } }, as)
     expect(switched.status).toBe(422)
     expect(switched.body.detail).toEqual([{ loc: ["body", "config", "auth_token"], msg: "Field required", type: "missing" }])
+  })
+
+  it("never lets a stored secret follow a changed api_base_url or account: it must be sent again", async () => {
+    const account = await newAccount(api)
+    const as = { token: account.token }
+    const created = await api.post(BASE, { name: "Main", config: { ...TWILIO, api_base_url: "http://127.0.0.1:9" } }, as)
+    const id = created.body.id
+    const secretDetail = (name: string) => [{ loc: ["body", "config", name], msg: expect.stringMatching(/only kept while provider, account and api_base_url stay the same/), type: "value_error" }]
+
+    // Someone who can only read the mask re-points the configuration at a host of theirs.
+    const masked = await api.put(`${BASE}/${id}`, { config: { ...created.body.config, api_base_url: "http://127.0.0.1:8" } }, as)
+    expect(masked.status).toBe(422)
+    expect(masked.body.detail).toEqual(secretDetail("auth_token"))
+    const omitted = await api.put(`${BASE}/${id}`, { config: { account_sid: TWILIO.account_sid, api_base_url: "http://127.0.0.1:8" } }, as)
+    expect(omitted.status).toBe(422)
+    expect(omitted.body.detail).toEqual(secretDetail("auth_token"))
+    // Back to the provider's default API is a change of endpoint too.
+    const toDefault = await api.put(`${BASE}/${id}`, { config: { account_sid: TWILIO.account_sid } }, as)
+    expect(toDefault.status).toBe(422)
+    const otherAccount = await api.put(`${BASE}/${id}`, { config: { ...created.body.config, account_sid: "AC-theirs" } }, as)
+    expect(otherAccount.status).toBe(422)
+    expect(otherAccount.body.detail).toEqual(secretDetail("auth_token"))
+
+    const after = await api.get(`${BASE}/${id}`, as)
+    expect(after.body.config).toMatchObject({ account_sid: TWILIO.account_sid, auth_token: "****1234", api_base_url: "http://127.0.0.1:9" })
+    const resent = await api.put(`${BASE}/${id}`, { config: { ...TWILIO, api_base_url: "http://127.0.0.1:8", auth_token: "new-token-for-the-new-host-5678" } }, as)
+    expect(resent.status).toBe(200)
+    expect(resent.body.config).toMatchObject({ auth_token: "****5678", api_base_url: "http://127.0.0.1:8" })
+
+    const vonage = await api.post(BASE, {
+      name: "Vonage",
+      config: { provider: "vonage", api_key: "vk-1", api_secret: "vonage-secret-0001", application_id: "app-1", private_key: "-----BEGIN PRIVATE KEY-----xyz9", signature_secret: "sig-secret-000000042" }
+    }, as)
+    const moved = await api.put(`${BASE}/${vonage.body.id}`, { config: { ...vonage.body.config, application_id: "app-2" } }, as)
+    expect(moved.status).toBe(422)
+    expect(moved.body.detail.map((problem: { loc: Array<string> }) => problem.loc[2]).sort()).toEqual(["api_secret", "private_key", "signature_secret"])
   })
 
   it("manages phone numbers: E.164 normalisation, one default caller ID, counts on the list", async () => {
@@ -146,10 +187,13 @@ describe("telephony configurations", () => {
   })
 
   it("refuses to delete a configuration a running or paused campaign uses, then deletes it with {}", async () => {
+    // Uploads go to PUBLIC_URL: this test needs a server that is where its PUBLIC_URL says.
+    const local = await startServer()
+    const api = client(local.url)
     const account = await newAccount(api)
     const as = { token: account.token }
     const telephonyId = await newTelephony(api, as)
-    const workflowId = await insertWorkflow(server, account.organizationId)
+    const workflowId = await insertWorkflow(local, account.organizationId)
     const sourceId = await uploadCsv(api, as, "phone_number\n+14155550101\n")
     const campaign = await api.post(
       "/api/v1/campaign/create",
@@ -171,6 +215,7 @@ describe("telephony configurations", () => {
     expect((await api.get(`${BASE}/${telephonyId}`, as)).status).toBe(404)
     const after = await api.get(`/api/v1/campaign/${campaign.body.id}`, as)
     expect(after.body.telephony_configuration_id).toBeNull()
+    await local.close()
   })
 
   it("answers 404 on every endpoint for another organization's configuration", async () => {

@@ -122,16 +122,22 @@ describe("creating an agent from a template", () => {
     llm.enqueue(reply.error(401, "Incorrect API key provided: sk-scr***789; internal-detail-7f3a"))
     const created = await create(account)
     expect(created.status).toBe(502)
-    expect(created.body.detail).toBe("The organization's LLM refused the request (HTTP 401); check the model name and API key in the model configuration")
+    expect(created.body.detail).toBe(
+      "The organization's LLM could not be used; check the model, base_url and api_key in the model configuration (the server log has the details)"
+    )
     expect(JSON.stringify(created.body)).not.toContain("internal-detail")
     expect(llm.requests).toHaveLength(1)
   })
 
-  it("answers 502 when the LLM endpoint cannot be reached", async () => {
-    const account = await accountWithLlm("http://127.0.0.1:9/v1")
-    const created = await create(account)
-    expect(created.status).toBe(502)
-    expect(created.body.detail).toMatch(/could not be reached/)
+  it("answers 502 when the LLM endpoint cannot be reached, in the same words as a refusal: nothing tells which ports answer", async () => {
+    const closed = await create(await accountWithLlm("http://127.0.0.1:9/v1"))
+    expect(closed.status).toBe(502)
+    const account = await accountWithLlm()
+    llm.enqueue(reply.error(404))
+    const answering = await create(account)
+    expect(answering.status).toBe(502)
+    expect(closed.body.detail).toBe(answering.body.detail)
+    expect(closed.body.detail).not.toMatch(/HTTP|404|ECONNREFUSED|refused|reached/)
   })
 
   it("answers 422 saying so when the organization has no LLM configured", async () => {

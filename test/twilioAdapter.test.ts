@@ -4,7 +4,9 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { twilioAdapter } from "../layers/telephony/carriers/twilio.ts"
 import type { CarrierAccount, WebhookRequest } from "../services/Telephony.ts"
+import type { OutboundHttp } from "../services/OutboundHttp.ts"
 import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
+import { LoopbackOutbound } from "./support/outbound.ts"
 
 /** Receives the carrier's callbacks the way the product's webhook endpoint would. */
 const startReceiver = async () => {
@@ -50,8 +52,11 @@ afterAll(async () => {
   receiver?.close()
 })
 
+/** Runs an adapter call through the outbound client the suite's stand-ins need (loopback allowed). */
+const run = <A, E>(effect: Effect.Effect<A, E, OutboundHttp>) => Effect.runPromise(Effect.provide(effect, LoopbackOutbound))
+
 const place = (to: string) =>
-  Effect.runPromise(twilioAdapter.placeCall(account, {
+  run(twilioAdapter.placeCall(account, {
     to,
     from: "+15559990000",
     answerUrl: `${receiver.base}/answer`,
@@ -103,21 +108,21 @@ describe("Twilio adapter", () => {
 
   it("reads a silent call's status from the API, and hangs it up", async () => {
     const { providerCallId } = await place("+15550000004")
-    const before = await Effect.runPromise(twilioAdapter.callStatus(account, providerCallId))
+    const before = await run(twilioAdapter.callStatus(account, providerCallId))
     expect(before).toEqual({ providerCallId, outcome: null, durationSeconds: null })
-    await Effect.runPromise(twilioAdapter.hangUp(account, providerCallId))
-    const after = await Effect.runPromise(twilioAdapter.callStatus(account, providerCallId))
+    await run(twilioAdapter.hangUp(account, providerCallId))
+    const after = await run(twilioAdapter.callStatus(account, providerCallId))
     expect(after.outcome).toBe("canceled")
-    await Effect.runPromise(twilioAdapter.hangUp(account, "CA0000000000000000000000000000dead"))
+    await run(twilioAdapter.hangUp(account, "CA0000000000000000000000000000dead"))
   })
 
   it("tells a refused call (permanent) from an unreachable carrier (transient)", async () => {
     carrier.rejectNextCalls(1, 400, 21211)
-    const refused = await Effect.runPromise(Effect.flip(twilioAdapter.placeCall(account, {
+    const refused = await run(Effect.flip(twilioAdapter.placeCall(account, {
       to: "+1555", from: "+15559990000", answerUrl: "http://x/a", statusCallbackUrl: "http://x/s", timeLimitSeconds: 60
     })))
     expect(refused).toMatchObject({ _tag: "CallNotPlaced", permanent: true, message: "Twilio refused the call (HTTP 400, code 21211)" })
-    const unreachable = await Effect.runPromise(Effect.flip(twilioAdapter.placeCall({ ...account, apiBaseUrl: "http://127.0.0.1:1" }, {
+    const unreachable = await run(Effect.flip(twilioAdapter.placeCall({ ...account, apiBaseUrl: "http://127.0.0.1:1" }, {
       to: "+15550000001", from: "+15559990000", answerUrl: "http://x/a", statusCallbackUrl: "http://x/s", timeLimitSeconds: 60
     })))
     expect(unreachable).toMatchObject({ _tag: "CallNotPlaced", permanent: false })

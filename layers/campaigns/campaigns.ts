@@ -33,6 +33,7 @@ import { TelephonyConfigs } from "../../services/TelephonyConfigs.ts"
 import { campaignReport } from "./campaignReport.ts"
 import { type CampaignRow, selectCampaigns, toView } from "./campaignRows.ts"
 import { ingestContacts } from "./contactIngest.ts"
+import { makeVoicePreflight } from "./voicePreflight.ts"
 
 interface WorkflowRow {
   readonly id: number
@@ -58,6 +59,7 @@ export const CampaignsLive = Layer.effect(
     const storage = yield* Storage
     const telephony = yield* TelephonyConfigs
     const recordings = yield* RecordingCatalog
+    const preflight = yield* makeVoicePreflight
 
     const findRow = (organizationId: number, id: number) =>
       Effect.flatMap(
@@ -281,6 +283,7 @@ export const CampaignsLive = Layer.effect(
       const current = yield* findRow(principal.organizationId, id)
       yield* checkAllowed(current, "start")
       const outbound = yield* telephony.outbound(principal.organizationId, current.telephony_configuration_id)
+      yield* preflight(principal.organizationId, { provider: outbound.config.provider, apiBaseUrl: outbound.api_base_url })
       // The configuration is bound at start, so it cannot be deleted from under a running campaign.
       yield* transition(
         principal,
@@ -300,7 +303,8 @@ export const CampaignsLive = Layer.effect(
     const resume = Effect.fn("Campaigns.resume")(function* (principal: Principal, id: number) {
       const current = yield* findRow(principal.organizationId, id)
       yield* checkAllowed(current, "resume")
-      yield* telephony.outbound(principal.organizationId, current.telephony_configuration_id)
+      const outbound = yield* telephony.outbound(principal.organizationId, current.telephony_configuration_id)
+      yield* preflight(principal.organizationId, { provider: outbound.config.provider, apiBaseUrl: outbound.api_base_url })
       yield* transition(principal, id, "resume", "Campaign resumed")
       return toView(yield* findRow(principal.organizationId, id))
     }, Effect.catchTag("SqlError", Effect.die))

@@ -1,7 +1,14 @@
 import { Layer } from "effect"
+import { ModelSettingsLive } from "../llm/modelSettings.ts"
 import { StorageLive } from "../storage/mod.ts"
 import { TelephonyConfigsLive } from "../telephony/telephonyConfigs.ts"
 import { CampaignsLive } from "./campaigns.ts"
 
-/** Campaigns with what they are built on: uploaded files and telephony configurations. */
-export const CampaignsAreaLive = CampaignsLive.pipe(Layer.provideMerge(Layer.mergeAll(StorageLive, TelephonyConfigsLive)))
+/**
+ * Campaigns with what they are built on: uploaded files and telephony configurations, and the
+ * model settings a campaign's calls need before it may start.
+ */
+export const CampaignsAreaLive = CampaignsLive.pipe(
+  Layer.provideMerge(Layer.mergeAll(StorageLive, TelephonyConfigsLive)),
+  Layer.provide(ModelSettingsLive)
+)

@@ -19,7 +19,7 @@ const MAX_TRANSITIONS_PER_TURN = 8
 const failureEnding = (error: LlmFailed): Ending =>
   error.reason === "timeout"
     ? { reason: "llm_timeout", error: `The language model did not answer in time (${error.message}).` }
-    : { reason: "llm_error", error: `The language model failed (${error.reason}: ${error.message}).` }
+    : { reason: "llm_error", error: "The language model could not be used; the server log has the details." }
 
 export const ConversationEngineLive = Layer.effect(
   ConversationEngine,

@@ -4,16 +4,26 @@ export interface ServerSentEvent {
   readonly data: string
 }
 
+/** An event (or a line) grew past the decoder's bound before it ended. */
+export class EventTooLarge extends Error {}
+
 /**
  * Decodes a `text/event-stream` fed in arbitrary pieces, as the HTML standard parses one ("Parsing
  * an event stream"): lines end in CRLF, LF or CR, `data:` lines accumulate until a blank line
  * dispatches them, comments and other fields are skipped, and an event left unterminated when the
- * stream ends is dropped.
+ * stream ends is dropped. An event whose text (its lines so far) exceeds `eventLimit` characters
+ * throws `EventTooLarge`: a stream that never ends its line or its event cannot grow without bound.
  */
 export class EventStreamDecoder {
   private rest = ""
   private data: Array<string> = []
+  private dataLength = 0
   private event = ""
+  private readonly eventLimit: number
+
+  constructor(eventLimit = Number.POSITIVE_INFINITY) {
+    this.eventLimit = eventLimit
+  }
 
   /** The events completed by `text`. */
   push(text: string): Array<ServerSentEvent> {
@@ -39,6 +49,7 @@ export class EventStreamDecoder {
       start = next
     }
     this.rest = buffer.slice(start)
+    if (this.rest.length + this.dataLength > this.eventLimit) throw new EventTooLarge(`an event exceeded ${this.eventLimit} characters`)
     return events
   }
 
@@ -54,6 +65,7 @@ export class EventStreamDecoder {
     if (line === "") {
       if (this.data.length > 0) events.push({ event: this.event || "message", data: this.data.join("\n") })
       this.data = []
+      this.dataLength = 0
       this.event = ""
       return
     }
@@ -62,7 +74,11 @@ export class EventStreamDecoder {
     const field = colon === -1 ? line : line.slice(0, colon)
     let value = colon === -1 ? "" : line.slice(colon + 1)
     if (value.charCodeAt(0) === 32) value = value.slice(1)
-    if (field === "data") this.data.push(value)
+    if (field === "data") {
+      this.data.push(value)
+      this.dataLength += value.length
+      if (this.dataLength > this.eventLimit) throw new EventTooLarge(`an event exceeded ${this.eventLimit} characters`)
+    }
     else if (field === "event") this.event = value
   }
 }

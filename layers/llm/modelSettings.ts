@@ -2,7 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
 import { ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
-import { isMaskedKey, keyHint, maskedKey } from "../../src/domain/secretMask.ts"
+import { keyHint, maskedKey } from "../../src/domain/secretMask.ts"
+import { carryCredential, comparableUrl } from "../../src/domain/storedCredentials.ts"
+import { speechSettingProblems } from "../../src/voice/speechProviders.ts"
 import type { LlmConnection } from "../../services/LlmGenerator.ts"
 import {
   type ModelSectionInput,
@@ -11,6 +13,7 @@ import {
   type ModelSettingsInput,
   type ModelSettingsView
 } from "../../services/ModelSettings.ts"
+import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 
 /** A section as stored: the key sealed by SecretBox plus its last characters for the mask. */
@@ -32,6 +35,8 @@ interface SettingsRow {
 }
 
 type Kind = "llm" | "stt" | "tts"
+
+const KINDS: ReadonlyArray<Kind> = ["llm", "stt", "tts"]
 
 /**
  * How long an organization's decrypted LLM settings are reused (every chat message and call turn
@@ -64,6 +69,7 @@ export const ModelSettingsLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
+    const outbound = yield* OutboundHttp
     const recentLlms = new Map<number, { readonly connection: Option.Option<LlmConnection>; readonly expiresAt: number }>()
     // Bumped by every stored change: a read that began before it must not keep what it read.
     let changes = 0
@@ -85,26 +91,29 @@ export const ModelSettingsLive = Layer.effect(
         Effect.map((rows) => rows[0])
       )
 
-    /**
-     * A stored key survives a PUT without one only while provider and endpoint stay the same, so a
-     * changed base_url can never receive a key that was meant for another host.
-     */
+    /** A section's key follows the one rule for stored credentials: never to a changed provider or base_url. */
     const merge = (kind: Kind, input: ModelSectionInput, stored: StoredSection | null) => {
       const baseUrl = input.base_url ?? null
-      const sameEndpoint = stored !== null && stored.provider === input.provider && stored.base_url === baseUrl
-      const given = input.api_key !== undefined && !isMaskedKey(input.api_key) ? input.api_key : undefined
-      if (given === undefined && input.api_key !== undefined && !(sameEndpoint && stored.api_key_sealed)) {
+      const carried = carryCredential(
+        input.api_key,
+        stored?.api_key_sealed === null ? null : stored,
+        stored === null ? null : { provider: stored.provider, base_url: comparableUrl(stored.base_url) },
+        { provider: input.provider, base_url: comparableUrl(baseUrl) }
+      )
+      if (carried._tag === "MaskedOnly") {
         return Either.left(
-          ValidationFailed.single(["body", kind, "api_key"], "This is a masked key; send the real key, or omit api_key to keep the stored one")
+          ValidationFailed.single(
+            ["body", kind, "api_key"],
+            "This is a masked key; send the real key (a stored key is only kept while provider and base_url stay the same), or omit api_key"
+          )
         )
       }
-      const keep = given === undefined && sameEndpoint
       const section: StoredSection = {
         provider: input.provider,
         model: input.model ?? null,
         base_url: baseUrl,
-        api_key_sealed: given !== undefined ? secrets.encrypt(given) : keep ? stored.api_key_sealed : null,
-        api_key_hint: given !== undefined ? keyHint(given) : keep ? stored.api_key_hint : "",
+        api_key_sealed: carried._tag === "Replaced" ? secrets.encrypt(carried.value) : carried._tag === "Kept" ? carried.stored.api_key_sealed : null,
+        api_key_hint: carried._tag === "Replaced" ? keyHint(carried.value) : carried._tag === "Kept" ? carried.stored.api_key_hint : "",
         voice: input.voice ?? null,
         language: input.language ?? null
       }
@@ -116,6 +125,17 @@ export const ModelSettingsLive = Layer.effect(
           )
         )
       }
+      if (kind !== "llm") {
+        const problems = speechSettingProblems(kind, { provider: section.provider, base_url: section.base_url, hasKey: section.api_key_sealed !== null })
+        if (problems.length > 0) {
+          return Either.left(
+            new ValidationFailed({
+              message: problems.map((problem) => problem.message).join("; "),
+              problems: problems.map((problem) => ({ loc: ["body", kind, problem.field], msg: problem.message, type: "value_error" }))
+            })
+          )
+        }
+      }
       return Either.right(section)
     }
 
@@ -123,7 +143,19 @@ export const ModelSettingsLive = Layer.effect(
       return viewOf(yield* load(principal.organizationId))
     }, Effect.orDie)
 
+    /** Base URLs the outbound policy refuses, found before the transaction: a name may take a moment to resolve. */
+    const addressProblems = (input: ModelSettingsInput) =>
+      Effect.forEach(KINDS, (kind) => {
+        const baseUrl = input[kind]?.base_url
+        if (baseUrl === undefined || baseUrl === null) return Effect.succeed([])
+        return Effect.map(outbound.refusal("model", baseUrl), Option.match({
+          onNone: () => [],
+          onSome: (reason) => [{ loc: ["body", kind, "base_url"], msg: `base_url refused: ${reason}`, type: "value_error" }]
+        }))
+      }).pipe(Effect.map((problems) => problems.flat()))
+
     const put = Effect.fn("ModelSettings.put")(function* (principal: Principal, input: ModelSettingsInput) {
+      const refusedAddresses = yield* addressProblems(input)
       return yield* sql.withTransaction(Effect.gen(function* () {
         yield* sql`
           INSERT INTO organization_model_settings (organization_id) VALUES (${principal.organizationId})
@@ -133,9 +165,10 @@ export const ModelSettingsLive = Layer.effect(
           WHERE organization_id = ${principal.organizationId} FOR UPDATE`
         const next: Record<Kind, StoredSection | null> = { llm: current!.llm, stt: current!.stt, tts: current!.tts }
         const problems: Array<ValidationFailed["problems"][number]> = []
-        for (const kind of ["llm", "stt", "tts"] as const) {
+        for (const kind of KINDS) {
           const section = input[kind]
           if (section === undefined) continue
+          problems.push(...refusedAddresses.filter((problem) => problem.loc[1] === kind))
           const merged = merge(kind, section, current![kind])
           if (Either.isLeft(merged)) problems.push(...merged.left.problems)
           else next[kind] = merged.right

@@ -1,12 +1,12 @@
 import { Effect, Layer, Redacted } from "effect"
 import type { ChatCompletionChunk } from "openai/resources/chat/completions"
 import { type ChatRequest, type ChatToolCall, LlmChat, type ModelReply } from "../../services/LlmChat.ts"
-import { LlmFailed } from "../../services/LlmGenerator.ts"
+import type { LlmFailed } from "../../services/LlmGenerator.ts"
 import { noUsage, type TokenUsage } from "../../src/conversation/transcript.ts"
 import { makeChatCompletionsStreams } from "./chatCompletionsStream.ts"
 import { llmTimeoutSeconds } from "./llmTimeout.ts"
-import { OPENAI_API } from "./openaiClients.ts"
-import { classifyLlmFailure, logLlmFailure } from "./providerFailure.ts"
+import { OPENAI_API } from "./openaiApi.ts"
+import { classifyLlmFailure, logLlmFailure, timedOut as llmTimedOut } from "./providerFailure.ts"
 
 /** Tool-call fragments arrive spread over chunks, keyed by index; they are whole only at the end. */
 type PartialToolCalls = Map<number, { name: string; arguments: string }>
@@ -103,9 +103,7 @@ export const LlmChatLive = Layer.scoped(
 
         return read.pipe(
           Effect.catchAll((error) => {
-            const failure = timedOut
-              ? new LlmFailed({ reason: "timeout", status: null, message: `no answer within ${timeoutSeconds} s` })
-              : classifyLlmFailure(error, timeoutSeconds)
+            const failure = timedOut ? llmTimedOut(timeoutSeconds) : classifyLlmFailure(error)
             return logLlmFailure("LLM chat request failed", connection, timedOut ? failure.message : error).pipe(Effect.zipRight(Effect.fail(failure)))
           }),
           Effect.ensuring(Effect.sync(() => {

@@ -1,16 +1,19 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect, Either, Layer, ParseResult, Schema } from "effect"
+import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { publicUrlProblem } from "../../src/campaign/voicePreflight.ts"
+import { AppConfig } from "../../src/config.ts"
 import { asRegion, toE164 } from "../../src/phone/mod.ts"
 import { Conflict, type FieldProblem, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import {
   defaultApiBaseUrl,
-  keepUnchangedSecrets,
+  carrySecrets,
   mask,
   type Provider,
   ProviderConfig,
   splitSecrets
 } from "../../src/telephony/providerConfig.ts"
+import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import {
   type PhoneNumberInput,
@@ -71,11 +74,18 @@ const toListItem = (row: ConfigRow): TelephonyConfigListItem => {
 const problemsOf = (error: ParseResult.ParseError, at: ReadonlyArray<string>): Array<FieldProblem> =>
   ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
     loc: [...at, ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))],
-    msg: issue._tag === "Missing" ? "Field required" : issue.message,
-    type: issue._tag === "Missing" ? "missing" : "value_error"
+    msg: issue._tag === "Missing" ? "Field required" : issue._tag === "Unexpected" ? "Extra inputs are not permitted" : issue.message,
+    type: issue._tag === "Missing" ? "missing" : issue._tag === "Unexpected" ? "extra_forbidden" : "value_error"
   }))
 
-const decodeConfig = Schema.decodeUnknownEither(ProviderConfig, { errors: "all", onExcessProperty: "ignore" })
+// A misspelt or misplaced field is refused by name rather than dropped in silence.
+const decodeConfig = Schema.decodeUnknownEither(ProviderConfig, { errors: "all", onExcessProperty: "error" })
+
+const secretProblem = (name: string, message: string): FieldProblem => ({
+  loc: ["body", "config", name],
+  msg: `${message}: a stored secret is only kept while provider, account and api_base_url stay the same`,
+  type: "value_error"
+})
 
 const invalidRegion = (value: string) =>
   ValidationFailed.single(["body", "default_region"], `"${value}" is not an ISO 3166 region code such as US or GB`)
@@ -85,6 +95,8 @@ export const TelephonyConfigsLive = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
+    const outboundHttp = yield* OutboundHttp
+    const appConfig = yield* AppConfig
 
     const selectConfigs = (organizationId: number, id: number | null) =>
       sql<ConfigRow>`
@@ -119,6 +131,21 @@ export const TelephonyConfigsLive = Layer.effect(
         ? Effect.succeed(value)
         : Effect.fromNullable(asRegion(value)).pipe(Effect.mapError(() => invalidRegion(value)))
 
+    /** An api_base_url the outbound policy refuses is refused when saved, not at the first call. */
+    const checkApiBaseUrl = (url: string | null | undefined) =>
+      url === undefined || url === null
+        ? Effect.void
+        : Effect.flatMap(outboundHttp.refusal("carrier", url), Option.match({
+          onNone: () => Effect.void,
+          onSome: (reason) => Effect.fail(ValidationFailed.single(["body", "config", "api_base_url"], `api_base_url refused: ${reason}`))
+        }))
+
+    /** A carrier that could never call this service back is refused when its configuration is saved. */
+    const checkReachable = (provider: Provider, apiBaseUrl: string | null | undefined) => {
+      const problem = publicUrlProblem(appConfig.publicUrl, { provider, apiBaseUrl: apiBaseUrl ?? defaultApiBaseUrl[provider] })
+      return problem === null ? Effect.void : Effect.fail(new Conflict({ message: `This configuration could not take calls: ${problem}` }))
+    }
+
     const nameTaken = (name: string) => new Conflict({ message: `A telephony configuration named "${name}" already exists` })
 
     const clearOtherDefaults = (organizationId: number, keep: number) =>
@@ -135,6 +162,8 @@ export const TelephonyConfigsLive = Layer.effect(
 
     const create = Effect.fn("TelephonyConfigs.create")(function* (principal: Principal, input: TelephonyConfigInput) {
       const region = yield* regionOf(input.default_region)
+      yield* checkApiBaseUrl(input.config.api_base_url)
+      yield* checkReachable(input.config.provider, input.config.api_base_url)
       const { settings, secrets: secretValues } = splitSecrets(input.config)
       const id = yield* sql.withTransaction(Effect.gen(function* () {
         // Cleared first: the database allows one default per organization at every moment.
@@ -163,15 +192,25 @@ export const TelephonyConfigsLive = Layer.effect(
       let provider = current.provider
       let apiBaseUrl = current.api_base_url
       if (input.config !== undefined) {
-        const given = input.config
-        const sameProvider = given["provider"] === undefined || given["provider"] === current.provider
-        const stored = sameProvider ? yield* storedSecrets(current) : {}
-        const merged = keepUnchangedSecrets(current.provider, { provider: current.provider, ...given }, stored)
+        const given = { provider: current.provider, ...input.config }
+        const stored = { config: { provider: current.provider, ...current.settings, api_base_url: current.api_base_url }, secrets: yield* storedSecrets(current) }
+        const { merged, withheld, maskedOnly } = carrySecrets(stored, given)
         const decoded = decodeConfig(merged)
-        if (Either.isLeft(decoded)) {
-          const problems = problemsOf(decoded.left, ["body", "config"])
+        const problems = [
+          ...maskedOnly.map((name) => secretProblem(name, "This is a masked value; send the real secret")),
+          ...(Either.isLeft(decoded) ? problemsOf(decoded.left, ["body", "config"]) : [])
+            .filter((problem) => !maskedOnly.includes(String(problem.loc[2])))
+            .map((problem) =>
+              problem.type === "missing" && withheld.includes(String(problem.loc[2]))
+                ? secretProblem(String(problem.loc[2]), `Send ${problem.loc[2]} again`)
+                : problem
+            )
+        ]
+        if (problems.length > 0 || Either.isLeft(decoded)) {
           return yield* new ValidationFailed({ message: "Invalid telephony configuration", problems })
         }
+        yield* checkApiBaseUrl(decoded.right.api_base_url)
+        yield* checkReachable(decoded.right.provider, decoded.right.api_base_url)
         const split = splitSecrets(decoded.right)
         settings = split.settings
         credentials = secrets.encrypt(JSON.stringify(split.secrets))

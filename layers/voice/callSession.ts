@@ -117,6 +117,12 @@ interface Services {
  * fiber makes every decision (turn ends, barge-in, idle, hang-up) from a queue of events, so
  * no two decisions race.
  */
+/** A provider's failure in detail (refused, status, network error), for the operator only: the run says which provider failed. */
+const logSpeechFailure = (runId: number, failure: SpeechFailed) =>
+  Effect.logWarning("A speech provider failed during a call").pipe(
+    Effect.annotateLogs({ run_id: runId, provider: failure.provider, reason: failure.reason, error: failure.message })
+  )
+
 export const runCallSession = (services: Services, input: CallSessionInput): Effect.Effect<CallResult, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { engine } = services
@@ -149,9 +155,10 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     const detector = yield* services.vad.detector(rate, { minSpeechMs: MIN_SPEECH_MS, minSilenceMs: END_OF_TURN_SILENCE_MS, pauseMs: PAUSE_MS })
     const transcription = yield* services.speechToText.open(input.stt, { sampleRate: rate, tag: `talkgraph-run-${input.runId}`, endpointingMs: END_OF_TURN_SILENCE_MS }).pipe(Effect.either)
     if (transcription._tag === "Left") {
+      yield* logSpeechFailure(input.runId, transcription.left)
       yield* input.hangUp
       return {
-        ending: { reason: "speech_error", error: `Speech-to-text could not start (${transcription.left.reason}: ${transcription.left.message}).` },
+        ending: { reason: "speech_error", error: `Speech-to-text (${transcription.left.provider}) could not start; the server log has the details.` },
         state: { node_id: "", user_turns: 0, extracted: {} },
         transcript: [],
         usage: noUsage,
@@ -485,7 +492,8 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
             break
           }
           case "SpeechFailed": {
-            ending = { reason: "speech_error", error: `A speech provider failed (${event.error.provider} ${event.error.reason}: ${event.error.message}).` }
+            yield* logSpeechFailure(input.runId, event.error)
+            ending = { reason: "speech_error", error: `A speech provider (${event.error.provider}) failed; the server log has the details.` }
             return
           }
           case "HungUp": {

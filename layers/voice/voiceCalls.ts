@@ -1,6 +1,7 @@
 import { Socket } from "@effect/platform"
 import { Effect, FiberMap, Layer, Option, Queue, Schedule } from "effect"
 import * as crypto from "node:crypto"
+import { CampaignCalls } from "../../services/CampaignCalls.ts"
 import { ConversationEngine, type ConversationPlan } from "../../services/ConversationEngine.ts"
 import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
 import { RecordingCatalog, Recordings } from "../../services/Recordings.ts"
@@ -45,6 +46,7 @@ export const VoiceCallsLive = Layer.scoped(
     const modelSettings = yield* ModelSettings
     const engine = yield* ConversationEngine
     const telephony = yield* Telephony
+    const campaignCalls = yield* CampaignCalls
     const storage = yield* Storage
     const recordings = yield* Recordings
     const catalog = yield* RecordingCatalog
@@ -199,8 +201,14 @@ export const VoiceCallsLive = Layer.scoped(
       const conversation = conversationOf(run)
       const settings = yield* speechSettings(run.organization_id)
       if (conversation === null || Option.isNone(settings.llm) || Option.isNone(settings.stt) || Option.isNone(settings.tts)) {
+        const settingsComplete = Option.isSome(settings.llm) && Option.isSome(settings.stt) && Option.isSome(settings.tts)
+        const reason = settingsComplete
+          ? "The agent cannot take voice calls: its version has no valid graph"
+          : "The agent cannot take voice calls: its organization needs LLM, STT and TTS settings"
         yield* Effect.logWarning("Media connection refused: the agent cannot run a voice call", { run_id: run.id })
-        return yield* refused("The agent cannot take voice calls: its organization needs LLM, STT and TTS settings")
+        // The carrier would report the call "completed": it is a failure, and recorded as one.
+        yield* campaignCalls.mediaRefused(run.id, reason)
+        return yield* refused(reason)
       }
       const graph = validateDefinition(conversation.definition ?? run.workflow_definition).graph!
       const plan: ConversationPlan = {

@@ -18,10 +18,10 @@ const explain = (failure: LlmFailed, timeoutSeconds: number) => {
   switch (failure.reason) {
     case "timeout":
       return `The organization's LLM did not answer within ${timeoutSeconds} seconds`
+    // One message for every other failure: which one it was (refused, status, no answer) is for the server log only.
     case "rejected":
-      return `The organization's LLM refused the request (HTTP ${failure.status}); check the model name and API key in the model configuration`
     case "unreachable":
-      return "The organization's LLM could not be reached; check base_url in the model configuration"
+      return "The organization's LLM could not be used; check the model, base_url and api_key in the model configuration (the server log has the details)"
   }
 }
 

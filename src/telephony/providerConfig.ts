@@ -1,4 +1,7 @@
 import { Schema } from "effect"
+import { keyHint, maskedKey } from "../domain/secretMask.ts"
+import { baseUrlProblem } from "../outbound/baseUrls.ts"
+import { carryCredential, type CredentialEndpoint, comparableUrl } from "../domain/storedCredentials.ts"
 
 /**
  * What each carrier needs to place calls, and which of those fields are secrets: secrets are
@@ -12,13 +15,10 @@ const Required = (name: string) =>
   )
 
 const BaseUrl = Schema.String.pipe(
+  Schema.maxLength(500),
   Schema.filter((value) => {
-    try {
-      const url = new URL(value)
-      return (url.protocol === "http:" || url.protocol === "https:") || "api_base_url must be an http(s) URL"
-    } catch {
-      return "api_base_url must be an http(s) URL"
-    }
+    const problem = baseUrlProblem(value)
+    return problem === null || `api_base_url ${problem}`
   })
 )
 
@@ -77,13 +77,8 @@ export const defaultApiBaseUrl: Readonly<Record<Provider, string>> = {
   plivo: "https://api.plivo.com"
 }
 
-const MASK = "****"
-
 /** Enough of a secret to recognise it, never enough to use it. */
-export const mask = (value: string) => (value.length >= 12 ? `${MASK}${value.slice(-4)}` : MASK)
-
-/** A value a client read from us and sent back unchanged. */
-export const isMasked = (value: unknown) => typeof value === "string" && value.startsWith(MASK)
+export const mask = (value: string) => maskedKey(keyHint(value))
 
 /** Splits a provider config into what is stored in clear and what is encrypted. */
 export const splitSecrets = (config: ProviderConfig) => {
@@ -98,18 +93,55 @@ export const splitSecrets = (config: ProviderConfig) => {
   return { settings, secrets }
 }
 
-/**
- * An update may send back the masked values it read: those (and omitted secrets) keep the stored
- * secret, as long as the provider is unchanged.
- */
-export const keepUnchangedSecrets = (
-  provider: Provider,
-  given: Record<string, unknown>,
-  stored: Record<string, string>
-): Record<string, unknown> => {
-  const merged = { ...given }
-  for (const name of secretFields[provider]) {
-    if ((merged[name] === undefined || isMasked(merged[name])) && stored[name] !== undefined) merged[name] = stored[name]
+/** The fields naming the carrier account a configuration's secrets belong to. */
+const accountFields: Readonly<Record<Provider, ReadonlyArray<string>>> = {
+  twilio: ["account_sid"],
+  vonage: ["api_key", "application_id"],
+  telnyx: [],
+  plivo: ["auth_id"]
+}
+
+const isProvider = (value: unknown): value is Provider => typeof value === "string" && Object.hasOwn(secretFields, value)
+
+/** Where a configuration's secrets are sent: the provider, its REST API and the account. */
+const credentialEndpoint = (config: Readonly<Record<string, unknown>>): CredentialEndpoint => {
+  const text = (name: string) => (typeof config[name] === "string" ? config[name] : null)
+  const provider = isProvider(config["provider"]) ? config["provider"] : null
+  return {
+    provider,
+    api_base_url: comparableUrl(text("api_base_url") ?? (provider ? defaultApiBaseUrl[provider] : null)),
+    ...Object.fromEntries((provider ? accountFields[provider] : []).map((name) => [name, text(name)]))
   }
-  return merged
+}
+
+/**
+ * An update's secrets under the rule for stored credentials: a secret omitted or sent back masked
+ * keeps the stored one only while provider, account and api_base_url stay the same. `withheld`
+ * secrets were stored but not carried over to the changed endpoint; `maskedOnly` ones came back
+ * masked where no stored value may be used.
+ */
+export const carrySecrets = (
+  stored: { readonly config: Readonly<Record<string, unknown>>; readonly secrets: Readonly<Record<string, string>> },
+  given: Readonly<Record<string, unknown>>
+) => {
+  const merged: Record<string, unknown> = { ...given }
+  const withheld: Array<string> = []
+  const maskedOnly: Array<string> = []
+  const provider = given["provider"]
+  const before = credentialEndpoint(stored.config)
+  const after = credentialEndpoint(given)
+  // Another provider's secrets are no candidates at all: there is nothing to send again.
+  const candidates = before["provider"] === after["provider"] ? stored.secrets : {}
+  for (const name of isProvider(provider) ? secretFields[provider] : []) {
+    const value = merged[name]
+    if (value !== undefined && typeof value !== "string") continue
+    const carried = carryCredential(value, candidates[name], before, after)
+    if (carried._tag === "Kept") merged[name] = carried.stored
+    else if (carried._tag === "Withheld") withheld.push(name)
+    else if (carried._tag === "MaskedOnly") {
+      delete merged[name]
+      maskedOnly.push(name)
+    }
+  }
+  return { merged, withheld, maskedOnly }
 }

@@ -7,6 +7,7 @@ import { client } from "./client.ts"
 import { contactsCsv } from "./dialerFixtures.ts"
 import { freePort, spawnTalkgraph, stop, type TalkgraphProcess, waitUntilServing } from "./process.ts"
 import { startLoadBalancer } from "./loadBalancer.ts"
+import { ensureVoiceModels } from "./voiceFixtures.ts"
 import { definitionUsing } from "./workflowRows.ts"
 
 /**
@@ -57,6 +58,8 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
     PUBLIC_URL: balancer.url,
     TALKGRAPH_SECRET_KEY: "cluster-secret-key-cluster-secret-key-0123",
     TALKGRAPH_SIGNUP: "true",
+    // Each process keeps files in a data dir of its own; these tests place calls but store no recordings.
+    TALKGRAPH_LOCAL_STORAGE_SHARED: "true",
     TALKGRAPH_ADMIN_EMAIL: "admin@cluster.test",
     TALKGRAPH_ADMIN_PASSWORD: "admin-password-123",
     LOG_LEVEL: "error",
@@ -102,6 +105,7 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
       config: { provider: "twilio", account_sid: carrier.accountSid, auth_token: carrier.authToken, api_base_url: carrier.url }
     }, { token })
     if (config.status !== 200) throw new Error(`telephony failed: ${config.status} ${JSON.stringify(config.body)}`)
+    await ensureVoiceModels(api, { token })
     await api.post(`/api/v1/organizations/telephony-configs/${config.body.id}/phone-numbers`, {
       address: `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`,
       is_default_caller_id: true

@@ -1,6 +1,7 @@
 import type { Client, Credentials } from "./client.ts"
 import type { RunningServer } from "./server.ts"
 import { uploadCsv } from "./uploads.ts"
+import { ensureVoiceModels } from "./voiceFixtures.ts"
 import { insertWorkflow } from "./workflowRows.ts"
 
 /** A Twilio configuration pointed at a loopback carrier, with one caller number. */
@@ -57,6 +58,7 @@ export const startedCampaign = async (
   }, { token: account.token })
   if (created.status !== 200) throw new Error(`campaign create failed: ${created.status} ${JSON.stringify(created.body)}`)
   if (start) {
+    await ensureVoiceModels(api, { token: account.token })
     const started = await api.post(`/api/v1/campaign/${created.body.id}/start`, undefined, { token: account.token })
     if (started.status !== 200) throw new Error(`campaign start failed: ${started.status} ${JSON.stringify(started.body)}`)
   }

@@ -22,6 +22,7 @@ import { SecretBox } from "../../services/SecretBox.ts"
 import { type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
 import { postgresUrl } from "./database.ts"
 import { definitionUsing } from "./workflowRows.ts"
+import { LoopbackOutbound } from "./outbound.ts"
 
 /**
  * The dialer on a database of its own with an in-memory carrier, for TestClock tests: calls are
@@ -59,6 +60,7 @@ export const isolatedDatabase = async () => {
   ])
   const scope = Effect.runSync(Scope.make())
   const layer = TelephonyConfigsLive.pipe(
+    Layer.provideMerge(LoopbackOutbound),
     Layer.provideMerge(SecretBoxLive),
     Layer.provideMerge(DatabaseLive),
     Layer.provideMerge(AppConfigLive),

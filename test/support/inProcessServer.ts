@@ -17,8 +17,11 @@ export interface InProcessServer {
  */
 export const startInProcessServer = async (settings: Record<string, string>): Promise<InProcessServer> => {
   const scope = Effect.runSync(Scope.make())
+  // The stand-ins a test or benchmark points providers at all listen on 127.0.0.1, and this one
+  // process is the only one writing to its storage directory.
+  const environment = { TALKGRAPH_OUTBOUND_ALLOW: "loopback", TALKGRAPH_LOCAL_STORAGE_SHARED: "true", ...settings }
   const layer = appOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })).pipe(
-    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(environment)))))
   )
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const run = <A, E>(effect: Effect.Effect<A, E, any>) =>

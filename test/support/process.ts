@@ -19,6 +19,8 @@ export const spawnTalkgraph = (args: ReadonlyArray<string>, env: Record<string, 
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/tmp",
       LOG_LEVEL: "warning",
+      // The stand-ins a test or benchmark points providers at all listen on 127.0.0.1.
+      TALKGRAPH_OUTBOUND_ALLOW: "loopback",
       ...env
     },
     stdio: ["ignore", "pipe", "pipe"]

@@ -118,6 +118,8 @@ export interface ScriptedLlmOptions {
    * are not affected.
    */
   readonly sameAnswerWithinMs?: number
+  /** The loopback address to listen on (default 127.0.0.1); tests of the outbound policy use another. */
+  readonly host?: string
 }
 
 export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> => {
@@ -250,11 +252,12 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
     sockets.add(socket)
     socket.on("close", () => sockets.delete(socket))
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const host = options.host ?? "127.0.0.1"
+  await new Promise<void>((resolve) => server.listen(0, host, resolve))
   const { port } = server.address() as AddressInfo
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://${host}:${port}/v1`,
     requests,
     enqueue: (...replies) => void queue.push(...replies),
     pending: () => queue.length,

@@ -1,5 +1,6 @@
 import type { Credentials } from "./client.ts"
 import type { Client } from "./client.ts"
+import { ensureVoiceModels } from "./voiceFixtures.ts"
 
 /** Gets an upload URL and PUTs the CSV there, as a client of the API does; returns the s3_key. */
 export const uploadCsv = async (api: Client, credentials: Credentials, csv: string | Uint8Array): Promise<string> => {
@@ -10,8 +11,9 @@ export const uploadCsv = async (api: Client, credentials: Credentials, csv: stri
   return grant.body.s3_key
 }
 
-/** A Twilio configuration with one caller number: what a campaign needs to start. */
+/** A Twilio configuration with one caller number, and model settings: what a campaign needs to start. */
 export const newTelephony = async (api: Client, credentials: Credentials, options: { name?: string; isDefault?: boolean } = {}) => {
+  await ensureVoiceModels(api, credentials)
   const created = await api.post(
     "/api/v1/organizations/telephony-configs",
     {

@@ -1,5 +1,23 @@
 import type { TestAccount } from "./accounts.ts"
-import type { Client } from "./client.ts"
+import type { Client, Credentials } from "./client.ts"
+
+const MODELS = "/api/v1/organizations/model-configurations"
+
+/**
+ * The model settings a campaign needs before it may start, for tests of dialing whose calls never
+ * connect their audio: closed loopback ports and the offline voice. An organization that has its
+ * own settings keeps them.
+ */
+export const ensureVoiceModels = async (api: Client, credentials: Credentials) => {
+  const current = await api.get(MODELS, credentials)
+  if (current.body?.llm && current.body?.stt && current.body?.tts) return
+  const reply = await api.put(MODELS, {
+    llm: { provider: "openai", model: "unused", base_url: "http://127.0.0.1:9/v1" },
+    stt: { provider: "deepgram", api_key: "dg-unused-key-0000", base_url: "http://127.0.0.1:9" },
+    tts: { provider: "local" }
+  }, credentials)
+  if (reply.status !== 200) throw new Error(`model configuration failed: ${reply.status} ${JSON.stringify(reply.body)}`)
+}
 
 /** Points the organization's LLM, STT (Deepgram live) and TTS at loopback stand-ins through the real endpoint. */
 export const useVoiceModels = async (
@@ -8,7 +26,7 @@ export const useVoiceModels = async (
   stand: { readonly llmUrl: string; readonly deepgram: { readonly url: string; readonly apiKey: string }; readonly tts: { readonly url: string; readonly apiKey: string } }
 ) => {
   const reply = await api.put(
-    "/api/v1/organizations/model-configurations",
+    MODELS,
     {
       llm: { provider: "openai", model: "scripted-model", api_key: "sk-test-key-123456", base_url: stand.llmUrl },
       stt: { provider: "deepgram", model: "nova-3", api_key: stand.deepgram.apiKey, base_url: stand.deepgram.url, language: "en" },

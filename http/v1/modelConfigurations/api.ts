@@ -1,19 +1,17 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { baseUrlProblem } from "../../../src/outbound/baseUrls.ts"
 import { HttpForbidden, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 
+/** Requests go to fixed paths under it: no query string, fragment or credentials (`baseUrlProblem`). */
 const HttpUrl = Schema.String.pipe(
   Schema.maxLength(500),
   Schema.filter((value) => {
-    try {
-      const url = new URL(value)
-      return url.protocol === "http:" || url.protocol === "https:"
-    } catch {
-      return false
-    }
-  }, { message: () => "must be an http(s) URL, e.g. http://127.0.0.1:11434/v1" })
+    const problem = baseUrlProblem(value)
+    return problem === null || `base_url ${problem}`
+  })
 )
 
 const Text = (max: number) => Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(max))

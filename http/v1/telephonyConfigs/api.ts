@@ -12,19 +12,25 @@ const Name = Schema.String.pipe(
 )
 const Region = Schema.NullOr(Schema.String.pipe(Schema.length(2)))
 
+/**
+ * An unknown field is refused by name (422 `extra_forbidden`), at the top and inside `config`: a
+ * misplaced `api_base_url` (it belongs in `config`) used to be dropped in silence.
+ */
+const refusingUnknownFields = { parseOptions: { errors: "all", onExcessProperty: "error" } } as const
+
 export const CreateTelephonyConfigRequest = bodySchema("CreateTelephonyConfig", {
   name: Name,
   is_default_outbound: Schema.optional(Schema.Boolean),
   default_region: Schema.optional(Region),
   config: ProviderConfig
-})
+}).annotations(refusingUnknownFields)
 
 export const UpdateTelephonyConfigRequest = bodySchema("UpdateTelephonyConfig", {
   name: Schema.optional(Name),
   is_default_outbound: Schema.optional(Schema.Boolean),
   default_region: Schema.optional(Region),
   config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-})
+}).annotations(refusingUnknownFields)
 
 const listItemFields = {
   id: Schema.Int,

@@ -77,11 +77,13 @@ const place = (
     Effect.flatMap(({ providerCallId }) => deps.placed.record({ attemptId: attempt.attemptId, providerCallId })),
     Effect.catchTag("CallNotPlaced", (refused) =>
       Effect.gen(function* () {
-        yield* Effect.logWarning("call not placed", { campaign_id: campaign.id, run_id: attempt.runId, reason: refused.message })
+        yield* Effect.logWarning("call not placed", { campaign_id: campaign.id, run_id: attempt.runId, reason: refused.message, permanent: refused.permanent })
         yield* deps.outcomes.applyOutcome({
           attemptId: attempt.attemptId,
           outcome: "failed",
-          endReason: refused.permanent ? "not_placed_refused" : "not_placed_unreachable",
+          // One reason whatever the carrier's API did (refused, unreachable, blocked): which one it was is
+          // for the log above, or a base URL could be used to learn which internal ports answer.
+          endReason: "not_placed",
           durationSeconds: 0,
           providerCallId: null,
           now: yield* Clock.currentTimeMillis

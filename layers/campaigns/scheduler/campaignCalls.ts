@@ -161,6 +161,28 @@ export const CampaignCallsLive = Layer.effect(
       }
     }, Effect.catchTag("SqlError", Effect.die))
 
-    return CampaignCalls.of({ statusCallback, answer, dispatchStatus })
+    const mediaRefused = Effect.fn("CampaignCalls.mediaRefused")(function* (runId: number, reason: string) {
+      const now = yield* Clock.currentTimeMillis
+      const attempt = yield* attempts.of(runId)
+      if (!attempt) {
+        yield* sql`
+          UPDATE runs SET state = 'failed', end_reason = 'media_refused', error = ${reason}, ended_at = ${new Date(now)}, updated_at = ${new Date(now)}
+          WHERE id = ${runId} AND ended_at IS NULL`
+        return
+      }
+      const applied = yield* outcomes.applyOutcome({
+        attemptId: attempt.id,
+        outcome: "failed",
+        endReason: "media_refused",
+        error: reason,
+        durationSeconds: 0,
+        providerCallId: null,
+        now
+      })
+      yield* attempts.forget(runId)
+      if (applied) yield* wakeups.publish(applied.campaignId)
+    }, Effect.orDie)
+
+    return CampaignCalls.of({ statusCallback, answer, dispatchStatus, mediaRefused })
   })
 )

@@ -13,6 +13,8 @@ export interface OutcomeInput {
   readonly durationSeconds: number | null
   readonly providerCallId: string | null
   readonly now: number
+  /** What went wrong, in our words, recorded on the run when it has none yet. */
+  readonly error?: string | undefined
 }
 
 export interface AppliedOutcome {
@@ -92,6 +94,7 @@ export const makeOutcomeRows = Effect.gen(function* () {
           UPDATE runs
           SET state = CASE WHEN runs.ended_at IS NULL THEN ${failedRun ? "failed" : "completed"} ELSE runs.state END,
               end_reason = COALESCE(runs.end_reason, ${input.endReason}),
+              error = COALESCE(runs.error, ${input.error ?? null}),
               duration_seconds = CASE WHEN runs.duration_seconds = 0 THEN ${input.durationSeconds ?? 0} ELSE runs.duration_seconds END,
               ended_at = COALESCE(runs.ended_at, ${at(input.now)}), updated_at = ${at(input.now)}
           FROM ended

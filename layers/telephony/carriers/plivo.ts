@@ -2,7 +2,8 @@ import { Effect, Option } from "effect"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidPlivoSignature } from "../../../src/telephony/plivoSignature.ts"
 import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
-import { carrierRequest, trimmedBase } from "./carrierRequest.ts"
+import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
+import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
@@ -15,8 +16,10 @@ const headers = (account: CarrierAccount) => ({
   "content-type": "application/json"
 })
 
-const callUrl = (account: CarrierAccount, id?: string) =>
-  `${trimmedBase(account.apiBaseUrl, PUBLIC_API)}/v1/Account/${encodeURIComponent(authId(account))}/Call/${id ? `${encodeURIComponent(id)}/` : ""}`
+const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
+
+const callPath = (account: CarrierAccount, id?: string) =>
+  `/v1/Account/${encodeURIComponent(authId(account))}/Call/${id ? `${encodeURIComponent(id)}/` : ""}`
 
 /** Plivo's hangup cause (or a machine verdict) as a campaign outcome. */
 const outcomeOf = (fields: URLSearchParams | Record<string, any>): CallOutcome | null => {
@@ -41,10 +44,10 @@ const outcomeOf = (fields: URLSearchParams | Record<string, any>): CallOutcome |
   }
 }
 
-export const plivoAdapter: CarrierAdapter = {
+export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
     Effect.gen(function* () {
-      const reply = yield* carrierRequest("Plivo", callUrl(account), {
+      const reply = yield* carrierRequest("Plivo", apiBase(account), callPath(account), {
         method: "POST",
         headers: headers(account),
         body: JSON.stringify({
@@ -69,7 +72,7 @@ export const plivoAdapter: CarrierAdapter = {
     }).pipe(Effect.withSpan("Plivo.placeCall")),
 
   hangUp: (account, providerCallId) =>
-    carrierRequest("Plivo", callUrl(account, providerCallId), { method: "DELETE", headers: headers(account) }).pipe(
+    carrierRequest("Plivo", apiBase(account), callPath(account, providerCallId), { method: "DELETE", headers: headers(account) }).pipe(
       Effect.flatMap((reply) =>
         reply.status < 300 || reply.status === 404
           ? Effect.void
@@ -79,7 +82,7 @@ export const plivoAdapter: CarrierAdapter = {
     ),
 
   callStatus: (account, providerCallId) =>
-    carrierRequest("Plivo", callUrl(account, providerCallId), { method: "GET", headers: headers(account) }).pipe(
+    carrierRequest("Plivo", apiBase(account), callPath(account, providerCallId), { method: "GET", headers: headers(account) }).pipe(
       Effect.flatMap((reply) => {
         if (reply.status >= 300) {
           return Effect.fail(new CarrierUnavailable({ message: `Plivo did not report the call (HTTP ${reply.status})` }))

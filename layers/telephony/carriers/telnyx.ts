@@ -2,7 +2,8 @@ import { Effect, Option } from "effect"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
 import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
-import { carrierRequest, trimmedBase } from "./carrierRequest.ts"
+import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
+import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
@@ -13,7 +14,7 @@ const headers = (account: CarrierAccount) => ({
   "content-type": "application/json"
 })
 
-const callsUrl = (account: CarrierAccount, suffix = "") => `${trimmedBase(account.apiBaseUrl, PUBLIC_API)}/v2/calls${suffix}`
+const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
 /** Telnyx reports why a call hung up; that is the outcome. */
 const outcomeOfHangup = (cause: string | undefined): CallOutcome => {
@@ -32,10 +33,10 @@ const outcomeOfHangup = (cause: string | undefined): CallOutcome => {
   }
 }
 
-export const telnyxAdapter: CarrierAdapter = {
+export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
     Effect.gen(function* () {
-      const reply = yield* carrierRequest("Telnyx", callsUrl(account), {
+      const reply = yield* carrierRequest("Telnyx", apiBase(account), "/v2/calls", {
         method: "POST",
         headers: headers(account),
         body: JSON.stringify({
@@ -60,7 +61,7 @@ export const telnyxAdapter: CarrierAdapter = {
     }).pipe(Effect.withSpan("Telnyx.placeCall")),
 
   hangUp: (account, providerCallId) =>
-    carrierRequest("Telnyx", callsUrl(account, `/${encodeURIComponent(providerCallId)}/actions/hangup`), {
+    carrierRequest("Telnyx", apiBase(account), `/v2/calls/${encodeURIComponent(providerCallId)}/actions/hangup`, {
       method: "POST",
       headers: headers(account),
       body: "{}"
@@ -75,7 +76,7 @@ export const telnyxAdapter: CarrierAdapter = {
     ),
 
   callStatus: (account, providerCallId) =>
-    carrierRequest("Telnyx", callsUrl(account, `/${encodeURIComponent(providerCallId)}`), { method: "GET", headers: headers(account) }).pipe(
+    carrierRequest("Telnyx", apiBase(account), `/v2/calls/${encodeURIComponent(providerCallId)}`, { method: "GET", headers: headers(account) }).pipe(
       Effect.flatMap((reply) => {
         if (reply.status >= 300) {
           return Effect.fail(new CarrierUnavailable({ message: `Telnyx did not report the call (HTTP ${reply.status})` }))

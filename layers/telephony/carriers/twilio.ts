@@ -9,31 +9,27 @@ import {
   CarrierUnavailable,
   type WebhookRequest
 } from "../../../services/Telephony.ts"
+import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
+import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
 const PUBLIC_API = "https://api.twilio.com"
-const REQUEST_TIMEOUT_MS = 10_000
 
 const accountSid = (account: CarrierAccount) => account.credentials.account_sid ?? ""
 const authToken = (account: CarrierAccount) => account.credentials.auth_token ?? ""
 
-const callsUrl = (account: CarrierAccount, suffix = "") =>
-  `${(account.apiBaseUrl ?? PUBLIC_API).replace(/\/+$/, "")}/2010-04-01/Accounts/${encodeURIComponent(accountSid(account))}/Calls${suffix}.json`
+const callsPath = (account: CarrierAccount, suffix = "") =>
+  `/2010-04-01/Accounts/${encodeURIComponent(accountSid(account))}/Calls${suffix}.json`
 
-const request = (account: CarrierAccount, url: string, form?: URLSearchParams) =>
-  Effect.tryPromise({
-    try: (signal) =>
-      fetch(url, {
-        method: form ? "POST" : "GET",
-        headers: {
-          authorization: `Basic ${Buffer.from(`${accountSid(account)}:${authToken(account)}`).toString("base64")}`,
-          ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {})
-        },
-        ...(form ? { body: form.toString() } : {}),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)])
-      }),
-    catch: (error) => new CarrierUnavailable({ message: `Twilio could not be reached: ${(error as Error).name}` })
+const request = (account: CarrierAccount, path: string, form?: URLSearchParams) =>
+  carrierRequest("Twilio", account.apiBaseUrl ?? PUBLIC_API, path, {
+    method: form ? "POST" : "GET",
+    headers: {
+      authorization: `Basic ${Buffer.from(`${accountSid(account)}:${authToken(account)}`).toString("base64")}`,
+      ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {})
+    },
+    ...(form ? { body: form.toString() } : {})
   })
 
 /** Twilio's status (plus AMD's verdict) as the outcome campaigns reason about; null while the call is live. */
@@ -56,7 +52,7 @@ const durationOf = (value: string | number | null | undefined) => {
   return value === undefined || value === null || value === "" || !Number.isFinite(seconds) ? null : Math.round(seconds)
 }
 
-export const twilioAdapter: CarrierAdapter = {
+export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
     Effect.gen(function* () {
       const form = new URLSearchParams({
@@ -70,39 +66,37 @@ export const twilioAdapter: CarrierAdapter = {
       })
       for (const event of ["initiated", "ringing", "answered", "completed"]) form.append("StatusCallbackEvent", event)
       if (account.machineDetection) form.set("MachineDetection", "Enable")
-      const response = yield* request(account, callsUrl(account), form).pipe(
+      const { status, body } = yield* request(account, callsPath(account), form).pipe(
         Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false }))
       )
-      const body = yield* Effect.promise(() => response.json().catch(() => ({}))) as Effect.Effect<Record<string, any>>
-      if (response.status >= 400 || typeof body.sid !== "string") {
+      if (status >= 400 || typeof body.sid !== "string") {
         // Twilio's own message may echo numbers and account details; keep only its status and code.
         const code = body.code ? `, code ${body.code}` : ""
         return yield* new CallNotPlaced({
-          message: `Twilio refused the call (HTTP ${response.status}${code})`,
-          permanent: response.status >= 400 && response.status < 500 && response.status !== 429
+          message: `Twilio refused the call (HTTP ${status}${code})`,
+          permanent: status >= 400 && status < 500 && status !== 429
         })
       }
       return { providerCallId: body.sid }
     }).pipe(Effect.withSpan("Twilio.placeCall")),
 
   hangUp: (account, providerCallId) =>
-    request(account, callsUrl(account, `/${encodeURIComponent(providerCallId)}`), new URLSearchParams({ Status: "completed" })).pipe(
+    request(account, callsPath(account, `/${encodeURIComponent(providerCallId)}`), new URLSearchParams({ Status: "completed" })).pipe(
       // 404: the call has already ended, which is what we wanted.
-      Effect.flatMap((response) =>
-        response.ok || response.status === 404
+      Effect.flatMap((reply) =>
+        (reply.status >= 200 && reply.status < 300) || reply.status === 404
           ? Effect.void
-          : Effect.fail(new CarrierUnavailable({ message: `Twilio did not hang up the call (HTTP ${response.status})` }))
+          : Effect.fail(new CarrierUnavailable({ message: `Twilio did not hang up the call (HTTP ${reply.status})` }))
       ),
       Effect.withSpan("Twilio.hangUp")
     ),
 
   callStatus: (account, providerCallId) =>
     Effect.gen(function* () {
-      const response = yield* request(account, callsUrl(account, `/${encodeURIComponent(providerCallId)}`))
-      if (!response.ok) {
-        return yield* new CarrierUnavailable({ message: `Twilio did not report the call (HTTP ${response.status})` })
+      const { status: httpStatus, body } = yield* request(account, callsPath(account, `/${encodeURIComponent(providerCallId)}`))
+      if (httpStatus < 200 || httpStatus >= 300) {
+        return yield* new CarrierUnavailable({ message: `Twilio did not report the call (HTTP ${httpStatus})` })
       }
-      const body = (yield* Effect.promise(() => response.json().catch(() => ({})))) as Record<string, any>
       const status: CallStatus = {
         providerCallId,
         outcome: outcomeOf(body.status, body.answered_by ?? undefined),

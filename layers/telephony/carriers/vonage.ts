@@ -2,7 +2,8 @@ import { Effect, Option } from "effect"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidVonageWebhook, vonageApiToken } from "../../../src/telephony/vonageJwt.ts"
 import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
-import { carrierRequest, trimmedBase } from "./carrierRequest.ts"
+import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
+import { carrierRequest } from "./carrierRequest.ts"
 
 const PUBLIC_API = "https://api.nexmo.com"
 
@@ -13,8 +14,9 @@ const headers = (account: CarrierAccount) => ({
   "content-type": "application/json"
 })
 
-const callsUrl = (account: CarrierAccount, uuid?: string) =>
-  `${trimmedBase(account.apiBaseUrl, PUBLIC_API)}/v1/calls${uuid ? `/${encodeURIComponent(uuid)}` : ""}`
+const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
+
+const callsPath = (uuid?: string) => `/v1/calls${uuid ? `/${encodeURIComponent(uuid)}` : ""}`
 
 /** Vonage numbers go without the leading "+". */
 const digits = (number: string) => number.replace(/^\+/, "")
@@ -43,11 +45,11 @@ const outcomeOf = (status: string | undefined): CallOutcome | null => {
 
 const seconds = (value: unknown) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
 
-export const vonageAdapter: CarrierAdapter = {
+export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
     Effect.gen(function* () {
       const reply = yield* Effect.suspend(() =>
-        carrierRequest("Vonage", callsUrl(account), {
+        carrierRequest("Vonage", apiBase(account), callsPath(), {
           method: "POST",
           headers: headers(account),
           body: JSON.stringify({
@@ -75,7 +77,7 @@ export const vonageAdapter: CarrierAdapter = {
     }).pipe(Effect.withSpan("Vonage.placeCall")),
 
   hangUp: (account, providerCallId) =>
-    carrierRequest("Vonage", callsUrl(account, providerCallId), {
+    carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), {
       method: "PUT",
       headers: headers(account),
       body: JSON.stringify({ action: "hangup" })
@@ -89,7 +91,7 @@ export const vonageAdapter: CarrierAdapter = {
     ),
 
   callStatus: (account, providerCallId) =>
-    carrierRequest("Vonage", callsUrl(account, providerCallId), { method: "GET", headers: headers(account) }).pipe(
+    carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), { method: "GET", headers: headers(account) }).pipe(
       Effect.flatMap((reply) =>
         reply.status >= 300
           ? Effect.fail(new CarrierUnavailable({ message: `Vonage did not report the call (HTTP ${reply.status})` }))

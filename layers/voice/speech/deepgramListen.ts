@@ -7,7 +7,9 @@ import {
   type TranscriptionOptions,
   type TranscriptionSession
 } from "../../../services/SpeechToText.ts"
-import { failureForStatus, missingKey, timedOut, unreachable } from "./speechFailures.ts"
+import type { OutboundHttpShape } from "../../../services/OutboundHttp.ts"
+import { REPLY_LIMITS } from "../../outbound/replyBody.ts"
+import { failureForStatus, timedOut, unreachable, unusableConnection } from "./speechFailures.ts"
 import { asWebSocketUrl, endpointUrl } from "./speechUrls.ts"
 import { transcriptChannel } from "./transcriptChannel.ts"
 
@@ -79,11 +81,19 @@ interface SocketHandlers {
   readonly close: (code: number) => void
 }
 
-/** Handlers are attached before the handshake, so nothing the server sends right after it is missed. */
-const connect = (url: URL, apiKey: string, handlers: SocketHandlers) =>
+/**
+ * Handlers are attached before the handshake, so nothing the server sends right after it is
+ * missed. The connection goes through the outbound policy's agent (redirects are not followed),
+ * and no message may exceed REPLY_LIMITS.transcriptionMessage.
+ */
+const connect = (outbound: OutboundHttpShape, url: URL, apiKey: string | null, handlers: SocketHandlers) =>
   Effect.async<WebSocket, SpeechFailed>((resume) => {
+    const blocked = outbound.literalRefusal("model", url)
+    if (blocked) return resume(Effect.fail(unreachable(PROVIDER, blocked)))
     const socket = new WebSocket(url, {
-      headers: { Authorization: `Token ${apiKey}` },
+      headers: apiKey === null ? {} : { Authorization: `Token ${apiKey}` },
+      agent: outbound.agent("model", url.protocol === "wss:"),
+      maxPayload: REPLY_LIMITS.transcriptionMessage,
       perMessageDeflate: false,
       handshakeTimeout: CONNECT_TIMEOUT_SECONDS * 1000
     })
@@ -127,9 +137,10 @@ const closeGracefully = (socket: WebSocket) =>
     else socket.terminate()
   })
 
-export const openDeepgramSession = (connection: SpeechConnection, options: TranscriptionOptions) =>
+export const openDeepgramSession = (outbound: OutboundHttpShape, connection: SpeechConnection, options: TranscriptionOptions) =>
   Effect.gen(function* () {
-    if (connection.apiKey === null) return yield* missingKey(PROVIDER)
+    const unusable = unusableConnection(connection)
+    if (unusable !== null) return yield* unusable
     const channel = yield* transcriptChannel(
       () => new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "transcript events are not being read" })
     )
@@ -156,7 +167,7 @@ export const openDeepgramSession = (connection: SpeechConnection, options: Trans
         else channel.fail(new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: `Deepgram closed the stream (code ${code})` }))
       }
     }
-    const socket = yield* Effect.acquireRelease(connect(url, connection.apiKey, handlers), (socket) =>
+    const socket = yield* Effect.acquireRelease(connect(outbound, url, connection.apiKey, handlers), (socket) =>
       Effect.suspend(() => {
         closing = true
         return closeGracefully(socket)

@@ -2,7 +2,9 @@ import { Duration, Effect, Queue } from "effect"
 import { monoPcm16Wav } from "../../../src/audio/pcmWav.ts"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
 import { SpeechFailed, type TranscriptionOptions, type TranscriptionSession } from "../../../services/SpeechToText.ts"
-import { failureForStatus, missingKey, timedOut, unreachable } from "./speechFailures.ts"
+import type { OutboundHttpShape } from "../../../services/OutboundHttp.ts"
+import { readReply, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody.ts"
+import { failureForStatus, timedOut, tooLarge, unreachable, unusableConnection } from "./speechFailures.ts"
 import { endpointUrl } from "./speechUrls.ts"
 import { transcriptChannel } from "./transcriptChannel.ts"
 
@@ -32,7 +34,7 @@ interface Utterance {
   readonly speechFinal: boolean
 }
 
-const transcribe = (connection: SpeechConnection & { readonly apiKey: string }, options: TranscriptionOptions, utterance: Utterance) =>
+const transcribe = (outbound: OutboundHttpShape, connection: SpeechConnection, options: TranscriptionOptions, utterance: Utterance) =>
   Effect.tryPromise({
     try: async (signal) => {
       const form = new FormData()
@@ -41,19 +43,36 @@ const transcribe = (connection: SpeechConnection & { readonly apiKey: string }, 
       form.append("model", connection.model ?? DEFAULT_MODEL)
       form.append("response_format", "json")
       if (connection.language !== null) form.append("language", connection.language)
-      const response = await fetch(endpointUrl(connection.baseUrl, OPENAI_API, "/v1/audio/transcriptions"), {
+      // The multipart body as fetch would send it, boundary and all.
+      const encoded = new Response(form)
+      const body = new Uint8Array(await encoded.arrayBuffer())
+      const response = await outbound.send("model", {
+        url: endpointUrl(connection.baseUrl, OPENAI_API, "/v1/audio/transcriptions"),
         method: "POST",
-        headers: { Authorization: `Bearer ${connection.apiKey}` },
-        body: form,
+        headers: {
+          "content-type": encoded.headers.get("content-type") ?? "multipart/form-data",
+          "content-length": body.byteLength,
+          ...(connection.apiKey === null ? {} : { authorization: `Bearer ${connection.apiKey}` })
+        },
+        body,
         signal
       })
-      if (!response.ok) {
-        await response.body?.cancel()
-        throw failureForStatus(PROVIDER, response.status)
+      const status = response.statusCode ?? 0
+      if (status < 200 || status > 299) {
+        response.destroy()
+        throw failureForStatus(PROVIDER, status)
       }
-      const body = (await response.json()) as { readonly text?: unknown }
-      if (typeof body.text !== "string") throw new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "OpenAI answered without text" })
-      return body.text.trim()
+      const text = await readReply(response, REPLY_LIMITS.transcriptionJson).catch((error) => {
+        throw error instanceof ReplyTooLarge ? tooLarge(PROVIDER, error.limit) : error
+      })
+      let answer: { readonly text?: unknown } | undefined
+      try {
+        answer = JSON.parse(text.toString("utf8"))
+      } catch {
+        answer = undefined
+      }
+      if (typeof answer?.text !== "string") throw new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "OpenAI answered without text" })
+      return answer.text.trim()
     },
     catch: (error) => (error instanceof SpeechFailed ? error : unreachable(PROVIDER, error))
   }).pipe(
@@ -63,10 +82,10 @@ const transcribe = (connection: SpeechConnection & { readonly apiKey: string }, 
     })
   )
 
-export const openOpenAiTranscriptionSession = (connection: SpeechConnection, options: TranscriptionOptions) =>
+export const openOpenAiTranscriptionSession = (outbound: OutboundHttpShape, connection: SpeechConnection, options: TranscriptionOptions) =>
   Effect.gen(function* () {
-    const apiKey = connection.apiKey
-    if (apiKey === null) return yield* missingKey(PROVIDER)
+    const unusable = unusableConnection(connection)
+    if (unusable !== null) return yield* unusable
     const channel = yield* transcriptChannel(
       () => new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "transcript events are not being read" })
     )
@@ -87,7 +106,7 @@ export const openOpenAiTranscriptionSession = (connection: SpeechConnection, opt
           return Effect.void
         }
         samplesPosted += utterance.samples
-        return transcribe({ ...connection, apiKey }, options, utterance).pipe(
+        return transcribe(outbound, connection, options, utterance).pipe(
           Effect.map((text) => {
             channel.emit({ _tag: "Final", text, speechFinal: utterance.speechFinal, startMs: utterance.startMs, endMs })
           })

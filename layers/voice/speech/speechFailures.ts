@@ -1,3 +1,5 @@
+import { baseUrlProblem } from "../../../src/outbound/baseUrls.ts"
+import type { SpeechConnection } from "../../../services/ModelSettings.ts"
 import { SpeechFailed } from "../../../services/SpeechToText.ts"
 
 /** What a provider's HTTP status means for us; the body is never copied (it may echo keys or text). */
@@ -24,8 +26,23 @@ export const unreachable = (provider: string, error: unknown): SpeechFailed => {
   })
 }
 
+export const tooLarge = (provider: string, limit: number) =>
+  new SpeechFailed({ provider, reason: "protocol", message: `${provider} sent a reply larger than ${limit} bytes` })
+
 export const timedOut = (provider: string, what: string, seconds: number) =>
   new SpeechFailed({ provider, reason: "timeout", message: `${provider}: ${what} within ${seconds} s` })
 
 export const missingKey = (provider: string) =>
   new SpeechFailed({ provider, reason: "refused", message: `no API key is set for ${provider}` })
+
+/**
+ * Why a connection cannot be used at all: a provider's own API needs a key (an endpoint of the
+ * organization's own, `base_url`, may not), and a base URL must keep its requests' paths fixed
+ * (a value saved before that rule is refused here).
+ */
+export const unusableConnection = (connection: SpeechConnection): SpeechFailed | null => {
+  if (connection.baseUrl !== null && baseUrlProblem(connection.baseUrl) !== null) {
+    return new SpeechFailed({ provider: connection.provider, reason: "refused", message: `the base_url of ${connection.provider} ${baseUrlProblem(connection.baseUrl)}` })
+  }
+  return connection.apiKey === null && connection.baseUrl === null ? missingKey(connection.provider) : null
+}

@@ -1,21 +1,23 @@
 import { Effect, Layer } from "effect"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
+import { SPEECH_TO_TEXT_PROVIDERS } from "../../../src/voice/speechProviders.ts"
+import { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import { SpeechFailed, SpeechToText, type TranscriptionOptions } from "../../../services/SpeechToText.ts"
 import { openDeepgramSession } from "./deepgramListen.ts"
 import { openOpenAiTranscriptionSession } from "./openaiTranscription.ts"
 
-export const SPEECH_TO_TEXT_PROVIDERS = ["deepgram", "openai"] as const
+export { SPEECH_TO_TEXT_PROVIDERS }
 
-export const SpeechToTextLive = Layer.succeed(
+export const SpeechToTextLive = Layer.effect(
   SpeechToText,
-  SpeechToText.of({
+  Effect.map(OutboundHttp, (outbound) => SpeechToText.of({
     open: Effect.fn("SpeechToText.open")(function* (connection: SpeechConnection, options: TranscriptionOptions) {
       yield* Effect.annotateCurrentSpan({ provider: connection.provider, model: connection.model ?? "", sampleRate: options.sampleRate })
       switch (connection.provider) {
         case "deepgram":
-          return yield* openDeepgramSession(connection, options)
+          return yield* openDeepgramSession(outbound, connection, options)
         case "openai":
-          return yield* openOpenAiTranscriptionSession(connection, options)
+          return yield* openOpenAiTranscriptionSession(outbound, connection, options)
         default:
           return yield* new SpeechFailed({
             provider: connection.provider,
@@ -24,5 +26,5 @@ export const SpeechToTextLive = Layer.succeed(
           })
       }
     })
-  })
+  }))
 )

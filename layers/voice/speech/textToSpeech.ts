@@ -1,26 +1,32 @@
-import { Duration, Effect, Layer, Stream } from "effect"
+import { Chunk, Duration, Effect, Layer, Stream } from "effect"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
 import { SpeechFailed } from "../../../services/SpeechToText.ts"
+import { TEXT_TO_SPEECH_PROVIDERS } from "../../../src/voice/speechProviders.ts"
+import { OutboundHttp, type OutboundHttpShape } from "../../../services/OutboundHttp.ts"
 import { TextToSpeech } from "../../../services/TextToSpeech.ts"
 import type { VoiceSampleRate } from "../../../services/VoiceActivity.ts"
 import { ESPEAK_SAMPLE_RATE, EspeakUnavailable, espeakSamples } from "./espeakVoice.ts"
 import { floatChunks, pcmChunker } from "./pcmChunks.ts"
-import { failureForStatus, missingKey, timedOut, unreachable } from "./speechFailures.ts"
+import { readReply, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody.ts"
+import { failureForStatus, timedOut, tooLarge, unreachable, unusableConnection } from "./speechFailures.ts"
 import { cartesiaRequest, deepgramSpeakRequest, elevenLabsRequest, openAiSpeechRequest, type TtsRequest } from "./ttsRequests.ts"
 
-export const TEXT_TO_SPEECH_PROVIDERS = ["elevenlabs", "cartesia", "deepgram", "openai", "local"] as const
+export { TEXT_TO_SPEECH_PROVIDERS }
 
 /** Until the provider answers with headers. */
 const FIRST_BYTE_TIMEOUT_SECONDS = 15
 /** Between two pieces of a stream already started. */
 const STALL_TIMEOUT_SECONDS = 15
 
+/** Pieces of audio held for a slow consumer before the provider's reply is read further. */
+const AUDIO_BUFFER_PIECES = 16
+
 /**
- * Streams the provider's answer. The request belongs to the stream's scope: when the consumer
- * stops early (barge-in interrupts the reply), the scope closes and the fetch is aborted, so the
- * provider stops generating and billing.
+ * Streams the provider's answer, read within REPLY_LIMITS.speechAudio. The request belongs to the
+ * stream's scope: when the consumer stops early (barge-in interrupts the reply), the scope closes
+ * and the request is aborted, so the provider stops generating and billing.
  */
-const httpSpeech = (provider: string, request: TtsRequest, rate: VoiceSampleRate) =>
+const httpSpeech = (outbound: OutboundHttpShape, provider: string, request: TtsRequest, rate: VoiceSampleRate) =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const controller = yield* Effect.acquireRelease(
@@ -28,7 +34,14 @@ const httpSpeech = (provider: string, request: TtsRequest, rate: VoiceSampleRate
         (controller) => Effect.sync(() => controller.abort())
       )
       const response = yield* Effect.tryPromise({
-        try: () => fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal: controller.signal }),
+        try: () =>
+          outbound.send("model", {
+            url: request.url,
+            method: "POST",
+            headers: { ...request.headers, "content-length": Buffer.byteLength(request.body) },
+            body: request.body,
+            signal: controller.signal
+          }),
         catch: (error) => unreachable(provider, error)
       }).pipe(
         Effect.timeoutFail({
@@ -36,17 +49,20 @@ const httpSpeech = (provider: string, request: TtsRequest, rate: VoiceSampleRate
           onTimeout: () => timedOut(provider, "no answer", FIRST_BYTE_TIMEOUT_SECONDS)
         })
       )
-      if (!response.ok || response.body === null) {
-        yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
-        return yield* response.ok
-          ? new SpeechFailed({ provider, reason: "protocol", message: `${provider} answered without audio` })
-          : failureForStatus(provider, response.status)
+      const status = response.statusCode ?? 0
+      if (status < 200 || status > 299) {
+        response.destroy()
+        return yield* failureForStatus(provider, status)
       }
       const chunker = pcmChunker(request.sampleRate, rate)
-      return Stream.fromAsyncIterable(response.body, (error) => unreachable(provider, error)).pipe(
-        Stream.timeoutFail(() => timedOut(provider, "the audio stream stalled", STALL_TIMEOUT_SECONDS), Duration.seconds(STALL_TIMEOUT_SECONDS)),
-        Stream.mapConcat(chunker.push),
-        Stream.concat(Stream.suspend(() => Stream.fromIterable(chunker.end())))
+      const audio = Stream.async<Int16Array, SpeechFailed>((emit) => {
+        readReply(response, REPLY_LIMITS.speechAudio, { onPiece: (piece) => emit.chunk(Chunk.unsafeFromArray(chunker.push(piece))) }).then(
+          () => emit.chunk(Chunk.unsafeFromArray(chunker.end())).then(() => emit.end()),
+          (error) => emit.fail(error instanceof ReplyTooLarge ? tooLarge(provider, error.limit) : unreachable(provider, error))
+        )
+      }, AUDIO_BUFFER_PIECES)
+      return audio.pipe(
+        Stream.timeoutFail(() => timedOut(provider, "the audio stream stalled", STALL_TIMEOUT_SECONDS), Duration.seconds(STALL_TIMEOUT_SECONDS))
       )
     })
   )
@@ -62,21 +78,28 @@ const localSpeech = (connection: SpeechConnection, text: string, rate: VoiceSamp
     }).pipe(Effect.map((samples) => Stream.fromIterable(floatChunks(samples, ESPEAK_SAMPLE_RATE, rate))))
   )
 
-const withKey = (connection: SpeechConnection, make: (apiKey: string) => Stream.Stream<Int16Array, SpeechFailed>) =>
-  connection.apiKey === null ? Stream.fail(missingKey(connection.provider)) : make(connection.apiKey)
+const withKey = (connection: SpeechConnection, make: (apiKey: string | null) => Stream.Stream<Int16Array, SpeechFailed>) => {
+  const unusable = unusableConnection(connection)
+  return unusable === null ? make(connection.apiKey) : Stream.fail(unusable)
+}
 
-const synthesize = (connection: SpeechConnection, text: string, rate: VoiceSampleRate): Stream.Stream<Int16Array, SpeechFailed> => {
+const synthesize = (
+  outbound: OutboundHttpShape,
+  connection: SpeechConnection,
+  text: string,
+  rate: VoiceSampleRate
+): Stream.Stream<Int16Array, SpeechFailed> => {
   if (text.trim() === "") return Stream.empty
   const provider = connection.provider
   switch (provider) {
     case "elevenlabs":
-      return withKey(connection, (key) => httpSpeech(provider, elevenLabsRequest(connection, key, text, rate), rate))
+      return withKey(connection, (key) => httpSpeech(outbound, provider, elevenLabsRequest(connection, key, text, rate), rate))
     case "cartesia":
-      return withKey(connection, (key) => httpSpeech(provider, cartesiaRequest(connection, key, text, rate), rate))
+      return withKey(connection, (key) => httpSpeech(outbound, provider, cartesiaRequest(connection, key, text, rate), rate))
     case "deepgram":
-      return withKey(connection, (key) => httpSpeech(provider, deepgramSpeakRequest(connection, key, text, rate), rate))
+      return withKey(connection, (key) => httpSpeech(outbound, provider, deepgramSpeakRequest(connection, key, text, rate), rate))
     case "openai":
-      return withKey(connection, (key) => httpSpeech(provider, openAiSpeechRequest(connection, key, text), rate))
+      return withKey(connection, (key) => httpSpeech(outbound, provider, openAiSpeechRequest(connection, key, text), rate))
     case "local":
       return localSpeech(connection, text, rate)
     default:
@@ -90,14 +113,15 @@ const synthesize = (connection: SpeechConnection, text: string, rate: VoiceSampl
   }
 }
 
-export const TextToSpeechLive = Layer.succeed(
+export const TextToSpeechLive = Layer.effect(
   TextToSpeech,
-  TextToSpeech.of({
-    synthesize: (connection, text, sampleRate) =>
-      synthesize(connection, text, sampleRate).pipe(
-        Stream.withSpan("TextToSpeech.synthesize", {
-          attributes: { provider: connection.provider, model: connection.model ?? "", sampleRate, characters: text.length }
-        })
-      )
-  })
+  Effect.map(OutboundHttp, (outbound) =>
+    TextToSpeech.of({
+      synthesize: (connection, text, sampleRate) =>
+        synthesize(outbound, connection, text, sampleRate).pipe(
+          Stream.withSpan("TextToSpeech.synthesize", {
+            attributes: { provider: connection.provider, model: connection.model ?? "", sampleRate, characters: text.length }
+          })
+        )
+    }))
 )

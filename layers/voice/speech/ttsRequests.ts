@@ -31,7 +31,7 @@ const json = { "Content-Type": "application/json" }
 /** "en-US" → "en": the providers below take ISO 639-1 codes. */
 const languageCode = (language: string | null) => (language === null ? undefined : language.split(/[-_]/)[0]!.toLowerCase())
 
-export const elevenLabsRequest = (connection: SpeechConnection, apiKey: string, text: string, rate: VoiceSampleRate): TtsRequest => {
+export const elevenLabsRequest = (connection: SpeechConnection, apiKey: string | null, text: string, rate: VoiceSampleRate): TtsRequest => {
   // https://elevenlabs.io/docs/api-reference/text-to-speech/stream — pcm_8000 and pcm_16000 are raw s16le.
   const voice = encodeURIComponent(connection.voice ?? ELEVENLABS_VOICE)
   const url = endpointUrl(connection.baseUrl, "https://api.elevenlabs.io", `/v1/text-to-speech/${voice}/stream`)
@@ -39,16 +39,16 @@ export const elevenLabsRequest = (connection: SpeechConnection, apiKey: string, 
   const language = languageCode(connection.language)
   return {
     url,
-    headers: { ...json, "xi-api-key": apiKey },
+    headers: { ...json, ...(apiKey === null ? {} : { "xi-api-key": apiKey }) },
     body: JSON.stringify({ text, model_id: connection.model ?? ELEVENLABS_MODEL, ...(language ? { language_code: language } : {}) }),
     sampleRate: rate
   }
 }
 
-export const cartesiaRequest = (connection: SpeechConnection, apiKey: string, text: string, rate: VoiceSampleRate): TtsRequest => ({
+export const cartesiaRequest = (connection: SpeechConnection, apiKey: string | null, text: string, rate: VoiceSampleRate): TtsRequest => ({
   // https://docs.cartesia.ai/api-reference/tts/bytes — a raw container streams as it is generated.
   url: endpointUrl(connection.baseUrl, "https://api.cartesia.ai", "/tts/bytes"),
-  headers: { ...json, "X-API-Key": apiKey, "Cartesia-Version": CARTESIA_VERSION },
+  headers: { ...json, ...(apiKey === null ? {} : { "X-API-Key": apiKey }), "Cartesia-Version": CARTESIA_VERSION },
   body: JSON.stringify({
     model_id: connection.model ?? CARTESIA_MODEL,
     transcript: text,
@@ -59,7 +59,7 @@ export const cartesiaRequest = (connection: SpeechConnection, apiKey: string, te
   sampleRate: rate
 })
 
-export const deepgramSpeakRequest = (connection: SpeechConnection, apiKey: string, text: string, rate: VoiceSampleRate): TtsRequest => {
+export const deepgramSpeakRequest = (connection: SpeechConnection, apiKey: string | null, text: string, rate: VoiceSampleRate): TtsRequest => {
   // https://developers.deepgram.com/reference/text-to-speech/speak-request — the voice is the model;
   // without container=none the REST answer is a WAV file, header included.
   const url = endpointUrl(connection.baseUrl, "https://api.deepgram.com", "/v1/speak")
@@ -67,13 +67,13 @@ export const deepgramSpeakRequest = (connection: SpeechConnection, apiKey: strin
   url.searchParams.set("encoding", "linear16")
   url.searchParams.set("sample_rate", `${rate}`)
   url.searchParams.set("container", "none")
-  return { url, headers: { ...json, Authorization: `Token ${apiKey}` }, body: JSON.stringify({ text }), sampleRate: rate }
+  return { url, headers: { ...json, ...(apiKey === null ? {} : { Authorization: `Token ${apiKey}` }) }, body: JSON.stringify({ text }), sampleRate: rate }
 }
 
-export const openAiSpeechRequest = (connection: SpeechConnection, apiKey: string, text: string): TtsRequest => ({
+export const openAiSpeechRequest = (connection: SpeechConnection, apiKey: string | null, text: string): TtsRequest => ({
   // https://platform.openai.com/docs/api-reference/audio/createSpeech — `pcm` is 24 kHz s16le, no header.
   url: endpointUrl(connection.baseUrl, "https://api.openai.com/v1", "/v1/audio/speech"),
-  headers: { ...json, Authorization: `Bearer ${apiKey}` },
+  headers: { ...json, ...(apiKey === null ? {} : { Authorization: `Bearer ${apiKey}` }) },
   body: JSON.stringify({
     model: connection.model ?? OPENAI_MODEL,
     input: text,
