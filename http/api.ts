@@ -16,6 +16,7 @@ import { describeErrorBodies } from "./openapiErrors.ts"
 import { RecordingsApi } from "./v1/recordings/api.ts"
 import { TelephonyWebhooksApi } from "./v1/telephonyWebhooks/api.ts"
 import { VoiceCallsApi } from "./v1/voiceCalls/api.ts"
+import { serviceVersion } from "./version.ts"
 
 /** The whole public interface: v1 (Dograh-compatible paths) and v2 groups in one API. */
 export class Api extends HttpApi.make("talkgraph")
@@ -37,6 +38,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(RecordingsApi)
   .add(VoiceCallsApi)
   .annotate(OpenApi.Title, "talkgraph")
+  .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")
   .annotate(OpenApi.Transform, describeErrorBodies)
 {}

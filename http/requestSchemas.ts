@@ -1,13 +1,18 @@
 import { Schema } from "effect"
 
+type Part = "Request" | "Query" | "Path"
+
 /**
  * Request schemas report every problem at once and name the request part they describe, which
- * `decodeProblems.ts` turns into the first element of FastAPI's `loc`.
+ * `decodeProblems.ts` turns into the first element of FastAPI's `loc` (the decode error's message
+ * starts with that name). Bodies name it as an identifier, so the document lists them as named
+ * components; path and query schemas as a title, so the document inlines them and declares each
+ * field as its own parameter (the platform lists no parameters for a schema behind a `$ref`).
  */
-const requestPart = (suffix: "Request" | "Query" | "Path") =>
+const requestPart = (suffix: Part) =>
 <Fields extends Schema.Struct.Fields>(name: string, fields: Fields) =>
   Schema.Struct(fields).annotations({
-    identifier: `${name}${suffix}`,
+    ...(suffix === "Request" ? { identifier: `${name}${suffix}` } : { title: `${name}${suffix}` }),
     parseOptions: { errors: "all", onExcessProperty: "ignore" }
   })
 
@@ -15,5 +20,22 @@ export const bodySchema = requestPart("Request")
 export const querySchema = requestPart("Query")
 export const pathSchema = requestPart("Path")
 
-/** Integer path ids as FastAPI reads them: digits only, positive. */
-export const IdFromPath = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
+/**
+ * An integer read from a path or query string (digits, as FastAPI reads them), documented as the
+ * integer it stands for rather than as the string it arrives in.
+ */
+export const IntFromString = (range: { readonly minimum?: number; readonly maximum?: number } = {}) => {
+  const { maximum, minimum } = range
+  const int = Schema.NumberFromString.pipe(Schema.int())
+  const bounded = minimum !== undefined && maximum !== undefined
+    ? int.pipe(Schema.between(minimum, maximum))
+    : minimum !== undefined
+    ? int.pipe(Schema.greaterThanOrEqualTo(minimum))
+    : maximum !== undefined
+    ? int.pipe(Schema.lessThanOrEqualTo(maximum))
+    : int
+  return bounded.annotations({ jsonSchema: { type: "integer", ...range } })
+}
+
+/** Integer path ids: positive. */
+export const IdFromPath = IntFromString({ minimum: 1 })

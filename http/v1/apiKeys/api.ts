@@ -4,6 +4,7 @@ import { Scope } from "../../../src/domain/scopes.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const CreateApiKeyRequest = bodySchema("CreateApiKey", {
   name: Schema.String.pipe(Schema.trimmed({ message: () => "Name must not start or end with spaces" }), Schema.minLength(1), Schema.maxLength(100)),
@@ -11,23 +12,23 @@ export const CreateApiKeyRequest = bodySchema("CreateApiKey", {
 })
 
 export const CreateApiKeyResponse = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   name: Schema.String,
   key_prefix: Schema.String,
   api_key: Schema.String,
   scopes: Schema.Array(Scope),
-  created_at: Schema.Date
+  created_at: Timestamp
 }).annotations({ identifier: "CreateAPIKeyResponse" })
 
 export const ApiKeyResponse = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   name: Schema.String,
   key_prefix: Schema.String,
   scopes: Schema.Array(Scope),
   is_active: Schema.Boolean,
-  created_at: Schema.Date,
-  last_used_at: Schema.NullOr(Schema.Date),
-  revoked_at: Schema.NullOr(Schema.Date)
+  created_at: Timestamp,
+  last_used_at: Schema.NullOr(Timestamp),
+  revoked_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "APIKeyResponse" })
 
 const ApiKeyPath = pathSchema("ApiKey", { id: IdFromPath })

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { HttpConflict, HttpForbidden, HttpTooManyRequests, HttpUnauthenticated, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { EmptyObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Email = Schema.String.pipe(Schema.trimmed(), Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "Not a valid email address" }), Schema.maxLength(254))
 
@@ -18,15 +19,15 @@ export const SignupRequest = bodySchema("Signup", {
 })
 
 export const UserResponse = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   email: Schema.String,
   name: Schema.String,
-  organization_id: Schema.Number
+  organization_id: Schema.Int
 }).annotations({ identifier: "UserResponse" })
 
 export const LoginResponse = Schema.Struct({
   token: Schema.String,
-  expires_at: Schema.Date,
+  expires_at: Timestamp,
   user: UserResponse
 }).annotations({ identifier: "LoginResponse" })
 
@@ -46,6 +47,6 @@ export const AuthApi = HttpApiGroup.make("auth")
       .addError(HttpConflict)
       .addError(HttpValidationFailed)
   )
-  .add(HttpApiEndpoint.post("logout", "/logout").addSuccess(Schema.Struct({})).middleware(V1Auth))
+  .add(HttpApiEndpoint.post("logout", "/logout").addSuccess(EmptyObject).middleware(V1Auth))
   .add(HttpApiEndpoint.get("me", "/me").addSuccess(UserResponse).middleware(V1Auth))
   .prefix("/api/v1/auth")

@@ -13,9 +13,10 @@ import {
 } from "../../../src/campaign/campaignSettings.ts"
 import { CampaignState } from "../../../src/campaign/campaignState.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpUpstreamFailed, HttpValidationFailed } from "../../errors.ts"
-import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
+import { bodySchema, IdFromPath, IntFromString, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 import { DispatchStatusResponse } from "../campaignDispatch/schemas.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -68,10 +69,10 @@ export const CampaignResponse = Schema.Struct({
   total_rows: Schema.NullOr(Schema.Int),
   processed_rows: Schema.Int,
   failed_rows: Schema.Int,
-  created_at: Schema.Date,
-  updated_at: Schema.Date,
-  started_at: Schema.NullOr(Schema.Date),
-  completed_at: Schema.NullOr(Schema.Date),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  started_at: Schema.NullOr(Timestamp),
+  completed_at: Schema.NullOr(Timestamp),
   retry_config: RetryConfig,
   max_concurrency: Schema.NullOr(Schema.Int),
   rate_limit_per_second: Schema.Int,
@@ -88,8 +89,8 @@ export const CampaignResponse = Schema.Struct({
 }).annotations({ identifier: "CampaignResponse" })
 
 const pagination = {
-  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.positive()), { default: () => 1 }),
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { default: () => 20 })
+  page: Schema.optionalWith(IntFromString({ minimum: 1 }), { default: () => 1 }),
+  limit: Schema.optionalWith(IntFromString({ minimum: 1, maximum: 100 }), { default: () => 20 })
 }
 
 export const CampaignListQuery = querySchema("CampaignList", pagination)
@@ -117,9 +118,9 @@ export const CampaignProgressResponse = Schema.Struct({
   failed: Schema.Int,
   cancelled: Schema.Int,
   live_calls: Schema.Int,
-  next_attempt_at: Schema.NullOr(Schema.Date),
-  started_at: Schema.NullOr(Schema.Date),
-  completed_at: Schema.NullOr(Schema.Date),
+  next_attempt_at: Schema.NullOr(Timestamp),
+  started_at: Schema.NullOr(Timestamp),
+  completed_at: Schema.NullOr(Timestamp),
   dispatch: DispatchStatusResponse
 }).annotations({ identifier: "CampaignProgressResponse" })
 
@@ -134,10 +135,10 @@ export const CampaignRunResponse = Schema.Struct({
   contact_id: Schema.NullOr(Schema.Int),
   disposition: Schema.NullOr(Schema.String),
   end_reason: Schema.NullOr(Schema.String),
-  duration_seconds: Schema.Number,
-  created_at: Schema.Date,
-  started_at: Schema.NullOr(Schema.Date),
-  ended_at: Schema.NullOr(Schema.Date)
+  duration_seconds: Schema.Int,
+  created_at: Timestamp,
+  started_at: Schema.NullOr(Timestamp),
+  ended_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "CampaignRunResponse" })
 
 export const CampaignRunsResponse = Schema.Struct({

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { HttpForbidden, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const HttpUrl = Schema.String.pipe(
   Schema.maxLength(500),
@@ -59,7 +60,7 @@ export const ModelConfigurationsResponse = Schema.Struct({
   llm: Schema.NullOr(SectionResponse),
   stt: Schema.NullOr(SectionResponse),
   tts: Schema.NullOr(SectionResponse),
-  updated_at: Schema.NullOr(Schema.Date)
+  updated_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "ModelConfigurationsResponse" })
 
 export const ModelConfigurationsApi = HttpApiGroup.make("modelConfigurations")

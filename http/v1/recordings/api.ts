@@ -2,8 +2,9 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { RECORDING_ID, RECORDING_ID_RULE } from "../../../src/recordings/recordingIds.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpValidationFailed } from "../../errors.ts"
-import { bodySchema, pathSchema, querySchema } from "../../requestSchemas.ts"
+import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const RecordingId = Schema.String.pipe(Schema.pattern(RECORDING_ID, { message: () => `recording_id must be ${RECORDING_ID_RULE}` }))
 const Label = Schema.String.pipe(Schema.maxLength(200))
@@ -62,8 +63,8 @@ export const RecordingResponse = Schema.Struct({
   duration_ms: Schema.Int,
   size_bytes: Schema.Int,
   created_by: Schema.NullOr(Schema.Int),
-  created_at: Schema.Date,
-  updated_at: Schema.Date
+  created_at: Timestamp,
+  updated_at: Timestamp
 }).annotations({ identifier: "WorkflowRecordingResponse" })
 
 export const RecordingListResponse = Schema.Struct({
@@ -74,7 +75,7 @@ export const RecordingListResponse = Schema.Struct({
 export const DeleteRecordingResponse = Schema.Struct({ success: Schema.Boolean, message: Schema.String })
 
 export const RecordingListQuery = querySchema("RecordingList", {
-  workflow_id: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive()))
+  workflow_id: Schema.optional(IdFromPath)
 })
 
 const RecordingPath = pathSchema("Recording", {

@@ -4,6 +4,7 @@ import { ProviderConfig } from "../../../src/telephony/providerConfig.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { EmptyObject, JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -23,7 +24,7 @@ export const UpdateTelephonyConfigRequest = bodySchema("UpdateTelephonyConfig", 
   name: Schema.optional(Name),
   is_default_outbound: Schema.optional(Schema.Boolean),
   default_region: Schema.optional(Region),
-  config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  config: Schema.optional(JsonObject)
 })
 
 const listItemFields = {
@@ -37,8 +38,8 @@ const listItemFields = {
   phone_number_count: Schema.Int,
   is_ready_for_outbound: Schema.Boolean,
   outbound_blocked_reason: Schema.NullOr(Schema.String),
-  created_at: Schema.Date,
-  updated_at: Schema.Date
+  created_at: Timestamp,
+  updated_at: Timestamp
 }
 
 export const TelephonyConfigurationListItem = Schema.Struct(listItemFields).annotations({
@@ -47,7 +48,7 @@ export const TelephonyConfigurationListItem = Schema.Struct(listItemFields).anno
 
 export const TelephonyConfigurationResponse = Schema.Struct({
   ...listItemFields,
-  config: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  config: JsonObject.annotations({
     description: "The provider fields; secrets are masked (****1234)"
   })
 }).annotations({ identifier: "TelephonyConfigurationResponse" })
@@ -84,15 +85,14 @@ export const PhoneNumberResponse = Schema.Struct({
   is_active: Schema.Boolean,
   is_default_caller_id: Schema.Boolean,
   inbound_workflow_id: Schema.NullOr(Schema.Int),
-  created_at: Schema.Date,
-  updated_at: Schema.Date
+  created_at: Timestamp,
+  updated_at: Timestamp
 }).annotations({ identifier: "PhoneNumberResponse" })
 
 export const PhoneNumberListResponse = Schema.Struct({ phone_numbers: Schema.Array(PhoneNumberResponse) }).annotations({
   identifier: "PhoneNumberListResponse"
 })
 
-const Empty = Schema.Struct({})
 const ConfigPath = pathSchema("TelephonyConfig", { config_id: IdFromPath })
 const NumberPath = pathSchema("PhoneNumber", { config_id: IdFromPath, number_id: IdFromPath })
 
@@ -113,7 +113,7 @@ export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
       .addError(HttpNotFound)
       .addError(HttpConflict)
   )
-  .add(HttpApiEndpoint.del("remove", "/:config_id").setPath(ConfigPath).addSuccess(Empty).addError(HttpNotFound).addError(HttpConflict))
+  .add(HttpApiEndpoint.del("remove", "/:config_id").setPath(ConfigPath).addSuccess(EmptyObject).addError(HttpNotFound).addError(HttpConflict))
   .add(
     HttpApiEndpoint.get("listNumbers", "/:config_id/phone-numbers")
       .setPath(ConfigPath)
@@ -139,7 +139,7 @@ export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
   .add(
     HttpApiEndpoint.del("removeNumber", "/:config_id/phone-numbers/:number_id")
       .setPath(NumberPath)
-      .addSuccess(Empty)
+      .addSuccess(EmptyObject)
       .addError(HttpNotFound)
   )
   .addError(HttpForbidden)

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { HttpForbidden, HttpNotFound, HttpPayloadTooLarge } from "../../errors.ts"
-import { bodySchema, querySchema } from "../../requestSchemas.ts"
+import { bodySchema, IntFromString, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 
 export const PresignUploadRequest = bodySchema("PresignUpload", {
@@ -40,8 +40,8 @@ export const UploadsApi = HttpApiGroup.make("uploads")
 
 export const LocalUploadQuery = querySchema("LocalUpload", {
   key: Schema.String,
-  expires: Schema.NumberFromString.pipe(Schema.int()),
-  max: Schema.NumberFromString.pipe(Schema.int()),
+  expires: IntFromString(),
+  max: IntFromString(),
   content_type: Schema.String,
   signature: Schema.String
 })

@@ -5,8 +5,9 @@ import { parseUsageFilters, type UsageFilter } from "../../../src/usage/filters.
 import { DEFAULT_LIMIT, DEFAULT_PAGE, MAX_LIMIT } from "../../../src/usage/pagination.ts"
 import type { SortBy } from "../../../src/usage/query.ts"
 import { HttpForbidden, HttpValidationFailed } from "../../errors.ts"
-import { querySchema } from "../../requestSchemas.ts"
+import { IntFromString, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 /** A query string parsed by one of the pure `src/usage` readers; their message becomes the 422 `msg`. */
 const parsedFrom = <A>(
@@ -65,10 +66,10 @@ const orderingFields = {
 export const UsageRunsQuery = querySchema("UsageRuns", {
   ...criteriaFields,
   ...orderingFields,
-  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), {
+  page: Schema.optionalWith(IntFromString({ minimum: 1 }), {
     default: () => DEFAULT_PAGE
   }),
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_LIMIT)), {
+  limit: Schema.optionalWith(IntFromString({ minimum: 1, maximum: MAX_LIMIT }), {
     default: () => DEFAULT_LIMIT
   })
 })
@@ -77,54 +78,52 @@ export const UsageReportQuery = querySchema("UsageReport", { ...criteriaFields, 
 
 export const UsageBreakdownQuery = querySchema("UsageBreakdown", criteriaFields)
 
-const Context = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
 export const WorkflowRunUsageResponse = Schema.Struct({
-  id: Schema.Number,
-  workflow_id: Schema.Number,
+  id: Schema.Int,
+  workflow_id: Schema.Int,
   workflow_name: Schema.NullOr(Schema.String),
   name: Schema.String,
-  created_at: Schema.Date,
-  call_duration_seconds: Schema.Number,
-  service_tokens: Schema.Number,
+  created_at: Timestamp,
+  call_duration_seconds: Schema.Int,
+  service_tokens: Schema.Int,
   caller_number: Schema.NullOr(Schema.String),
   called_number: Schema.NullOr(Schema.String),
   direction: Schema.String,
   mode: Schema.String,
   channel: Schema.String,
   disposition: Schema.NullOr(Schema.String),
-  campaign_id: Schema.NullOr(Schema.Number),
-  initial_context: Context,
-  gathered_context: Context,
+  campaign_id: Schema.NullOr(Schema.Int),
+  initial_context: JsonObject,
+  gathered_context: JsonObject,
   recording_url: Schema.NullOr(Schema.String),
   transcript_url: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "WorkflowRunUsageResponse" })
 
 export const UsageHistoryResponse = Schema.Struct({
   runs: Schema.Array(WorkflowRunUsageResponse),
-  total_service_tokens: Schema.Number,
-  total_duration_seconds: Schema.Number,
-  total_count: Schema.Number,
-  page: Schema.Number,
-  limit: Schema.Number,
-  total_pages: Schema.Number
+  total_service_tokens: Schema.Int,
+  total_duration_seconds: Schema.Int,
+  total_count: Schema.Int,
+  page: Schema.Int,
+  limit: Schema.Int,
+  total_pages: Schema.Int
 }).annotations({ identifier: "UsageHistoryResponse" })
 
 export const DailyUsage = Schema.Struct({
-  date: Schema.String,
-  runs: Schema.Number,
-  duration_seconds: Schema.Number,
+  date: Schema.String.annotations({ jsonSchema: { type: "string", format: "date" } }),
+  runs: Schema.Int,
+  duration_seconds: Schema.Int,
   minutes: Schema.Number,
-  service_tokens: Schema.Number
+  service_tokens: Schema.Int
 }).annotations({ identifier: "DailyUsage" })
 
 export const DailyUsageBreakdownResponse = Schema.Struct({
   timezone: Schema.String,
   days: Schema.Array(DailyUsage),
-  total_runs: Schema.Number,
-  total_duration_seconds: Schema.Number,
+  total_runs: Schema.Int,
+  total_duration_seconds: Schema.Int,
   total_minutes: Schema.Number,
-  total_service_tokens: Schema.Number
+  total_service_tokens: Schema.Int
 }).annotations({ identifier: "DailyUsageBreakdownResponse" })
 
 const UsageCsv = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/csv" }))

@@ -3,9 +3,10 @@ import { Schema } from "effect"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const BrowserCallRequest = bodySchema("BrowserCall", {
-  initial_context: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  initial_context: Schema.optional(JsonObject),
   use_draft: Schema.optional(Schema.Boolean)
 })
 
@@ -14,7 +15,7 @@ export const BrowserCallResponse = Schema.Struct({
   media_url: Schema.String.annotations({
     description: "WebSocket URL for the call's audio (signed; expires at expires_at): binary PCM16 16 kHz frames both ways, JSON control messages"
   }),
-  expires_at: Schema.Date
+  expires_at: Timestamp
 }).annotations({ identifier: "BrowserCallResponse" })
 
 /**

@@ -1,7 +1,6 @@
 import { Schema } from "effect"
 import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -23,35 +22,35 @@ export const CallDispositionCodes = Schema.Struct({
 
 /** The spec's WorkflowResponse, field for field. */
 export const WorkflowResponse = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   name: Schema.String,
   status: Schema.String,
-  created_at: Schema.Date,
+  created_at: Timestamp,
   workflow_definition: JsonObject,
-  current_definition_id: Schema.NullOr(Schema.Number),
+  current_definition_id: Schema.NullOr(Schema.Int),
   template_context_variables: Schema.optional(Schema.NullOr(JsonObject)),
   call_disposition_codes: Schema.optional(Schema.NullOr(CallDispositionCodes)),
-  total_runs: Schema.optional(Schema.NullOr(Schema.Number)),
+  total_runs: Schema.optional(Schema.NullOr(Schema.Int)),
   workflow_configurations: Schema.optional(Schema.NullOr(JsonObject)),
-  version_number: Schema.optional(Schema.NullOr(Schema.Number)),
+  version_number: Schema.optional(Schema.NullOr(Schema.Int)),
   version_status: Schema.optional(Schema.NullOr(Schema.String)),
   workflow_uuid: Schema.optional(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "WorkflowResponse" })
 
 export const WorkflowVersionResponse = Schema.Struct({
-  id: Schema.Number,
-  version_number: Schema.Number,
+  id: Schema.Int,
+  version_number: Schema.Int,
   version_status: Schema.Literal("draft", "published", "archived"),
   workflow_definition: JsonObject,
   template_context_variables: JsonObject,
   workflow_configurations: JsonObject,
-  created_at: Schema.Date,
-  published_at: Schema.NullOr(Schema.Date)
+  created_at: Timestamp,
+  published_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "WorkflowVersionResponse" })
 
 export const WorkflowValidationResponse = Schema.Struct({
   is_valid: Schema.Boolean,
-  version_number: Schema.Number,
+  version_number: Schema.Int,
   version_status: Schema.String,
   errors: Schema.Array(Schema.Struct({
     kind: Schema.Literal("workflow", "node", "edge"),

@@ -4,22 +4,21 @@ import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V2Auth } from "../../security.ts"
 import { Collection, PageQuery, Resource } from "../envelopes.ts"
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 /**
  * An agent (a v1 workflow) with its working version: the draft when one exists, else the
  * published version. `definition` and `configurations` are present only when reading one agent.
  */
 export const V2Agent = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   uuid: Schema.String,
   name: Schema.String,
   status: Schema.Literal("active", "archived"),
-  version_number: Schema.NullOr(Schema.Number),
+  version_number: Schema.NullOr(Schema.Int),
   version_status: Schema.NullOr(Schema.Literal("draft", "published", "archived")),
-  created_at: Schema.Date,
-  updated_at: Schema.Date,
+  created_at: Timestamp,
+  updated_at: Timestamp,
   definition: Schema.optional(JsonObject),
   configurations: Schema.optional(JsonObject)
 }).annotations({ identifier: "V2_Agent" })

@@ -2,11 +2,12 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { V2Auth } from "../../security.ts"
 import { Resource } from "../envelopes.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const V2ServiceStatus = Schema.Struct({
   status: Schema.Literal("ok"),
   version: Schema.String,
-  time: Schema.Date
+  time: Timestamp
 }).annotations({ identifier: "V2_ServiceStatus" })
 
 export const StatusApi = HttpApiGroup.make("status")
