@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 
 type Part = "Request" | "Query" | "Path"
 
@@ -39,3 +39,18 @@ export const IntFromString = (range: { readonly minimum?: number; readonly maxim
 
 /** Integer path ids: positive. */
 export const IdFromPath = IntFromString({ minimum: 1 })
+
+const TRUE_WORDS = new Set(["true", "1", "yes", "on", "t", "y"])
+const FALSE_WORDS = new Set(["false", "0", "no", "off", "f", "n"])
+
+/** A query-string flag, read as FastAPI (pydantic) reads one: `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`. */
+export const BooleanFromQuery = Schema.transformOrFail(Schema.String, Schema.Boolean, {
+  strict: true,
+  decode: (raw, _, ast) => {
+    const word = raw.trim().toLowerCase()
+    if (TRUE_WORDS.has(word)) return ParseResult.succeed(true)
+    if (FALSE_WORDS.has(word)) return ParseResult.succeed(false)
+    return ParseResult.fail(new ParseResult.Type(ast, raw, "Input should be a valid boolean, unable to interpret input"))
+  },
+  encode: (flag) => ParseResult.succeed(String(flag))
+}).annotations({ jsonSchema: { type: "boolean" } })

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Scope } from "../../../src/domain/scopes.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
-import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
+import { bodySchema, BooleanFromQuery, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
@@ -33,13 +33,19 @@ export const ApiKeyResponse = Schema.Struct({
 
 const ApiKeyPath = pathSchema("ApiKey", { id: IdFromPath })
 
+export const ApiKeyListQuery = querySchema("ApiKeyList", {
+  include_archived: Schema.optionalWith(BooleanFromQuery, { default: () => false }).annotations({
+    description: "Also list revoked keys"
+  })
+})
+
 export const ApiKeysApi = HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.post("create", "/")
       .setPayload(CreateApiKeyRequest)
       .addSuccess(CreateApiKeyResponse)
   )
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(ApiKeyResponse)))
+  .add(HttpApiEndpoint.get("list", "/").setUrlParams(ApiKeyListQuery).addSuccess(Schema.Array(ApiKeyResponse)))
   .add(HttpApiEndpoint.del("revoke", "/:id").setPath(ApiKeyPath).addSuccess(ApiKeyResponse).addError(HttpNotFound))
   .add(
     HttpApiEndpoint.put("reactivate", "/:id/reactivate").setPath(ApiKeyPath).addSuccess(ApiKeyResponse).addError(
