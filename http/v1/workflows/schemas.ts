@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
@@ -83,6 +83,30 @@ export const UpdateWorkflowRequest = bodySchema("UpdateWorkflow", {
 
 export const UpdateWorkflowStatusRequest = bodySchema("UpdateWorkflowStatus", { status: WorkflowStatus })
 
-export const WorkflowListQuery = querySchema("WorkflowList", { status: Schema.optional(WorkflowStatus) })
+const isWorkflowStatus = Schema.is(WorkflowStatus)
+
+/**
+ * One status or several, comma-separated (`active,archived`), as the established platform takes
+ * them; an empty value is no filter. Every unknown value is named in the error.
+ */
+const WorkflowStatusList = Schema.transformOrFail(Schema.String, Schema.Array(WorkflowStatus), {
+  strict: true,
+  decode: (raw, _, ast) => {
+    const requested = raw.trim() === "" ? [] : raw.split(",").map((part) => part.trim())
+    const unknown = [...new Set(requested.filter((status) => !isWorkflowStatus(status)))]
+    if (unknown.length > 0) {
+      const named = unknown.map((status) => (status === "" ? "<empty>" : `"${status}"`)).join(", ")
+      return ParseResult.fail(new ParseResult.Type(ast, raw, `Unknown workflow status ${named}: expected active, archived or both, comma-separated`))
+    }
+    return ParseResult.succeed([...new Set(requested.filter(isWorkflowStatus))])
+  },
+  encode: (statuses) => ParseResult.succeed(statuses.join(","))
+}).annotations({ jsonSchema: { type: "string", pattern: "^\\s*(active|archived)\\s*(,\\s*(active|archived)\\s*)*$" } })
+
+export const WorkflowListQuery = querySchema("WorkflowList", {
+  status: Schema.optionalWith(WorkflowStatusList, { default: () => [] }).annotations({
+    description: "Only workflows with this status: active, archived, or both comma-separated (active,archived)"
+  })
+})
 
 export const WorkflowPath = pathSchema("Workflow", { workflow_id: IdFromPath })
