@@ -25,13 +25,14 @@ const Name = Schema.String.pipe(
 )
 const Id = Schema.Int.pipe(Schema.positive())
 
+/** Omitted: unchanged (the default on create). `null`: the setting's default (no limit, no schedule). */
 const settingsFields = {
   telephony_configuration_id: Schema.optional(Schema.NullOr(Id)),
-  retry_config: Schema.optional(RetryConfigPatch),
+  retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch)),
   max_concurrency: Schema.optional(Schema.NullOr(MaxConcurrency)),
-  rate_limit_per_second: Schema.optional(RateLimitPerSecond),
+  rate_limit_per_second: Schema.optional(Schema.NullOr(RateLimitPerSecond)),
   schedule_config: Schema.optional(Schema.NullOr(ScheduleConfigPatch)),
-  circuit_breaker: Schema.optional(CircuitBreakerPatch)
+  circuit_breaker: Schema.optional(Schema.NullOr(CircuitBreakerPatch))
 }
 
 export const CreateCampaignRequest = bodySchema("CreateCampaign", {
@@ -54,7 +55,7 @@ export const RedialCampaignRequest = bodySchema("RedialCampaign", {
   retry_on_no_answer: Schema.optional(Schema.Boolean),
   retry_on_voicemail: Schema.optional(Schema.Boolean),
   retry_on_failed: Schema.optional(Schema.Boolean),
-  retry_config: Schema.optional(RetryConfigPatch)
+  retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch))
 })
 
 export const CampaignResponse = Schema.Struct({
