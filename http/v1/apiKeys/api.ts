@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Scope } from "../../../src/domain/scopes.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
@@ -40,17 +40,36 @@ export const ApiKeyListQuery = querySchema("ApiKeyList", {
 })
 
 export const ApiKeysApi = HttpApiGroup.make("apiKeys")
+  .annotate(OpenApi.Description, "API keys of the caller's organization. Managing keys needs a session token.")
   .add(
     HttpApiEndpoint.post("create", "/")
+      .annotate(OpenApi.Summary, "Create an API key")
+      .annotate(OpenApi.Description, "Creates a key limited to the given scopes (every scope when omitted). The key itself is in this response only; afterwards only its prefix is shown.")
       .setPayload(CreateApiKeyRequest)
       .addSuccess(CreateApiKeyResponse)
   )
-  .add(HttpApiEndpoint.get("list", "/").setUrlParams(ApiKeyListQuery).addSuccess(Schema.Array(ApiKeyResponse)))
-  .add(HttpApiEndpoint.del("revoke", "/:id").setPath(ApiKeyPath).addSuccess(ApiKeyResponse).addError(HttpNotFound))
   .add(
-    HttpApiEndpoint.put("reactivate", "/:id/reactivate").setPath(ApiKeyPath).addSuccess(ApiKeyResponse).addError(
-      HttpNotFound
-    )
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List API keys")
+      .annotate(OpenApi.Description, "The organization's keys, oldest first, without the keys themselves. Revoked keys are listed only with `include_archived=true`.")
+      .setUrlParams(ApiKeyListQuery)
+      .addSuccess(Schema.Array(ApiKeyResponse))
+  )
+  .add(
+    HttpApiEndpoint.del("revoke", "/:id")
+      .annotate(OpenApi.Summary, "Revoke an API key")
+      .annotate(OpenApi.Description, "Revokes a key: requests made with it are refused at once. A revoked key can be reactivated.")
+      .setPath(ApiKeyPath)
+      .addSuccess(ApiKeyResponse)
+      .addError(HttpNotFound)
+  )
+  .add(
+    HttpApiEndpoint.put("reactivate", "/:id/reactivate")
+      .annotate(OpenApi.Summary, "Reactivate an API key")
+      .annotate(OpenApi.Description, "Lets a revoked key authenticate again.")
+      .setPath(ApiKeyPath)
+      .addSuccess(ApiKeyResponse)
+      .addError(HttpNotFound)
   )
   .addError(HttpForbidden)
   .middleware(V1Auth)

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CampaignLogEntry } from "../../../src/campaign/campaignLog.ts"
 import {
@@ -152,38 +152,76 @@ export const CampaignRunsResponse = Schema.Struct({
 
 const CampaignPath = pathSchema("Campaign", { campaign_id: IdFromPath })
 
-const command = <const Name extends "start" | "pause" | "resume" | "cancel">(name: Name) =>
+const command = <const Name extends "start" | "pause" | "resume" | "cancel">(name: Name, summary: string, description: string) =>
   HttpApiEndpoint.post(name, `/:campaign_id/${name}`)
+    .annotate(OpenApi.Summary, summary)
+    .annotate(OpenApi.Description, description)
     .setPath(CampaignPath)
     .addSuccess(CampaignResponse)
     .addError(HttpNotFound)
     .addError(HttpConflict)
 
 export const CampaignsApi = HttpApiGroup.make("campaigns")
+  .annotate(OpenApi.Description, "Campaigns that call a list of contacts with an agent. Reading needs `campaigns:read`, every change `campaigns:write`.")
   .add(
     HttpApiEndpoint.post("create", "/create")
+      .annotate(OpenApi.Summary, "Create a campaign")
+      .annotate(OpenApi.Description, "Imports the contacts CSV uploaded at `source_id` and stores the campaign, ready to start. Numbers are normalised to E.164; invalid and duplicate ones are skipped and reported in `warnings`. A setting omitted or `null` takes its default.")
       .setPayload(CreateCampaignRequest)
       .addSuccess(CampaignResponse)
       .addError(HttpNotFound)
       .addError(HttpPayloadTooLarge)
       .addError(HttpUpstreamFailed)
   )
-  .add(HttpApiEndpoint.get("list", "/").setUrlParams(CampaignListQuery).addSuccess(CampaignListResponse))
-  .add(HttpApiEndpoint.get("get", "/:campaign_id").setPath(CampaignPath).addSuccess(CampaignResponse).addError(HttpNotFound))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List campaigns")
+      .annotate(OpenApi.Description, "The organization's campaigns, newest first, paginated with `page` and `limit`.")
+      .setUrlParams(CampaignListQuery)
+      .addSuccess(CampaignListResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:campaign_id")
+      .annotate(OpenApi.Summary, "Get a campaign")
+      .annotate(OpenApi.Description, "One campaign with its settings, counters and log.")
+      .setPath(CampaignPath)
+      .addSuccess(CampaignResponse)
+      .addError(HttpNotFound)
+  )
   .add(
     HttpApiEndpoint.patch("update", "/:campaign_id")
+      .annotate(OpenApi.Summary, "Change a campaign")
+      .annotate(OpenApi.Description, "Renames the campaign and changes its settings while it is created or paused (409 otherwise). An omitted setting is unchanged; `null` resets it to its default.")
       .setPath(CampaignPath)
       .setPayload(UpdateCampaignRequest)
       .addSuccess(CampaignResponse)
       .addError(HttpNotFound)
       .addError(HttpConflict)
   )
-  .add(command("start"))
-  .add(command("pause"))
-  .add(command("resume"))
-  .add(command("cancel"))
+  .add(command(
+    "start",
+    "Start a campaign",
+    "Starts dialling (created → running). Needs a usable telephony configuration (422 saying why otherwise); 409 with the current state when the campaign cannot start."
+  ))
+  .add(command(
+    "pause",
+    "Pause a campaign",
+    "Stops placing new calls (running → paused); calls in progress finish. 409 with the current state when not running."
+  ))
+  .add(command(
+    "resume",
+    "Resume a campaign",
+    "Continues dialling a paused campaign (paused → running), with a fresh circuit-breaker window. 409 with the current state when not paused."
+  ))
+  .add(command(
+    "cancel",
+    "Cancel a campaign",
+    "Ends the campaign for good and withdraws the contacts not yet called. 409 when it has already ended."
+  ))
   .add(
     HttpApiEndpoint.post("redial", "/:campaign_id/redial")
+      .annotate(OpenApi.Summary, "Redial a finished campaign")
+      .annotate(OpenApi.Description, "Creates a child campaign of the contacts whose last outcome matches the chosen reasons (busy, no answer, voicemail, failed), once per campaign. A `retry_config` omitted or `null` keeps the parent's.")
       .setPath(CampaignPath)
       .setPayload(RedialCampaignRequest)
       .addSuccess(CampaignResponse)
@@ -192,12 +230,16 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
   )
   .add(
     HttpApiEndpoint.get("progress", "/:campaign_id/progress")
+      .annotate(OpenApi.Summary, "Campaign progress")
+      .annotate(OpenApi.Description, "Counters by contact state and the dialer's live view: rate achieved, live calls, circuit breaker and calling window.")
       .setPath(CampaignPath)
       .addSuccess(CampaignProgressResponse)
       .addError(HttpNotFound)
   )
   .add(
     HttpApiEndpoint.get("runs", "/:campaign_id/runs")
+      .annotate(OpenApi.Summary, "List a campaign's calls")
+      .annotate(OpenApi.Description, "The calls the campaign placed, newest first, paginated with `page` and `limit`.")
       .setPath(CampaignPath)
       .setUrlParams(CampaignRunsQuery)
       .addSuccess(CampaignRunsResponse)
@@ -205,6 +247,8 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
   )
   .add(
     HttpApiEndpoint.get("report", "/:campaign_id/report")
+      .annotate(OpenApi.Summary, "Export a campaign as CSV")
+      .annotate(OpenApi.Description, "Every contact with its outcome and its original CSV columns, streamed. Text cells a spreadsheet would run as a formula are prefixed with `'`.")
       .setPath(CampaignPath)
       .addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/csv" })))
       .addError(HttpNotFound)

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Either, ParseResult, Schema } from "effect"
 import { type DateBound, parseDateBound } from "../../../src/usage/dates.ts"
 import { parseUsageFilters, type UsageFilter } from "../../../src/usage/filters.ts"
@@ -129,12 +129,27 @@ export const DailyUsageBreakdownResponse = Schema.Struct({
 const UsageCsv = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/csv" }))
 
 export const UsageApi = HttpApiGroup.make("usage")
-  .add(HttpApiEndpoint.get("runs", "/runs").setUrlParams(UsageRunsQuery).addSuccess(UsageHistoryResponse))
-  .add(HttpApiEndpoint.get("report", "/runs/report").setUrlParams(UsageReportQuery).addSuccess(UsageCsv))
+  .annotate(OpenApi.Description, "Usage reports over the organization's calls and chats (runs). API keys need the `usage:read` scope.")
   .add(
-    HttpApiEndpoint.get("dailyBreakdown", "/daily-breakdown").setUrlParams(UsageBreakdownQuery).addSuccess(
-      DailyUsageBreakdownResponse
-    )
+    HttpApiEndpoint.get("runs", "/runs")
+      .annotate(OpenApi.Summary, "List runs with usage totals")
+      .annotate(OpenApi.Description, "A page of runs with their duration and tokens, and totals over every matching run (not only the page). Narrow them with `start_date`, `end_date` and `filters`; order them with `sort_by` and `sort_order`.")
+      .setUrlParams(UsageRunsQuery)
+      .addSuccess(UsageHistoryResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("report", "/runs/report")
+      .annotate(OpenApi.Summary, "Export runs as CSV")
+      .annotate(OpenApi.Description, "The runs the list would return, as a streamed CSV download without paging. Text cells a spreadsheet would run as a formula are prefixed with `'`.")
+      .setUrlParams(UsageReportQuery)
+      .addSuccess(UsageCsv)
+  )
+  .add(
+    HttpApiEndpoint.get("dailyBreakdown", "/daily-breakdown")
+      .annotate(OpenApi.Summary, "Usage per day")
+      .annotate(OpenApi.Description, "Runs, minutes and tokens per day over the date range, days cut in the organization's time zone, days without runs included.")
+      .setUrlParams(UsageBreakdownQuery)
+      .addSuccess(DailyUsageBreakdownResponse)
   )
   .addError(HttpForbidden)
   .addError(HttpValidationFailed)

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
@@ -22,8 +22,11 @@ export const BrowserCallResponse = Schema.Struct({
  * Browser test calls: talk to an agent from a page (GET /call serves one). Needs `agents:write`.
  */
 export const VoiceCallsApi = HttpApiGroup.make("voiceCalls")
+  .annotate(OpenApi.Description, "Browser test calls. Needs `agents:write`.")
   .add(
     HttpApiEndpoint.post("startBrowserCall", "/:workflow_id/browser-calls")
+      .annotate(OpenApi.Summary, "Start a browser call")
+      .annotate(OpenApi.Description, "Starts a voice call with the workflow's published version (`use_draft: true` for the draft) and answers a signed WebSocket `media_url` carrying the call's audio, valid until `expires_at`.")
       .setPath(pathSchema("BrowserCallWorkflow", { workflow_id: IdFromPath }))
       .setPayload(BrowserCallRequest)
       .addSuccess(BrowserCallResponse)

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
@@ -26,8 +26,22 @@ export const V2Agent = Schema.Struct({
 const AgentPath = pathSchema("Agent", { agent_id: IdFromPath })
 
 export const AgentsApi = HttpApiGroup.make("agents")
-  .add(HttpApiEndpoint.get("list", "/").setUrlParams(PageQuery).addSuccess(Collection(V2Agent)))
-  .add(HttpApiEndpoint.get("get", "/:agent_id").setPath(AgentPath).addSuccess(Resource(V2Agent)).addError(HttpNotFound))
+  .annotate(OpenApi.Description, "Agents (v1 workflows) for v2 clients. Needs an API key with `agents:read`.")
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List agents")
+      .annotate(OpenApi.Description, "The organization's agents, newest first, paginated with `page` and `page_size`.")
+      .setUrlParams(PageQuery)
+      .addSuccess(Collection(V2Agent))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:agent_id")
+      .annotate(OpenApi.Summary, "Get an agent")
+      .annotate(OpenApi.Description, "One agent with its working version (the draft when there is one, else the published version), including its definition and configurations.")
+      .setPath(AgentPath)
+      .addSuccess(Resource(V2Agent))
+      .addError(HttpNotFound)
+  )
   .addError(HttpForbidden)
   .middleware(V2Auth)
   .prefix("/api/v2/agents")

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
@@ -49,8 +49,11 @@ const ConversationPath = pathSchema("Conversation", { conversation_id: IdFromPat
 
 /** Conversations of agents; needs the `conversations:read` scope. */
 export const ConversationsApi = HttpApiGroup.make("conversations")
+  .annotate(OpenApi.Description, "Calls and chats of agents as conversations. Needs an API key with `conversations:read`.")
   .add(
     HttpApiEndpoint.get("listForAgent", "/api/v2/agents/:agent_id/conversations")
+      .annotate(OpenApi.Summary, "List an agent's conversations")
+      .annotate(OpenApi.Description, "The agent's calls and chats, newest first, paginated with `page` and `page_size`.")
       .setPath(AgentPath)
       .setUrlParams(PageQuery)
       .addSuccess(Collection(V2Conversation))
@@ -58,6 +61,8 @@ export const ConversationsApi = HttpApiGroup.make("conversations")
   )
   .add(
     HttpApiEndpoint.get("get", "/api/v2/conversations/:conversation_id")
+      .annotate(OpenApi.Summary, "Get a conversation")
+      .annotate(OpenApi.Description, "One call or chat with its transcript, contexts, disposition, latency and usage.")
       .setPath(ConversationPath)
       .addSuccess(Resource(V2Conversation))
       .addError(HttpNotFound)

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { V2Auth } from "../../security.ts"
 import { Resource } from "../envelopes.ts"
@@ -11,5 +11,11 @@ export const V2ServiceStatus = Schema.Struct({
 }).annotations({ identifier: "V2_ServiceStatus" })
 
 export const StatusApi = HttpApiGroup.make("status")
-  .add(HttpApiEndpoint.get("status", "/api/v2/status").addSuccess(Resource(V2ServiceStatus)))
+  .annotate(OpenApi.Description, "Service status for v2 clients.")
+  .add(
+    HttpApiEndpoint.get("status", "/api/v2/status")
+      .annotate(OpenApi.Summary, "Service status")
+      .annotate(OpenApi.Description, "Liveness, the server's version and its clock. Needs an API key.")
+      .addSuccess(Resource(V2ServiceStatus))
+  )
   .middleware(V2Auth)
