@@ -24,7 +24,9 @@ export const pathSchema = requestPart("Path")
  * An integer read from a path or query string (digits, as FastAPI reads them), documented as the
  * integer it stands for rather than as the string it arrives in.
  */
-export const IntFromString = (range: { readonly minimum?: number; readonly maximum?: number } = {}) => {
+export const IntFromString = (
+  range: { readonly minimum?: number; readonly maximum?: number; readonly description?: string } = {}
+) => {
   const { maximum, minimum } = range
   const int = Schema.NumberFromString.pipe(Schema.int())
   const bounded = minimum !== undefined && maximum !== undefined

@@ -15,11 +15,11 @@ export const Collection = <S extends Schema.Schema.Any>(item: S) =>
 
 /** v2 paging: page ≥ 1 (default 1), page_size 1–100 (default 20). */
 export const PageQuery = querySchema("Page", {
-  page: Schema.optionalWith(IntFromString({ minimum: 1 }), {
+  page: Schema.optionalWith(IntFromString({ minimum: 1, description: "Page number (default 1)" }), {
     default: () => 1
   }),
   page_size: Schema.optionalWith(
-    IntFromString({ minimum: 1, maximum: 100 }),
+    IntFromString({ minimum: 1, maximum: 100, description: "Items per page (default 20)" }),
     { default: () => 20 }
   )
 })

@@ -90,8 +90,10 @@ export const CampaignResponse = Schema.Struct({
 }).annotations({ identifier: "CampaignResponse" })
 
 const pagination = {
-  page: Schema.optionalWith(IntFromString({ minimum: 1 }), { default: () => 1 }),
-  limit: Schema.optionalWith(IntFromString({ minimum: 1, maximum: 100 }), { default: () => 20 })
+  page: Schema.optionalWith(IntFromString({ minimum: 1, description: "Page number (default 1)" }), { default: () => 1 }),
+  limit: Schema.optionalWith(IntFromString({ minimum: 1, maximum: 100, description: "Items per page (default 20)" }), {
+    default: () => 20
+  })
 }
 
 export const CampaignListQuery = querySchema("CampaignList", pagination)

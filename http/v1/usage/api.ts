@@ -57,21 +57,27 @@ const orderingFields = {
       strict: true,
       decode: (value): SortBy => (value === "duration" ? "duration" : "created_at"),
       encode: (value) => value
+    }).annotations({
+      jsonSchema: { type: "string", enum: ["created_at", "duration"], description: "Order by creation time (the default) or duration" }
     }),
     { default: () => "created_at" as const }
   ),
-  sort_order: Schema.optionalWith(Schema.Literal("asc", "desc"), { default: () => "desc" as const })
+  sort_order: Schema.optionalWith(
+    Schema.Literal("asc", "desc").annotations({ description: "desc (the default) or asc; ties are broken by run id" }),
+    { default: () => "desc" as const }
+  )
 }
 
 export const UsageRunsQuery = querySchema("UsageRuns", {
   ...criteriaFields,
   ...orderingFields,
-  page: Schema.optionalWith(IntFromString({ minimum: 1 }), {
+  page: Schema.optionalWith(IntFromString({ minimum: 1, description: `Page number (default ${DEFAULT_PAGE})` }), {
     default: () => DEFAULT_PAGE
   }),
-  limit: Schema.optionalWith(IntFromString({ minimum: 1, maximum: MAX_LIMIT }), {
-    default: () => DEFAULT_LIMIT
-  })
+  limit: Schema.optionalWith(
+    IntFromString({ minimum: 1, maximum: MAX_LIMIT, description: `Runs per page (default ${DEFAULT_LIMIT})` }),
+    { default: () => DEFAULT_LIMIT }
+  )
 })
 
 export const UsageReportQuery = querySchema("UsageReport", { ...criteriaFields, ...orderingFields })
