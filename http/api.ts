@@ -17,6 +17,7 @@ import { RecordingsApi } from "./v1/recordings/api.ts"
 import { TelephonyWebhooksApi } from "./v1/telephonyWebhooks/api.ts"
 import { VoiceCallsApi } from "./v1/voiceCalls/api.ts"
 import { ArtifactsApi } from "./v1/artifacts/api.ts"
+import { serviceVersion } from "./version.ts"
 
 /** The whole public interface: v1 (Dograh-compatible paths) and v2 groups in one API. */
 export class Api extends HttpApi.make("talkgraph")
@@ -39,6 +40,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(VoiceCallsApi)
   .add(ArtifactsApi)
   .annotate(OpenApi.Title, "talkgraph")
+  .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")
   .annotate(OpenApi.Transform, describeErrorBodies)
 {}

@@ -4,8 +4,8 @@ import { problemMessage } from "./problemMessage.ts"
 
 /**
  * Which part of the request a decode error came from. v3's decode error drops it, so request
- * schemas carry it in their identifier (`…Query`, `…Path`, anything else is the body; see
- * `requestSchemas.ts`) and the formatted message starts with that identifier.
+ * schemas carry it in their name (`…Query`, `…Path`, anything else is the body; see
+ * `requestSchemas.ts`) and the formatted message starts with that name.
  */
 const locationOf = (message: string): "body" | "query" | "path" => {
   const head = message.split("\n", 1)[0] ?? ""

@@ -13,6 +13,7 @@ import {
   UpstreamFailed,
   ValidationFailed
 } from "../src/domain/errors.ts"
+import { JsonValue } from "../src/domain/wireTypes.ts"
 
 /**
  * The one table from domain failures to HTTP: status, and the stable v2 error code.
@@ -58,6 +59,6 @@ export const HTTPError = Schema.Struct({ detail: Schema.String }).annotations({ 
 export const V2ErrorDetail = Schema.Struct({
   code: Schema.String,
   message: Schema.String,
-  details: Schema.optional(Schema.Unknown)
+  details: Schema.optional(JsonValue)
 }).annotations({ identifier: "V2_ErrorDetail" })
 export const V2ErrorResponse = Schema.Struct({ error: V2ErrorDetail }).annotations({ identifier: "ErrorResponse" })

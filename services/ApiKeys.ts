@@ -30,7 +30,11 @@ export interface ApiKeysShape {
     principal: Principal,
     input: { readonly name: string; readonly scopes?: ReadonlyArray<Scope> | undefined }
   ) => Effect.Effect<CreatedApiKey>
-  readonly list: (principal: Principal) => Effect.Effect<ReadonlyArray<ApiKeyView>>
+  /** Revoked keys are listed only with `includeArchived`. */
+  readonly list: (
+    principal: Principal,
+    options: { readonly includeArchived: boolean }
+  ) => Effect.Effect<ReadonlyArray<ApiKeyView>>
   readonly revoke: (principal: Principal, id: number) => Effect.Effect<ApiKeyView, NotFound>
   readonly reactivate: (principal: Principal, id: number) => Effect.Effect<ApiKeyView, NotFound>
 }

@@ -44,12 +44,13 @@ export interface CampaignView {
   readonly warnings: ReadonlyArray<string>
 }
 
+/** An omitted setting keeps its base value; `null` asks for the setting's default. */
 export interface CampaignSettingsInput {
-  readonly retry_config?: RetryConfigPatch | undefined
+  readonly retry_config?: RetryConfigPatch | null | undefined
   readonly max_concurrency?: number | null | undefined
-  readonly rate_limit_per_second?: number | undefined
+  readonly rate_limit_per_second?: number | null | undefined
   readonly schedule_config?: ScheduleConfigPatch | null | undefined
-  readonly circuit_breaker?: CircuitBreakerPatch | undefined
+  readonly circuit_breaker?: CircuitBreakerPatch | null | undefined
   readonly telephony_configuration_id?: number | null | undefined
 }
 
@@ -72,7 +73,8 @@ export interface RedialInput {
   readonly retry_on_no_answer?: boolean | undefined
   readonly retry_on_voicemail?: boolean | undefined
   readonly retry_on_failed?: boolean | undefined
-  readonly retry_config?: RetryConfigPatch | undefined
+  /** Omitted or `null`: the parent campaign's. */
+  readonly retry_config?: RetryConfigPatch | null | undefined
 }
 
 export interface CampaignPage {

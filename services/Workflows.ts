@@ -76,7 +76,11 @@ export interface WorkflowsShape {
     principal: Principal,
     request: TemplateRequest
   ) => Effect.Effect<WorkflowView, ValidationFailed | UpstreamFailed>
-  readonly list: (principal: Principal, status: "active" | "archived" | undefined) => Effect.Effect<ReadonlyArray<WorkflowView>>
+  /** Workflows with any of `statuses` (all of them when empty), newest first. */
+  readonly list: (
+    principal: Principal,
+    statuses: ReadonlyArray<"active" | "archived">
+  ) => Effect.Effect<ReadonlyArray<WorkflowView>>
   readonly page: (
     principal: Principal,
     page: number,

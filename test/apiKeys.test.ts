@@ -58,6 +58,25 @@ describe("API keys", () => {
     expect((await api.get("/api/v2/status", { apiKey: key })).status).toBe(200)
   })
 
+  it("lists revoked keys only when include_archived is true, as the established platform does", async () => {
+    const account = await newAccount(api)
+    const kept = await api.post("/api/v1/user/api-keys", { name: "kept" }, { token: account.token })
+    const gone = await api.post("/api/v1/user/api-keys", { name: "gone" }, { token: account.token })
+    expect((await api.delete(`/api/v1/user/api-keys/${gone.body.id}`, { token: account.token })).status).toBe(200)
+
+    const names = async (query: string) =>
+      (await api.get(`/api/v1/user/api-keys${query}`, { token: account.token })).body.map((key: any) => key.name)
+    expect(await names("")).toEqual(["kept"])
+    expect(await names("?include_archived=false")).toEqual(["kept"])
+    expect(await names("?include_archived=true")).toEqual(["kept", "gone"])
+    expect(await names("?include_archived=1")).toEqual(["kept", "gone"])
+
+    const bad = await api.get("/api/v1/user/api-keys?include_archived=maybe", { token: account.token })
+    expect(bad.status).toBe(422)
+    expect(bad.body.detail[0].loc).toEqual(["query", "include_archived"])
+    expect(kept.status).toBe(200)
+  })
+
   it("requires a session to manage keys", async () => {
     const account = await newAccount(api)
     const key = await newApiKey(api, account)

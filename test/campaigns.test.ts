@@ -140,6 +140,38 @@ describe("creating a campaign", () => {
     expect(zone.body.detail[0]).toMatchObject({ loc: ["body", "schedule_config", "timezone"], msg: 'Unknown IANA time zone "Mars/Olympus"' })
   })
 
+  it("takes null for a setting as its default: on create, on PATCH, and on redial (the parent's)", async () => {
+    const account = await newAccount(api)
+    const campaign = await newCampaign(account, {
+      retry_config: null,
+      circuit_breaker: null,
+      schedule_config: null,
+      rate_limit_per_second: null,
+      max_concurrency: null
+    })
+    expect(campaign).toMatchObject({
+      retry_config: { enabled: true, max_retries: 2, retry_delay_seconds: 120, retry_on_busy: true, retry_on_no_answer: true, retry_on_voicemail: false },
+      circuit_breaker: { enabled: true, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5 },
+      schedule_config: null,
+      rate_limit_per_second: 1,
+      max_concurrency: null
+    })
+
+    const patch = (body: unknown) => api.patch(`/api/v1/campaign/${campaign.id}`, body, { token: account.token })
+    const tuned = await patch({ retry_config: { max_retries: 4 }, circuit_breaker: { enabled: false }, rate_limit_per_second: 7 })
+    expect(tuned.body).toMatchObject({ retry_config: { max_retries: 4 }, circuit_breaker: { enabled: false }, rate_limit_per_second: 7 })
+    const reset = await patch({ retry_config: null, circuit_breaker: null, rate_limit_per_second: null })
+    expect(reset.status).toBe(200)
+    expect(reset.body).toMatchObject({ retry_config: { max_retries: 2 }, circuit_breaker: { enabled: true }, rate_limit_per_second: 1 })
+    await patch({ retry_config: { max_retries: 4 } })
+
+    await api.post(`/api/v1/campaign/${campaign.id}/cancel`, undefined, { token: account.token })
+    await setOutcomes(campaign.id, { "+14155550101": "busy" })
+    const child = await api.post(`/api/v1/campaign/${campaign.id}/redial`, { retry_on_busy: true, retry_config: null }, { token: account.token })
+    expect(child.status).toBe(200)
+    expect(child.body.retry_config.max_retries).toBe(4)
+  })
+
   it("refuses a CSV that misses a column the workflow uses, naming it", async () => {
     const account = await newAccount(api)
     const workflowId = await insertWorkflow(server, account.organizationId, { variables: ["first_name", "plan"] })

@@ -107,6 +107,27 @@ describe("reading and listing", () => {
     expect(one.body).toMatchObject({ id: second.id, name: "Second", total_runs: 2 })
   })
 
+  it("filters by several statuses given comma-separated, as the established platform documents", async () => {
+    const account = await newAccount(api)
+    const first = await create(account, "First")
+    await create(account, "Second")
+    await api.put(`/api/v1/workflow/${first.id}/status`, { status: "archived" }, { token: account.token })
+
+    const names = async (query: string) => {
+      const reply = await api.get(`/api/v1/workflow/fetch${query}`, { token: account.token })
+      expect(reply.status).toBe(200)
+      return reply.body.map((workflow: any) => workflow.name)
+    }
+    expect(await names("?status=active,archived")).toEqual(["Second", "First"])
+    expect(await names("?status=archived,%20active")).toEqual(["Second", "First"])
+    expect(await names("?status=active,active")).toEqual(["Second"])
+    expect(await names("?status=")).toEqual(["Second", "First"])
+
+    const bad = await api.get("/api/v1/workflow/fetch?status=active,deleted", { token: account.token })
+    expect(bad.status).toBe(422)
+    expect(bad.body.detail).toEqual([{ loc: ["query", "status"], msg: expect.stringContaining("\"deleted\""), type: expect.any(String) }])
+  })
+
   it("answers 404 for an unknown id and 422 for a malformed one", async () => {
     const account = await newAccount(api)
     expect((await api.get("/api/v1/workflow/fetch/999999999", { token: account.token })).status).toBe(404)

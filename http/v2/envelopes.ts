@@ -1,11 +1,11 @@
 import { Schema } from "effect"
-import { querySchema } from "../requestSchemas.ts"
+import { IntFromString, querySchema } from "../requestSchemas.ts"
 
 export const V2Pagination = Schema.Struct({
-  page: Schema.Number,
-  page_size: Schema.Number,
-  total_items: Schema.Number,
-  total_pages: Schema.Number
+  page: Schema.Int,
+  page_size: Schema.Int,
+  total_items: Schema.Int,
+  total_pages: Schema.Int
 }).annotations({ identifier: "V2_Pagination" })
 
 export const Resource = <S extends Schema.Schema.Any>(data: S) => Schema.Struct({ data })
@@ -15,11 +15,11 @@ export const Collection = <S extends Schema.Schema.Any>(item: S) =>
 
 /** v2 paging: page ≥ 1 (default 1), page_size 1–100 (default 20). */
 export const PageQuery = querySchema("Page", {
-  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)), {
+  page: Schema.optionalWith(IntFromString({ minimum: 1, description: "Page number (default 1)" }), {
     default: () => 1
   }),
   page_size: Schema.optionalWith(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)),
+    IntFromString({ minimum: 1, maximum: 100, description: "Items per page (default 20)" }),
     { default: () => 20 }
   )
 })

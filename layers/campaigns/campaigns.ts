@@ -4,6 +4,7 @@ import { logEntry } from "../../src/campaign/campaignLog.ts"
 import {
   circuitBreakerDefaults,
   mergeCircuitBreaker,
+  mergeRateLimit,
   mergeRetry,
   mergeSchedule,
   rateLimitDefault,
@@ -109,7 +110,7 @@ export const CampaignsLive = Layer.effect(
           circuit_breaker: mergeCircuitBreaker(current?.circuit_breaker ?? circuitBreakerDefaults, input.circuit_breaker),
           schedule_config: yield* scheduleOrFail(mergeSchedule(current?.schedule_config ?? null, input.schedule_config)),
           max_concurrency: input.max_concurrency === undefined ? current?.max_concurrency ?? null : input.max_concurrency,
-          rate_limit_per_second: input.rate_limit_per_second ?? current?.rate_limit_per_second ?? rateLimitDefault
+          rate_limit_per_second: mergeRateLimit(current?.rate_limit_per_second ?? rateLimitDefault, input.rate_limit_per_second)
         }
       })
 
@@ -331,7 +332,7 @@ export const CampaignsLive = Layer.effect(
           "Choose at least one reason to redial: retry_on_busy, retry_on_no_answer, retry_on_voicemail or retry_on_failed"
         )
       }
-      const retryConfig = mergeRetry(parent.retry_config, input.retry_config)
+      const retryConfig = mergeRetry(parent.retry_config, input.retry_config ?? undefined)
       const name = input.name ?? `${parent.name} (redial)`
       const childId = yield* sql.withTransaction(Effect.gen(function* () {
         const [child] = yield* sql<{ id: number }>`

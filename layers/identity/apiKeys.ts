@@ -104,10 +104,12 @@ export const ApiKeysLive = Layer.effectContext(
       }
     }, Effect.orDie)
 
-    const list = Effect.fn("ApiKeys.list")(function* (principal: Principal) {
+    const list = Effect.fn("ApiKeys.list")(function* (principal: Principal, options: { readonly includeArchived: boolean }) {
       const rows = yield* sql<ApiKeyRow>`
         SELECT id, name, key_prefix, scopes, created_at, last_used_at, revoked_at
-        FROM api_keys WHERE organization_id = ${principal.organizationId} ORDER BY id`
+        FROM api_keys
+        WHERE organization_id = ${principal.organizationId} AND (${options.includeArchived} OR revoked_at IS NULL)
+        ORDER BY id`
       return rows.map(toView)
     }, Effect.orDie)
 

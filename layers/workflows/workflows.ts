@@ -111,8 +111,11 @@ export const WorkflowsLive = Layer.effect(
       return yield* viewOf(principal, id).pipe(Effect.orDie)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const list = Effect.fn("Workflows.list")(function* (principal: Principal, status: "active" | "archived" | undefined) {
-      const rows = yield* selectWorkflows(principal.organizationId, (sql) => (status ? sql`w.status = ${status}` : sql`true`))
+    const list = Effect.fn("Workflows.list")(function* (principal: Principal, statuses: ReadonlyArray<"active" | "archived">) {
+      const rows = yield* selectWorkflows(
+        principal.organizationId,
+        (sql) => (statuses.length > 0 ? sql`w.status IN ${sql.in(statuses)}` : sql`true`)
+      )
       return rows.map(toView)
     }, Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
 

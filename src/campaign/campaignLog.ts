@@ -1,12 +1,13 @@
 import { Schema } from "effect"
+import { JsonValue, TimestampText } from "../domain/wireTypes.ts"
 
 /** One entry of a campaign's `logs` (CampaignLogEntryResponse). */
 export const CampaignLogEntry = Schema.Struct({
-  ts: Schema.String,
+  ts: TimestampText,
   level: Schema.Literal("info", "warning", "error"),
   event: Schema.String,
   message: Schema.String,
-  details: Schema.optional(Schema.Unknown)
+  details: Schema.optional(JsonValue)
 }).annotations({ identifier: "CampaignLogEntryResponse" })
 export type CampaignLogEntry = typeof CampaignLogEntry.Type
 

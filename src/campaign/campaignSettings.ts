@@ -82,7 +82,10 @@ export const MaxConcurrency = int(1, 100)
 export const RateLimitPerSecond = int(1, 100)
 export const rateLimitDefault = 1
 
-/** Request forms: every field optional, merged over the defaults (create) or the stored value (PATCH). */
+/**
+ * Request forms: every field optional, merged over the defaults (create) or the stored value
+ * (PATCH). `null` for a whole setting asks for its default (create and PATCH alike).
+ */
 export const RetryConfigPatch = Schema.partial(RetryConfig)
 export type RetryConfigPatch = typeof RetryConfigPatch.Type
 export const CircuitBreakerPatch = Schema.partial(CircuitBreakerConfig)
@@ -98,11 +101,16 @@ export type ScheduleConfigPatch = typeof ScheduleConfigPatch.Type
 const defined = <T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } =>
   Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> }
 
-export const mergeRetry = (base: RetryConfig, patch: RetryConfigPatch | undefined): RetryConfig =>
-  ({ ...base, ...defined(patch ?? {}) }) as RetryConfig
+export const mergeRetry = (base: RetryConfig, patch: RetryConfigPatch | null | undefined): RetryConfig =>
+  patch === null ? retryDefaults : ({ ...base, ...defined(patch ?? {}) }) as RetryConfig
 
-export const mergeCircuitBreaker = (base: CircuitBreakerConfig, patch: CircuitBreakerPatch | undefined): CircuitBreakerConfig =>
-  ({ ...base, ...defined(patch ?? {}) }) as CircuitBreakerConfig
+export const mergeCircuitBreaker = (
+  base: CircuitBreakerConfig,
+  patch: CircuitBreakerPatch | null | undefined
+): CircuitBreakerConfig => patch === null ? circuitBreakerDefaults : ({ ...base, ...defined(patch ?? {}) }) as CircuitBreakerConfig
+
+export const mergeRateLimit = (base: number, requested: number | null | undefined): number =>
+  requested === null ? rateLimitDefault : requested ?? base
 
 /** `null` clears the schedule (dial at any time); a partial object is merged over the stored one. */
 export const mergeSchedule = (

@@ -1,9 +1,10 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Scope } from "../../../src/domain/scopes.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
-import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
+import { bodySchema, BooleanFromQuery, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const CreateApiKeyRequest = bodySchema("CreateApiKey", {
   name: Schema.String.pipe(Schema.trimmed({ message: () => "Name must not start or end with spaces" }), Schema.minLength(1), Schema.maxLength(100)),
@@ -11,39 +12,64 @@ export const CreateApiKeyRequest = bodySchema("CreateApiKey", {
 })
 
 export const CreateApiKeyResponse = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   name: Schema.String,
   key_prefix: Schema.String,
   api_key: Schema.String,
   scopes: Schema.Array(Scope),
-  created_at: Schema.Date
+  created_at: Timestamp
 }).annotations({ identifier: "CreateAPIKeyResponse" })
 
 export const ApiKeyResponse = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   name: Schema.String,
   key_prefix: Schema.String,
   scopes: Schema.Array(Scope),
   is_active: Schema.Boolean,
-  created_at: Schema.Date,
-  last_used_at: Schema.NullOr(Schema.Date),
-  revoked_at: Schema.NullOr(Schema.Date)
+  created_at: Timestamp,
+  last_used_at: Schema.NullOr(Timestamp),
+  revoked_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "APIKeyResponse" })
 
 const ApiKeyPath = pathSchema("ApiKey", { id: IdFromPath })
 
+export const ApiKeyListQuery = querySchema("ApiKeyList", {
+  include_archived: Schema.optionalWith(BooleanFromQuery, { default: () => false }).annotations({
+    description: "Also list revoked keys"
+  })
+})
+
 export const ApiKeysApi = HttpApiGroup.make("apiKeys")
+  .annotate(OpenApi.Description, "API keys of the caller's organization. Managing keys needs a session token.")
   .add(
     HttpApiEndpoint.post("create", "/")
+      .annotate(OpenApi.Summary, "Create an API key")
+      .annotate(OpenApi.Description, "Creates a key limited to the given scopes (every scope when omitted). The key itself is in this response only; afterwards only its prefix is shown.")
       .setPayload(CreateApiKeyRequest)
       .addSuccess(CreateApiKeyResponse)
   )
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(ApiKeyResponse)))
-  .add(HttpApiEndpoint.del("revoke", "/:id").setPath(ApiKeyPath).addSuccess(ApiKeyResponse).addError(HttpNotFound))
   .add(
-    HttpApiEndpoint.put("reactivate", "/:id/reactivate").setPath(ApiKeyPath).addSuccess(ApiKeyResponse).addError(
-      HttpNotFound
-    )
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List API keys")
+      .annotate(OpenApi.Description, "The organization's keys, oldest first, without the keys themselves. Revoked keys are listed only with `include_archived=true`.")
+      .setUrlParams(ApiKeyListQuery)
+      .addSuccess(Schema.Array(ApiKeyResponse))
+  )
+  .add(
+    HttpApiEndpoint.del("revoke", "/:id")
+      .annotate(OpenApi.Summary, "Revoke an API key")
+      .annotate(OpenApi.Description, "Revokes a key: requests made with it are refused at once. A revoked key can be reactivated.")
+      .setPath(ApiKeyPath)
+      .addSuccess(ApiKeyResponse)
+      .addError(HttpNotFound)
+  )
+  .add(
+    HttpApiEndpoint.put("reactivate", "/:id/reactivate")
+      .annotate(OpenApi.Summary, "Reactivate an API key")
+      .annotate(OpenApi.Description, "Lets a revoked key authenticate again.")
+      .setPath(ApiKeyPath)
+      .addSuccess(ApiKeyResponse)
+      .addError(HttpNotFound)
   )
   .addError(HttpForbidden)
   .middleware(V1Auth)

@@ -10,7 +10,8 @@ export const ApiKeysHandlers = HttpApiBuilder.group(Api, "apiKeys", (handlers) =
     return handlers
       .handle("create", ({ payload }) =>
         requireSession.pipe(Effect.flatMap((principal) => apiKeys.create(principal, payload))))
-      .handle("list", () => requireSession.pipe(Effect.flatMap(apiKeys.list)))
+      .handle("list", ({ urlParams }) =>
+        requireSession.pipe(Effect.flatMap((principal) => apiKeys.list(principal, { includeArchived: urlParams.include_archived }))))
       .handle("revoke", ({ path }) => requireSession.pipe(Effect.flatMap((principal) => apiKeys.revoke(principal, path.id))))
       .handle("reactivate", ({ path }) =>
         requireSession.pipe(Effect.flatMap((principal) => apiKeys.reactivate(principal, path.id))))

@@ -1,8 +1,9 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { HttpConflict, HttpForbidden, HttpTooManyRequests, HttpUnauthenticated, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { EmptyObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Email = Schema.String.pipe(Schema.trimmed(), Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "Not a valid email address" }), Schema.maxLength(254))
 
@@ -18,21 +19,24 @@ export const SignupRequest = bodySchema("Signup", {
 })
 
 export const UserResponse = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   email: Schema.String,
   name: Schema.String,
-  organization_id: Schema.Number
+  organization_id: Schema.Int
 }).annotations({ identifier: "UserResponse" })
 
 export const LoginResponse = Schema.Struct({
   token: Schema.String,
-  expires_at: Schema.Date,
+  expires_at: Timestamp,
   user: UserResponse
 }).annotations({ identifier: "LoginResponse" })
 
 export const AuthApi = HttpApiGroup.make("auth")
+  .annotate(OpenApi.Description, "Sessions: sign in and out, sign up, and who the caller is.")
   .add(
     HttpApiEndpoint.post("login", "/login")
+      .annotate(OpenApi.Summary, "Sign in")
+      .annotate(OpenApi.Description, "Exchanges an email and password for a session token, sent afterwards as `Authorization: Bearer …`. After five failed logins for an account within 15 minutes, its logins are refused for 5 minutes (429 with `Retry-After`).")
       .setPayload(LoginRequest)
       .addSuccess(LoginResponse)
       .addError(HttpUnauthenticated)
@@ -40,12 +44,26 @@ export const AuthApi = HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("signup", "/signup")
+      .annotate(OpenApi.Summary, "Create an account")
+      .annotate(OpenApi.Description, "Creates a user with an organization of its own and signs it in. Open only on servers started with `TALKGRAPH_SIGNUP=true` (403 otherwise); an email already registered answers 409.")
       .setPayload(SignupRequest)
       .addSuccess(LoginResponse)
       .addError(HttpForbidden)
       .addError(HttpConflict)
       .addError(HttpValidationFailed)
   )
-  .add(HttpApiEndpoint.post("logout", "/logout").addSuccess(Schema.Struct({})).middleware(V1Auth))
-  .add(HttpApiEndpoint.get("me", "/me").addSuccess(UserResponse).middleware(V1Auth))
+  .add(
+    HttpApiEndpoint.post("logout", "/logout")
+      .annotate(OpenApi.Summary, "Sign out")
+      .annotate(OpenApi.Description, "Revokes the session token sent with this request, at once on every server process.")
+      .addSuccess(EmptyObject)
+      .middleware(V1Auth)
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/me")
+      .annotate(OpenApi.Summary, "Current user")
+      .annotate(OpenApi.Description, "The user and organization behind this request's credential (session token or API key).")
+      .addSuccess(UserResponse)
+      .middleware(V1Auth)
+  )
   .prefix("/api/v1/auth")

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 /** The dialer's live view of a campaign, part of `GET /api/v1/campaign/{id}/progress`. */
 export const DispatchStatusResponse = Schema.Struct({
@@ -14,6 +15,6 @@ export const DispatchStatusResponse = Schema.Struct({
     failure_ratio: Schema.Number
   }),
   within_schedule: Schema.Boolean,
-  next_window_at: Schema.NullOr(Schema.Date),
+  next_window_at: Schema.NullOr(Timestamp),
   dialer: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "CampaignDispatchStatus" })

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { CampaignLogEntry } from "../../../src/campaign/campaignLog.ts"
 import {
@@ -13,9 +13,10 @@ import {
 } from "../../../src/campaign/campaignSettings.ts"
 import { CampaignState } from "../../../src/campaign/campaignState.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpUpstreamFailed, HttpValidationFailed } from "../../errors.ts"
-import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
+import { bodySchema, IdFromPath, IntFromString, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 import { DispatchStatusResponse } from "../campaignDispatch/schemas.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -24,13 +25,14 @@ const Name = Schema.String.pipe(
 )
 const Id = Schema.Int.pipe(Schema.positive())
 
+/** Omitted: unchanged (the default on create). `null`: the setting's default (no limit, no schedule). */
 const settingsFields = {
   telephony_configuration_id: Schema.optional(Schema.NullOr(Id)),
-  retry_config: Schema.optional(RetryConfigPatch),
+  retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch)),
   max_concurrency: Schema.optional(Schema.NullOr(MaxConcurrency)),
-  rate_limit_per_second: Schema.optional(RateLimitPerSecond),
+  rate_limit_per_second: Schema.optional(Schema.NullOr(RateLimitPerSecond)),
   schedule_config: Schema.optional(Schema.NullOr(ScheduleConfigPatch)),
-  circuit_breaker: Schema.optional(CircuitBreakerPatch)
+  circuit_breaker: Schema.optional(Schema.NullOr(CircuitBreakerPatch))
 }
 
 export const CreateCampaignRequest = bodySchema("CreateCampaign", {
@@ -53,7 +55,7 @@ export const RedialCampaignRequest = bodySchema("RedialCampaign", {
   retry_on_no_answer: Schema.optional(Schema.Boolean),
   retry_on_voicemail: Schema.optional(Schema.Boolean),
   retry_on_failed: Schema.optional(Schema.Boolean),
-  retry_config: Schema.optional(RetryConfigPatch)
+  retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch))
 })
 
 export const CampaignResponse = Schema.Struct({
@@ -68,10 +70,10 @@ export const CampaignResponse = Schema.Struct({
   total_rows: Schema.NullOr(Schema.Int),
   processed_rows: Schema.Int,
   failed_rows: Schema.Int,
-  created_at: Schema.Date,
-  updated_at: Schema.Date,
-  started_at: Schema.NullOr(Schema.Date),
-  completed_at: Schema.NullOr(Schema.Date),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  started_at: Schema.NullOr(Timestamp),
+  completed_at: Schema.NullOr(Timestamp),
   retry_config: RetryConfig,
   max_concurrency: Schema.NullOr(Schema.Int),
   rate_limit_per_second: Schema.Int,
@@ -88,8 +90,10 @@ export const CampaignResponse = Schema.Struct({
 }).annotations({ identifier: "CampaignResponse" })
 
 const pagination = {
-  page: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.positive()), { default: () => 1 }),
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { default: () => 20 })
+  page: Schema.optionalWith(IntFromString({ minimum: 1, description: "Page number (default 1)" }), { default: () => 1 }),
+  limit: Schema.optionalWith(IntFromString({ minimum: 1, maximum: 100, description: "Items per page (default 20)" }), {
+    default: () => 20
+  })
 }
 
 export const CampaignListQuery = querySchema("CampaignList", pagination)
@@ -117,9 +121,9 @@ export const CampaignProgressResponse = Schema.Struct({
   failed: Schema.Int,
   cancelled: Schema.Int,
   live_calls: Schema.Int,
-  next_attempt_at: Schema.NullOr(Schema.Date),
-  started_at: Schema.NullOr(Schema.Date),
-  completed_at: Schema.NullOr(Schema.Date),
+  next_attempt_at: Schema.NullOr(Timestamp),
+  started_at: Schema.NullOr(Timestamp),
+  completed_at: Schema.NullOr(Timestamp),
   dispatch: DispatchStatusResponse
 }).annotations({ identifier: "CampaignProgressResponse" })
 
@@ -134,10 +138,10 @@ export const CampaignRunResponse = Schema.Struct({
   contact_id: Schema.NullOr(Schema.Int),
   disposition: Schema.NullOr(Schema.String),
   end_reason: Schema.NullOr(Schema.String),
-  duration_seconds: Schema.Number,
-  created_at: Schema.Date,
-  started_at: Schema.NullOr(Schema.Date),
-  ended_at: Schema.NullOr(Schema.Date)
+  duration_seconds: Schema.Int,
+  created_at: Timestamp,
+  started_at: Schema.NullOr(Timestamp),
+  ended_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "CampaignRunResponse" })
 
 export const CampaignRunsResponse = Schema.Struct({
@@ -150,38 +154,76 @@ export const CampaignRunsResponse = Schema.Struct({
 
 const CampaignPath = pathSchema("Campaign", { campaign_id: IdFromPath })
 
-const command = <const Name extends "start" | "pause" | "resume" | "cancel">(name: Name) =>
+const command = <const Name extends "start" | "pause" | "resume" | "cancel">(name: Name, summary: string, description: string) =>
   HttpApiEndpoint.post(name, `/:campaign_id/${name}`)
+    .annotate(OpenApi.Summary, summary)
+    .annotate(OpenApi.Description, description)
     .setPath(CampaignPath)
     .addSuccess(CampaignResponse)
     .addError(HttpNotFound)
     .addError(HttpConflict)
 
 export const CampaignsApi = HttpApiGroup.make("campaigns")
+  .annotate(OpenApi.Description, "Campaigns that call a list of contacts with an agent. Reading needs `campaigns:read`, every change `campaigns:write`.")
   .add(
     HttpApiEndpoint.post("create", "/create")
+      .annotate(OpenApi.Summary, "Create a campaign")
+      .annotate(OpenApi.Description, "Imports the contacts CSV uploaded at `source_id` and stores the campaign, ready to start. Numbers are normalised to E.164; invalid and duplicate ones are skipped and reported in `warnings`. A setting omitted or `null` takes its default.")
       .setPayload(CreateCampaignRequest)
       .addSuccess(CampaignResponse)
       .addError(HttpNotFound)
       .addError(HttpPayloadTooLarge)
       .addError(HttpUpstreamFailed)
   )
-  .add(HttpApiEndpoint.get("list", "/").setUrlParams(CampaignListQuery).addSuccess(CampaignListResponse))
-  .add(HttpApiEndpoint.get("get", "/:campaign_id").setPath(CampaignPath).addSuccess(CampaignResponse).addError(HttpNotFound))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List campaigns")
+      .annotate(OpenApi.Description, "The organization's campaigns, newest first, paginated with `page` and `limit`.")
+      .setUrlParams(CampaignListQuery)
+      .addSuccess(CampaignListResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:campaign_id")
+      .annotate(OpenApi.Summary, "Get a campaign")
+      .annotate(OpenApi.Description, "One campaign with its settings, counters and log.")
+      .setPath(CampaignPath)
+      .addSuccess(CampaignResponse)
+      .addError(HttpNotFound)
+  )
   .add(
     HttpApiEndpoint.patch("update", "/:campaign_id")
+      .annotate(OpenApi.Summary, "Change a campaign")
+      .annotate(OpenApi.Description, "Renames the campaign and changes its settings while it is created or paused (409 otherwise). An omitted setting is unchanged; `null` resets it to its default.")
       .setPath(CampaignPath)
       .setPayload(UpdateCampaignRequest)
       .addSuccess(CampaignResponse)
       .addError(HttpNotFound)
       .addError(HttpConflict)
   )
-  .add(command("start"))
-  .add(command("pause"))
-  .add(command("resume"))
-  .add(command("cancel"))
+  .add(command(
+    "start",
+    "Start a campaign",
+    "Starts dialling (created → running). Needs a usable telephony configuration (422 saying why otherwise); 409 with the current state when the campaign cannot start."
+  ))
+  .add(command(
+    "pause",
+    "Pause a campaign",
+    "Stops placing new calls (running → paused); calls in progress finish. 409 with the current state when not running."
+  ))
+  .add(command(
+    "resume",
+    "Resume a campaign",
+    "Continues dialling a paused campaign (paused → running), with a fresh circuit-breaker window. 409 with the current state when not paused."
+  ))
+  .add(command(
+    "cancel",
+    "Cancel a campaign",
+    "Ends the campaign for good and withdraws the contacts not yet called. 409 when it has already ended."
+  ))
   .add(
     HttpApiEndpoint.post("redial", "/:campaign_id/redial")
+      .annotate(OpenApi.Summary, "Redial a finished campaign")
+      .annotate(OpenApi.Description, "Creates a child campaign of the contacts whose last outcome matches the chosen reasons (busy, no answer, voicemail, failed), once per campaign. A `retry_config` omitted or `null` keeps the parent's.")
       .setPath(CampaignPath)
       .setPayload(RedialCampaignRequest)
       .addSuccess(CampaignResponse)
@@ -190,12 +232,16 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
   )
   .add(
     HttpApiEndpoint.get("progress", "/:campaign_id/progress")
+      .annotate(OpenApi.Summary, "Campaign progress")
+      .annotate(OpenApi.Description, "Counters by contact state and the dialer's live view: rate achieved, live calls, circuit breaker and calling window.")
       .setPath(CampaignPath)
       .addSuccess(CampaignProgressResponse)
       .addError(HttpNotFound)
   )
   .add(
     HttpApiEndpoint.get("runs", "/:campaign_id/runs")
+      .annotate(OpenApi.Summary, "List a campaign's calls")
+      .annotate(OpenApi.Description, "The calls the campaign placed, newest first, paginated with `page` and `limit`.")
       .setPath(CampaignPath)
       .setUrlParams(CampaignRunsQuery)
       .addSuccess(CampaignRunsResponse)
@@ -203,6 +249,8 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
   )
   .add(
     HttpApiEndpoint.get("report", "/:campaign_id/report")
+      .annotate(OpenApi.Summary, "Export a campaign as CSV")
+      .annotate(OpenApi.Description, "Every contact with its outcome and its original CSV columns, streamed. Text cells a spreadsheet would run as a formula are prefixed with `'`.")
       .setPath(CampaignPath)
       .addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/csv" })))
       .addError(HttpNotFound)

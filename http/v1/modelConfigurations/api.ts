@@ -1,9 +1,10 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { baseUrlProblem } from "../../../src/outbound/baseUrls.ts"
 import { HttpForbidden, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 /** Requests go to fixed paths under it: no query string, fragment or credentials (`baseUrlProblem`). */
 const HttpUrl = Schema.String.pipe(
@@ -57,13 +58,21 @@ export const ModelConfigurationsResponse = Schema.Struct({
   llm: Schema.NullOr(SectionResponse),
   stt: Schema.NullOr(SectionResponse),
   tts: Schema.NullOr(SectionResponse),
-  updated_at: Schema.NullOr(Schema.Date)
+  updated_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "ModelConfigurationsResponse" })
 
 export const ModelConfigurationsApi = HttpApiGroup.make("modelConfigurations")
-  .add(HttpApiEndpoint.get("get", "/").addSuccess(ModelConfigurationsResponse))
+  .annotate(OpenApi.Description, "The organization's LLM, speech-to-text and text-to-speech settings. Reading needs `agents:read`, changing `agents:write`.")
+  .add(
+    HttpApiEndpoint.get("get", "/")
+      .annotate(OpenApi.Summary, "Get model settings")
+      .annotate(OpenApi.Description, "The LLM, STT and TTS settings; keys are only ever shown masked.")
+      .addSuccess(ModelConfigurationsResponse)
+  )
   .add(
     HttpApiEndpoint.put("put", "/")
+      .annotate(OpenApi.Summary, "Change model settings")
+      .annotate(OpenApi.Description, "Sets the sections given and leaves omitted sections as they are. An omitted `api_key` keeps the stored key only while `provider` and `base_url` stay the same. Keys are encrypted at rest.")
       .setPayload(ModelConfigurationsRequest)
       .addSuccess(ModelConfigurationsResponse)
       .addError(HttpValidationFailed)

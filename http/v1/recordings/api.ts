@@ -1,9 +1,10 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { RECORDING_ID, RECORDING_ID_RULE } from "../../../src/recordings/recordingIds.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpValidationFailed } from "../../errors.ts"
-import { bodySchema, pathSchema, querySchema } from "../../requestSchemas.ts"
+import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const RecordingId = Schema.String.pipe(Schema.pattern(RECORDING_ID, { message: () => `recording_id must be ${RECORDING_ID_RULE}` }))
 const Label = Schema.String.pipe(Schema.maxLength(200))
@@ -62,8 +63,8 @@ export const RecordingResponse = Schema.Struct({
   duration_ms: Schema.Int,
   size_bytes: Schema.Int,
   created_by: Schema.NullOr(Schema.Int),
-  created_at: Schema.Date,
-  updated_at: Schema.Date
+  created_at: Timestamp,
+  updated_at: Timestamp
 }).annotations({ identifier: "WorkflowRecordingResponse" })
 
 export const RecordingListResponse = Schema.Struct({
@@ -74,7 +75,7 @@ export const RecordingListResponse = Schema.Struct({
 export const DeleteRecordingResponse = Schema.Struct({ success: Schema.Boolean, message: Schema.String })
 
 export const RecordingListQuery = querySchema("RecordingList", {
-  workflow_id: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive()))
+  workflow_id: Schema.optional(IdFromPath)
 })
 
 const RecordingPath = pathSchema("Recording", {
@@ -82,22 +83,35 @@ const RecordingPath = pathSchema("Recording", {
 })
 
 export const RecordingsApi = HttpApiGroup.make("recordings")
+  .annotate(OpenApi.Description, "Recorded audio clips for greetings and transitions, named by a `recording_id` unique in the organization. Listing needs `agents:read`, the rest `agents:write`.")
   .add(
     HttpApiEndpoint.post("uploadUrls", "/upload-url")
+      .annotate(OpenApi.Summary, "Get recording upload URLs")
+      .annotate(OpenApi.Description, "Signed URLs to `PUT` audio files to (WAV, MP3 or raw 8 kHz μ-law), each with a free `recording_id` to register it under.")
       .setPayload(UploadUrlRequest)
       .addSuccess(UploadUrlResponse)
       .addError(HttpPayloadTooLarge)
   )
   .add(
     HttpApiEndpoint.post("register", "/")
+      .annotate(OpenApi.Summary, "Register uploaded recordings")
+      .annotate(OpenApi.Description, "Decodes, checks and stores each uploaded clip in the forms calls play; all clips of the request or none. 422 naming the item for an unsupported or too long file; 409 for a `recording_id` already used.")
       .setPayload(RegisterRecordingsRequest)
       .addSuccess(Schema.Struct({ recordings: Schema.Array(RecordingResponse) }))
       .addError(HttpPayloadTooLarge)
       .addError(HttpConflict)
   )
-  .add(HttpApiEndpoint.get("list", "/").setUrlParams(RecordingListQuery).addSuccess(RecordingListResponse))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List recordings")
+      .annotate(OpenApi.Description, "The organization's clips, optionally only those of one workflow.")
+      .setUrlParams(RecordingListQuery)
+      .addSuccess(RecordingListResponse)
+  )
   .add(
     HttpApiEndpoint.patch("update", "/:id")
+      .annotate(OpenApi.Summary, "Change a recording")
+      .annotate(OpenApi.Description, "Changes a clip's label or transcript; addressed by `recording_id` or numeric id.")
       .setPath(RecordingPath)
       .setPayload(UpdateRecordingRequest)
       .addSuccess(RecordingResponse)
@@ -105,6 +119,8 @@ export const RecordingsApi = HttpApiGroup.make("recordings")
   )
   .add(
     HttpApiEndpoint.del("remove", "/:id")
+      .annotate(OpenApi.Summary, "Delete a recording")
+      .annotate(OpenApi.Description, "Deletes a clip; addressed by `recording_id` or numeric id. 409 naming the users while a published workflow or a running or paused campaign uses it.")
       .setPath(RecordingPath)
       .addSuccess(DeleteRecordingResponse)
       .addError(HttpNotFound)

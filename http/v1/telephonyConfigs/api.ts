@@ -1,9 +1,10 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ProviderConfig } from "../../../src/telephony/providerConfig.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { EmptyObject, JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -29,7 +30,7 @@ export const UpdateTelephonyConfigRequest = bodySchema("UpdateTelephonyConfig", 
   name: Schema.optional(Name),
   is_default_outbound: Schema.optional(Schema.Boolean),
   default_region: Schema.optional(Region),
-  config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  config: Schema.optional(JsonObject)
 }).annotations(refusingUnknownFields)
 
 const listItemFields = {
@@ -43,8 +44,8 @@ const listItemFields = {
   phone_number_count: Schema.Int,
   is_ready_for_outbound: Schema.Boolean,
   outbound_blocked_reason: Schema.NullOr(Schema.String),
-  created_at: Schema.Date,
-  updated_at: Schema.Date
+  created_at: Timestamp,
+  updated_at: Timestamp
 }
 
 export const TelephonyConfigurationListItem = Schema.Struct(listItemFields).annotations({
@@ -53,7 +54,7 @@ export const TelephonyConfigurationListItem = Schema.Struct(listItemFields).anno
 
 export const TelephonyConfigurationResponse = Schema.Struct({
   ...listItemFields,
-  config: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  config: JsonObject.annotations({
     description: "The provider fields; secrets are masked (****1234)"
   })
 }).annotations({ identifier: "TelephonyConfigurationResponse" })
@@ -90,44 +91,72 @@ export const PhoneNumberResponse = Schema.Struct({
   is_active: Schema.Boolean,
   is_default_caller_id: Schema.Boolean,
   inbound_workflow_id: Schema.NullOr(Schema.Int),
-  created_at: Schema.Date,
-  updated_at: Schema.Date
+  created_at: Timestamp,
+  updated_at: Timestamp
 }).annotations({ identifier: "PhoneNumberResponse" })
 
 export const PhoneNumberListResponse = Schema.Struct({ phone_numbers: Schema.Array(PhoneNumberResponse) }).annotations({
   identifier: "PhoneNumberListResponse"
 })
 
-const Empty = Schema.Struct({})
 const ConfigPath = pathSchema("TelephonyConfig", { config_id: IdFromPath })
 const NumberPath = pathSchema("PhoneNumber", { config_id: IdFromPath, number_id: IdFromPath })
 
 export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(TelephonyConfigurationListResponse))
+  .annotate(OpenApi.Description, "Carrier accounts (Twilio, Vonage, Telnyx, Plivo) and their phone numbers. Changes need `telephony:write`; reading also accepts `campaigns:read`. Secrets are only ever shown masked.")
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List telephony configurations")
+      .annotate(OpenApi.Description, "The organization's carrier accounts with their phone-number count and whether each is ready for outbound calls (and why not).")
+      .addSuccess(TelephonyConfigurationListResponse)
+  )
   .add(
     HttpApiEndpoint.post("create", "/")
+      .annotate(OpenApi.Summary, "Create a telephony configuration")
+      .annotate(OpenApi.Description, "Stores a carrier account; its credentials are encrypted at rest. A name already used in the organization answers 409.")
       .setPayload(CreateTelephonyConfigRequest)
       .addSuccess(TelephonyConfigurationResponse)
       .addError(HttpConflict)
   )
-  .add(HttpApiEndpoint.get("get", "/:config_id").setPath(ConfigPath).addSuccess(TelephonyConfigurationResponse).addError(HttpNotFound))
+  .add(
+    HttpApiEndpoint.get("get", "/:config_id")
+      .annotate(OpenApi.Summary, "Get a telephony configuration")
+      .annotate(OpenApi.Description, "One carrier account, its provider fields with secrets masked.")
+      .setPath(ConfigPath)
+      .addSuccess(TelephonyConfigurationResponse)
+      .addError(HttpNotFound)
+  )
   .add(
     HttpApiEndpoint.put("update", "/:config_id")
+      .annotate(OpenApi.Summary, "Change a telephony configuration")
+      .annotate(OpenApi.Description, "Changes the name, default-outbound flag, region or provider fields. Changing where a credential is sent requires sending the credential again.")
       .setPath(ConfigPath)
       .setPayload(UpdateTelephonyConfigRequest)
       .addSuccess(TelephonyConfigurationResponse)
       .addError(HttpNotFound)
       .addError(HttpConflict)
   )
-  .add(HttpApiEndpoint.del("remove", "/:config_id").setPath(ConfigPath).addSuccess(Empty).addError(HttpNotFound).addError(HttpConflict))
+  .add(
+    HttpApiEndpoint.del("remove", "/:config_id")
+      .annotate(OpenApi.Summary, "Delete a telephony configuration")
+      .annotate(OpenApi.Description, "Deletes a carrier account. 409 naming the campaigns while a running or paused campaign uses it.")
+      .setPath(ConfigPath)
+      .addSuccess(EmptyObject)
+      .addError(HttpNotFound)
+      .addError(HttpConflict)
+  )
   .add(
     HttpApiEndpoint.get("listNumbers", "/:config_id/phone-numbers")
+      .annotate(OpenApi.Summary, "List phone numbers")
+      .annotate(OpenApi.Description, "The phone numbers of a carrier account.")
       .setPath(ConfigPath)
       .addSuccess(PhoneNumberListResponse)
       .addError(HttpNotFound)
   )
   .add(
     HttpApiEndpoint.post("addNumber", "/:config_id/phone-numbers")
+      .annotate(OpenApi.Summary, "Add a phone number")
+      .annotate(OpenApi.Description, "Adds a number to a carrier account, optionally as the default caller id or answered by an agent (`inbound_workflow_id`). A number already registered in the organization answers 409.")
       .setPath(ConfigPath)
       .setPayload(CreatePhoneNumberRequest)
       .addSuccess(PhoneNumberResponse)
@@ -136,6 +165,8 @@ export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
   )
   .add(
     HttpApiEndpoint.put("updateNumber", "/:config_id/phone-numbers/:number_id")
+      .annotate(OpenApi.Summary, "Change a phone number")
+      .annotate(OpenApi.Description, "Changes a number's label, state, caller-id default or the agent answering it.")
       .setPath(NumberPath)
       .setPayload(UpdatePhoneNumberRequest)
       .addSuccess(PhoneNumberResponse)
@@ -144,8 +175,10 @@ export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
   )
   .add(
     HttpApiEndpoint.del("removeNumber", "/:config_id/phone-numbers/:number_id")
+      .annotate(OpenApi.Summary, "Remove a phone number")
+      .annotate(OpenApi.Description, "Removes a number from a carrier account.")
       .setPath(NumberPath)
-      .addSuccess(Empty)
+      .addSuccess(EmptyObject)
       .addError(HttpNotFound)
   )
   .addError(HttpForbidden)

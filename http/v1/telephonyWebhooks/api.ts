@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
@@ -23,11 +23,42 @@ const Markup = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", con
  * provider sends them), because the signature covers the exact bytes.
  */
 export const TelephonyWebhooksApi = HttpApiGroup.make("telephonyWebhooks")
-  .add(HttpApiEndpoint.post("status", "/:provider/status/:run_id").setPath(TelephonyWebhookPath).addSuccess(HttpApiSchema.NoContent))
-  .add(HttpApiEndpoint.post("answer", "/:provider/answer/:run_id").setPath(TelephonyWebhookPath).addSuccess(Markup))
-  .add(HttpApiEndpoint.get("answerGet", "/:provider/answer/:run_id").setPath(TelephonyWebhookPath).addSuccess(Markup))
-  .add(HttpApiEndpoint.post("inbound", "/:provider/inbound/:config_id").setPath(InboundWebhookPath).addSuccess(Markup))
-  .add(HttpApiEndpoint.get("inboundGet", "/:provider/inbound/:config_id").setPath(InboundWebhookPath).addSuccess(Markup))
+  .annotate(OpenApi.Description, "Callbacks from carriers. No API key: each request is authenticated by the carrier's signature, checked with the credentials of the configuration concerned; a bad signature answers 403.")
+  .add(
+    HttpApiEndpoint.post("status", "/:provider/status/:run_id")
+      .annotate(OpenApi.Summary, "Carrier call status callback")
+      .annotate(OpenApi.Description, "Where the carrier reports a campaign call's progress and outcome; a repeated or late callback changes nothing.")
+      .setPath(TelephonyWebhookPath)
+      .addSuccess(HttpApiSchema.NoContent)
+  )
+  .add(
+    HttpApiEndpoint.post("answer", "/:provider/answer/:run_id")
+      .annotate(OpenApi.Summary, "Carrier answer URL")
+      .annotate(OpenApi.Description, "Answers a placed call with the carrier's markup connecting its audio to the agent's media stream.")
+      .setPath(TelephonyWebhookPath)
+      .addSuccess(Markup)
+  )
+  .add(
+    HttpApiEndpoint.get("answerGet", "/:provider/answer/:run_id")
+      .annotate(OpenApi.Summary, "Carrier answer URL (GET)")
+      .annotate(OpenApi.Description, "The same answer, for carriers configured to fetch it with GET.")
+      .setPath(TelephonyWebhookPath)
+      .addSuccess(Markup)
+  )
+  .add(
+    HttpApiEndpoint.post("inbound", "/:provider/inbound/:config_id")
+      .annotate(OpenApi.Summary, "Incoming call webhook")
+      .annotate(OpenApi.Description, "Answers a call to one of the configuration's numbers with the agent assigned to that number; a number without an agent (or without a published version) answers 404.")
+      .setPath(InboundWebhookPath)
+      .addSuccess(Markup)
+  )
+  .add(
+    HttpApiEndpoint.get("inboundGet", "/:provider/inbound/:config_id")
+      .annotate(OpenApi.Summary, "Incoming call webhook (GET)")
+      .annotate(OpenApi.Description, "The same answer, for carriers configured to fetch it with GET.")
+      .setPath(InboundWebhookPath)
+      .addSuccess(Markup)
+  )
   .addError(HttpForbidden)
   .addError(HttpNotFound)
   .prefix("/api/v1/telephony")

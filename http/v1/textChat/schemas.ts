@@ -1,12 +1,13 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
+import { JsonObject, Timestamp, TimestampText } from "../../../src/domain/wireTypes.ts"
 
 export const TranscriptTurnSchema = Schema.Struct({
   role: Schema.Literal("user", "assistant"),
   text: Schema.String,
   node_id: Schema.String,
-  at: Schema.String,
+  at: TimestampText,
   start_ms: Schema.optional(Schema.Number),
   end_ms: Schema.optional(Schema.Number),
   latency_ms: Schema.optional(Schema.Number),
@@ -14,29 +15,27 @@ export const TranscriptTurnSchema = Schema.Struct({
 }).annotations({ identifier: "TranscriptTurn" })
 
 export const RunUsage = Schema.Struct({
-  prompt_tokens: Schema.Number,
-  completion_tokens: Schema.Number,
-  service_tokens: Schema.Number
+  prompt_tokens: Schema.Int,
+  completion_tokens: Schema.Int,
+  service_tokens: Schema.Int
 }).annotations({ identifier: "RunUsage" })
 
-const Json = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-
 const sessionFields = {
-  workflow_run_id: Schema.Number,
-  workflow_id: Schema.Number,
-  definition_id: Schema.NullOr(Schema.Number),
-  version_number: Schema.NullOr(Schema.Number),
+  workflow_run_id: Schema.Int,
+  workflow_id: Schema.Int,
+  definition_id: Schema.NullOr(Schema.Int),
+  version_number: Schema.NullOr(Schema.Int),
   state: Schema.Literal("initialized", "running", "completed", "failed"),
   node_id: Schema.NullOr(Schema.String),
   end_reason: Schema.NullOr(Schema.String),
   error: Schema.NullOr(Schema.String),
   transcript: Schema.Array(TranscriptTurnSchema),
-  initial_context: Json,
-  gathered_context: Json,
+  initial_context: JsonObject,
+  gathered_context: JsonObject,
   usage: RunUsage,
-  created_at: Schema.Date,
-  started_at: Schema.NullOr(Schema.Date),
-  ended_at: Schema.NullOr(Schema.Date)
+  created_at: Timestamp,
+  started_at: Schema.NullOr(Timestamp),
+  ended_at: Schema.NullOr(Timestamp)
 }
 
 export const TextChatSessionResponse = Schema.Struct(sessionFields).annotations({ identifier: "TextChatSessionResponse" })
@@ -55,7 +54,7 @@ export const TextChatEventStream = Schema.String.pipe(
 ).annotations({ identifier: "TextChatEventStream" })
 
 export const CreateTextChatSessionRequest = bodySchema("CreateTextChatSession", {
-  initial_context: Schema.optional(Json),
+  initial_context: Schema.optional(JsonObject),
   use_draft: Schema.optional(Schema.Boolean)
 })
 

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { JSONSchema, Schema } from "effect"
 import { CSV_MEDIA_TYPES } from "../../../src/storage/csvMediaTypes.ts"
 import { HttpForbidden, HttpNotFound, HttpPayloadTooLarge } from "../../errors.ts"
-import { bodySchema, querySchema } from "../../requestSchemas.ts"
+import { bodySchema, IntFromString, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 
 export const PresignUploadRequest = bodySchema("PresignUpload", {
@@ -50,8 +50,11 @@ const describeOptionalBody = (operation: Record<string, any>) => ({
 })
 
 export const UploadsApi = HttpApiGroup.make("uploads")
+  .annotate(OpenApi.Description, "Upload URLs for contact lists. Needs `campaigns:write`.")
   .add(
     HttpApiEndpoint.post("presign", "/api/v1/s3/presigned-upload-url")
+      .annotate(OpenApi.Summary, "Get a contacts CSV upload URL")
+      .annotate(OpenApi.Description, "A signed URL to `PUT` a contacts CSV to (the S3 bucket, or this server when files are stored locally), bound to its content type and the size cap. Pass the returned key as `source_id` when creating a campaign.")
       .setPayload(OptionalPresignUploadRequest)
       .addSuccess(PresignUploadResponse)
       .addError(HttpPayloadTooLarge)
@@ -62,8 +65,8 @@ export const UploadsApi = HttpApiGroup.make("uploads")
 
 export const LocalUploadQuery = querySchema("LocalUpload", {
   key: Schema.String,
-  expires: Schema.NumberFromString.pipe(Schema.int()),
-  max: Schema.NumberFromString.pipe(Schema.int()),
+  expires: IntFromString(),
+  max: IntFromString(),
   content_type: Schema.String,
   signature: Schema.String
 })
@@ -73,8 +76,11 @@ export const LocalUploadQuery = querySchema("LocalUpload", {
  * PUTs the CSV without a service key, exactly as it would to S3.
  */
 export const LocalUploadsApi = HttpApiGroup.make("localUploads")
+  .annotate(OpenApi.Description, "Where upload URLs point when files are stored on this server.")
   .add(
     HttpApiEndpoint.put("receive", "/api/v1/uploads/local")
+      .annotate(OpenApi.Summary, "Upload a file to a local upload URL")
+      .annotate(OpenApi.Description, "Receives the body of a `PUT` to an upload URL issued by this server. No API key: the URL's signature authorizes the upload, for its content type and up to its size cap.")
       .setUrlParams(LocalUploadQuery)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(HttpForbidden)

@@ -1,11 +1,12 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const BrowserCallRequest = bodySchema("BrowserCall", {
-  initial_context: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  initial_context: Schema.optional(JsonObject),
   use_draft: Schema.optional(Schema.Boolean)
 })
 
@@ -14,15 +15,18 @@ export const BrowserCallResponse = Schema.Struct({
   media_url: Schema.String.annotations({
     description: "WebSocket URL for the call's audio (signed; expires at expires_at): binary PCM16 16 kHz frames both ways, JSON control messages"
   }),
-  expires_at: Schema.Date
+  expires_at: Timestamp
 }).annotations({ identifier: "BrowserCallResponse" })
 
 /**
  * Browser test calls: talk to an agent from a page (GET /call serves one). Needs `agents:write`.
  */
 export const VoiceCallsApi = HttpApiGroup.make("voiceCalls")
+  .annotate(OpenApi.Description, "Browser test calls. Needs `agents:write`.")
   .add(
     HttpApiEndpoint.post("startBrowserCall", "/:workflow_id/browser-calls")
+      .annotate(OpenApi.Summary, "Start a browser call")
+      .annotate(OpenApi.Description, "Starts a voice call with the workflow's published version (`use_draft: true` for the draft) and answers a signed WebSocket `media_url` carrying the call's audio, valid until `expires_at`.")
       .setPath(pathSchema("BrowserCallWorkflow", { workflow_id: IdFromPath }))
       .setPayload(BrowserCallRequest)
       .addSuccess(BrowserCallResponse)

@@ -1,7 +1,6 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -23,35 +22,35 @@ export const CallDispositionCodes = Schema.Struct({
 
 /** The spec's WorkflowResponse, field for field. */
 export const WorkflowResponse = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   name: Schema.String,
   status: Schema.String,
-  created_at: Schema.Date,
+  created_at: Timestamp,
   workflow_definition: JsonObject,
-  current_definition_id: Schema.NullOr(Schema.Number),
+  current_definition_id: Schema.NullOr(Schema.Int),
   template_context_variables: Schema.optional(Schema.NullOr(JsonObject)),
   call_disposition_codes: Schema.optional(Schema.NullOr(CallDispositionCodes)),
-  total_runs: Schema.optional(Schema.NullOr(Schema.Number)),
+  total_runs: Schema.optional(Schema.NullOr(Schema.Int)),
   workflow_configurations: Schema.optional(Schema.NullOr(JsonObject)),
-  version_number: Schema.optional(Schema.NullOr(Schema.Number)),
+  version_number: Schema.optional(Schema.NullOr(Schema.Int)),
   version_status: Schema.optional(Schema.NullOr(Schema.String)),
   workflow_uuid: Schema.optional(Schema.NullOr(Schema.String))
 }).annotations({ identifier: "WorkflowResponse" })
 
 export const WorkflowVersionResponse = Schema.Struct({
-  id: Schema.Number,
-  version_number: Schema.Number,
+  id: Schema.Int,
+  version_number: Schema.Int,
   version_status: Schema.Literal("draft", "published", "archived"),
   workflow_definition: JsonObject,
   template_context_variables: JsonObject,
   workflow_configurations: JsonObject,
-  created_at: Schema.Date,
-  published_at: Schema.NullOr(Schema.Date)
+  created_at: Timestamp,
+  published_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "WorkflowVersionResponse" })
 
 export const WorkflowValidationResponse = Schema.Struct({
   is_valid: Schema.Boolean,
-  version_number: Schema.Number,
+  version_number: Schema.Int,
   version_status: Schema.String,
   errors: Schema.Array(Schema.Struct({
     kind: Schema.Literal("workflow", "node", "edge"),
@@ -84,6 +83,30 @@ export const UpdateWorkflowRequest = bodySchema("UpdateWorkflow", {
 
 export const UpdateWorkflowStatusRequest = bodySchema("UpdateWorkflowStatus", { status: WorkflowStatus })
 
-export const WorkflowListQuery = querySchema("WorkflowList", { status: Schema.optional(WorkflowStatus) })
+const isWorkflowStatus = Schema.is(WorkflowStatus)
+
+/**
+ * One status or several, comma-separated (`active,archived`), as the established platform takes
+ * them; an empty value is no filter. Every unknown value is named in the error.
+ */
+const WorkflowStatusList = Schema.transformOrFail(Schema.String, Schema.Array(WorkflowStatus), {
+  strict: true,
+  decode: (raw, _, ast) => {
+    const requested = raw.trim() === "" ? [] : raw.split(",").map((part) => part.trim())
+    const unknown = [...new Set(requested.filter((status) => !isWorkflowStatus(status)))]
+    if (unknown.length > 0) {
+      const named = unknown.map((status) => (status === "" ? "<empty>" : `"${status}"`)).join(", ")
+      return ParseResult.fail(new ParseResult.Type(ast, raw, `Unknown workflow status ${named}: expected active, archived or both, comma-separated`))
+    }
+    return ParseResult.succeed([...new Set(requested.filter(isWorkflowStatus))])
+  },
+  encode: (statuses) => ParseResult.succeed(statuses.join(","))
+}).annotations({ jsonSchema: { type: "string", pattern: "^\\s*(active|archived)\\s*(,\\s*(active|archived)\\s*)*$" } })
+
+export const WorkflowListQuery = querySchema("WorkflowList", {
+  status: Schema.optionalWith(WorkflowStatusList, { default: () => [] }).annotations({
+    description: "Only workflows with this status: active, archived, or both comma-separated (active,archived)"
+  })
+})
 
 export const WorkflowPath = pathSchema("Workflow", { workflow_id: IdFromPath })

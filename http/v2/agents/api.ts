@@ -1,25 +1,24 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V2Auth } from "../../security.ts"
 import { Collection, PageQuery, Resource } from "../envelopes.ts"
-
-const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 /**
  * An agent (a v1 workflow) with its working version: the draft when one exists, else the
  * published version. `definition` and `configurations` are present only when reading one agent.
  */
 export const V2Agent = Schema.Struct({
-  id: Schema.Number,
+  id: Schema.Int,
   uuid: Schema.String,
   name: Schema.String,
   status: Schema.Literal("active", "archived"),
-  version_number: Schema.NullOr(Schema.Number),
+  version_number: Schema.NullOr(Schema.Int),
   version_status: Schema.NullOr(Schema.Literal("draft", "published", "archived")),
-  created_at: Schema.Date,
-  updated_at: Schema.Date,
+  created_at: Timestamp,
+  updated_at: Timestamp,
   definition: Schema.optional(JsonObject),
   configurations: Schema.optional(JsonObject)
 }).annotations({ identifier: "V2_Agent" })
@@ -27,8 +26,22 @@ export const V2Agent = Schema.Struct({
 const AgentPath = pathSchema("Agent", { agent_id: IdFromPath })
 
 export const AgentsApi = HttpApiGroup.make("agents")
-  .add(HttpApiEndpoint.get("list", "/").setUrlParams(PageQuery).addSuccess(Collection(V2Agent)))
-  .add(HttpApiEndpoint.get("get", "/:agent_id").setPath(AgentPath).addSuccess(Resource(V2Agent)).addError(HttpNotFound))
+  .annotate(OpenApi.Description, "Agents (v1 workflows) for v2 clients. Needs an API key with `agents:read`.")
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List agents")
+      .annotate(OpenApi.Description, "The organization's agents, newest first, paginated with `page` and `page_size`.")
+      .setUrlParams(PageQuery)
+      .addSuccess(Collection(V2Agent))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/:agent_id")
+      .annotate(OpenApi.Summary, "Get an agent")
+      .annotate(OpenApi.Description, "One agent with its working version (the draft when there is one, else the published version), including its definition and configurations.")
+      .setPath(AgentPath)
+      .addSuccess(Resource(V2Agent))
+      .addError(HttpNotFound)
+  )
   .addError(HttpForbidden)
   .middleware(V2Auth)
   .prefix("/api/v2/agents")

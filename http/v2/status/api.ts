@@ -1,14 +1,21 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { V2Auth } from "../../security.ts"
 import { Resource } from "../envelopes.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const V2ServiceStatus = Schema.Struct({
   status: Schema.Literal("ok"),
   version: Schema.String,
-  time: Schema.Date
+  time: Timestamp
 }).annotations({ identifier: "V2_ServiceStatus" })
 
 export const StatusApi = HttpApiGroup.make("status")
-  .add(HttpApiEndpoint.get("status", "/api/v2/status").addSuccess(Resource(V2ServiceStatus)))
+  .annotate(OpenApi.Description, "Service status for v2 clients.")
+  .add(
+    HttpApiEndpoint.get("status", "/api/v2/status")
+      .annotate(OpenApi.Summary, "Service status")
+      .annotate(OpenApi.Description, "Liveness, the server's version and its clock. Needs an API key.")
+      .addSuccess(Resource(V2ServiceStatus))
+  )
   .middleware(V2Auth)
