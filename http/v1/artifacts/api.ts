@@ -5,8 +5,13 @@ import { pathSchema, querySchema } from "../../requestSchemas.ts"
 
 /** Taken as sent: the signature covers the path exactly as it was signed. */
 export const ArtifactPath = pathSchema("Artifact", {
-  run_id: Schema.String.annotations({ description: "The run's id" }),
-  kind: Schema.String.annotations({ description: "recording (audio/wav) or transcript (application/json)" })
+  run_id: Schema.String.pipe(Schema.pattern(/^\d{1,18}$/)).annotations({
+    description: "The run's id",
+    jsonSchema: { type: "integer", minimum: 1 }
+  }),
+  kind: Schema.Literal("recording", "transcript").annotations({
+    description: "recording (audio/wav) or transcript (application/json)"
+  })
 })
 
 export const ArtifactLinkQuery = querySchema("ArtifactLink", {
@@ -44,10 +49,17 @@ const artifactEndpoint = <const Name extends string>(endpoint: HttpApiEndpoint.H
  * authorization (no API key): it is checked, with its expiry, before anything else.
  */
 export const ArtifactsApi = HttpApiGroup.make("artifacts")
+  .annotate(OpenApi.Description, "Downloads of call recordings and transcripts through the signed links of usage reports.")
   .add(
-    artifactEndpoint(HttpApiEndpoint.get("download", "/api/v1/artifacts/:run_id/:kind")).annotate(
-      OpenApi.Description,
-      "Serves a run's recording or transcript from a signed link (recording_url, transcript_url). Ranges are served (206) for seeking in audio."
-    )
+    artifactEndpoint(HttpApiEndpoint.get("download", "/api/v1/artifacts/:run_id/:kind"))
+      .annotate(OpenApi.Summary, "Download a recording or transcript")
+      .annotate(
+        OpenApi.Description,
+        "Serves a run's recording or transcript from a signed link (recording_url, transcript_url). Ranges are served (206) for seeking in audio."
+      )
   )
-  .add(artifactEndpoint(HttpApiEndpoint.head("describe", "/api/v1/artifacts/:run_id/:kind")))
+  .add(
+    artifactEndpoint(HttpApiEndpoint.head("describe", "/api/v1/artifacts/:run_id/:kind"))
+      .annotate(OpenApi.Summary, "Describe a recording or transcript")
+      .annotate(OpenApi.Description, "The headers of the download (type, length, file name) without its body.")
+  )
