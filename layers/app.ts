@@ -8,6 +8,7 @@ import { ConversationAreaLive } from "./conversation/mod.ts"
 import { DatabaseLive } from "./database.ts"
 import { ApiKeysLive } from "./identity/apiKeys.ts"
 import { IdentityLive } from "./identity/identity.ts"
+import { PasswordHashingLive } from "./identity/passwordHashing.ts"
 import { ObservabilityLive } from "./observability.ts"
 import { SecretBoxLive } from "./secrets/secretBox.ts"
 import { UsageReportsLive } from "./usage/usageReports.ts"
@@ -30,6 +31,7 @@ export const ServicesLive = Layer.mergeAll(
   VoiceAreaLive.pipe(Layer.provide(Layer.mergeAll(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)), AgentsLive, RecordingsAreaLive)))
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
+  Layer.provideMerge(PasswordHashingLive),
   Layer.provideMerge(SecretBoxLive),
   Layer.provideMerge(DatabaseLive)
 )

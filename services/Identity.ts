@@ -27,8 +27,8 @@ export interface NewUser {
 export interface IdentityShape {
   readonly login: (email: string, password: string) => Effect.Effect<SessionGrant, Unauthenticated | TooManyRequests>
   readonly logout: (principal: Principal) => Effect.Effect<void>
-  readonly signup: (user: NewUser) => Effect.Effect<SessionGrant, Forbidden | Conflict | ValidationFailed>
-  readonly createUser: (user: NewUser) => Effect.Effect<UserView, Conflict>
+  readonly signup: (user: NewUser) => Effect.Effect<SessionGrant, Forbidden | Conflict | ValidationFailed | TooManyRequests>
+  readonly createUser: (user: NewUser) => Effect.Effect<UserView, Conflict | TooManyRequests>
   readonly me: (principal: Principal) => Effect.Effect<UserView, Unauthenticated>
   /** A bearer value (session token or API key) or an X-API-Key value to the caller it identifies. */
   readonly authenticate: (

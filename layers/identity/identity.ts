@@ -5,19 +5,9 @@ import { AppConfig } from "../../src/config.ts"
 import { Conflict, Forbidden, TooManyRequests, Unauthenticated, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
-import {
-  DECOY_HASH,
-  defaultThrottlePolicy,
-  type FailureRecord,
-  hashPassword,
-  isApiKey,
-  isSessionToken,
-  newSessionToken,
-  recordFailure,
-  retryAfterSeconds,
-  verifyPassword
-} from "../../src/identity/mod.ts"
+import { admitAttempt, DECOY_HASH, defaultThrottlePolicy, isApiKey, isSessionToken, newSessionToken } from "../../src/identity/mod.ts"
 import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
+import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 
 const BOOTSTRAP_LOCK_KEY = 7_402_193_002
@@ -39,6 +29,7 @@ export const IdentityLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const config = yield* AppConfig
+    const hashing = yield* PasswordHashing
     const lastUsedWrites = new Map<number, number>()
 
     const userView = (user: { id: number; email: string; name: string }, organizationId: number): UserView => ({
@@ -65,48 +56,48 @@ export const IdentityLive = Layer.effect(
         return { token, expires_at: expiresAt, user: userView(user, organizationId) }
       })
 
-    const failureRecord = (emailKey: string) =>
-      sql<{ failures: number; window_started_at: Date; locked_until: Date | null }>`
-        SELECT failures, window_started_at, locked_until FROM login_failures WHERE email_key = ${emailKey}`.pipe(
-        Effect.map((rows): FailureRecord | undefined =>
-          rows[0] && {
-            failures: rows[0].failures,
-            windowStartedAt: rows[0].window_started_at,
-            lockedUntil: rows[0].locked_until
-          }
-        )
-      )
-
-    const noteFailure = (emailKey: string, now: Date) =>
+    /**
+     * Counts the attempt and decides it in one transaction holding the account's row lock, so
+     * concurrent attempts, in this process or another, are decided one after the other.
+     */
+    const admitLogin = (emailKey: string, now: Date) =>
       sql.withTransaction(Effect.gen(function* () {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${emailKey}))`
-        const next = recordFailure(yield* failureRecord(emailKey), now, defaultThrottlePolicy)
-        yield* sql`
-          INSERT INTO login_failures (email_key, failures, window_started_at, locked_until)
-          VALUES (${emailKey}, ${next.failures}, ${next.windowStartedAt}, ${next.lockedUntil})
-          ON CONFLICT (email_key) DO UPDATE SET failures = EXCLUDED.failures,
-            window_started_at = EXCLUDED.window_started_at, locked_until = EXCLUDED.locked_until`
+        const [row] = yield* sql<{ attempts: number; window_started_at: Date; locked_until: Date | null }>`
+          INSERT INTO login_attempts (email_key, attempts, window_started_at) VALUES (${emailKey}, 0, ${now})
+          ON CONFLICT (email_key) DO UPDATE SET email_key = EXCLUDED.email_key
+          RETURNING attempts, window_started_at, locked_until`
+        const admission = admitAttempt(
+          { attempts: row!.attempts, windowStartedAt: row!.window_started_at, lockedUntil: row!.locked_until },
+          now,
+          defaultThrottlePolicy
+        )
+        if (admission.admitted) {
+          const next = admission.record
+          yield* sql`
+            UPDATE login_attempts
+            SET attempts = ${next.attempts}, window_started_at = ${next.windowStartedAt}, locked_until = ${next.lockedUntil}
+            WHERE email_key = ${emailKey}`
+        }
+        return admission
       }))
 
     const login = Effect.fn("Identity.login")(function* (email: string, password: string) {
       const emailKey = normalizeEmail(email)
-      const now = new Date(yield* Clock.currentTimeMillis)
-      const wait = retryAfterSeconds(yield* failureRecord(emailKey), now)
-      if (wait > 0) {
+      const admission = yield* admitLogin(emailKey, new Date(yield* Clock.currentTimeMillis))
+      if (!admission.admitted) {
         return yield* new TooManyRequests({
-          message: `Too many failed logins for this account; try again in ${wait} seconds`,
-          retryAfterSeconds: wait
+          message: `Too many failed logins for this account; try again in ${admission.retryAfterSeconds} seconds`,
+          retryAfterSeconds: admission.retryAfterSeconds
         })
       }
       const rows = yield* sql<UserRow>`SELECT id, email, name, password_hash FROM users WHERE lower(email) = ${emailKey}`
       const user = rows[0]
-      const valid = yield* verifyPassword(user?.password_hash ?? DECOY_HASH, password)
+      const valid = yield* hashing.verify(user?.password_hash ?? DECOY_HASH, password)
       const organizationId = user && valid ? yield* primaryOrganization(user.id) : Option.none()
       if (!user || !valid || Option.isNone(organizationId)) {
-        yield* noteFailure(emailKey, now)
         return yield* new Unauthenticated({ message: "Incorrect email or password" })
       }
-      yield* sql`DELETE FROM login_failures WHERE email_key = ${emailKey}`
+      yield* sql`DELETE FROM login_attempts WHERE email_key = ${emailKey}`
       return yield* openSession(user, organizationId.value)
     }, Effect.catchTag("SqlError", Effect.die))
 
@@ -123,7 +114,7 @@ export const IdentityLive = Layer.effect(
         if (existing.length > 0) {
           return yield* new Conflict({ message: "A user with this email already exists" })
         }
-        const passwordHash = yield* hashPassword(user.password)
+        const passwordHash = yield* hashing.hash(user.password)
         const [created] = yield* sql<{ id: number; email: string; name: string }>`
           INSERT INTO users (email, name, password_hash) VALUES (${email}, ${user.name}, ${passwordHash})
           RETURNING id, email, name`
