@@ -1,59 +1,7 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { type Admission, admitAttempt, type AttemptRecord, defaultThrottlePolicy, retryAfterSeconds } from "../src/identity/loginThrottle.ts"
 import { apiKeyDisplayPrefix, newApiKey, newSessionToken } from "../src/identity/tokens.ts"
 import { makeSecretBox } from "../layers/secrets/secretBox.ts"
-
-const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1) + seconds * 1000)
-
-describe("login throttle policy", () => {
-  const attempt = (record: AttemptRecord | undefined, seconds: number) => admitAttempt(record, at(seconds), defaultThrottlePolicy)
-  const admittedRecord = (admission: Admission) => {
-    if (!admission.admitted) throw new Error("refused")
-    return admission.record
-  }
-
-  it("admits five attempts inside the window; the fifth locks for the lock duration", () => {
-    let record: AttemptRecord | undefined
-    for (let i = 0; i < 4; i++) record = admittedRecord(attempt(record, i * 10))
-    expect(retryAfterSeconds(record, at(40))).toBe(0)
-    record = admittedRecord(attempt(record, 50))
-    expect(retryAfterSeconds(record, at(50))).toBe(300)
-    expect(attempt(record, 60)).toEqual({ admitted: false, retryAfterSeconds: 290 })
-    expect(attempt(record, 349)).toEqual({ admitted: false, retryAfterSeconds: 1 })
-    expect(attempt(record, 350).admitted).toBe(true)
-  })
-
-  it("counts an attempt before its password is checked, so overlapping attempts share the same five", () => {
-    // Five attempts admitted in the same instant (none has finished): the sixth is refused.
-    let record: AttemptRecord | undefined
-    for (let i = 0; i < 5; i++) record = admittedRecord(attempt(record, 0))
-    expect(attempt(record, 0)).toEqual({ admitted: false, retryAfterSeconds: 300 })
-  })
-
-  it("leaves a lock as it is when attempts are refused during it", () => {
-    let record: AttemptRecord | undefined
-    for (let i = 0; i < 5; i++) record = admittedRecord(attempt(record, i))
-    const locked = record
-    for (let i = 10; i < 200; i += 10) expect(attempt(locked, i).admitted).toBe(false)
-    expect(locked?.lockedUntil).toEqual(at(304))
-  })
-
-  it("starts the count again after the lock ends", () => {
-    let record: AttemptRecord | undefined
-    for (let i = 0; i < 5; i++) record = admittedRecord(attempt(record, i))
-    record = admittedRecord(attempt(record, 305))
-    expect(record).toEqual({ attempts: 1, windowStartedAt: at(305), lockedUntil: null })
-  })
-
-  it("forgets attempts older than the window", () => {
-    let record: AttemptRecord | undefined
-    for (let i = 0; i < 4; i++) record = admittedRecord(attempt(record, i))
-    record = admittedRecord(attempt(record, 901))
-    expect(record.attempts).toBe(1)
-    expect(retryAfterSeconds(record, at(901))).toBe(0)
-  })
-})
 
 describe("tokens", () => {
   it("are unique, prefixed, and show only a short prefix", () => {

@@ -1,7 +1,11 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { admitLoginAttempt, clearLoginAttempts } from "../layers/identity/loginAttempts.ts"
+import { defaultThrottlePolicy } from "../src/identity/loginThrottle.ts"
 import { newAccount } from "./support/accounts.ts"
 import { client, type Client } from "./support/client.ts"
-import { type RunningServer, startServer } from "./support/server.ts"
+import { type RunningServer, startServer, uniqueEmail } from "./support/server.ts"
 
 let server: RunningServer
 let api: Client
@@ -65,5 +69,53 @@ describe("login throttle under concurrency", () => {
       }
       expect((await api.post("/api/v1/auth/login", { email: account.email, password: account.password })).status).toBe(200)
     }
+  })
+})
+
+describe("login attempt rule, at given times", () => {
+  const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1) + seconds * 1000)
+  const account = () => {
+    const key = uniqueEmail("rule")
+    return {
+      attempt: (seconds: number) =>
+        server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => admitLoginAttempt(sql, key, at(seconds), defaultThrottlePolicy))),
+      succeed: () => server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => clearLoginAttempts(sql, key)))
+    }
+  }
+
+  it("admits five attempts inside the window; the fifth locks for five minutes", async () => {
+    const { attempt } = account()
+    for (let i = 0; i < 5; i++) expect(await attempt(i * 10)).toEqual({ admitted: true })
+    expect(await attempt(60)).toEqual({ admitted: false, retryAfterSeconds: 280 })
+    expect(await attempt(339)).toEqual({ admitted: false, retryAfterSeconds: 1 })
+    expect(await attempt(340)).toEqual({ admitted: true })
+  })
+
+  it("counts attempts made in the same instant, none of them finished, against the same five", async () => {
+    const { attempt } = account()
+    const decisions = await Promise.all(Array.from({ length: 12 }, () => attempt(0)))
+    expect(decisions.filter((decision) => decision.admitted)).toHaveLength(5)
+  })
+
+  it("neither extends nor lifts a lock when attempts arrive during it", async () => {
+    const { attempt } = account()
+    for (let i = 0; i < 5; i++) await attempt(i)
+    for (let seconds = 10; seconds < 300; seconds += 10) expect((await attempt(seconds)).admitted).toBe(false)
+    expect(await attempt(303)).toEqual({ admitted: false, retryAfterSeconds: 1 })
+    expect(await attempt(304)).toEqual({ admitted: true })
+    // Counting starts again after the lock: four more are admitted before the next lock.
+    for (let i = 0; i < 3; i++) expect(await attempt(305 + i)).toEqual({ admitted: true })
+    expect(await attempt(310)).toEqual({ admitted: true })
+    expect((await attempt(311)).admitted).toBe(false)
+  })
+
+  it("forgets attempts older than the window, and all of them after a success", async () => {
+    const { attempt, succeed } = account()
+    for (let i = 0; i < 4; i++) await attempt(i)
+    for (let i = 0; i < 4; i++) expect(await attempt(900 + i)).toEqual({ admitted: true })
+    await succeed()
+    for (let i = 0; i < 4; i++) expect(await attempt(910 + i)).toEqual({ admitted: true })
+    expect(await attempt(920)).toEqual({ admitted: true })
+    expect((await attempt(921)).admitted).toBe(false)
   })
 })

@@ -5,9 +5,10 @@ import { AppConfig } from "../../src/config.ts"
 import { Conflict, Forbidden, TooManyRequests, Unauthenticated, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
-import { admitAttempt, DECOY_HASH, defaultThrottlePolicy, isApiKey, isSessionToken, newSessionToken } from "../../src/identity/mod.ts"
+import { DECOY_HASH, defaultThrottlePolicy, isApiKey, isSessionToken, newSessionToken } from "../../src/identity/mod.ts"
 import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
 import { PasswordHashing } from "../../services/PasswordHashing.ts"
+import { admitLoginAttempt, clearLoginAttempts } from "./loginAttempts.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 
 const BOOTSTRAP_LOCK_KEY = 7_402_193_002
@@ -56,34 +57,9 @@ export const IdentityLive = Layer.effect(
         return { token, expires_at: expiresAt, user: userView(user, organizationId) }
       })
 
-    /**
-     * Counts the attempt and decides it in one transaction holding the account's row lock, so
-     * concurrent attempts, in this process or another, are decided one after the other.
-     */
-    const admitLogin = (emailKey: string, now: Date) =>
-      sql.withTransaction(Effect.gen(function* () {
-        const [row] = yield* sql<{ attempts: number; window_started_at: Date; locked_until: Date | null }>`
-          INSERT INTO login_attempts (email_key, attempts, window_started_at) VALUES (${emailKey}, 0, ${now})
-          ON CONFLICT (email_key) DO UPDATE SET email_key = EXCLUDED.email_key
-          RETURNING attempts, window_started_at, locked_until`
-        const admission = admitAttempt(
-          { attempts: row!.attempts, windowStartedAt: row!.window_started_at, lockedUntil: row!.locked_until },
-          now,
-          defaultThrottlePolicy
-        )
-        if (admission.admitted) {
-          const next = admission.record
-          yield* sql`
-            UPDATE login_attempts
-            SET attempts = ${next.attempts}, window_started_at = ${next.windowStartedAt}, locked_until = ${next.lockedUntil}
-            WHERE email_key = ${emailKey}`
-        }
-        return admission
-      }))
-
     const login = Effect.fn("Identity.login")(function* (email: string, password: string) {
       const emailKey = normalizeEmail(email)
-      const admission = yield* admitLogin(emailKey, new Date(yield* Clock.currentTimeMillis))
+      const admission = yield* admitLoginAttempt(sql, emailKey, new Date(yield* Clock.currentTimeMillis), defaultThrottlePolicy)
       if (!admission.admitted) {
         return yield* new TooManyRequests({
           message: `Too many failed logins for this account; try again in ${admission.retryAfterSeconds} seconds`,
@@ -97,7 +73,7 @@ export const IdentityLive = Layer.effect(
       if (!user || !valid || Option.isNone(organizationId)) {
         return yield* new Unauthenticated({ message: "Incorrect email or password" })
       }
-      yield* sql`DELETE FROM login_attempts WHERE email_key = ${emailKey}`
+      yield* clearLoginAttempts(sql, emailKey)
       return yield* openSession(user, organizationId.value)
     }, Effect.catchTag("SqlError", Effect.die))
 
