@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admitLoginAttempt, clearLoginAttempts } from "../layers/identity/loginAttempts.ts"
 import { defaultThrottlePolicy } from "../src/identity/loginThrottle.ts"
 import { newAccount } from "./support/accounts.ts"
+import { postgresUrl } from "./support/database.ts"
 import { client, type Client } from "./support/client.ts"
 import { type RunningServer, startServer, uniqueEmail } from "./support/server.ts"
 
@@ -68,6 +69,24 @@ describe("login throttle under concurrency", () => {
         expect((await api.post("/api/v1/auth/login", { email: account.email, password: `wrong-${round}-${i}` })).status).toBe(401)
       }
       expect((await api.post("/api/v1/auth/login", { email: account.email, password: account.password })).status).toBe(200)
+    }
+  })
+})
+
+describe("login throttle across processes", () => {
+  it.runIf(postgresUrl())("holds when a burst is spread over two servers sharing the database", async () => {
+    const second = await startServer()
+    try {
+      const other = client(second.url)
+      const account = await newAccount(api, "spread")
+      const guesses = await Promise.all(
+        Array.from({ length: 80 }, (_, i) =>
+          (i % 2 === 0 ? api : other).post("/api/v1/auth/login", { email: account.email, password: `guess-${i}` }))
+      )
+      expect(statusCounts(guesses.map((reply) => reply.status))[401]).toBe(5)
+      expect((await other.post("/api/v1/auth/login", { email: account.email, password: account.password })).status).toBe(429)
+    } finally {
+      await second.close()
     }
   })
 })
