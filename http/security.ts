@@ -62,8 +62,7 @@ export const requireScope = (scope: Scope) =>
       ? Effect.succeed(principal)
       : Effect.fail(new Forbidden({ message: `This API key lacks the "${scope}" scope` })))
 
-/** Fails with 403 unless the caller signed in with a session (API key management needs one). */
-export const requireSession = Effect.flatMap(CurrentPrincipal, (principal) =>
-  principal.via === "session"
-    ? Effect.succeed(principal)
-    : Effect.fail(new Forbidden({ message: "Managing API keys requires a session token from /api/v1/auth/login" })))
+/** Fails with 403, saying `why`, unless the caller signed in with a session rather than an API key. */
+export const requireSession = (why: string) =>
+  Effect.flatMap(CurrentPrincipal, (principal) =>
+    principal.via === "session" ? Effect.succeed(principal) : Effect.fail(new Forbidden({ message: why })))
