@@ -55,12 +55,16 @@ const schemeHandlers = (accepts: "sessionOrKey" | "keyOnly") =>
 export const V1AuthLive = Layer.effect(V1Auth, schemeHandlers("sessionOrKey"))
 export const V2AuthLive = Layer.effect(V2Auth, schemeHandlers("keyOnly"))
 
-/** Fails with 403 unless the caller's credential carries `scope`. */
-export const requireScope = (scope: Scope) =>
-  Effect.flatMap(CurrentPrincipal, (principal) =>
-    hasScope(principal, scope)
+/** Fails with 403 unless the caller's credential carries every one of `scopes`. */
+export const requireScope = (...scopes: ReadonlyArray<Scope>) =>
+  Effect.flatMap(CurrentPrincipal, (principal) => {
+    const missing = scopes.filter((scope) => !hasScope(principal, scope))
+    return missing.length === 0
       ? Effect.succeed(principal)
-      : Effect.fail(new Forbidden({ message: `This API key lacks the "${scope}" scope` })))
+      : Effect.fail(new Forbidden({
+        message: `This API key lacks the ${missing.map((scope) => `"${scope}"`).join(" and ")} scope${missing.length > 1 ? "s" : ""}`
+      }))
+  })
 
 /** Fails with 403, saying `why`, unless the caller signed in with a session rather than an API key. */
 export const requireSession = (why: string) =>
