@@ -2,6 +2,7 @@ import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/p
 import { Context, Effect, Layer } from "effect"
 import { Forbidden } from "../src/domain/errors.ts"
 import { hasScope, type Principal } from "../src/domain/principal.ts"
+import { type Role, roleRefusal } from "../src/domain/roles.ts"
 import type { Scope } from "../src/domain/scopes.ts"
 import { isApiKey } from "../src/identity/tokens.ts"
 import { ApiKeyVerifications } from "../services/ApiKeyVerifications.ts"
@@ -64,6 +65,16 @@ export const requireScope = (...scopes: ReadonlyArray<Scope>) =>
       : Effect.fail(new Forbidden({
         message: `This API key lacks the ${missing.map((scope) => `"${scope}"`).join(" and ")} scope${missing.length > 1 ? "s" : ""}`
       }))
+  })
+
+/**
+ * Fails with 403 unless the caller's role is at least `minimum`: an organization's settings and
+ * its members are managed by admins and owners. A key acts with its creator's current role.
+ */
+export const requireRole = (minimum: Role) =>
+  Effect.flatMap(CurrentPrincipal, (principal) => {
+    const refusal = roleRefusal(principal, minimum)
+    return refusal ? Effect.fail(new Forbidden({ message: refusal.message })) : Effect.succeed(principal)
   })
 
 /** Fails with 403, saying `why`, unless the caller signed in with a session rather than an API key. */

@@ -8,6 +8,7 @@ import { ConversationAreaLive } from "./conversation/mod.ts"
 import { DatabaseLive } from "./database.ts"
 import { ApiKeysLive } from "./identity/apiKeys.ts"
 import { IdentityLive } from "./identity/identity.ts"
+import { MembersLive } from "./identity/members.ts"
 import { PasswordHashingLive } from "./identity/passwordHashing.ts"
 import { ObservabilityLive } from "./observability.ts"
 import { SecretBoxLive } from "./secrets/secretBox.ts"
@@ -22,6 +23,7 @@ const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) =>
 export const ServicesLive = Layer.mergeAll(
   IdentityLive,
   ApiKeysLive,
+  MembersLive.pipe(Layer.provide(ApiKeysLive)),
   UsageReportsLive,
   AgentsLive,
   CampaignsAreaLive,

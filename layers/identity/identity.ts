@@ -2,13 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Console, Effect, Layer, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
 import { AppConfig } from "../../src/config.ts"
-import { Conflict, Forbidden, TooManyRequests, Unauthenticated, ValidationFailed } from "../../src/domain/errors.ts"
+import { Conflict, Forbidden, TooManyRequests, Unauthenticated } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
+import type { Role } from "../../src/domain/roles.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
 import { DECOY_HASH, defaultThrottlePolicy, isApiKey, isSessionToken, newSessionToken } from "../../src/identity/mod.ts"
 import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
 import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { admitLoginAttempt, clearLoginAttempts } from "./loginAttempts.ts"
+import { checkNewCredentials, insertUserRows } from "./userRows.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 
 const BOOTSTRAP_LOCK_KEY = 7_402_193_002
@@ -83,24 +85,23 @@ export const IdentityLive = Layer.effect(
       }
     }, Effect.catchTag("SqlError", Effect.die))
 
+    /** Checks the shared rule, then hashes before the short transaction that stores the user. */
     const insertUser = (user: NewUser) =>
-      sql.withTransaction(Effect.gen(function* () {
+      Effect.gen(function* () {
         const email = user.email.trim()
+        yield* checkNewCredentials(email, user.password)
+        // Cheap refusal before the costly hash; the unique index has the last word.
         const existing = yield* sql`SELECT 1 FROM users WHERE lower(email) = ${normalizeEmail(email)}`
-        if (existing.length > 0) {
-          return yield* new Conflict({ message: "A user with this email already exists" })
-        }
+        if (existing.length > 0) return yield* new Conflict({ message: "A user with this email already exists" })
         const passwordHash = yield* hashing.hash(user.password)
-        const [created] = yield* sql<{ id: number; email: string; name: string }>`
-          INSERT INTO users (email, name, password_hash) VALUES (${email}, ${user.name}, ${passwordHash})
-          RETURNING id, email, name`
-        const organizationId = user.organizationId ?? (yield* sql<{ id: number }>`
-          INSERT INTO organizations (name) VALUES (${user.name || email}) RETURNING id`)[0]!.id
-        yield* sql`
-          INSERT INTO memberships (user_id, organization_id, role)
-          VALUES (${created!.id}, ${organizationId}, ${user.organizationId === undefined ? "owner" : "member"})`
-        return userView(created!, organizationId)
-      }))
+        return yield* sql.withTransaction(insertUserRows(sql, {
+          email,
+          name: user.name,
+          passwordHash,
+          organizationId: user.organizationId,
+          role: user.role ?? (user.organizationId === undefined ? "owner" : "member")
+        }))
+      })
 
     const createUser = Effect.fn("Identity.createUser")(function* (user: NewUser) {
       return yield* insertUser(user)
@@ -110,10 +111,10 @@ export const IdentityLive = Layer.effect(
       if (!config.signupOpen) {
         return yield* new Forbidden({ message: "Signup is closed on this server; ask an administrator for an account" })
       }
-      if (user.password.length < 8) {
-        return yield* ValidationFailed.single(["body", "password"], "Password must be at least 8 characters", "string_too_short")
-      }
-      const created = yield* insertUser(user)
+      const created = yield* insertUser({ email: user.email, password: user.password, name: user.name }).pipe(
+        // No organization is named, so none can be missing.
+        Effect.catchTag("NotFound", Effect.die)
+      )
       return yield* openSession(created, created.organization_id)
     }, Effect.catchTag("SqlError", Effect.die))
 
@@ -140,10 +141,9 @@ export const IdentityLive = Layer.effect(
           created_by: number
           scopes: Array<Scope> | null
           revoked_at: Date | null
-          is_member: boolean
+          role: Role | null
         }>`
-          SELECT k.id, k.organization_id, k.created_by, k.scopes, k.revoked_at,
-                 (m.user_id IS NOT NULL) AS is_member
+          SELECT k.id, k.organization_id, k.created_by, k.scopes, k.revoked_at, m.role
           FROM api_keys k
           LEFT JOIN memberships m ON m.user_id = k.created_by AND m.organization_id = k.organization_id
           WHERE k.key_hash = ${secrets.tokenHash(key)}`
@@ -151,13 +151,14 @@ export const IdentityLive = Layer.effect(
         if (!row || row.revoked_at !== null) {
           return yield* new Unauthenticated({ message: "Invalid or revoked API key" })
         }
-        if (!row.is_member) {
+        if (row.role === null) {
           return yield* new Forbidden({ message: "The user who created this API key is no longer a member of its organization" })
         }
         yield* touchApiKey(row.id, yield* Clock.currentTimeMillis)
         const principal: Principal = {
           userId: row.created_by,
           organizationId: row.organization_id,
+          role: row.role,
           via: "apiKey",
           sessionId: null,
           apiKeyId: row.id,
@@ -168,18 +169,19 @@ export const IdentityLive = Layer.effect(
 
     const authenticateSession = (token: string) =>
       Effect.gen(function* () {
-        const rows = yield* sql<{ id: number; user_id: number; organization_id: number; is_member: boolean }>`
-          SELECT s.id, s.user_id, s.organization_id, (m.user_id IS NOT NULL) AS is_member
+        const rows = yield* sql<{ id: number; user_id: number; organization_id: number; role: Role }>`
+          SELECT s.id, s.user_id, s.organization_id, m.role
           FROM sessions s
-          LEFT JOIN memberships m ON m.user_id = s.user_id AND m.organization_id = s.organization_id
+          JOIN memberships m ON m.user_id = s.user_id AND m.organization_id = s.organization_id
           WHERE s.token_hash = ${secrets.tokenHash(token)} AND s.revoked_at IS NULL AND s.expires_at > now()`
         const row = rows[0]
-        if (!row || !row.is_member) {
+        if (!row) {
           return yield* new Unauthenticated({ message: "Session expired or signed out; log in again" })
         }
         const principal: Principal = {
           userId: row.user_id,
           organizationId: row.organization_id,
+          role: row.role,
           via: "session",
           sessionId: row.id,
           apiKeyId: null,

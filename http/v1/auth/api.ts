@@ -1,10 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { NewEmail, NewPassword } from "../../../src/identity/credentials.ts"
 import { HttpConflict, HttpForbidden, HttpTooManyRequests, HttpUnauthenticated, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
-
-const Email = Schema.String.pipe(Schema.trimmed(), Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "Not a valid email address" }), Schema.maxLength(254))
 
 export const LoginRequest = bodySchema("Login", {
   email: Schema.String.pipe(Schema.maxLength(254)),
@@ -12,8 +11,8 @@ export const LoginRequest = bodySchema("Login", {
 })
 
 export const SignupRequest = bodySchema("Signup", {
-  email: Email,
-  password: Schema.String.pipe(Schema.minLength(8), Schema.maxLength(1024)),
+  email: NewEmail,
+  password: NewPassword,
   name: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { default: () => "" })
 })
 
