@@ -9,6 +9,7 @@ import { DatabaseLive } from "./database.ts"
 import { ApiKeysLive } from "./identity/apiKeys.ts"
 import { IdentityLive } from "./identity/identity.ts"
 import { MembersLive } from "./identity/members.ts"
+import { OperatorAccessLive, OperatorEndpointLive } from "./operator/operatorAccess.ts"
 import { PasswordHashingLive } from "./identity/passwordHashing.ts"
 import { ObservabilityLive } from "./observability.ts"
 import { SecretBoxLive } from "./secrets/secretBox.ts"
@@ -34,13 +35,14 @@ export const ServicesLive = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
   Layer.provideMerge(PasswordHashingLive),
+  Layer.provideMerge(OperatorAccessLive),
   Layer.provideMerge(SecretBoxLive),
   Layer.provideMerge(DatabaseLive)
 )
 
 /** The running service on a given listener, with everything it needs below it. */
 export const appOn = <E, R>(listen: Parameters<typeof serveApi<E, R>>[0]) =>
-  DialerLive.pipe(
+  Layer.merge(DialerLive, OperatorEndpointLive).pipe(
     Layer.provideMerge(serveApi(listen)),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),
