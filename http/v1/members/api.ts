@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Role } from "../../../src/domain/roles.ts"
 import { NewEmail, NewPassword } from "../../../src/identity/credentials.ts"
@@ -30,13 +30,23 @@ const MemberPath = pathSchema("Member", { user_id: IdFromPath })
  * removing follow the role rules (README "Roles"). Needs a session token, as managing keys does.
  */
 export const MembersApi = HttpApiGroup.make("members")
-  .add(HttpApiEndpoint.get("list", "/").addSuccess(Schema.Array(MemberResponse)))
+  .add(
+    HttpApiEndpoint.get("list", "/")
+      .addSuccess(Schema.Array(MemberResponse))
+      .annotate(OpenApi.Summary, "List members")
+      .annotate(OpenApi.Description, "Everyone in your organization with their role, in the order they joined.")
+  )
   .add(
     HttpApiEndpoint.post("add", "/")
       .setPayload(AddMemberRequest)
       .addSuccess(MemberResponse)
       .addError(HttpConflict)
       .addError(HttpTooManyRequests)
+      .annotate(OpenApi.Summary, "Add a member")
+      .annotate(
+        OpenApi.Description,
+        "Creates the member's account with the password you choose for them. Admins add members and admins; only an owner adds owners."
+      )
   )
   .add(
     HttpApiEndpoint.put("changeRole", "/:user_id")
@@ -45,6 +55,11 @@ export const MembersApi = HttpApiGroup.make("members")
       .addSuccess(MemberResponse)
       .addError(HttpNotFound)
       .addError(HttpConflict)
+      .annotate(OpenApi.Summary, "Change a member's role")
+      .annotate(
+        OpenApi.Description,
+        "Admins move members between member and admin; only an owner makes owners or changes an owner. The last owner cannot be demoted (409)."
+      )
   )
   .add(
     HttpApiEndpoint.del("remove", "/:user_id")
@@ -52,6 +67,11 @@ export const MembersApi = HttpApiGroup.make("members")
       .addSuccess(Schema.Struct({}))
       .addError(HttpNotFound)
       .addError(HttpConflict)
+      .annotate(OpenApi.Summary, "Remove a member")
+      .annotate(
+        OpenApi.Description,
+        "Revokes the member's sessions and API keys here at once; anyone may remove themselves. The last owner cannot be removed (409)."
+      )
   )
   .addError(HttpForbidden)
   .addError(HttpValidationFailed)
