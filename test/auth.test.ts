@@ -124,6 +124,14 @@ describe("signup", () => {
     expect(again.body.detail).toMatch(/already exists/)
   })
 
+  it("answers 409, not 500, to the later of two signups for one email sent at once", async () => {
+    const email = uniqueEmail("race")
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () => api.post("/api/v1/auth/signup", { email, password: "long-enough-pw" }))
+    )
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409, 409, 409])
+  })
+
   it("checks email and password length", async () => {
     const reply = await api.post("/api/v1/auth/signup", { email: "not-an-email", password: "short" })
     expect(reply.status).toBe(422)
