@@ -2,16 +2,16 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Console, Effect, Layer, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
 import { AppConfig } from "../../src/config.ts"
-import { Conflict, Forbidden, TooManyRequests, Unauthenticated } from "../../src/domain/errors.ts"
+import { Forbidden, TooManyRequests, Unauthenticated } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { Role } from "../../src/domain/roles.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
 import { DECOY_HASH, defaultThrottlePolicy, isApiKey, isSessionToken, newSessionToken } from "../../src/identity/mod.ts"
 import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
 import { PasswordHashing } from "../../services/PasswordHashing.ts"
-import { admitLoginAttempt, clearLoginAttempts } from "./loginAttempts.ts"
-import { checkNewCredentials, insertUserRows } from "./userRows.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
+import { admitLoginAttempt, clearLoginAttempts } from "./loginAttempts.ts"
+import { insertUserRows, prepareNewUser } from "./userRows.ts"
 
 const BOOTSTRAP_LOCK_KEY = 7_402_193_002
 /** `last_used_at` is informational: write it at most once a minute per key, not on every request. */
@@ -85,19 +85,12 @@ export const IdentityLive = Layer.effect(
       }
     }, Effect.catchTag("SqlError", Effect.die))
 
-    /** Checks the shared rule, then hashes before the short transaction that stores the user. */
     const insertUser = (user: NewUser) =>
       Effect.gen(function* () {
-        const email = user.email.trim()
-        yield* checkNewCredentials(email, user.password)
-        // Cheap refusal before the costly hash; the unique index has the last word.
-        const existing = yield* sql`SELECT 1 FROM users WHERE lower(email) = ${normalizeEmail(email)}`
-        if (existing.length > 0) return yield* new Conflict({ message: "A user with this email already exists" })
-        const passwordHash = yield* hashing.hash(user.password)
+        const prepared = yield* prepareNewUser(sql, hashing, user.email, user.password)
         return yield* sql.withTransaction(insertUserRows(sql, {
-          email,
+          ...prepared,
           name: user.name,
-          passwordHash,
           organizationId: user.organizationId,
           role: user.role ?? (user.organizationId === undefined ? "owner" : "member")
         }))

@@ -13,7 +13,7 @@ import {
 import { ApiKeyVerifications } from "../../services/ApiKeyVerifications.ts"
 import { type MemberView, Members, type NewMember } from "../../services/Members.ts"
 import { PasswordHashing } from "../../services/PasswordHashing.ts"
-import { checkNewCredentials, insertUserRows } from "./userRows.ts"
+import { insertUserRows, prepareNewUser } from "./userRows.ts"
 
 const refused = (refusal: Refusal) =>
   refusal.kind === "forbidden" ? new Forbidden({ message: refusal.message }) : new Conflict({ message: refusal.message })
@@ -72,18 +72,13 @@ export const MembersLive = Layer.effect(
     const add = Effect.fn("Members.add")(function* (principal: Principal, member: NewMember) {
       // Refused before the costly hash when the caller's role already says no; decided again below.
       yield* refuseIf(addMemberRefusal(principal, member.role))
-      const email = member.email.trim()
-      yield* checkNewCredentials(email, member.password)
-      const taken = yield* sql`SELECT 1 FROM users WHERE lower(email) = ${email.toLowerCase()}`
-      if (taken.length > 0) return yield* new Conflict({ message: "A user with this email already exists" })
-      const passwordHash = yield* hashing.hash(member.password)
+      const prepared = yield* prepareNewUser(sql, hashing, member.email, member.password)
       return yield* sql.withTransaction(Effect.gen(function* () {
         const actor = yield* lockedActor(principal)
         yield* refuseIf(addMemberRefusal(actor, member.role))
         const user = yield* insertUserRows(sql, {
-          email,
+          ...prepared,
           name: member.name,
-          passwordHash,
           organizationId: principal.organizationId,
           role: member.role
         })

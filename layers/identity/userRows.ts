@@ -4,6 +4,7 @@ import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts
 import type { Role } from "../../src/domain/roles.ts"
 import { emailProblem, passwordProblem } from "../../src/identity/credentials.ts"
 import type { UserView } from "../../services/Identity.ts"
+import type { PasswordHashingShape } from "../../services/PasswordHashing.ts"
 
 /** The shared rule for a new account's email and password, as a 422 naming each bad field. */
 export const checkNewCredentials = (email: string, password: string) => {
@@ -17,6 +18,19 @@ export const checkNewCredentials = (email: string, password: string) => {
     ? Effect.void
     : Effect.fail(new ValidationFailed({ message: problems.map((problem) => problem.msg).join("; "), problems }))
 }
+
+/**
+ * Everything before storing a new user, outside any transaction: the shared rule, a cheap refusal
+ * of a taken email (the unique index has the last word), and the costly hash.
+ */
+export const prepareNewUser = (sql: SqlClient.SqlClient, hashing: PasswordHashingShape, email: string, password: string) =>
+  Effect.gen(function* () {
+    const trimmed = email.trim()
+    yield* checkNewCredentials(trimmed, password)
+    const taken = yield* sql`SELECT 1 FROM users WHERE lower(email) = ${trimmed.toLowerCase()}`
+    if (taken.length > 0) return yield* new Conflict({ message: "A user with this email already exists" })
+    return { email: trimmed, passwordHash: yield* hashing.hash(password) }
+  })
 
 export interface UserRowsInput {
   readonly email: string
