@@ -1,15 +1,24 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Console, Effect, Layer, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
+import * as os from "node:os"
 import { AppConfig } from "../../src/config.ts"
 import { Forbidden, TooManyRequests, Unauthenticated } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { Role } from "../../src/domain/roles.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
-import { DECOY_HASH, defaultThrottlePolicy, isApiKey, isSessionToken, newSessionToken } from "../../src/identity/mod.ts"
+import {
+  DECOY_HASH,
+  defaultThrottlePolicy,
+  isApiKey,
+  isSessionToken,
+  newSessionToken,
+  passwordHashingConcurrency
+} from "../../src/identity/mod.ts"
 import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
 import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
+import { makeBoundedGate } from "./boundedGate.ts"
 import { admitLoginAttempt, clearLoginAttempts } from "./loginAttempts.ts"
 import { insertUserRows, prepareNewUser } from "./userRows.ts"
 
@@ -18,6 +27,10 @@ const BOOTSTRAP_LOCK_KEY = 7_402_193_002
 const LAST_USED_WRITE_INTERVAL_MS = 60_000
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase()
+
+/** Twice the password checks that may run at once: one login's statements overlap another's check. */
+const LOGIN_CONCURRENCY = 2 * passwordHashingConcurrency(os.availableParallelism())
+const MAX_LOGINS_WAITING = 256
 
 interface UserRow {
   readonly id: number
@@ -59,7 +72,10 @@ export const IdentityLive = Layer.effect(
         return { token, expires_at: expiresAt, user: userView(user, organizationId) }
       })
 
-    const login = Effect.fn("Identity.login")(function* (email: string, password: string) {
+    const loginSlots = yield* makeBoundedGate(LOGIN_CONCURRENCY, MAX_LOGINS_WAITING)
+    const loginsBusy = new TooManyRequests({ message: "Too many logins are in progress; try again in a moment", retryAfterSeconds: 1 })
+
+    const attemptLogin = (email: string, password: string) => Effect.gen(function* () {
       const emailKey = normalizeEmail(email)
       const admission = yield* admitLoginAttempt(sql, emailKey, new Date(yield* Clock.currentTimeMillis), defaultThrottlePolicy)
       if (!admission.admitted) {
@@ -77,6 +93,15 @@ export const IdentityLive = Layer.effect(
       }
       yield* clearLoginAttempts(sql, emailKey)
       return yield* openSession(user, organizationId.value)
+    })
+
+    /**
+     * A few logins at a time, each through its statements and its password check: a burst waits
+     * here, in memory, instead of in front of the database, where it would hold up every other
+     * request (the embedded database has one connection).
+     */
+    const login = Effect.fn("Identity.login")(function* (email: string, password: string) {
+      return yield* loginSlots(attemptLogin(email, password), loginsBusy)
     }, Effect.catchTag("SqlError", Effect.die))
 
     const logout = Effect.fn("Identity.logout")(function* (principal: Principal) {
