@@ -1,6 +1,5 @@
 import { Console, Data, Effect, Either, Layer, Option, Schema } from "effect"
 import { parseArgs } from "node:util"
-import { OPERATOR_TOKEN_HEADER } from "../http/v1/operator/routes.ts"
 import { DatabaseLive } from "../layers/database.ts"
 import { IdentityLive } from "../layers/identity/identity.ts"
 import { PasswordHashingLive } from "../layers/identity/passwordHashing.ts"
@@ -10,6 +9,7 @@ import { Identity, type NewUser, type UserView } from "../services/Identity.ts"
 import { AppConfig } from "./config.ts"
 import { Role } from "./domain/roles.ts"
 import { emailProblem, passwordProblem } from "./identity/credentials.ts"
+import { OPERATOR_TOKEN_HEADER } from "./identity/tokens.ts"
 
 export const userCreateUsage =
   "talkgraph user create --email E --password P [--name N] [--organization-id ID] [--role owner|admin|member]"

@@ -18,3 +18,5 @@ export const isSessionToken = (value: string) => value.startsWith(SESSION_PREFIX
 /** The running server's operator token: lets `talkgraph user create` on the same machine act through it. */
 export const OPERATOR_TOKEN_PREFIX = "tgo_"
 export const newOperatorToken = () => `${OPERATOR_TOKEN_PREFIX}${randomPart()}`
+/** The header the operator token travels in. */
+export const OPERATOR_TOKEN_HEADER = "x-talkgraph-operator"

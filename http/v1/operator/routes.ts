@@ -2,10 +2,9 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Effect, Schema } from "effect"
 import { ValidationFailed } from "../../../src/domain/errors.ts"
 import { Role } from "../../../src/domain/roles.ts"
+import { OPERATOR_TOKEN_HEADER } from "../../../src/identity/tokens.ts"
 import { Identity } from "../../../services/Identity.ts"
 import { OperatorAccess } from "../../../services/OperatorAccess.ts"
-
-export const OPERATOR_TOKEN_HEADER = "x-talkgraph-operator"
 
 const OperatorUserRequest = Schema.Struct({
   email: Schema.String,
