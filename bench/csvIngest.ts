@@ -79,6 +79,7 @@ const main = async () => {
     const principal: Principal = {
       userId: 0,
       organizationId: org!.id,
+      role: "owner",
       via: "session",
       sessionId: null,
       apiKeyId: null,

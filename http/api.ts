@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ApiKeysApi } from "./v1/apiKeys/api.ts"
 import { AuthApi } from "./v1/auth/api.ts"
+import { MembersApi } from "./v1/members/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
 import { UsageApi } from "./v1/usage/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
@@ -24,6 +25,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(HealthApi)
   .add(AuthApi)
   .add(ApiKeysApi)
+  .add(MembersApi)
   .add(UsageApi)
   .add(StatusApi)
   .add(WorkflowsApi)

@@ -2,6 +2,7 @@ import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/p
 import { Context, Effect, Layer } from "effect"
 import { Forbidden } from "../src/domain/errors.ts"
 import { hasScope, type Principal } from "../src/domain/principal.ts"
+import { type Role, roleRefusal } from "../src/domain/roles.ts"
 import type { Scope } from "../src/domain/scopes.ts"
 import { isApiKey } from "../src/identity/tokens.ts"
 import { ApiKeyVerifications } from "../services/ApiKeyVerifications.ts"
@@ -55,15 +56,28 @@ const schemeHandlers = (accepts: "sessionOrKey" | "keyOnly") =>
 export const V1AuthLive = Layer.effect(V1Auth, schemeHandlers("sessionOrKey"))
 export const V2AuthLive = Layer.effect(V2Auth, schemeHandlers("keyOnly"))
 
-/** Fails with 403 unless the caller's credential carries `scope`. */
-export const requireScope = (scope: Scope) =>
-  Effect.flatMap(CurrentPrincipal, (principal) =>
-    hasScope(principal, scope)
+/** Fails with 403 unless the caller's credential carries every one of `scopes`. */
+export const requireScope = (...scopes: ReadonlyArray<Scope>) =>
+  Effect.flatMap(CurrentPrincipal, (principal) => {
+    const missing = scopes.filter((scope) => !hasScope(principal, scope))
+    return missing.length === 0
       ? Effect.succeed(principal)
-      : Effect.fail(new Forbidden({ message: `This API key lacks the "${scope}" scope` })))
+      : Effect.fail(new Forbidden({
+        message: `This API key lacks the ${missing.map((scope) => `"${scope}"`).join(" and ")} scope${missing.length > 1 ? "s" : ""}`
+      }))
+  })
 
-/** Fails with 403 unless the caller signed in with a session (API key management needs one). */
-export const requireSession = Effect.flatMap(CurrentPrincipal, (principal) =>
-  principal.via === "session"
-    ? Effect.succeed(principal)
-    : Effect.fail(new Forbidden({ message: "Managing API keys requires a session token from /api/v1/auth/login" })))
+/**
+ * Fails with 403 unless the caller's role is at least `minimum`: an organization's settings and
+ * its members are managed by admins and owners. A key acts with its creator's current role.
+ */
+export const requireRole = (minimum: Role) =>
+  Effect.flatMap(CurrentPrincipal, (principal) => {
+    const refusal = roleRefusal(principal, minimum)
+    return refusal ? Effect.fail(new Forbidden({ message: refusal.message })) : Effect.succeed(principal)
+  })
+
+/** Fails with 403, saying `why`, unless the caller signed in with a session rather than an API key. */
+export const requireSession = (why: string) =>
+  Effect.flatMap(CurrentPrincipal, (principal) =>
+    principal.via === "session" ? Effect.succeed(principal) : Effect.fail(new Forbidden({ message: why })))

@@ -13,6 +13,8 @@ import { LocalUploadsHandlers, UploadsHandlers } from "./v1/uploads/handlers.ts"
 import { V1AuthLive, V2AuthLive } from "./security.ts"
 import { ApiKeysHandlers } from "./v1/apiKeys/handlers.ts"
 import { AuthHandlers } from "./v1/auth/handlers.ts"
+import { MembersHandlers } from "./v1/members/handlers.ts"
+import { OperatorRoutes } from "./v1/operator/routes.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
 import { UsageHandlers } from "./v1/usage/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
@@ -27,7 +29,7 @@ import { VoiceCallsHandlers } from "./v1/voiceCalls/handlers.ts"
 import { VoiceMediaRoutes } from "./v1/voiceCalls/mediaRoute.ts"
 import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
 
-const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, StatusHandlers, UsageHandlers, WorkflowsHandlers, ModelConfigurationsHandlers, AgentsHandlers, UploadsHandlers, LocalUploadsHandlers, CampaignsHandlers, TelephonyConfigsHandlers, TextChatHandlers, ConversationsHandlers, TelephonyWebhooksHandlers, RecordingsHandlers, VoiceCallsHandlers, VoiceMediaRoutes, ArtifactsHandlers)
+const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, MembersHandlers, StatusHandlers, UsageHandlers, WorkflowsHandlers, ModelConfigurationsHandlers, AgentsHandlers, UploadsHandlers, LocalUploadsHandlers, CampaignsHandlers, TelephonyConfigsHandlers, TextChatHandlers, ConversationsHandlers, TelephonyWebhooksHandlers, RecordingsHandlers, VoiceCallsHandlers, VoiceMediaRoutes, OperatorRoutes, ArtifactsHandlers)
 
 /** The API with its handlers, auth, error shaping and docs: everything but the socket. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(

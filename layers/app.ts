@@ -8,6 +8,9 @@ import { ConversationAreaLive } from "./conversation/mod.ts"
 import { DatabaseLive } from "./database.ts"
 import { ApiKeysLive } from "./identity/apiKeys.ts"
 import { IdentityLive } from "./identity/identity.ts"
+import { MembersLive } from "./identity/members.ts"
+import { OperatorAccessLive, OperatorEndpointLive } from "./operator/operatorAccess.ts"
+import { PasswordHashingLive } from "./identity/passwordHashing.ts"
 import { ObservabilityLive } from "./observability.ts"
 import { OutboundHttpLive } from "./outbound/outboundHttp.ts"
 import { SecretBoxLive } from "./secrets/secretBox.ts"
@@ -24,6 +27,7 @@ const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) =>
 export const ServicesLive = Layer.mergeAll(
   IdentityLive,
   ApiKeysLive,
+  MembersLive.pipe(Layer.provide(ApiKeysLive)),
   UsageReportsLive,
   RunArtifactsLive.pipe(Layer.provide(StorageLive)),
   AgentsLive,
@@ -35,6 +39,8 @@ export const ServicesLive = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
   Layer.provideMerge(OutboundHttpLive),
+  Layer.provideMerge(PasswordHashingLive),
+  Layer.provideMerge(OperatorAccessLive),
   Layer.provideMerge(SecretBoxLive),
   Layer.provideMerge(DatabaseLive)
 )
@@ -47,7 +53,7 @@ type Listener = Layer.Layer.Success<typeof ListenLive>
  * schema migrated or an admin made.
  */
 export const appOn = <E, R>(listen: Layer.Layer<Listener, E, R>) =>
-  DialerLive.pipe(
+  Layer.merge(DialerLive, OperatorEndpointLive).pipe(
     Layer.provideMerge(ServeApiLive),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),

@@ -1,4 +1,5 @@
-import { Config, ConfigError, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { emailProblem, passwordProblem } from "./identity/credentials.ts"
 import * as path from "node:path"
 
 /** Everything talkgraph reads from the environment, validated once at start. */
@@ -72,13 +73,13 @@ const config = Effect.gen(function* () {
     )
   }
   const adminEmail = yield* Config.string("TALKGRAPH_ADMIN_EMAIL").pipe(
-    Config.validate({ message: "must be an email address", validation: (value) => /^[^\s@]+@[^\s@]+$/.test(value) }),
+    Config.validate({ message: "must be an email address", validation: (value) => emailProblem(value) === undefined }),
     Config.option
   )
   const adminPassword = yield* Config.redacted("TALKGRAPH_ADMIN_PASSWORD").pipe(
-    Config.validate({
-      message: "TALKGRAPH_ADMIN_PASSWORD must be at least 8 characters",
-      validation: (value) => Redacted.value(value).length >= 8
+    Config.mapOrFail((value) => {
+      const problem = passwordProblem(Redacted.value(value))
+      return problem ? Either.left(ConfigError.InvalidData([], `TALKGRAPH_ADMIN_PASSWORD ${problem}`)) : Either.right(value)
     }),
     Config.option
   )

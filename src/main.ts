@@ -1,19 +1,18 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer } from "effect"
-import { parseArgs } from "node:util"
-import { AppLive, ServicesLive } from "../layers/app.ts"
+import { AppLive } from "../layers/app.ts"
 import { DatabaseLive } from "../layers/database.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
-import { Identity } from "../services/Identity.ts"
 import { AppConfigLive } from "./config.ts"
 import { stopOnShutdownSignals } from "./shutdownSignals.ts"
+import { userCreate, userCreateUsage } from "./userCommand.ts"
 
 const usage = `talkgraph — voice and chat AI agents
 
 Usage:
   talkgraph serve                     run the HTTP API (migrates first)
   talkgraph migrate                   apply database migrations and exit
-  talkgraph user create --email E --password P [--name N] [--organization-id ID]
+  ${userCreateUsage}
   talkgraph help                      print this help
 
 Configuration comes from the environment; see README.md.`
@@ -28,29 +27,6 @@ const migrate = Effect.scoped(Layer.build(DatabaseLive)).pipe(
   Effect.zipRight(Console.log("Migrations are up to date."))
 )
 
-const createUser = (args: Array<string>) =>
-  Effect.gen(function* () {
-    const { values } = parseArgs({
-      args,
-      options: {
-        email: { type: "string" },
-        password: { type: "string" },
-        name: { type: "string", default: "" },
-        "organization-id": { type: "string" }
-      }
-    })
-    if (!values.email || !values.password) return yield* Effect.fail(usage)
-    const identity = yield* Identity
-    const organization = values["organization-id"]
-    const user = yield* identity.createUser({
-      email: values.email,
-      password: values.password,
-      name: values.name ?? "",
-      ...(organization ? { organizationId: Number(organization) } : {})
-    })
-    yield* Console.log(`Created user ${user.email} (id ${user.id}) in organization ${user.organization_id}.`)
-  }).pipe(Effect.provide(ServicesLive))
-
 const askedForHelp = (argument: string | undefined) => argument === "help" || argument === "--help" || argument === "-h"
 
 const command = (argv: Array<string>): Effect.Effect<void, string | { readonly message: string }, never> => {
@@ -60,7 +36,7 @@ const command = (argv: Array<string>): Effect.Effect<void, string | { readonly m
   if (first === undefined) return Effect.fail(usage)
   if (first === "serve") return withInfrastructure(serve)
   if (first === "migrate") return withInfrastructure(migrate)
-  if (first === "user" && second === "create") return withInfrastructure(createUser(rest))
+  if (first === "user" && second === "create") return withInfrastructure(userCreate(rest))
   return Effect.fail(usage)
 }
 

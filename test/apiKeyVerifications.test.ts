@@ -13,6 +13,7 @@ import { type RunningServer, startServer } from "./support/server.ts"
 const principal = (apiKeyId: number): Principal => ({
   userId: 1,
   organizationId: 1,
+  role: "owner",
   via: "apiKey",
   sessionId: null,
   apiKeyId,

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newAccount } from "./support/accounts.ts"
+import { newAccount, newApiKey } from "./support/accounts.ts"
 import { client, type Client } from "./support/client.ts"
 import { type RunningServer, startServer, TEST_ADMIN, uniqueEmail } from "./support/server.ts"
 
@@ -79,6 +79,17 @@ describe("sessions", () => {
     expect(after.body.detail).toMatch(/signed out|expired/)
   })
 
+  it("refuses logout with an API key, saying logout is for session tokens, and leaves the key working", async () => {
+    const account = await newAccount(api)
+    const key = await newApiKey(api, account)
+    const reply = await api.post("/api/v1/auth/logout", undefined, { apiKey: key })
+    expect(reply.status).toBe(403)
+    expect(reply.body.detail).toMatch(/session token/)
+    expect(reply.body.detail).toContain("DELETE /api/v1/user/api-keys/{id}")
+    expect((await api.get("/api/v1/auth/me", { apiKey: key })).status).toBe(200)
+    expect((await api.get("/api/v1/auth/me", { token: account.token })).status).toBe(200)
+  })
+
   it("stops accepting a token after it expires", async () => {
     const account = await newAccount(api)
     await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -111,6 +122,14 @@ describe("signup", () => {
     const again = await api.post("/api/v1/auth/signup", { email: email.toUpperCase(), password: "long-enough-pw" })
     expect(again.status).toBe(409)
     expect(again.body.detail).toMatch(/already exists/)
+  })
+
+  it("answers 409, not 500, to the later of two signups for one email sent at once", async () => {
+    const email = uniqueEmail("race")
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () => api.post("/api/v1/auth/signup", { email, password: "long-enough-pw" }))
+    )
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409, 409, 409])
   })
 
   it("checks email and password length", async () => {

@@ -1,30 +1,16 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { defaultThrottlePolicy, recordFailure, retryAfterSeconds } from "../src/identity/loginThrottle.ts"
+import {
+  addMemberRefusal,
+  keyManagementRefusal,
+  reactivationRefusal,
+  removalRefusal,
+  roleChangeRefusal,
+  roleRefusal
+} from "../src/domain/roles.ts"
+import { emailProblem, passwordProblem } from "../src/identity/credentials.ts"
 import { apiKeyDisplayPrefix, newApiKey, newSessionToken } from "../src/identity/tokens.ts"
 import { makeSecretBox } from "../layers/secrets/secretBox.ts"
-
-const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1) + seconds * 1000)
-
-describe("login throttle policy", () => {
-  it("locks after the fifth failure inside the window, for the lock duration", () => {
-    let record = undefined as ReturnType<typeof recordFailure> | undefined
-    for (let i = 0; i < 4; i++) record = recordFailure(record, at(i * 10), defaultThrottlePolicy)
-    expect(retryAfterSeconds(record, at(40))).toBe(0)
-    record = recordFailure(record, at(50), defaultThrottlePolicy)
-    expect(retryAfterSeconds(record, at(50))).toBe(300)
-    expect(retryAfterSeconds(record, at(349))).toBe(1)
-    expect(retryAfterSeconds(record, at(350))).toBe(0)
-  })
-
-  it("forgets failures older than the window", () => {
-    let record = undefined as ReturnType<typeof recordFailure> | undefined
-    for (let i = 0; i < 4; i++) record = recordFailure(record, at(i), defaultThrottlePolicy)
-    record = recordFailure(record, at(901), defaultThrottlePolicy)
-    expect(record.failures).toBe(1)
-    expect(retryAfterSeconds(record, at(901))).toBe(0)
-  })
-})
 
 describe("tokens", () => {
   it("are unique, prefixed, and show only a short prefix", () => {
@@ -63,5 +49,80 @@ describe("secret box", () => {
     expect(box.verify("upload", "key=1&expires=2", signature)).toBe(true)
     expect(box.verify("upload", "key=1&expires=3", signature)).toBe(false)
     expect(box.verify("media", "key=1&expires=2", signature)).toBe(false)
+  })
+})
+
+describe("role rules", () => {
+  const owner = { userId: 1, role: "owner" as const }
+  const admin = { userId: 2, role: "admin" as const }
+  const member = { userId: 3, role: "member" as const }
+  const kind = (refusal: { readonly kind: string } | undefined) => refusal?.kind ?? "allowed"
+
+  it("lets admins and owners add members, and only owners add owners", () => {
+    expect([owner, admin, member].map((actor) => kind(addMemberRefusal(actor, "member")))).toEqual(["allowed", "allowed", "forbidden"])
+    expect([owner, admin, member].map((actor) => kind(addMemberRefusal(actor, "owner")))).toEqual(["allowed", "forbidden", "forbidden"])
+  })
+
+  it("keeps an owner in every organization", () => {
+    expect(kind(roleChangeRefusal(owner, owner, "admin", 1))).toBe("conflict")
+    expect(kind(roleChangeRefusal(owner, owner, "admin", 2))).toBe("allowed")
+    expect(kind(removalRefusal(owner, owner, 1))).toBe("conflict")
+    expect(kind(removalRefusal(owner, { userId: 9, role: "owner" }, 2))).toBe("allowed")
+    expect(kind(roleChangeRefusal(owner, owner, "owner", 1))).toBe("allowed")
+  })
+
+  it("lets only owners change or remove owners; anyone may leave", () => {
+    expect(kind(roleChangeRefusal(admin, owner, "member", 2))).toBe("forbidden")
+    expect(kind(roleChangeRefusal(admin, member, "owner", 1))).toBe("forbidden")
+    expect(kind(roleChangeRefusal(admin, member, "admin", 1))).toBe("allowed")
+    expect(kind(removalRefusal(admin, owner, 2))).toBe("forbidden")
+    expect(kind(removalRefusal(member, admin, 1))).toBe("forbidden")
+    expect(kind(removalRefusal(member, member, 1))).toBe("allowed")
+  })
+
+  it("lets a key's creator manage it, and admins or owners ranking at least as high as its creator", () => {
+    const keyOf = (creator: { userId: number; role: "owner" | "admin" | "member" }) => ({ createdBy: creator.userId, creatorRole: creator.role })
+    expect(kind(keyManagementRefusal(member, keyOf(member)))).toBe("allowed")
+    expect(kind(keyManagementRefusal(member, keyOf(owner)))).toBe("forbidden")
+    expect(kind(keyManagementRefusal(admin, keyOf(member)))).toBe("allowed")
+    expect(kind(keyManagementRefusal(admin, keyOf(owner)))).toBe("forbidden")
+    expect(kind(keyManagementRefusal(admin, { createdBy: 9, creatorRole: null }))).toBe("allowed")
+  })
+
+  it("leaves a revocation to be undone only by its author or someone ranking at least as high", () => {
+    const revoked = (by: { userId: number; role: "owner" | "admin" | "member" }) =>
+      ({ createdBy: member.userId, creatorRole: "member" as const, revokedBy: by.userId, revokerRole: by.role })
+    expect(kind(reactivationRefusal(member, revoked(member)))).toBe("allowed")
+    expect(kind(reactivationRefusal(member, revoked(admin)))).toBe("forbidden")
+    expect(kind(reactivationRefusal(admin, revoked(admin)))).toBe("allowed")
+    expect(kind(reactivationRefusal(admin, revoked(owner)))).toBe("forbidden")
+    expect(kind(reactivationRefusal(owner, revoked(owner)))).toBe("allowed")
+  })
+
+  it("says which role an action needs", () => {
+    expect(roleRefusal(member, "admin")).toEqual({ kind: "forbidden", message: "This needs the admin or owner role; you are a member" })
+    expect(roleRefusal(admin, "admin")).toBeUndefined()
+  })
+})
+
+describe("new account credentials", () => {
+  it("accepts ordinary addresses and refuses what is not one", () => {
+    for (const email of ["ada@example.com", "a.b+tag@mail.example.co.uk", "admin@talkgraph.local", "josé@exämple.de", "ops@localhost"]) {
+      expect(emailProblem(email)).toBeUndefined()
+    }
+    for (const email of ["not-an-email", "@example.com", "ada@", "ada@@example.com", "a da@example.com", " ada@example.com", ".ada@example.com", "ada..b@example.com", "ada@-example.com", "ada@example..com", `${"a".repeat(65)}@example.com`, `ada@${"e".repeat(250)}.com`]) {
+      expect(emailProblem(email)).toBeDefined()
+    }
+  })
+
+  it("refuses short, blank, one-character and commonly used passwords, counting characters not bytes", () => {
+    expect(passwordProblem("x")).toBe("must be at least 8 characters")
+    expect(passwordProblem("        ")).toBe("must not be only spaces")
+    expect(passwordProblem("aaaaaaaaaaaa")).toBe("must not be one character repeated")
+    expect(passwordProblem("Password123")).toMatch(/most commonly used/)
+    expect(passwordProblem("q".repeat(1025) + "x")).toBe("must be at most 1024 characters")
+    expect(passwordProblem("🔑🔑🔑🔑🔑🔑🔑")).toBe("must be at least 8 characters")
+    expect(passwordProblem("correct horse battery staple")).toBeUndefined()
+    expect(passwordProblem("pässwörd-9")).toBeUndefined()
   })
 })

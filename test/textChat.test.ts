@@ -312,7 +312,6 @@ describe("text chat sessions", () => {
     expect((await api.get(`${chatPath(workflowId)}/${runId}`)).status).toBe(401)
 
     const readOnly = await newApiKey(api, account, ["agents:read"])
-    expect((await api.get(`${chatPath(workflowId)}/${runId}`, { apiKey: readOnly })).status).toBe(200)
     expect((await api.post(`${chatPath(workflowId)}/${runId}/messages`, { text: "hi" }, { apiKey: readOnly })).status).toBe(403)
     expect((await api.post(chatPath(workflowId), {}, { apiKey: readOnly })).status).toBe(403)
 
@@ -327,6 +326,37 @@ describe("text chat sessions", () => {
     const otherWorkflow = await createWorkflow(api, server, account, salesDefinition())
     expect((await api.get(`${chatPath(otherWorkflow)}/${runId}`, { token: account.token })).status).toBe(404)
     expect(llm.requests).toHaveLength(0)
+  })
+
+  it("shows a session's transcript only to keys that may read conversations", async () => {
+    const { account, workflowId } = await setup()
+    const runId = (await start(account, workflowId)).workflow_run_id
+    const session = `${chatPath(workflowId)}/${runId}`
+    const agentsOnly = await newApiKey(api, account, ["agents:read", "agents:write"])
+    const conversations = await newApiKey(api, account, ["conversations:read"])
+    const chatting = await newApiKey(api, account, ["agents:write", "conversations:read"])
+
+    // Every one of these answers with the whole transcript, so agents:* alone is not enough.
+    const refusals = [
+      await api.get(session, { apiKey: agentsOnly }),
+      await api.post(chatPath(workflowId), {}, { apiKey: agentsOnly }),
+      await api.post(`${session}/messages`, { text: "hi" }, { apiKey: agentsOnly }),
+      await api.post(`${session}/end`, undefined, { apiKey: agentsOnly })
+    ]
+    expect(refusals.map((refusal) => refusal.status)).toEqual([403, 403, 403, 403])
+    expect(refusals[0]!.body.detail).toContain("conversations:read")
+    expect(JSON.stringify(refusals)).not.toContain("Hi there")
+    expect(llm.requests).toHaveLength(0)
+
+    const read = await api.get(session, { apiKey: conversations })
+    expect(read.status).toBe(200)
+    expect(read.body.transcript[0].text).toMatch(/^Hi there/)
+    expect((await api.post(`${session}/messages`, { text: "hi" }, { apiKey: conversations })).status).toBe(403)
+
+    llm.enqueue(reply.content("Hello again."))
+    const answer = await api.post(`${session}/messages`, { text: "hi" }, { apiKey: chatting })
+    expect(answer.status).toBe(200)
+    expect(answer.body.reply).toBe("Hello again.")
   })
 
   it("counts runs in the workflow's total_runs", async () => {

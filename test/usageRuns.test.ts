@@ -314,6 +314,18 @@ describe("access", () => {
     expect(reply.body.total_count).toBe(6)
   })
 
+  it("links recordings and transcripts only for keys that may read conversations", async () => {
+    const usageOnly = await newApiKey(api, owner, ["usage:read"])
+    const withConversations = await newApiKey(api, owner, ["usage:read", "conversations:read"])
+    const linksOf = async (apiKey: string) => {
+      const reply = await api.get(`${RUNS}?sort_order=asc`, { apiKey })
+      expect(reply.status).toBe(200)
+      return reply.body.runs.flatMap((run: any) => [run.recording_url, run.transcript_url]).filter((link: unknown) => link !== null)
+    }
+    expect(await linksOf(usageOnly)).toEqual([])
+    expect(await linksOf(withConversations)).toHaveLength(2)
+  })
+
   it("shows each organization only its own runs", async () => {
     const reply = await runsPage(other, {})
     expect(idsOf(reply.body)).toEqual([otherRunId])

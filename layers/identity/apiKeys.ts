@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer } from "effect"
-import { NotFound } from "../../src/domain/errors.ts"
+import { Forbidden, NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
+import { keyManagementRefusal, reactivationRefusal, type Role, seesEveryKey } from "../../src/domain/roles.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
 import { apiKeyDisplayPrefix, newApiKey } from "../../src/identity/tokens.ts"
 import { ApiKeys, type ApiKeyView } from "../../services/ApiKeys.ts"
@@ -34,6 +35,12 @@ export const makeApiKeyVerifications = (secrets: SecretBoxShape) => {
     verifications.set(hash, { principal, expiresAt: now + VERIFICATION_TTL_MS })
   }
 
+  const forgetWhere = (matches: (principal: Principal) => boolean) =>
+    Effect.sync(() => {
+      forgets++
+      for (const [hash, entry] of verifications) if (matches(entry.principal)) verifications.delete(hash)
+    })
+
   return ApiKeyVerifications.of({
     verified: <E>(apiKey: string, verify: Effect.Effect<Principal, E>) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -46,17 +53,15 @@ export const makeApiKeyVerifications = (secrets: SecretBoxShape) => {
             if (forgets === forgetsBefore) remember(hash, principal, now)
           }))
       }),
-    forget: (apiKeyId) =>
-      Effect.sync(() => {
-        forgets++
-        for (const [hash, entry] of verifications) if (entry.principal.apiKeyId === apiKeyId) verifications.delete(hash)
-      })
+    forget: (apiKeyId) => forgetWhere((principal) => principal.apiKeyId === apiKeyId),
+    forgetUser: (userId) => forgetWhere((principal) => principal.userId === userId)
   })
 }
 
 interface ApiKeyRow {
   readonly id: number
   readonly name: string
+  readonly created_by: number
   readonly key_prefix: string
   readonly scopes: Array<Scope> | null
   readonly created_at: Date
@@ -64,9 +69,12 @@ interface ApiKeyRow {
   readonly revoked_at: Date | null
 }
 
+const keyColumns = "id, name, created_by, key_prefix, scopes, created_at, last_used_at, revoked_at"
+
 const toView = (row: ApiKeyRow): ApiKeyView => ({
   id: row.id,
   name: row.name,
+  created_by: row.created_by,
   key_prefix: row.key_prefix,
   scopes: row.scopes ?? allScopes,
   is_active: row.revoked_at === null,
@@ -92,7 +100,7 @@ export const ApiKeysLive = Layer.effectContext(
         INSERT INTO api_keys (organization_id, created_by, name, key_prefix, key_hash, scopes)
         VALUES (${principal.organizationId}, ${principal.userId}, ${input.name}, ${apiKeyDisplayPrefix(key)},
                 ${secrets.tokenHash(key)}, ${scopes})
-        RETURNING id, name, key_prefix, scopes, created_at, last_used_at, revoked_at`
+        RETURNING ${sql.literal(keyColumns)}`
       const view = toView(row!)
       return {
         id: view.id,
@@ -105,26 +113,45 @@ export const ApiKeysLive = Layer.effectContext(
     }, Effect.orDie)
 
     const list = Effect.fn("ApiKeys.list")(function* (principal: Principal, options: { readonly includeArchived: boolean }) {
+      const everyKey = seesEveryKey(principal)
       const rows = yield* sql<ApiKeyRow>`
-        SELECT id, name, key_prefix, scopes, created_at, last_used_at, revoked_at
-        FROM api_keys
-        WHERE organization_id = ${principal.organizationId} AND (${options.includeArchived} OR revoked_at IS NULL)
+        SELECT ${sql.literal(keyColumns)} FROM api_keys
+        WHERE organization_id = ${principal.organizationId} AND (${everyKey} OR created_by = ${principal.userId})
+          AND (${options.includeArchived} OR revoked_at IS NULL)
         ORDER BY id`
       return rows.map(toView)
     }, Effect.orDie)
 
+    /**
+     * Decides and stores a revocation or reactivation under the key's row lock, so a reactivation
+     * sees a revocation made at the same moment and who made it.
+     */
     const setRevoked = (principal: Principal, id: number, revoked: boolean) =>
-      Effect.gen(function* () {
-        const rows = yield* sql<ApiKeyRow>`
+      sql.withTransaction(Effect.gen(function* () {
+        const [key] = yield* sql<{ created_by: number; revoked_by: number | null; creator_role: Role | null; revoker_role: Role | null }>`
+          SELECT k.created_by, k.revoked_by, creator.role AS creator_role, revoker.role AS revoker_role
+          FROM api_keys k
+          LEFT JOIN memberships creator ON creator.user_id = k.created_by AND creator.organization_id = k.organization_id
+          LEFT JOIN memberships revoker ON revoker.user_id = k.revoked_by AND revoker.organization_id = k.organization_id
+          WHERE k.id = ${id} AND k.organization_id = ${principal.organizationId}
+          FOR UPDATE OF k`
+        if (!key) return yield* new NotFound({ resource: "API key", id })
+        const ownership = { createdBy: key.created_by, creatorRole: key.creator_role }
+        const refusal = revoked
+          ? keyManagementRefusal(principal, ownership)
+          : reactivationRefusal(principal, { ...ownership, revokedBy: key.revoked_by, revokerRole: key.revoker_role })
+        if (refusal) return yield* new Forbidden({ message: refusal.message })
+        const [row] = yield* sql<ApiKeyRow>`
           UPDATE api_keys
-          SET revoked_at = CASE WHEN ${revoked} THEN coalesce(revoked_at, now()) ELSE NULL END
-          WHERE id = ${id} AND organization_id = ${principal.organizationId}
-          RETURNING id, name, key_prefix, scopes, created_at, last_used_at, revoked_at`
-        const row = rows[0]
-        if (!row) return yield* new NotFound({ resource: "API key", id })
-        if (revoked) yield* verifications.forget(row.id)
-        return toView(row)
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+          SET revoked_at = CASE WHEN ${revoked} THEN coalesce(revoked_at, now()) END,
+              revoked_by = CASE WHEN ${revoked} THEN coalesce(revoked_by, ${principal.userId}::bigint) END
+          WHERE id = ${id}
+          RETURNING ${sql.literal(keyColumns)}`
+        return toView(row!)
+      })).pipe(
+        Effect.tap((view) => (revoked ? verifications.forget(view.id) : Effect.void)),
+        Effect.catchTag("SqlError", Effect.die)
+      )
 
     const revoke = Effect.fn("ApiKeys.revoke")((principal: Principal, id: number) => setRevoked(principal, id, true))
     const reactivate = Effect.fn("ApiKeys.reactivate")((principal: Principal, id: number) =>

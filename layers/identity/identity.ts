@@ -1,30 +1,36 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Console, Effect, Layer, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
+import * as os from "node:os"
 import { AppConfig } from "../../src/config.ts"
-import { Conflict, Forbidden, TooManyRequests, Unauthenticated, ValidationFailed } from "../../src/domain/errors.ts"
+import { Forbidden, TooManyRequests, Unauthenticated } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
+import type { Role } from "../../src/domain/roles.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
 import {
   DECOY_HASH,
   defaultThrottlePolicy,
-  type FailureRecord,
-  hashPassword,
   isApiKey,
   isSessionToken,
   newSessionToken,
-  recordFailure,
-  retryAfterSeconds,
-  verifyPassword
+  passwordHashingConcurrency
 } from "../../src/identity/mod.ts"
 import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
+import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
+import { makeBoundedGate } from "./boundedGate.ts"
+import { admitLoginAttempt, clearLoginAttempts } from "./loginAttempts.ts"
+import { insertUserRows, prepareNewUser } from "./userRows.ts"
 
 const BOOTSTRAP_LOCK_KEY = 7_402_193_002
 /** `last_used_at` is informational: write it at most once a minute per key, not on every request. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase()
+
+/** Twice the password checks that may run at once: one login's statements overlap another's check. */
+const LOGIN_CONCURRENCY = 2 * passwordHashingConcurrency(os.availableParallelism())
+const MAX_LOGINS_WAITING = 256
 
 interface UserRow {
   readonly id: number
@@ -39,6 +45,7 @@ export const IdentityLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const config = yield* AppConfig
+    const hashing = yield* PasswordHashing
     const lastUsedWrites = new Map<number, number>()
 
     const userView = (user: { id: number; email: string; name: string }, organizationId: number): UserView => ({
@@ -65,49 +72,36 @@ export const IdentityLive = Layer.effect(
         return { token, expires_at: expiresAt, user: userView(user, organizationId) }
       })
 
-    const failureRecord = (emailKey: string) =>
-      sql<{ failures: number; window_started_at: Date; locked_until: Date | null }>`
-        SELECT failures, window_started_at, locked_until FROM login_failures WHERE email_key = ${emailKey}`.pipe(
-        Effect.map((rows): FailureRecord | undefined =>
-          rows[0] && {
-            failures: rows[0].failures,
-            windowStartedAt: rows[0].window_started_at,
-            lockedUntil: rows[0].locked_until
-          }
-        )
-      )
+    const loginSlots = yield* makeBoundedGate(LOGIN_CONCURRENCY, MAX_LOGINS_WAITING)
+    const loginsBusy = new TooManyRequests({ message: "Too many logins are in progress; try again in a moment", retryAfterSeconds: 1 })
 
-    const noteFailure = (emailKey: string, now: Date) =>
-      sql.withTransaction(Effect.gen(function* () {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${emailKey}))`
-        const next = recordFailure(yield* failureRecord(emailKey), now, defaultThrottlePolicy)
-        yield* sql`
-          INSERT INTO login_failures (email_key, failures, window_started_at, locked_until)
-          VALUES (${emailKey}, ${next.failures}, ${next.windowStartedAt}, ${next.lockedUntil})
-          ON CONFLICT (email_key) DO UPDATE SET failures = EXCLUDED.failures,
-            window_started_at = EXCLUDED.window_started_at, locked_until = EXCLUDED.locked_until`
-      }))
-
-    const login = Effect.fn("Identity.login")(function* (email: string, password: string) {
+    const attemptLogin = (email: string, password: string) => Effect.gen(function* () {
       const emailKey = normalizeEmail(email)
-      const now = new Date(yield* Clock.currentTimeMillis)
-      const wait = retryAfterSeconds(yield* failureRecord(emailKey), now)
-      if (wait > 0) {
+      const admission = yield* admitLoginAttempt(sql, emailKey, new Date(yield* Clock.currentTimeMillis), defaultThrottlePolicy)
+      if (!admission.admitted) {
         return yield* new TooManyRequests({
-          message: `Too many failed logins for this account; try again in ${wait} seconds`,
-          retryAfterSeconds: wait
+          message: `Too many failed logins for this account; try again in ${admission.retryAfterSeconds} seconds`,
+          retryAfterSeconds: admission.retryAfterSeconds
         })
       }
       const rows = yield* sql<UserRow>`SELECT id, email, name, password_hash FROM users WHERE lower(email) = ${emailKey}`
       const user = rows[0]
-      const valid = yield* verifyPassword(user?.password_hash ?? DECOY_HASH, password)
+      const valid = yield* hashing.verify(user?.password_hash ?? DECOY_HASH, password)
       const organizationId = user && valid ? yield* primaryOrganization(user.id) : Option.none()
       if (!user || !valid || Option.isNone(organizationId)) {
-        yield* noteFailure(emailKey, now)
         return yield* new Unauthenticated({ message: "Incorrect email or password" })
       }
-      yield* sql`DELETE FROM login_failures WHERE email_key = ${emailKey}`
+      yield* clearLoginAttempts(sql, emailKey)
       return yield* openSession(user, organizationId.value)
+    })
+
+    /**
+     * A few logins at a time, each through its statements and its password check: a burst waits
+     * here, in memory, instead of in front of the database, where it would hold up every other
+     * request (the embedded database has one connection).
+     */
+    const login = Effect.fn("Identity.login")(function* (email: string, password: string) {
+      return yield* loginSlots(attemptLogin(email, password), loginsBusy)
     }, Effect.catchTag("SqlError", Effect.die))
 
     const logout = Effect.fn("Identity.logout")(function* (principal: Principal) {
@@ -117,26 +111,15 @@ export const IdentityLive = Layer.effect(
     }, Effect.catchTag("SqlError", Effect.die))
 
     const insertUser = (user: NewUser) =>
-      sql.withTransaction(Effect.gen(function* () {
-        const email = user.email.trim()
-        const taken = new Conflict({ message: "A user with this email already exists" })
-        const existing = yield* sql`SELECT 1 FROM users WHERE lower(email) = ${normalizeEmail(email)}`
-        if (existing.length > 0) return yield* taken
-        const passwordHash = yield* hashPassword(user.password)
-        // A signup with the same email may commit between the check and this insert: the unique
-        // index decides, and the loser is told the email is taken.
-        const [created] = yield* sql<{ id: number; email: string; name: string }>`
-          INSERT INTO users (email, name, password_hash) VALUES (${email}, ${user.name}, ${passwordHash})
-          ON CONFLICT ((lower(email))) DO NOTHING
-          RETURNING id, email, name`
-        if (!created) return yield* taken
-        const organizationId = user.organizationId ?? (yield* sql<{ id: number }>`
-          INSERT INTO organizations (name) VALUES (${user.name || email}) RETURNING id`)[0]!.id
-        yield* sql`
-          INSERT INTO memberships (user_id, organization_id, role)
-          VALUES (${created.id}, ${organizationId}, ${user.organizationId === undefined ? "owner" : "member"})`
-        return userView(created, organizationId)
-      }))
+      Effect.gen(function* () {
+        const prepared = yield* prepareNewUser(sql, hashing, user.email, user.password)
+        return yield* sql.withTransaction(insertUserRows(sql, {
+          ...prepared,
+          name: user.name,
+          organizationId: user.organizationId,
+          role: user.role ?? (user.organizationId === undefined ? "owner" : "member")
+        }))
+      })
 
     const createUser = Effect.fn("Identity.createUser")(function* (user: NewUser) {
       return yield* insertUser(user)
@@ -146,10 +129,10 @@ export const IdentityLive = Layer.effect(
       if (!config.signupOpen) {
         return yield* new Forbidden({ message: "Signup is closed on this server; ask an administrator for an account" })
       }
-      if (user.password.length < 8) {
-        return yield* ValidationFailed.single(["body", "password"], "Password must be at least 8 characters", "string_too_short")
-      }
-      const created = yield* insertUser(user)
+      const created = yield* insertUser({ email: user.email, password: user.password, name: user.name }).pipe(
+        // No organization is named, so none can be missing.
+        Effect.catchTag("NotFound", Effect.die)
+      )
       return yield* openSession(created, created.organization_id)
     }, Effect.catchTag("SqlError", Effect.die))
 
@@ -176,10 +159,9 @@ export const IdentityLive = Layer.effect(
           created_by: number
           scopes: Array<Scope> | null
           revoked_at: Date | null
-          is_member: boolean
+          role: Role | null
         }>`
-          SELECT k.id, k.organization_id, k.created_by, k.scopes, k.revoked_at,
-                 (m.user_id IS NOT NULL) AS is_member
+          SELECT k.id, k.organization_id, k.created_by, k.scopes, k.revoked_at, m.role
           FROM api_keys k
           LEFT JOIN memberships m ON m.user_id = k.created_by AND m.organization_id = k.organization_id
           WHERE k.key_hash = ${secrets.tokenHash(key)}`
@@ -187,13 +169,14 @@ export const IdentityLive = Layer.effect(
         if (!row || row.revoked_at !== null) {
           return yield* new Unauthenticated({ message: "Invalid or revoked API key" })
         }
-        if (!row.is_member) {
+        if (row.role === null) {
           return yield* new Forbidden({ message: "The user who created this API key is no longer a member of its organization" })
         }
         yield* touchApiKey(row.id, yield* Clock.currentTimeMillis)
         const principal: Principal = {
           userId: row.created_by,
           organizationId: row.organization_id,
+          role: row.role,
           via: "apiKey",
           sessionId: null,
           apiKeyId: row.id,
@@ -204,18 +187,19 @@ export const IdentityLive = Layer.effect(
 
     const authenticateSession = (token: string) =>
       Effect.gen(function* () {
-        const rows = yield* sql<{ id: number; user_id: number; organization_id: number; is_member: boolean }>`
-          SELECT s.id, s.user_id, s.organization_id, (m.user_id IS NOT NULL) AS is_member
+        const rows = yield* sql<{ id: number; user_id: number; organization_id: number; role: Role }>`
+          SELECT s.id, s.user_id, s.organization_id, m.role
           FROM sessions s
-          LEFT JOIN memberships m ON m.user_id = s.user_id AND m.organization_id = s.organization_id
+          JOIN memberships m ON m.user_id = s.user_id AND m.organization_id = s.organization_id
           WHERE s.token_hash = ${secrets.tokenHash(token)} AND s.revoked_at IS NULL AND s.expires_at > now()`
         const row = rows[0]
-        if (!row || !row.is_member) {
+        if (!row) {
           return yield* new Unauthenticated({ message: "Session expired or signed out; log in again" })
         }
         const principal: Principal = {
           userId: row.user_id,
           organizationId: row.organization_id,
+          role: row.role,
           via: "session",
           sessionId: row.id,
           apiKeyId: null,

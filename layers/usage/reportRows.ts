@@ -56,7 +56,7 @@ export const runColumns = (sql: Statement.Constructor, withContext: boolean): St
 
 export const toRunView = (
   row: UsageRunDetailRow,
-  link: (runId: number, kind: ArtifactKind) => string
+  link: (runId: number, kind: ArtifactKind) => string | null
 ): UsageRunView => ({
   id: row.id,
   workflow_id: row.workflow_id,

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Effect, Either, Layer, Option, Stream } from "effect"
 import { AppConfig } from "../../src/config.ts"
 import { ValidationFailed } from "../../src/domain/errors.ts"
-import type { Principal } from "../../src/domain/principal.ts"
+import { hasScope, type Principal } from "../../src/domain/principal.ts"
 import {
   ARTIFACT_LINK_PURPOSE,
   ARTIFACT_LINK_TTL_SECONDS,
@@ -64,7 +64,8 @@ export const UsageReportsLive = Layer.effect(
         artifactLinks
       ], { concurrency: "unbounded" }).pipe(Effect.catchTag("SqlError", Effect.die))
       return {
-        runs: rows.map((row) => toRunView(row, link)),
+        // The links open the recording and transcript: conversation content, not usage.
+        runs: rows.map((row) => toRunView(row, hasScope(principal, "conversations:read") ? link : () => null)),
         total_service_tokens: totals.total_service_tokens,
         total_duration_seconds: totals.total_duration_seconds,
         total_count: totals.total_count,

@@ -1,6 +1,10 @@
 /**
- * Login throttling policy: after `maxFailures` failed logins for one email inside `windowSeconds`,
- * further attempts are refused for `lockSeconds`. A success clears the record.
+ * Login throttling policy: an account gets at most `maxFailures` password checks inside
+ * `windowSeconds` without a successful login; the attempt that takes the last one locks the
+ * account for `lockSeconds`, and attempts during the lock are refused unchecked. An attempt is
+ * counted when it is admitted, *before* its password is checked: checks still running are
+ * already spent, so a burst of concurrent guesses gets no more checks than the policy allows.
+ * A lock is neither extended nor lifted by attempts during it; a successful login clears the count.
  */
 export interface ThrottlePolicy {
   readonly maxFailures: number
@@ -10,22 +14,6 @@ export interface ThrottlePolicy {
 
 export const defaultThrottlePolicy: ThrottlePolicy = { maxFailures: 5, windowSeconds: 900, lockSeconds: 300 }
 
-export interface FailureRecord {
-  readonly failures: number
-  readonly windowStartedAt: Date
-  readonly lockedUntil: Date | null
-}
-
-/** Seconds the caller must wait, or 0 when an attempt may go ahead. */
-export const retryAfterSeconds = (record: FailureRecord | undefined, now: Date): number =>
-  record?.lockedUntil && record.lockedUntil > now ? Math.ceil((record.lockedUntil.getTime() - now.getTime()) / 1000) : 0
-
-/** The record after one more failure at `now`. */
-export const recordFailure = (record: FailureRecord | undefined, now: Date, policy: ThrottlePolicy): FailureRecord => {
-  const windowOpen = record !== undefined &&
-    now.getTime() - record.windowStartedAt.getTime() < policy.windowSeconds * 1000
-  const failures = windowOpen ? record.failures + 1 : 1
-  const windowStartedAt = windowOpen ? record.windowStartedAt : now
-  const lockedUntil = failures >= policy.maxFailures ? new Date(now.getTime() + policy.lockSeconds * 1000) : null
-  return { failures: lockedUntil ? 0 : failures, windowStartedAt: lockedUntil ? now : windowStartedAt, lockedUntil }
-}
+/** Seconds the caller must wait before `lockedUntil`, at least one: a refusal never says "retry in 0 s". */
+export const retryAfterSeconds = (lockedUntil: Date | null, now: Date): number =>
+  Math.max(1, lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1)

@@ -14,3 +14,9 @@ export const apiKeyDisplayPrefix = (key: string) => key.slice(0, API_KEY_PREFIX.
 
 export const isApiKey = (value: string) => value.startsWith(API_KEY_PREFIX)
 export const isSessionToken = (value: string) => value.startsWith(SESSION_PREFIX)
+
+/** The running server's operator token: lets `talkgraph user create` on the same machine act through it. */
+export const OPERATOR_TOKEN_PREFIX = "tgo_"
+export const newOperatorToken = () => `${OPERATOR_TOKEN_PREFIX}${randomPart()}`
+/** The header the operator token travels in. */
+export const OPERATOR_TOKEN_HEADER = "x-talkgraph-operator"

@@ -23,6 +23,7 @@ export const CreateApiKeyResponse = Schema.Struct({
 export const ApiKeyResponse = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
+  created_by: Schema.Number.annotations({ description: "The user the key acts as, with that user's current role" }),
   key_prefix: Schema.String,
   scopes: Schema.Array(Scope),
   is_active: Schema.Boolean,

@@ -1,11 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { NewEmail, NewPassword } from "../../../src/identity/credentials.ts"
 import { HttpConflict, HttpForbidden, HttpTooManyRequests, HttpUnauthenticated, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 import { EmptyObject, Timestamp } from "../../../src/domain/wireTypes.ts"
-
-const Email = Schema.String.pipe(Schema.trimmed(), Schema.pattern(/^[^\s@]+@[^\s@]+$/, { message: () => "Not a valid email address" }), Schema.maxLength(254))
 
 export const LoginRequest = bodySchema("Login", {
   email: Schema.String.pipe(Schema.maxLength(254)),
@@ -13,8 +12,8 @@ export const LoginRequest = bodySchema("Login", {
 })
 
 export const SignupRequest = bodySchema("Signup", {
-  email: Email,
-  password: Schema.String.pipe(Schema.minLength(8), Schema.maxLength(1024)),
+  email: NewEmail,
+  password: NewPassword,
   name: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(200)), { default: () => "" })
 })
 
@@ -51,12 +50,14 @@ export const AuthApi = HttpApiGroup.make("auth")
       .addError(HttpForbidden)
       .addError(HttpConflict)
       .addError(HttpValidationFailed)
+      .addError(HttpTooManyRequests)
   )
   .add(
     HttpApiEndpoint.post("logout", "/logout")
       .annotate(OpenApi.Summary, "Sign out")
-      .annotate(OpenApi.Description, "Revokes the session token sent with this request, at once on every server process.")
+      .annotate(OpenApi.Description, "Revokes the session token sent with this request, at once on every server process. API keys are revoked with DELETE /api/v1/user/api-keys/{id} (403 here).")
       .addSuccess(EmptyObject)
+      .addError(HttpForbidden)
       .middleware(V1Auth)
   )
   .add(

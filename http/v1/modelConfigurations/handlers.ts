@@ -2,12 +2,13 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { ModelSettings } from "../../../services/ModelSettings.ts"
 import { Api } from "../../api.ts"
-import { requireScope } from "../../security.ts"
+import { requireRole, requireScope } from "../../security.ts"
 
 export const ModelConfigurationsHandlers = HttpApiBuilder.group(Api, "modelConfigurations", (handlers) =>
   Effect.gen(function* () {
     const settings = yield* ModelSettings
     return handlers
       .handle("get", () => Effect.flatMap(requireScope("agents:read"), settings.get))
-      .handle("put", ({ payload }) => Effect.flatMap(requireScope("agents:write"), (principal) => settings.put(principal, payload)))
+      .handle("put", ({ payload }) =>
+        Effect.flatMap(Effect.zipRight(requireScope("agents:write"), requireRole("admin")), (principal) => settings.put(principal, payload)))
   }))

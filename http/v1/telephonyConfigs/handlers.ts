@@ -4,9 +4,9 @@ import { Forbidden } from "../../../src/domain/errors.ts"
 import { hasScope } from "../../../src/domain/principal.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
 import { Api } from "../../api.ts"
-import { CurrentPrincipal, requireScope } from "../../security.ts"
+import { CurrentPrincipal, requireRole, requireScope } from "../../security.ts"
 
-const write = requireScope("telephony:write")
+const write = Effect.zipRight(requireScope("telephony:write"), requireRole("admin"))
 
 /** Reading configurations (secrets masked) is also open to keys that manage campaigns, which must pick one. */
 const read = Effect.flatMap(CurrentPrincipal, (principal) =>

@@ -12,8 +12,9 @@ import {
 } from "./schemas.ts"
 
 /**
- * Text chat with an agent (paths of the established platform). Starting, messaging and ending need
- * `agents:write`; reading a session needs `agents:read`.
+ * Text chat with an agent (paths of the established platform). Every answer carries the session's
+ * transcript, so reading a session needs `conversations:read`, and starting, messaging and ending
+ * one need `agents:write` and `conversations:read`.
  */
 export const TextChatApi = HttpApiGroup.make("textChat")
   .annotate(OpenApi.Description, "Text chat with an agent. Starting, messaging and ending a session need `agents:write`; reading one needs `agents:read`.")

@@ -8,6 +8,10 @@ import { eventStreamOf, wantsEventStream } from "./eventStream.ts"
 
 const silent = () => Effect.void
 
+// Every answer here carries the session's transcript: reading one is reading a conversation.
+const reader = requireScope("conversations:read")
+const talker = requireScope("agents:write", "conversations:read")
+
 const sessionRef = (path: { readonly workflow_id: number; readonly run_id: number }) => ({ workflowId: path.workflow_id, runId: path.run_id })
 
 export const TextChatHandlers = HttpApiBuilder.group(Api, "textChat", (handlers) =>
@@ -15,16 +19,16 @@ export const TextChatHandlers = HttpApiBuilder.group(Api, "textChat", (handlers)
     const sessions = yield* ChatSessions
     return handlers
       .handle("create", ({ path, payload }) =>
-        requireScope("agents:write").pipe(Effect.flatMap((principal) => sessions.create(principal, path.workflow_id, payload, silent))))
+        talker.pipe(Effect.flatMap((principal) => sessions.create(principal, path.workflow_id, payload, silent))))
       .handle("get", ({ path }) =>
-        requireScope("agents:read").pipe(Effect.flatMap((principal) => sessions.get(principal, sessionRef(path)))))
+        reader.pipe(Effect.flatMap((principal) => sessions.get(principal, sessionRef(path)))))
       .handle("sendMessage", ({ path, payload }) =>
         Effect.gen(function* () {
-          const principal = yield* requireScope("agents:write")
+          const principal = yield* talker
           const request = yield* HttpServerRequest.HttpServerRequest
           const reply = (emit: Emit) => sessions.send(principal, sessionRef(path), payload.text, emit)
           return wantsEventStream(request.headers["accept"]) ? yield* eventStreamOf(reply) : yield* reply(silent)
         }))
       .handle("end", ({ path }) =>
-        requireScope("agents:write").pipe(Effect.flatMap((principal) => sessions.end(principal, sessionRef(path)))))
+        talker.pipe(Effect.flatMap((principal) => sessions.end(principal, sessionRef(path)))))
   }))

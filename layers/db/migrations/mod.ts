@@ -9,7 +9,8 @@ import { recordings } from "./0009_recordings.ts"
 import { campaignEngine } from "./0008_campaign_engine.ts"
 import { voice } from "./0010_voice.ts"
 import { hotRunUpdates } from "./0011_hot_run_updates.ts"
-import { storedObjects } from "./0017_stored_objects.ts"
+import { storedObjects } from "./0012_stored_objects.ts"
+import { identityHardening } from "./0013_identity_hardening.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -24,5 +25,6 @@ export const migrations = {
   "0009_recordings": recordings,
   "0010_voice": voice,
   "0011_hot_run_updates": hotRunUpdates,
-  "0017_stored_objects": storedObjects
+  "0012_stored_objects": storedObjects,
+  "0013_identity_hardening": identityHardening
 }
