@@ -54,7 +54,7 @@ describe("quoting rejected values in 422s", () => {
     const signup = await api.post("/api/v1/auth/signup", { email: "quote-me@example.test", password, name: "x" })
     expect(signup.status).toBe(422)
     expect(signup.body.detail).toEqual([
-      { loc: ["body", "password"], msg: "Expected a string at most 1024 character(s) long", type: "value_error" }
+      { loc: ["body", "password"], msg: "Password must be at most 1024 characters", type: "value_error" }
     ])
     const short = await api.post("/api/v1/auth/signup", { email: "quote-me@example.test", password: "pw-1234" })
     expect(JSON.stringify(short.body)).not.toContain("pw-1234")

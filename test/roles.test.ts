@@ -16,7 +16,13 @@ const MEMBERS = "/api/v1/organizations/members"
 const MODEL = "/api/v1/organizations/model-configurations"
 const TELEPHONY = "/api/v1/organizations/telephony-configs"
 const KEYS = "/api/v1/user/api-keys"
-const TWILIO = { provider: "twilio", account_sid: "AC11112222333344445555", auth_token: "tw-secret-token-abcd1234" }
+// A loopback api_base_url: with the test's loopback PUBLIC_URL, a configuration of the real carrier is refused.
+const TWILIO = {
+  provider: "twilio",
+  account_sid: "AC11112222333344445555",
+  auth_token: "tw-secret-token-abcd1234",
+  api_base_url: "http://127.0.0.1:9"
+}
 const LLM = { llm: { provider: "openai", model: "gpt-4o-mini", api_key: "sk-role-test-1234" } }
 
 
@@ -132,7 +138,7 @@ describe("what a member may not do", () => {
     expect(revoke.body.detail).toMatch(/another member's API keys/)
     expect((await api.delete(`${KEYS}/${ownerKeyId}`, { token: owner.token })).status).toBe(200)
     expect((await api.put(`${KEYS}/${ownerKeyId}/reactivate`, undefined, { token: member.token })).status).toBe(403)
-    expect((await api.get(KEYS, { token: owner.token })).body.find((key: any) => key.id === ownerKeyId).is_active).toBe(false)
+    expect((await api.get(`${KEYS}?include_archived=true`, { token: owner.token })).body.find((key: any) => key.id === ownerKeyId).is_active).toBe(false)
 
     expect((await api.delete(`${KEYS}/${memberKeyId}`, { token: member.token })).status).toBe(200)
     expect((await api.put(`${KEYS}/${memberKeyId}/reactivate`, undefined, { token: member.token })).status).toBe(200)

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Role } from "../../../src/domain/roles.ts"
+import { EmptyObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 import { NewEmail, NewPassword } from "../../../src/identity/credentials.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpTooManyRequests, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
@@ -16,11 +17,11 @@ export const AddMemberRequest = bodySchema("AddMember", {
 export const ChangeRoleRequest = bodySchema("ChangeMemberRole", { role: Role })
 
 export const MemberResponse = Schema.Struct({
-  user_id: Schema.Number,
+  user_id: Schema.Int,
   email: Schema.String,
   name: Schema.String,
   role: Role,
-  joined_at: Schema.Date
+  joined_at: Timestamp
 }).annotations({ identifier: "MemberResponse" })
 
 const MemberPath = pathSchema("Member", { user_id: IdFromPath })
@@ -30,6 +31,7 @@ const MemberPath = pathSchema("Member", { user_id: IdFromPath })
  * removing follow the role rules (README "Roles"). Needs a session token, as managing keys does.
  */
 export const MembersApi = HttpApiGroup.make("members")
+  .annotate(OpenApi.Description, "The people in your organization and their roles (owner, admin, member). Needs a session token.")
   .add(
     HttpApiEndpoint.get("list", "/")
       .addSuccess(Schema.Array(MemberResponse))
@@ -64,7 +66,7 @@ export const MembersApi = HttpApiGroup.make("members")
   .add(
     HttpApiEndpoint.del("remove", "/:user_id")
       .setPath(MemberPath)
-      .addSuccess(Schema.Struct({}))
+      .addSuccess(EmptyObject)
       .addError(HttpNotFound)
       .addError(HttpConflict)
       .annotate(OpenApi.Summary, "Remove a member")
