@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { client } from "./support/client.ts"
 import { databaseKind, postgresUrl } from "./support/database.ts"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "./support/process.ts"
-import { startServer, uniqueEmail } from "./support/server.ts"
+import { startServer, TEST_ADMIN, uniqueEmail } from "./support/server.ts"
 
 const dirs: Array<string> = []
 afterAll(async () => {
@@ -21,6 +21,9 @@ const environment = async () => {
     TALKGRAPH_DATA_DIR: dataDir,
     PORT: String(await freePort()),
     TALKGRAPH_SIGNUP: "true",
+    // On the suite's shared database the first server to start creates the admin the other suites sign in as.
+    TALKGRAPH_ADMIN_EMAIL: TEST_ADMIN.email,
+    TALKGRAPH_ADMIN_PASSWORD: TEST_ADMIN.password,
     ...(database ? { DATABASE_URL: database, TALKGRAPH_SECRET_KEY: "cli-test-secret-key-cli-test-secret-key-01" } : {})
   }
 }
