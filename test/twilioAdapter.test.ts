@@ -103,12 +103,13 @@ describe("Twilio adapter", () => {
 
   it("reads a silent call's status from the API, and hangs it up", async () => {
     const { providerCallId } = await place("+15550000004")
-    const before = await Effect.runPromise(twilioAdapter.callStatus(account, providerCallId))
+    const call = { providerCallId, liveCallId: null }
+    const before = await Effect.runPromise(twilioAdapter.callStatus(account, call))
     expect(before).toEqual({ providerCallId, outcome: null, durationSeconds: null })
-    await Effect.runPromise(twilioAdapter.hangUp(account, providerCallId))
-    const after = await Effect.runPromise(twilioAdapter.callStatus(account, providerCallId))
+    await Effect.runPromise(twilioAdapter.hangUp(account, call))
+    const after = await Effect.runPromise(twilioAdapter.callStatus(account, call))
     expect(after.outcome).toBe("canceled")
-    await Effect.runPromise(twilioAdapter.hangUp(account, "CA0000000000000000000000000000dead"))
+    await Effect.runPromise(twilioAdapter.hangUp(account, { providerCallId: "CA0000000000000000000000000000dead", liveCallId: null }))
   })
 
   it("tells a refused call (permanent) from an unreachable carrier (transient)", async () => {

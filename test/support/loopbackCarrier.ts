@@ -57,6 +57,8 @@ export interface LoopbackCall {
   endedBy: "far-end" | "api" | "time-limit" | "stream" | null
   /** The answer document the product returned. */
   answerMarkup: string | null
+  /** The media stream URL the carrier was asked to open, from the answer or the placement. */
+  streamUrl: string | null
   hungUpByApi: boolean
   /** The callee's media stream, once connected. */
   media: CalleeCall | null
@@ -250,6 +252,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     if (call.machineDetection) later(50, () => call.endedAt === null && report(call, "machine-verdict"))
     const stream = await dialect.answer(call, engine as CarrierEngine<Extra>)
     const answer = calleeOf(call)
+    if (stream !== null) call.streamUrl = stream.url
     if (call.endedAt !== null) return
     if (stream !== null && stream.refusal !== undefined) {
       call.mediaError = stream.refusal
@@ -293,6 +296,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
       endedAt: null,
       endedBy: null,
       answerMarkup: null,
+      streamUrl: null,
       hungUpByApi: false,
       media: null,
       mediaError: null,

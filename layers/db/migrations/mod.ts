@@ -10,6 +10,7 @@ import { campaignEngine } from "./0008_campaign_engine.ts"
 import { voice } from "./0010_voice.ts"
 import { hotRunUpdates } from "./0011_hot_run_updates.ts"
 import { storedObjects } from "./0017_stored_objects.ts"
+import { carrierCallProgress } from "./0018_carrier_call_progress.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -24,5 +25,6 @@ export const migrations = {
   "0009_recordings": recordings,
   "0010_voice": voice,
   "0011_hot_run_updates": hotRunUpdates,
-  "0017_stored_objects": storedObjects
+  "0017_stored_objects": storedObjects,
+  "0018_carrier_call_progress": carrierCallProgress
 }

@@ -19,13 +19,15 @@ const callsUrl = (account: CarrierAccount, uuid?: string) =>
 /** Vonage numbers go without the leading "+". */
 const digits = (number: string) => number.replace(/^\+/, "")
 
-/** Vonage's call status as a campaign outcome; null while the call is live. */
+/**
+ * Vonage's call status as a campaign outcome; null while the call is live. `machine` and `human`
+ * are detection's verdict, not an end: with `machine_detection: "continue"` the call goes on and
+ * ends later with `completed` (developer.vonage.com/en/voice/voice-api/webhook-reference).
+ */
 const outcomeOf = (status: string | undefined): CallOutcome | null => {
   switch (status) {
     case "completed":
       return "completed"
-    case "machine":
-      return "voicemail"
     case "busy":
       return "busy"
     case "timeout":
@@ -40,6 +42,9 @@ const outcomeOf = (status: string | undefined): CallOutcome | null => {
       return null
   }
 }
+
+/** `length_timer` is 1 to 7200 seconds; Vonage refuses the call with anything longer. */
+const MAX_LENGTH_TIMER_SECONDS = 7200
 
 const seconds = (value: unknown) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
 
@@ -57,7 +62,7 @@ export const vonageAdapter: CarrierAdapter = {
             answer_method: "POST",
             event_url: [call.statusCallbackUrl],
             event_method: "POST",
-            length_timer: call.timeLimitSeconds,
+            length_timer: Math.min(Math.max(1, call.timeLimitSeconds), MAX_LENGTH_TIMER_SECONDS),
             ...(account.machineDetection ? { machine_detection: "continue" } : {})
           })
         })
@@ -74,7 +79,7 @@ export const vonageAdapter: CarrierAdapter = {
       return { providerCallId: reply.body.uuid }
     }).pipe(Effect.withSpan("Vonage.placeCall")),
 
-  hangUp: (account, providerCallId) =>
+  hangUp: (account, { providerCallId }) =>
     carrierRequest("Vonage", callsUrl(account, providerCallId), {
       method: "PUT",
       headers: headers(account),
@@ -88,7 +93,7 @@ export const vonageAdapter: CarrierAdapter = {
       Effect.withSpan("Vonage.hangUp")
     ),
 
-  callStatus: (account, providerCallId) =>
+  callStatus: (account, { providerCallId }) =>
     carrierRequest("Vonage", callsUrl(account, providerCallId), { method: "GET", headers: headers(account) }).pipe(
       Effect.flatMap((reply) =>
         reply.status >= 300
@@ -113,7 +118,8 @@ export const vonageAdapter: CarrierAdapter = {
       providerCallId: event.uuid,
       outcome: outcomeOf(event.status),
       durationSeconds: seconds(event.duration),
-      answered: event.status === "answered"
+      answered: event.status === "answered",
+      ...(event.status === "machine" || event.status === "human" ? { answeredBy: event.status } : {})
     })
   },
 
