@@ -74,6 +74,24 @@ describe("carrier webhook signatures", () => {
     expect(verify({ iat: now() - 10, exp: now() - 1, jti: "j6", payload_hash: hash })).toBe(false)
   })
 
+  it("Vonage: accepts a signed GET answer webhook, whose payload hash is of its query fields as compact JSON, and refuses an altered query", () => {
+    const fields = { to: "447700900000", from: "447700900001", uuid: "call-1", conversation_uuid: "CON-1" }
+    const hash = crypto.createHash("sha256").update(JSON.stringify(fields)).digest("hex")
+    const signingInput = `${Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url")}.${
+      Buffer.from(JSON.stringify({ iat: now(), jti: "g1", payload_hash: hash })).toString("base64url")
+    }`
+    const authorization = `Bearer ${signingInput}.${crypto.createHmac("sha256", "shh").update(signingInput).digest("base64url")}`
+    const vonage = account("vonage", { application_id: "a", private_key: "p", signature_secret: "shh" })
+    const answer = (query: Record<string, string>) => ({
+      url: `https://talkgraph.test/api/v1/telephony/vonage/inbound/3?${new URLSearchParams(query)}`,
+      headers: { authorization },
+      rawBody: ""
+    })
+    expect(vonageAdapter.verifyWebhook(vonage, answer(fields))).toBe(true)
+    expect(vonageAdapter.verifyWebhook(vonage, answer({ ...fields, from: "447700900002" }))).toBe(false)
+    expect(Option.getOrThrow(vonageAdapter.parseIncomingCall(answer(fields)))).toEqual({ providerCallId: "call-1", from: "447700900001", to: "447700900000" })
+  })
+
   it("Plivo: builds the V3 signing string as the SDK does and checks the HMAC with its nonce", () => {
     const form = new URLSearchParams({ CallUUID: "c-1", RequestUUID: "r-1", CallStatus: "busy" })
     const url = "https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1"

@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
-import { isValidVonageWebhook, vonageApiToken } from "../../../src/telephony/vonageJwt.ts"
+import { isValidVonageWebhook, vonageApiToken, vonageSignedPayload } from "../../../src/telephony/vonageJwt.ts"
 import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
 import { carrierRequest, trimmedBase } from "./carrierRequest.ts"
 
@@ -104,7 +104,12 @@ export const vonageAdapter: CarrierAdapter = {
     ),
 
   verifyWebhook: (account, webhook) =>
-    isValidVonageWebhook(account.credentials.signature_secret, webhook.headers["authorization"], webhook.rawBody, nowSeconds()),
+    isValidVonageWebhook(
+      account.credentials.signature_secret,
+      webhook.headers["authorization"],
+      vonageSignedPayload(webhook.url, webhook.rawBody),
+      nowSeconds()
+    ),
 
   parseStatusCallback: (webhook) => {
     let event: Record<string, any>
