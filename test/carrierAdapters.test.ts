@@ -7,6 +7,7 @@ import { TelnyxWebhook } from "telnyx/lib/webhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TelephonyLive } from "../layers/telephony/telephony.ts"
 import { outcomeWithVerdict } from "../src/campaign/machineVerdict.ts"
+import { vonageApiToken } from "../src/telephony/vonageJwt.ts"
 import { type CarrierAccount, type CallStatus, Telephony, type WebhookRequest } from "../services/Telephony.ts"
 import { carrierProviders, type CarrierProviderName, type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
 import type { CallScript } from "./support/loopbackCarrier.ts"
@@ -211,5 +212,59 @@ describe("the loopback carriers sign as their carriers' own libraries verify", (
       expect(check(standIn.authToken)).toBe(true)
       expect(check("another-token")).toBe(false)
     }
+  })
+})
+
+describe("the loopback carriers refuse what their carriers document as invalid", () => {
+  const post = (url: string, headers: Record<string, string>, body: unknown) =>
+    fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
+
+  it("Vonage: numbers with '+', a length_timer over 7200 and a request without the application's JWT", async () => {
+    const vonage = standIns.get("vonage")! as CarrierStandIn & { applicationId: string; privateKey: string }
+    const auth = { authorization: `Bearer ${vonageApiToken(vonage.applicationId, vonage.privateKey, Math.floor(Date.now() / 1000))}` }
+    const call = {
+      to: [{ type: "phone", number: "15550001111" }],
+      from: { type: "phone", number: "15559990000" },
+      answer_url: ["http://127.0.0.1:9/answer"],
+      event_url: ["http://127.0.0.1:9/event"]
+    }
+    expect((await post(`${vonage.url}/v1/calls`, {}, call)).status).toBe(401)
+    expect((await post(`${vonage.url}/v1/calls`, auth, { ...call, to: [{ type: "phone", number: "+15550001111" }] })).status).toBe(400)
+    const tooLong = await post(`${vonage.url}/v1/calls`, auth, { ...call, length_timer: 7201 })
+    expect(tooLong.status).toBe(400)
+    expect(await tooLong.json()).toMatchObject({ invalid_parameters: [{ name: "length_timer" }] })
+  })
+
+  it("Telnyx: a dial without a connection_id or with a number not in E.164", async () => {
+    const telnyx = standIns.get("telnyx")! as CarrierStandIn & { apiKey: string; connectionId: string }
+    const auth = { authorization: `Bearer ${telnyx.apiKey}` }
+    const dial = { connection_id: telnyx.connectionId, to: "+15550001111", from: "+15559990000" }
+    expect((await post(`${telnyx.url}/v2/calls`, {}, dial)).status).toBe(401)
+    const { connection_id: _connection, ...withoutConnection } = dial
+    const refused = await post(`${telnyx.url}/v2/calls`, auth, withoutConnection)
+    expect(refused.status).toBe(422)
+    expect(await refused.json()).toMatchObject({ errors: [{ source: { pointer: "/connection_id" } }] })
+    expect((await post(`${telnyx.url}/v2/calls`, auth, { ...dial, from: "15559990000" })).status).toBe(422)
+  })
+
+  it("Plivo: a call without answer_url, and a hang-up or record lookup by the request UUID, which names no call", async () => {
+    const standIn = standIns.get("plivo")! as CarrierStandIn & { authId: string; authToken: string }
+    const auth = { authorization: `Basic ${Buffer.from(`${standIn.authId}:${standIn.authToken}`).toString("base64")}` }
+    const base = `${standIn.url}/v1/Account/${standIn.authId}`
+    expect((await post(`${base}/Call/`, { authorization: "Basic eDp5" }, {})).status).toBe(401)
+    expect((await post(`${base}/Call/`, auth, { from: "15559990000", to: "15550001111" })).status).toBe(400)
+    scripts.set("15550001112", { outcome: "completed", ringMs: 5, talkMs: 30_000 })
+    const placed = await post(`${base}/Call/`, auth, { from: "15559990000", to: "15550001112", answer_url: `${receiver.base}/answer/plivo/x` })
+    expect(placed.status).toBe(201)
+    const { request_uuid: requestUuid, message } = await placed.json() as { request_uuid: string; message: string }
+    expect(message).toBe("call fired")
+    const call = await waitFor(() => standIn.calls().find((candidate) => candidate.placementId === requestUuid && candidate.status === "in-progress"))
+    expect(call.id).not.toBe(requestUuid)
+    expect((await fetch(`${base}/Call/${requestUuid}/`, { method: "DELETE", headers: auth })).status).toBe(404)
+    expect((await fetch(`${base}/Request/${requestUuid}/`, { method: "DELETE", headers: auth })).status).toBe(404)
+    expect((await fetch(`${base}/Call/${call.id}/`, { headers: auth })).status).toBe(404)
+    expect((await fetch(`${base}/Call/${call.id}/?status=live`, { headers: auth })).status).toBe(200)
+    expect((await fetch(`${base}/Call/${call.id}/`, { method: "DELETE", headers: auth })).status).toBe(204)
+    expect(await (await fetch(`${base}/Call/${call.id}/`, { headers: auth })).json()).toMatchObject({ call_uuid: call.id, hangup_source: "API Request" })
   })
 })
