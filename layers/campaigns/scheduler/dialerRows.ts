@@ -103,6 +103,10 @@ export const makeDialerRows = Effect.gen(function* () {
             live_call_id = COALESCE(${progress.liveCallId ?? null}, live_call_id),
             answered_by = COALESCE(${progress.answeredBy ?? null}, answered_by)
         WHERE id = ${attemptId} AND ended_at IS NULL
+          -- A repeated event writes nothing.
+          AND ((${progress.answered} AND answered_at IS NULL) OR provider_call_id IS NULL
+               OR live_call_id IS DISTINCT FROM COALESCE(${progress.liveCallId ?? null}, live_call_id)
+               OR answered_by IS DISTINCT FROM COALESCE(${progress.answeredBy ?? null}, answered_by))
         RETURNING run_id, answered_at
       )
       UPDATE runs SET state = 'running', started_at = COALESCE(started_at, ${isoOf(now)}), updated_at = ${isoOf(now)}

@@ -29,8 +29,9 @@ export const reconcileOverdue = (
       if (Option.isSome(status) && status.value.outcome !== null) {
         outcome = { outcome: status.value.outcome, duration: status.value.durationSeconds }
       } else {
-        yield* adapter.hangUp(account.value, { ...call, liveCallId: status.pipe(Option.flatMapNullable((known) => known.liveCallId), Option.getOrElse(() => call.liveCallId)) })
-          .pipe(Effect.ignore)
+        // The carrier's answer may name the live call where no callback did.
+        const liveCallId = Option.isSome(status) ? status.value.liveCallId ?? call.liveCallId : call.liveCallId
+        yield* adapter.hangUp(account.value, { ...call, liveCallId }).pipe(Effect.ignore)
       }
     }
     const applied = yield* outcomes.applyOutcome({
