@@ -1,8 +1,9 @@
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { AnsweredBy } from "../src/campaign/machineVerdict.ts"
 import type { CallOutcome } from "../src/campaign/retryPolicy.ts"
 import type { Provider } from "../src/telephony/providerConfig.ts"
 
-export type { Provider }
+export type { AnsweredBy, Provider }
 
 export const Providers: ReadonlyArray<Provider> = ["twilio", "vonage", "telnyx", "plivo"]
 
@@ -36,11 +37,28 @@ export interface WebhookRequest {
 
 /** A call's progress as a provider reports it; `outcome` is set only once the call is over. */
 export interface CallStatus {
+  /** The id the placement returned, which binds the report to the attempt that placed the call. */
   readonly providerCallId: string
   readonly outcome: CallOutcome | null
   readonly durationSeconds: number | null
   /** The far end picked up (a progress event, before any outcome). */
   readonly answered?: boolean
+  /**
+   * The carrier's id of the live call where it is not the placement's (Plivo answers a request
+   * UUID, then calls back with the call's own CallUUID): what hanging up and status lookups take.
+   */
+  readonly liveCallId?: string
+  /**
+   * Answering-machine detection's verdict. A progress event where the carrier decides while the
+   * call goes on (Vonage, Telnyx, Plivo): the call's end, reported later, says `completed`.
+   */
+  readonly answeredBy?: AnsweredBy
+}
+
+/** A placed call as the carrier knows it: the placement's id, and the live call's once a callback named it. */
+export interface PlacedCallRef {
+  readonly providerCallId: string
+  readonly liveCallId: string | null
 }
 
 export interface IncomingCall {
@@ -65,9 +83,10 @@ export class CarrierUnavailable extends Schema.TaggedError<CarrierUnavailable>()
  */
 export interface CarrierAdapter<R = never> {
   readonly placeCall: (account: CarrierAccount, call: OutboundCall) => Effect.Effect<{ readonly providerCallId: string }, CallNotPlaced, R>
-  readonly hangUp: (account: CarrierAccount, providerCallId: string) => Effect.Effect<void, CarrierUnavailable, R>
+  /** Ends the call, or cancels it before it is answered; a call already over is not an error. */
+  readonly hangUp: (account: CarrierAccount, call: PlacedCallRef) => Effect.Effect<void, CarrierUnavailable, R>
   /** Asks the provider where a call stands, for calls whose final event never arrived. */
-  readonly callStatus: (account: CarrierAccount, providerCallId: string) => Effect.Effect<CallStatus, CarrierUnavailable, R>
+  readonly callStatus: (account: CarrierAccount, call: PlacedCallRef) => Effect.Effect<CallStatus, CarrierUnavailable, R>
   readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => boolean
   readonly parseStatusCallback: (request: WebhookRequest) => Option.Option<CallStatus>
   /** An incoming call as the provider announces it (the answer webhook of a number); none when it is not one. */

@@ -5,26 +5,33 @@ import { twilioSignature } from "../src/telephony/twilioSignature.ts"
 import { newAccount } from "./support/accounts.ts"
 import { client, type Client } from "./support/client.ts"
 import { carrierTelephony, contactsCsv, eventually, numbersFrom, startedCampaign } from "./support/dialerFixtures.ts"
+import { carrierProviders, type CarrierProviderName, type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
 import { type CallScript, type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
 let server: RunningServer
 let api: Client
 let carrier: FakeTwilio
+const standIns = new Map<CarrierProviderName, CarrierStandIn>()
 
 /** Per-number scripts; a number can answer differently on each attempt. */
 const scripts = new Map<string, ReadonlyArray<CallScript>>()
 const attemptsSeen = new Map<string, number>()
 
+/** Vonage and Plivo write numbers without the "+". */
+const e164 = (number: string) => (number.startsWith("+") ? number : `+${number}`)
+
+const script = ({ to }: { readonly to: string }) => {
+  const plan = scripts.get(e164(to)) ?? [{ outcome: "completed" }]
+  const seen = attemptsSeen.get(e164(to)) ?? 0
+  attemptsSeen.set(e164(to), seen + 1)
+  return plan[Math.min(seen, plan.length - 1)]!
+}
+
 beforeAll(async () => {
-  carrier = await startFakeTwilio({
-    script: ({ to }) => {
-      const plan = scripts.get(to) ?? [{ outcome: "completed" }]
-      const seen = attemptsSeen.get(to) ?? 0
-      attemptsSeen.set(to, seen + 1)
-      return plan[Math.min(seen, plan.length - 1)]!
-    }
-  })
+  carrier = await startFakeTwilio({ script })
+  standIns.set("twilio", carrier)
+  for (const provider of carrierProviders.filter((name) => name !== "twilio")) standIns.set(provider, await startCarrierStandIn(provider, { script }))
   // Its own database: another test file's server would otherwise lease these campaigns and leave
   // them mid-call when that file ends.
   server = await startServer({
@@ -36,7 +43,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server?.close()
-  await carrier?.close()
+  for (const standIn of standIns.values()) await standIn.close()
 })
 
 const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
@@ -44,16 +51,21 @@ const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArra
 
 const campaignOf = async (id: number, token: string) => (await api.get(`/api/v1/campaign/${id}`, { token })).body
 
-const callsTo = (numbers: ReadonlyArray<string>) => carrier.calls().filter((call) => numbers.includes(call.to))
+const callsTo = (numbers: ReadonlyArray<string>, through: Pick<CarrierStandIn, "calls"> = carrier) =>
+  through.calls().filter((call) => numbers.includes(e164(call.to)))
 
-describe("a campaign dialled through the Twilio carrier", () => {
-  it("calls every contact from CSV to completed, retrying a busy line, with exact counters", async () => {
+describe.each(carrierProviders.map((provider, index) => ({ provider, index })))("a campaign dialled through $provider", ({ provider, index }) => {
+  it("calls every contact from CSV to completed, retrying a busy line, telling a machine's answer and a time limit from a failure, with exact counters", async () => {
+    const standIn = standIns.get(provider)!
     const account = await newAccount(api)
-    await carrierTelephony(api, { token: account.token }, carrier, { machineDetection: true })
-    const numbers = numbersFrom("+1415200", 6)
+    await carrierTelephony(api, { token: account.token }, standIn, { machineDetection: true })
+    const numbers = numbersFrom(`+1415${210 + index}`, 7)
     scripts.set(numbers[3]!, [{ outcome: "busy" }, { outcome: "completed" }])
-    scripts.set(numbers[4]!, [{ outcome: "voicemail" }])
+    // The machine talks on after detection has judged it: the call ends later, as completed.
+    scripts.set(numbers[4]!, [{ outcome: "voicemail", talkMs: 700 }])
     scripts.set(numbers[5]!, [{ outcome: "failed" }])
+    // Talks past the call's time limit (TALKGRAPH_MAX_CALL_SECONDS): the carrier ends it, completed.
+    scripts.set(numbers[6]!, [{ outcome: "completed", talkMs: 10_000 }])
     const id = await startedCampaign(server, api, account, contactsCsv(numbers), { rate_limit_per_second: 10 })
 
     // The busy contact is rescheduled after retry_delay_seconds (at least 30 s); bring it forward.
@@ -69,9 +81,10 @@ describe("a campaign dialled through the Twilio carrier", () => {
       const campaign = await campaignOf(id, account.token)
       return campaign.state === "completed" ? campaign : undefined
     }, 20_000, "campaign completed")
-    expect(done).toMatchObject({ processed_rows: 6, failed_rows: 2, executed_count: 7, total_queued_count: 7, total_rows: 6 })
+    expect(done).toMatchObject({ processed_rows: 7, failed_rows: 2, executed_count: 8, total_queued_count: 8, total_rows: 7 })
     expect(done.logs.at(-1)).toMatchObject({ event: "campaign_completed" })
-    expect(callsTo(numbers).map((call) => call.to).sort()).toEqual([...numbers, numbers[3]!].sort())
+    const calls = callsTo(numbers, standIn)
+    expect(calls.map((call) => e164(call.to)).sort()).toEqual([...numbers, numbers[3]!].sort())
 
     const contacts = await query<{ phone_number: string; state: string; last_outcome: string; attempt_count: number }>((sql) =>
       sql`SELECT phone_number, state, last_outcome, attempt_count FROM campaign_contacts WHERE campaign_id = ${id} ORDER BY id`
@@ -82,24 +95,36 @@ describe("a campaign dialled through the Twilio carrier", () => {
       ["completed", "completed", 1],
       ["completed", "completed", 2],
       ["failed", "voicemail", 1],
-      ["failed", "failed", 1]
+      ["failed", "failed", 1],
+      ["completed", "completed", 1]
     ])
+    // Each attempt ended when its call did, not at a progress event (a machine's verdict) before.
+    const attempts = await query<{ provider_call_id: string; ended_at: Date; end_reason: string }>((sql) =>
+      sql`SELECT provider_call_id, ended_at, end_reason FROM campaign_attempts WHERE campaign_id = ${id}`
+    )
+    for (const attempt of attempts) {
+      const call = calls.find((candidate) => candidate.placementId === attempt.provider_call_id)!
+      expect(call.endedAt).not.toBeNull()
+      expect(attempt.ended_at.getTime()).toBeGreaterThanOrEqual(call.endedAt! - 50)
+    }
+    const timeLimited = calls.find((call) => e164(call.to) === numbers[6])!
+    expect(timeLimited.endedBy).toBe("time-limit")
 
     const runs = await api.get(`/api/v1/campaign/${id}/runs`, { token: account.token })
-    expect(runs.body.total_count).toBe(7)
-    expect(runs.body.runs.every((run: { mode: string; direction: string }) => run.mode === "twilio" && run.direction === "outbound")).toBe(true)
+    expect(runs.body.total_count).toBe(8)
+    expect(runs.body.runs.every((run: { mode: string; direction: string }) => run.mode === provider && run.direction === "outbound")).toBe(true)
     const [run] = await query<{ channel: string; initial_context: Record<string, unknown> }>((sql) =>
       sql`SELECT channel, initial_context FROM runs WHERE campaign_id = ${id} ORDER BY id LIMIT 1`
     )
     expect(run).toMatchObject({ channel: "telephony", initial_context: { first_name: "Person 1", phone_number: numbers[0] } })
 
-    // The carrier fetched the answer URL and got a media stream with a signed, expiring token.
-    const answered = callsTo([numbers[0]!])[0]!
-    expect(answered.answerMarkup).toMatch(/<Stream url="ws:\/\/127\.0\.0\.1:\d+\/api\/v1\/telephony\/twilio\/media\/\d+\/\d+\.[\w-]+"\/>/)
-    expect(carrier.callbackFailures()).toEqual([])
+    // The carrier was given a media stream with a signed, expiring token (Telnyx when dialled, the others in the answer).
+    const answered = callsTo([numbers[0]!], standIn)[0]!
+    expect(answered.streamUrl).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:\\d+/api/v1/telephony/${provider}/media/\\d+/\\d+\\.[\\w-]+$`))
+    expect(standIn.callbackFailures()).toEqual([])
 
     const progress = (await api.get(`/api/v1/campaign/${id}/progress`, { token: account.token })).body
-    expect(progress).toMatchObject({ state: "completed", processed_rows: 6, live_calls: 0 })
+    expect(progress).toMatchObject({ state: "completed", processed_rows: 7, live_calls: 0 })
     expect(progress.dispatch).toMatchObject({
       live_calls: 0,
       rate_limit_per_second: 10,
@@ -111,6 +136,9 @@ describe("a campaign dialled through the Twilio carrier", () => {
     expect(progress.dispatch.rate_achieved_per_second).toBeGreaterThan(0)
   })
 
+})
+
+describe("a campaign dialled through the Twilio carrier", () => {
   it("refuses forged or altered callbacks with 403 and never applies them; a repeated callback changes nothing", async () => {
     const account = await newAccount(api)
     await carrierTelephony(api, { token: account.token }, carrier)
@@ -120,7 +148,7 @@ describe("a campaign dialled through the Twilio carrier", () => {
     const call = await eventually(async () => callsTo(numbers)[0], 10_000, "call placed")
     const [attempt] = await query<{ run_id: number }>((sql) => sql`SELECT run_id FROM campaign_attempts WHERE campaign_id = ${id}`)
     const url = `${server.url}/api/v1/telephony/twilio/status/${attempt!.run_id}`
-    const params = { AccountSid: carrier.accountSid, CallSid: call.sid, CallStatus: "completed", CallDuration: "5" }
+    const params = { AccountSid: carrier.accountSid, CallSid: call.id, CallStatus: "completed", CallDuration: "5" }
     const post = (signature: string, body = params, target = url) =>
       fetch(target, {
         method: "POST",
@@ -146,7 +174,7 @@ describe("a campaign dialled through the Twilio carrier", () => {
     const [stillLive] = await query<{ ended_at: Date | null; answered_at: Date | null; provider_call_id: string }>((sql) =>
       sql`SELECT ended_at, answered_at, provider_call_id FROM campaign_attempts WHERE campaign_id = ${id}`
     )
-    expect(stillLive).toEqual({ ended_at: null, answered_at: null, provider_call_id: call.sid })
+    expect(stillLive).toEqual({ ended_at: null, answered_at: null, provider_call_id: call.id })
     expect((await campaignOf(id, account.token)).processed_rows).toBe(0)
 
     const genuine = twilioSignature(carrier.authToken, url, params)
@@ -196,8 +224,8 @@ describe("a campaign dialled through the Twilio carrier", () => {
           FROM campaign_attempts a JOIN campaign_contacts c ON c.id = a.contact_id WHERE a.campaign_id = ${id} ORDER BY c.phone_number`
     )
     expect(attempts).toEqual([
-      { phone_number: answered, end_reason: "telephony_completed", provider_call_id: callsTo([answered])[0]!.sid, answered: true },
-      { phone_number: failed, end_reason: "telephony_failed", provider_call_id: failedCall.sid, answered: false }
+      { phone_number: answered, end_reason: "telephony_completed", provider_call_id: callsTo([answered])[0]!.id, answered: true },
+      { phone_number: failed, end_reason: "telephony_failed", provider_call_id: failedCall.id, answered: false }
     ].sort((a, b) => a.phone_number.localeCompare(b.phone_number)))
     expect(carrier.callbackFailures()).toEqual([])
   })
@@ -222,11 +250,11 @@ describe("a campaign dialled through the Twilio carrier", () => {
     const url = `${server.url}/api/v1/telephony/twilio/status/${attempt!.run_id}`
     await eventually(async () => {
       const [row] = await query<{ provider_call_id: string | null }>((sql) =>
-        sql`SELECT provider_call_id FROM campaign_attempts WHERE provider_call_id = ${other.sid}`
+        sql`SELECT provider_call_id FROM campaign_attempts WHERE provider_call_id = ${other.id}`
       )
       return row !== undefined
     }, 10_000, "the other call recorded")
-    const foreign = { AccountSid: carrier.accountSid, CallSid: other.sid, CallStatus: "completed", CallDuration: "3" }
+    const foreign = { AccountSid: carrier.accountSid, CallSid: other.id, CallStatus: "completed", CallDuration: "3" }
     const refused = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": twilioSignature(carrier.authToken, url, foreign) },
@@ -240,8 +268,8 @@ describe("a campaign dialled through the Twilio carrier", () => {
       )
       return rows[0]?.provider_call_id ? rows : undefined
     }, 10_000, "placement recorded")
-    expect(after!.provider_call_id).toBe(waiting.sid)
-    for (const call of [other, waiting]) carrier.endCall(call.sid)
+    expect(after!.provider_call_id).toBe(waiting.id)
+    for (const call of [other, waiting]) carrier.endCall(call.id)
   })
 
   it("never has more live calls than max_concurrency, and keeps to the rate in every one-second window", async () => {
@@ -293,10 +321,14 @@ describe("a campaign dialled through the Twilio carrier", () => {
     expect(progress).toMatchObject({ cancelled: 10 - atCancel, pending: 0, dialing: 0, live_calls: 0 })
   })
 
-  it("reconciles a call whose final event never arrives once its deadline passes, freeing its slot", async () => {
+})
+
+describe.each(carrierProviders.map((provider, index) => ({ provider, index })))("a lost call through $provider", ({ provider, index }) => {
+  it("is reconciled once its deadline passes: the carrier is asked about it and it is hung up, freeing its slot", async () => {
+    const standIn = standIns.get(provider)!
     const account = await newAccount(api)
-    await carrierTelephony(api, { token: account.token }, carrier)
-    const numbers = numbersFrom("+1415204", 2)
+    await carrierTelephony(api, { token: account.token }, standIn)
+    const numbers = numbersFrom(`+1415${220 + index}`, 2)
     scripts.set(numbers[0]!, [{ outcome: "silent" }])
     const id = await startedCampaign(server, api, account, contactsCsv(numbers), { max_concurrency: 1 })
     const campaign = await eventually(async () => {
@@ -304,8 +336,9 @@ describe("a campaign dialled through the Twilio carrier", () => {
       return current.state === "completed" ? current : undefined
     }, 20_000, "completed")
     expect(campaign).toMatchObject({ processed_rows: 2, failed_rows: 1, executed_count: 2 })
-    const silent = callsTo([numbers[0]!])[0]!
+    const silent = callsTo([numbers[0]!], standIn)[0]!
     expect(silent.hungUpByApi).toBe(true)
+    expect(silent.status).toBe("canceled")
     const [attempt] = await query<{ outcome: string; end_reason: string }>((sql) =>
       sql`SELECT a.outcome, a.end_reason FROM campaign_attempts a JOIN campaign_contacts c ON c.id = a.contact_id
           WHERE a.campaign_id = ${id} AND c.phone_number = ${numbers[0]!}`

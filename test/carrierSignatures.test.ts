@@ -1,5 +1,6 @@
 import { Option } from "effect"
 import * as crypto from "node:crypto"
+import plivo from "plivo"
 import { describe, expect, it } from "vitest"
 import { plivoAdapter } from "../layers/telephony/carriers/plivo.ts"
 import { telnyxAdapter } from "../layers/telephony/carriers/telnyx.ts"
@@ -73,19 +74,41 @@ describe("carrier webhook signatures", () => {
     expect(verify({ iat: now() - 10, exp: now() - 1, jti: "j6", payload_hash: hash })).toBe(false)
   })
 
+  it("Vonage: accepts a signed GET answer webhook, whose payload hash is of its query fields as compact JSON, and refuses an altered query", () => {
+    const fields = { to: "447700900000", from: "447700900001", uuid: "call-1", conversation_uuid: "CON-1" }
+    const hash = crypto.createHash("sha256").update(JSON.stringify(fields)).digest("hex")
+    const signingInput = `${Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url")}.${
+      Buffer.from(JSON.stringify({ iat: now(), jti: "g1", payload_hash: hash })).toString("base64url")
+    }`
+    const authorization = `Bearer ${signingInput}.${crypto.createHmac("sha256", "shh").update(signingInput).digest("base64url")}`
+    const vonage = account("vonage", { application_id: "a", private_key: "p", signature_secret: "shh" })
+    const answer = (query: Record<string, string>) => ({
+      url: `https://talkgraph.test/api/v1/telephony/vonage/inbound/3?${new URLSearchParams(query)}`,
+      headers: { authorization },
+      rawBody: ""
+    })
+    expect(vonageAdapter.verifyWebhook(vonage, answer(fields))).toBe(true)
+    expect(vonageAdapter.verifyWebhook(vonage, answer({ ...fields, from: "447700900002" }))).toBe(false)
+    expect(Option.getOrThrow(vonageAdapter.parseIncomingCall(answer(fields)))).toEqual({ providerCallId: "call-1", from: "447700900001", to: "447700900000" })
+  })
+
   it("Plivo: builds the V3 signing string as the SDK does and checks the HMAC with its nonce", () => {
     const form = new URLSearchParams({ CallUUID: "c-1", RequestUUID: "r-1", CallStatus: "busy" })
     const url = "https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1"
-    expect(plivoSigningString(url, form)).toBe("https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1.CallStatus=busyCallUUID=c-1RequestUUID=r-1")
-    const plivo = account("plivo", { auth_id: "MA1", auth_token: "token" })
+    // Each field's name and value with nothing between them: the SDK's get_sorted_params_string.
+    expect(plivoSigningString(url, form)).toBe("https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1.CallStatusbusyCallUUIDc-1RequestUUIDr-1")
+    for (const target of [url, "https://talkgraph.test/api/v1/telephony/plivo/status/7"]) {
+      expect(plivo.validateV3Signature("POST", target, "n0nce", "token", plivoSignature("token", target, form, "n0nce"), Object.fromEntries(form))).toBe(true)
+    }
+    const plivoAccount = account("plivo", { auth_id: "MA1", auth_token: "token" })
     const request = (token: string, nonce = "n0nce") => ({
       url,
       headers: { "x-plivo-signature-v3": `other,${plivoSignature(token, url, form, nonce)}`, "x-plivo-signature-v3-nonce": nonce },
       rawBody: form.toString()
     })
-    expect(plivoAdapter.verifyWebhook(plivo, request("token"))).toBe(true)
-    expect(plivoAdapter.verifyWebhook(plivo, request("wrong"))).toBe(false)
-    expect(plivoAdapter.verifyWebhook(plivo, { ...request("token"), rawBody: form.toString().replace("busy", "completed") })).toBe(false)
+    expect(plivoAdapter.verifyWebhook(plivoAccount, request("token"))).toBe(true)
+    expect(plivoAdapter.verifyWebhook(plivoAccount, request("wrong"))).toBe(false)
+    expect(plivoAdapter.verifyWebhook(plivoAccount, { ...request("token"), rawBody: form.toString().replace("busy", "completed") })).toBe(false)
     expect(Option.getOrThrow(plivoAdapter.parseStatusCallback(request("token")))).toMatchObject({ providerCallId: "r-1", outcome: "busy" })
     // As Plivo documents its answer and hangup requests for an API call: the placement's request_uuid as ALegRequestUUID.
     const documented = new URLSearchParams({ CallUUID: "c-2", ALegUUID: "c-2", ALegRequestUUID: "r-2", CallStatus: "completed", Direction: "outbound" })

@@ -45,7 +45,7 @@ describe("the outbound client", () => {
     Effect.gen(function* () {
       reached = 0
       for (const base of [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::ffff:127.0.0.1]:${port}`]) {
-        const failure = yield* twilioAdapter.callStatus(account(base), "CA1").pipe(Effect.flip)
+        const failure = yield* twilioAdapter.callStatus(account(base), { providerCallId: "CA1", liveCallId: null }).pipe(Effect.flip)
         expect(failure.message, base).toMatch(/TALKGRAPH_OUTBOUND_ALLOW does not allow for carrier endpoints/)
       }
       const outbound = yield* OutboundHttp
@@ -82,7 +82,7 @@ describe("the outbound client", () => {
         response.end()
       })
       yield* Effect.promise(() => new Promise<void>((resolve) => redirector.listen(0, "127.0.0.2", resolve)))
-      const status = yield* twilioAdapter.callStatus(account(`http://127.0.0.2:${(redirector.address() as AddressInfo).port}`), "CA1").pipe(
+      const status = yield* twilioAdapter.callStatus(account(`http://127.0.0.2:${(redirector.address() as AddressInfo).port}`), { providerCallId: "CA1", liveCallId: null }).pipe(
         Effect.flip,
         Effect.ensuring(Effect.sync(() => redirector.close()))
       )

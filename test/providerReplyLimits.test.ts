@@ -75,7 +75,7 @@ describe("replies read from providers are bounded", () => {
         credentials: { account_sid: "AC1", auth_token: "token-123456789" },
         machineDetection: false
       }
-      const failure = yield* twilioAdapter.callStatus(account, "CA1").pipe(Effect.flip, Effect.provide(LoopbackOutbound))
+      const failure = yield* twilioAdapter.callStatus(account, { providerCallId: "CA1", liveCallId: null }).pipe(Effect.flip, Effect.provide(LoopbackOutbound))
       expect(failure).toMatchObject({ _tag: "CarrierUnavailable" })
       yield* expectCutOffNear(carrier, 0)
     }))

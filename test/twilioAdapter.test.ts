@@ -108,12 +108,13 @@ describe("Twilio adapter", () => {
 
   it("reads a silent call's status from the API, and hangs it up", async () => {
     const { providerCallId } = await place("+15550000004")
-    const before = await run(twilioAdapter.callStatus(account, providerCallId))
+    const call = { providerCallId, liveCallId: null }
+    const before = await run(twilioAdapter.callStatus(account, call))
     expect(before).toEqual({ providerCallId, outcome: null, durationSeconds: null })
-    await run(twilioAdapter.hangUp(account, providerCallId))
-    const after = await run(twilioAdapter.callStatus(account, providerCallId))
+    await run(twilioAdapter.hangUp(account, call))
+    const after = await run(twilioAdapter.callStatus(account, call))
     expect(after.outcome).toBe("canceled")
-    await run(twilioAdapter.hangUp(account, "CA0000000000000000000000000000dead"))
+    await run(twilioAdapter.hangUp(account, { providerCallId: "CA0000000000000000000000000000dead", liveCallId: null }))
   })
 
   it("tells a refused call (permanent) from an unreachable carrier (transient)", async () => {

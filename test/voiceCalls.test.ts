@@ -15,6 +15,7 @@ import type { CalleeScript } from "./support/calleeScript.ts"
 import { CalleeRefused, connectCallee } from "./support/fakeCallee.ts"
 import { type FakeDeepgram, type ScriptLine, startFakeDeepgram } from "./support/fakeDeepgram.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
+import { carrierProviders, type CarrierProviderName, type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
 import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
@@ -24,12 +25,15 @@ import { useVoiceModels, voiceDefinition } from "./support/voiceFixtures.ts"
 let server: RunningServer
 let api: Client
 let carrier: FakeTwilio
+const standIns = new Map<CarrierProviderName, CarrierStandIn>()
 let deepgram: FakeDeepgram
 let speech: FakeSpeechApis
 let llm: ScriptedLlm
 
 beforeAll(async () => {
   ;[carrier, deepgram, speech, llm] = await Promise.all([startFakeTwilio(), startFakeDeepgram(), startFakeSpeechApis(), startScriptedLlm({ sameAnswerWithinMs: 2000 })])
+  standIns.set("twilio", carrier)
+  for (const provider of carrierProviders.filter((name) => name !== "twilio")) standIns.set(provider, await startCarrierStandIn(provider))
   // Its own database: this server dials the campaigns it sees.
   server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200", ...(process.env.TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.TEST_LOG_LEVEL } : {}) }, { ownDatabase: true })
   api = client(server.url)
@@ -38,7 +42,7 @@ beforeAll(async () => {
 beforeEach(() => llm.reset())
 afterAll(async () => {
   await server?.close()
-  await Promise.all([carrier?.close(), deepgram?.close(), speech?.close(), llm?.close()])
+  await Promise.all([...[...standIns.values()].map((standIn) => standIn.close()), deepgram?.close(), speech?.close(), llm?.close()])
 })
 
 const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
@@ -50,8 +54,8 @@ const voiceAccount = async () => {
   return account
 }
 
-const campaignCall = async (account: TestAccount, to: string, definition = voiceDefinition()) => {
-  await carrierTelephony(api, { token: account.token }, carrier)
+const campaignCall = async (account: TestAccount, to: string, definition = voiceDefinition(), through: CarrierStandIn = carrier) => {
+  await carrierTelephony(api, { token: account.token }, through)
   const workflowId = await createWorkflow(api, server, account, definition)
   const sourceId = await uploadCsv(api, { token: account.token }, `phone_number,first_name\n${to},Dana\n`)
   const created = await api.post("/api/v1/campaign/create", { name: "Voice", workflow_id: workflowId, source_type: "csv", source_id: sourceId }, { token: account.token })
@@ -93,11 +97,14 @@ const endedRun = (runId: number, timeoutMs = 60_000) =>
     return run?.ended_at && run.busy_token === null ? run : undefined
   }, timeoutMs, `run ${runId} ended`)
 
-describe("a campaign call spoken end to end over Twilio Media Streams", () => {
-  it("greets, listens, answers each turn, says goodbye and hangs up, storing transcript, recording, usage and latency", async () => {
+describe.each(carrierProviders.map((provider, index) => ({ provider, index })))("a campaign call spoken end to end over $provider", ({ provider, index }) => {
+  it("greets, listens, answers each turn, says goodbye and hangs up at the carrier, storing transcript, recording, usage and latency", async () => {
+    const standIn = standIns.get(provider)!
     const account = await voiceAccount()
-    const to = "+14155550101"
-    carrier.calleeScript(to, [
+    const speechBefore = speech.requests.length
+    const to = `+1415555010${index + 1}`
+    // Vonage and Plivo write numbers without the "+".
+    standIn.calleeScript(provider === "vonage" || provider === "plivo" ? to.slice(1) : to, [
       { waitForAgent: { quietMs: 700 } },
       { say: "Yes, tell me more." },
       { waitForAgent: { quietMs: 700 } },
@@ -112,7 +119,7 @@ describe("a campaign call spoken end to end over Twilio Media Streams", () => {
       reply.json({ budget: 500 }),
       reply.content("Thank you, Dana. Goodbye!")
     )
-    const call = await campaignCall(account, to)
+    const call = await campaignCall(account, to, voiceDefinition(), standIn)
     deepgram.script(call.tag, ["Yes, tell me more.", "About five hundred dollars."])
 
     const run = await endedRun(call.runId)
@@ -133,24 +140,29 @@ describe("a campaign call spoken end to end over Twilio Media Streams", () => {
     expect(run.latency_p90_ms).toBeGreaterThanOrEqual(run.latency_p50_ms!)
     expect(run.stt_seconds).toBeGreaterThan(2)
     const spoken = ["Hi Dana, this is Acme calling about solar panels.", "Great!", "What budget do you have in mind?", "Thank you, Dana.", "Goodbye!"]
-    expect(run.tts_characters).toBe(speech.requests.filter((request) => request.api === "elevenlabs" && spoken.includes(request.text)).reduce((sum, request) => sum + request.text.length, 0))
+    expect(run.tts_characters).toBe(speech.requests.slice(speechBefore).filter((request) => request.api === "elevenlabs" && spoken.includes(request.text)).reduce((sum, request) => sum + request.text.length, 0))
     expect(run.prompt_tokens).toBeGreaterThan(0)
 
     // The recording holds both parties, as long as the call.
     const layout = readWavLayout(await stored(run.recording_key!))
-    expect(layout).toMatchObject({ channels: 2, sampleRate: 8000 })
-    expect(layout.frames / 8000).toBeGreaterThan(4)
+    const rate = provider === "vonage" ? 16000 : 8000
+    expect(layout).toMatchObject({ channels: 2, sampleRate: rate })
+    expect(layout.frames / rate).toBeGreaterThan(4)
 
-    // The agent ended the call at the carrier; its completed callback finished the campaign contact.
-    const report = (await carrier.calls().find((candidate) => candidate.to === to)!.calleeDone)!
+    // The agent ended the call at the carrier, over its REST API; the carrier's completed
+    // callback then finished the campaign contact.
+    const placed = standIn.calls().find((candidate) => candidate.to.endsWith(to.slice(1)))!
+    const report = (await placed.calleeDone)!
     expect(report.agentBursts.length).toBeGreaterThanOrEqual(3)
-    expect(report.endedBy).not.toBe("callee")
+    expect(placed.hungUpByApi).toBe(true)
+    expect(report.endedBy).toBe("carrier")
     await eventually(async () => {
       const [contact] = await query<{ state: string }>((sql) => sql`SELECT state FROM campaign_contacts WHERE campaign_id = ${call.campaignId}`)
       return contact?.state === "completed"
     }, 10_000, "contact completed")
     const conversation = await api.get(`/api/v2/conversations/${call.runId}`, { apiKey: await newApiKey(api, account) })
     expect(conversation.body.data.latency).toEqual({ p50_ms: run.latency_p50_ms, p90_ms: run.latency_p90_ms })
+    expect(standIn.callbackFailures()).toEqual([])
   }, 90_000)
 })
 

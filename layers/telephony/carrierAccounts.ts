@@ -13,7 +13,7 @@ export const carrierAccount = (outbound: OutboundTelephony): CarrierAccount => {
     provider: outbound.config.provider,
     apiBaseUrl: outbound.api_base_url,
     credentials,
-    machineDetection: outbound.config.provider === "twilio" && outbound.config.amd_enabled === true
+    machineDetection: outbound.config.amd_enabled === true
   }
 }
 

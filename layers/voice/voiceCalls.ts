@@ -84,13 +84,17 @@ export const VoiceCallsLive = Layer.scoped(
         Effect.option
       )
 
+    /**
+     * `callId` is the call the media stream named when it started: the live call's own id for every
+     * carrier that sends one (a placed Plivo call answered its placement with another id).
+     */
     const hangUpAtCarrier = (run: MediaRun, callId: string | null) =>
       Effect.gen(function* () {
         const providerCallId = run.provider_call_id ?? callId
         if (run.channel !== "telephony" || run.telephony_configuration_id === null || providerCallId === null) return
         const account = yield* accounts.forConfiguration(run.organization_id, run.telephony_configuration_id)
         if (Option.isNone(account)) return
-        yield* telephony.adapter(account.value.provider).hangUp(account.value, providerCallId)
+        yield* telephony.adapter(account.value.provider).hangUp(account.value, { providerCallId, liveCallId: run.live_call_id ?? callId })
       }).pipe(Effect.catchAll((error) => Effect.logWarning("Could not hang up a call at the carrier", { run_id: run.id, error: error.message })))
 
     /** The call on its socket, from the first frame to the stored run. */

@@ -17,6 +17,8 @@ export interface MediaRun {
   readonly conversation: StoredConversation | null
   /** The carrier's call id and configuration: from the campaign attempt, or the inbound run itself. */
   readonly provider_call_id: string | null
+  /** The live call's own id where the carrier has one apart (Plivo's CallUUID); an inbound run's call is live by its id. */
+  readonly live_call_id: string | null
   readonly telephony_configuration_id: number | null
   readonly held: boolean
   readonly workflow_definition: unknown
@@ -57,6 +59,7 @@ export const makeVoiceRuns = Effect.gen(function* () {
       SELECT r.id, r.organization_id, r.workflow_id, r.definition_id, r.channel, r.mode, r.state, r.ended_at,
              r.initial_context, r.conversation,
              COALESCE(a.provider_call_id, r.provider_call_id) AS provider_call_id,
+             CASE WHEN a.id IS NULL THEN r.provider_call_id ELSE a.live_call_id END AS live_call_id,
              COALESCE(a.telephony_configuration_id, r.telephony_configuration_id) AS telephony_configuration_id,
              (r.busy_until IS NOT NULL AND r.busy_until > now()) AS held,
              d.workflow_definition, d.template_context_variables, d.workflow_configurations,

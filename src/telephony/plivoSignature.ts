@@ -3,14 +3,15 @@ import * as crypto from "node:crypto"
 /**
  * Plivo's V3 webhook signature: base64(HMAC-SHA256(auth token, signing string + "." + nonce)).
  * For a POST the signing string is the URL without its query, then "?" and the sorted query
- * (`k=v&…`), a "." when both are present, then the sorted form fields as `k=v` with no separator
- * (as the plivo SDK's `validateV3Signature` builds it).
+ * (`k=v&…`), a "." when both are present, then the sorted form fields, each name followed by its
+ * value with nothing between them or between fields (`kv…`), as the plivo SDK's
+ * `validateV3Signature` builds it (`get_sorted_params_string`).
  */
 const sortedQuery = (params: URLSearchParams) =>
   [...new Set(params.keys())].sort().flatMap((key) => params.getAll(key).sort().map((value) => `${key}=${value}`)).join("&")
 
 const sortedFields = (params: URLSearchParams) =>
-  [...new Set(params.keys())].sort().flatMap((key) => params.getAll(key).sort().map((value) => `${key}=${value}`)).join("")
+  [...new Set(params.keys())].sort().flatMap((key) => params.getAll(key).sort().map((value) => `${key}${value}`)).join("")
 
 export const plivoSigningString = (url: string, form: URLSearchParams) => {
   const parsed = new URL(url)

@@ -22,13 +22,13 @@ const BaseUrl = Schema.String.pipe(
   })
 )
 
-const common = { api_base_url: Schema.optional(Schema.NullOr(BaseUrl)) }
+/** Every carrier offers answering-machine detection; campaigns tell voicemail from a conversation by it. */
+const common = { api_base_url: Schema.optional(Schema.NullOr(BaseUrl)), amd_enabled: Schema.optional(Schema.Boolean) }
 
 export const TwilioConfig = Schema.Struct({
   provider: Schema.Literal("twilio"),
   account_sid: Required("account_sid"),
   auth_token: Required("auth_token"),
-  amd_enabled: Schema.optional(Schema.Boolean),
   ...common
 })
 

@@ -41,10 +41,21 @@ const isFresh = (claims: Record<string, unknown>, nowSeconds: number) =>
   typeof claims.iat === "number" && Number.isFinite(claims.iat) && Math.abs(nowSeconds - claims.iat) <= MAX_AGE_SECONDS &&
   (claims.exp === undefined || (typeof claims.exp === "number" && claims.exp >= nowSeconds))
 
+/**
+ * What Vonage hashes into `payload_hash`: a POST's body; for a GET (an answer webhook's default
+ * method), its query fields as compact JSON, in their order (developer.vonage.com, "Decoding
+ * signed webhooks").
+ */
+export const vonageSignedPayload = (url: string, rawBody: string) => {
+  if (rawBody !== "") return rawBody
+  const query = new URL(url).searchParams
+  return [...query.keys()].length === 0 ? "" : JSON.stringify(Object.fromEntries(query))
+}
+
 export const isValidVonageWebhook = (
   signatureSecret: string | undefined,
   authorization: string | undefined,
-  rawBody: string,
+  signedPayload: string,
   nowSeconds: number
 ) => {
   if (!signatureSecret || !authorization?.startsWith("Bearer ")) return false
@@ -58,8 +69,8 @@ export const isValidVonageWebhook = (
     if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return false
     const payload = JSON.parse(Buffer.from(claims, "base64url").toString("utf8"))
     if (typeof payload !== "object" || payload === null || !isFresh(payload, nowSeconds)) return false
-    const bodyHash = crypto.createHash("sha256").update(rawBody).digest("hex")
-    return payload.payload_hash === undefined ? rawBody === "" : payload.payload_hash === bodyHash
+    const bodyHash = crypto.createHash("sha256").update(signedPayload).digest("hex")
+    return payload.payload_hash === undefined ? signedPayload === "" : payload.payload_hash === bodyHash
   } catch {
     return false
   }

@@ -1,26 +1,21 @@
+import type { CarrierStandIn } from "./carrierStandIns.ts"
 import type { Client, Credentials } from "./client.ts"
 import type { RunningServer } from "./server.ts"
 import { uploadCsv } from "./uploads.ts"
 import { ensureVoiceModels } from "./voiceFixtures.ts"
 import { insertWorkflow } from "./workflowRows.ts"
 
-/** A Twilio configuration pointed at a loopback carrier, with one caller number. */
+/** A telephony configuration pointed at a loopback carrier (any of the four), with one caller number. */
 export const carrierTelephony = async (
   api: Client,
   credentials: Credentials,
-  carrier: { readonly url: string; readonly accountSid: string; readonly authToken: string },
+  carrier: Pick<CarrierStandIn, "telephonyConfig">,
   options: { readonly machineDetection?: boolean } = {}
 ) => {
   const created = await api.post("/api/v1/organizations/telephony-configs", {
     name: `Loopback ${Math.random().toString(36).slice(2, 8)}`,
     is_default_outbound: true,
-    config: {
-      provider: "twilio",
-      account_sid: carrier.accountSid,
-      auth_token: carrier.authToken,
-      amd_enabled: options.machineDetection ?? false,
-      api_base_url: carrier.url
-    }
+    config: carrier.telephonyConfig({ machineDetection: options.machineDetection ?? false })
   }, credentials)
   if (created.status !== 200) throw new Error(`telephony config failed: ${created.status} ${JSON.stringify(created.body)}`)
   const number = await api.post(`/api/v1/organizations/telephony-configs/${created.body.id}/phone-numbers`, {

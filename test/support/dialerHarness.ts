@@ -106,8 +106,8 @@ export const makeTestCarrier = () => {
         placed.push({ runId: Number(call.statusCallbackUrl.split("/").pop()), to: call.to, at, providerCallId })
         return { providerCallId }
       }),
-    hangUp: (_account, providerCallId) => Effect.sync(() => void hungUp.push(providerCallId)),
-    callStatus: (_account, providerCallId) =>
+    hangUp: (_account, { providerCallId }) => Effect.sync(() => void hungUp.push(providerCallId)),
+    callStatus: (_account, { providerCallId }) =>
       Effect.succeed(statuses.get(providerCallId) ?? { providerCallId, outcome: null, durationSeconds: null }),
     verifyWebhook: () => true,
     parseStatusCallback: () => Option.none(),

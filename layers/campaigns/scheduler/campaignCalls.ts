@@ -71,16 +71,19 @@ export const CampaignCallsLive = Layer.effect(
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const status = adapter.parseStatusCallback(request)
         if (Option.isNone(status)) return "ignored" as const
-        const { outcome, providerCallId, durationSeconds, answered } = yield* ofPlacedCall(provider, runId, status)
+        const { outcome, providerCallId, durationSeconds, answered, liveCallId, answeredBy } = yield* ofPlacedCall(provider, runId, status)
         const now = yield* Clock.currentTimeMillis
-        // Queued or ringing adds nothing more.
+        // Queued or ringing adds nothing more; the answer, the live call's id and detection's verdict are kept.
         if (outcome === null) {
-          if (answered) yield* rows.recordAnswered(attempt.id, providerCallId, now)
+          if (answered || liveCallId !== undefined || answeredBy !== undefined) {
+            yield* rows.recordProgress(attempt.id, providerCallId, { answered: answered === true, liveCallId, answeredBy }, now)
+          }
           return "ignored" as const
         }
         const applied = yield* outcomes.applyOutcome({
           attemptId: attempt.id,
           outcome,
+          answeredBy: answeredBy ?? null,
           endReason: `telephony_${outcome}`,
           durationSeconds,
           providerCallId,
@@ -100,8 +103,8 @@ export const CampaignCallsLive = Layer.effect(
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const now = yield* Clock.currentTimeMillis
         // The answer request names its call like any callback; one that names none connects nothing.
-        const { providerCallId } = yield* ofPlacedCall(provider, runId, adapter.parseStatusCallback(request))
-        yield* rows.recordAnswered(attempt.id, providerCallId, now)
+        const { providerCallId, liveCallId, answeredBy } = yield* ofPlacedCall(provider, runId, adapter.parseStatusCallback(request))
+        yield* rows.recordProgress(attempt.id, providerCallId, { answered: true, liveCallId, answeredBy }, now)
         const expires = Math.floor(now / 1000) + settings.mediaTokenSeconds
         const token = mediaToken(secrets.sign, runId, expires)
         return adapter.answerMarkup(mediaStreamUrl(publicUrl, provider, runId, token))

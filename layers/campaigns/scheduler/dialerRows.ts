@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../../../src/campaign/campaignSettings.ts"
 import type { CampaignState } from "../../../src/campaign/campaignState.ts"
+import type { AnsweredBy } from "../../../src/campaign/machineVerdict.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
 /** What an actor reads once when it starts: settings change only while a campaign is paused. */
@@ -20,6 +21,13 @@ export interface ActorCampaign {
   readonly breaker_reset_at: Date | null
   /** Moves on every lifecycle change and settings edit: an actor that sees it move starts afresh. */
   readonly updated_at: Date
+}
+
+/** What a carrier's event said about a call that goes on. */
+export interface CallProgress {
+  readonly answered: boolean
+  readonly liveCallId?: string | undefined
+  readonly answeredBy?: AnsweredBy | undefined
 }
 
 /** The line a campaign dials from and the workflow version its runs record. */
@@ -82,22 +90,30 @@ export const makeDialerRows = Effect.gen(function* () {
       WHERE a.provider_call_id IS NOT NULL AND a.provider_call_id <> p.provider_call_id`
 
   /**
-   * A carrier event that is not the end: the call was answered (only the first one counts). One
-   * statement, attempt before run, so it is atomic without a transaction of its own.
+   * A carrier event that is not the end: the live call's id, detection's verdict, the answer (only
+   * the first one counts). One statement, attempt before run, so it is atomic without a
+   * transaction of its own.
    */
-  const recordAnswered = (attemptId: number, providerCallId: string, now: number) =>
+  const recordProgress = (attemptId: number, providerCallId: string, progress: CallProgress, now: number) =>
     retryOnDeadlock(sql`
-      WITH answered AS (
+      WITH progressed AS (
         UPDATE campaign_attempts
-        SET answered_at = COALESCE(answered_at, ${isoOf(now)}), provider_call_id = COALESCE(provider_call_id, ${providerCallId})
-        WHERE id = ${attemptId} AND ended_at IS NULL AND (answered_at IS NULL OR provider_call_id IS NULL)
-        RETURNING run_id
+        SET answered_at = ${progress.answered ? sql`COALESCE(answered_at, ${isoOf(now)})` : sql`answered_at`},
+            provider_call_id = COALESCE(provider_call_id, ${providerCallId}),
+            live_call_id = COALESCE(${progress.liveCallId ?? null}, live_call_id),
+            answered_by = COALESCE(${progress.answeredBy ?? null}, answered_by)
+        WHERE id = ${attemptId} AND ended_at IS NULL
+          -- A repeated event writes nothing.
+          AND ((${progress.answered} AND answered_at IS NULL) OR provider_call_id IS NULL
+               OR live_call_id IS DISTINCT FROM COALESCE(${progress.liveCallId ?? null}, live_call_id)
+               OR answered_by IS DISTINCT FROM COALESCE(${progress.answeredBy ?? null}, answered_by))
+        RETURNING run_id, answered_at
       )
       UPDATE runs SET state = 'running', started_at = COALESCE(started_at, ${isoOf(now)}), updated_at = ${isoOf(now)}
-      FROM answered
-      WHERE runs.id = answered.run_id AND runs.state = 'initialized'`).pipe(Effect.asVoid)
+      FROM progressed
+      WHERE runs.id = progressed.run_id AND progressed.answered_at IS NOT NULL AND runs.state = 'initialized'`).pipe(Effect.asVoid)
 
-  return { loadCampaign, dialPlanDefinition, recentDispatches, recordPlaced, recordAnswered }
+  return { loadCampaign, dialPlanDefinition, recentDispatches, recordPlaced, recordProgress }
 })
 
 export type DialerRows = Effect.Effect.Success<typeof makeDialerRows>

@@ -2,12 +2,16 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { logEntry } from "../../../src/campaign/campaignLog.ts"
 import type { RetryConfig } from "../../../src/campaign/campaignSettings.ts"
+import { type AnsweredBy, outcomeWithVerdict } from "../../../src/campaign/machineVerdict.ts"
 import { afterOutcome, type CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
 export interface OutcomeInput {
   readonly attemptId: number
+  /** As the final event reported it; a completed call a machine answered becomes voicemail here. */
   readonly outcome: CallOutcome
+  /** Detection's verdict when the final event carries it (Twilio); otherwise the one recorded mid-call counts. */
+  readonly answeredBy?: AnsweredBy | null
   /** Why the attempt ended, for reports: `telephony_busy`, `not_placed`, `deadline_exceeded`, … */
   readonly endReason: string
   readonly durationSeconds: number | null
@@ -31,6 +35,7 @@ interface EndingAttempt {
   readonly ended: boolean
   readonly state: string
   readonly retry_config: RetryConfig
+  readonly answered_by: AnsweredBy | null
 }
 
 export interface OverdueAttempt {
@@ -39,6 +44,7 @@ export interface OverdueAttempt {
   readonly campaign_id: number
   readonly provider: string | null
   readonly provider_call_id: string | null
+  readonly live_call_id: string | null
   readonly telephony_configuration_id: number | null
 }
 
@@ -62,10 +68,13 @@ export const makeOutcomeRows = Effect.gen(function* () {
   const applyOutcome = (input: OutcomeInput) =>
     Effect.flatMap(
       sql<EndingAttempt>`
-        SELECT a.campaign_id, a.contact_id, a.attempt_number, a.ended_at IS NOT NULL AS ended, c.state, c.retry_config
+        SELECT a.campaign_id, a.contact_id, a.attempt_number, a.ended_at IS NOT NULL AS ended, c.state, c.retry_config, a.answered_by
         FROM campaign_attempts a JOIN campaigns c ON c.id = a.campaign_id
         WHERE a.id = ${input.attemptId}`,
-      ([attempt]) => (attempt ? endAttempt(attempt, input) : Effect.succeed(undefined))
+      ([attempt]) =>
+        attempt
+          ? endAttempt(attempt, { ...input, outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by) })
+          : Effect.succeed(undefined)
     )
 
   const endAttempt = (attempt: EndingAttempt, input: OutcomeInput) =>
@@ -128,7 +137,7 @@ export const makeOutcomeRows = Effect.gen(function* () {
         ORDER BY deadline_at LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       )
-      RETURNING id, organization_id, campaign_id, provider, provider_call_id, telephony_configuration_id`
+      RETURNING id, organization_id, campaign_id, provider, provider_call_id, live_call_id, telephony_configuration_id`
 
   /** Outcomes the breaker sees: attempts made since its last trip that ended inside the window. */
   const breakerOutcomes = (campaignId: number, since: number, resetAt: Date | null) =>

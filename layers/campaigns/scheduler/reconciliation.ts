@@ -24,11 +24,14 @@ export const reconcileOverdue = (
     let outcome = null as null | { outcome: "completed" | "busy" | "no-answer" | "voicemail" | "failed" | "canceled"; duration: number | null }
     if (attempt.provider_call_id !== null && Option.isSome(account)) {
       const adapter = telephony.adapter(account.value.provider)
-      const status = yield* adapter.callStatus(account.value, attempt.provider_call_id).pipe(Effect.option)
+      const call = { providerCallId: attempt.provider_call_id, liveCallId: attempt.live_call_id }
+      const status = yield* adapter.callStatus(account.value, call).pipe(Effect.option)
       if (Option.isSome(status) && status.value.outcome !== null) {
         outcome = { outcome: status.value.outcome, duration: status.value.durationSeconds }
       } else {
-        yield* adapter.hangUp(account.value, attempt.provider_call_id).pipe(Effect.ignore)
+        // The carrier's answer may name the live call where no callback did.
+        const liveCallId = Option.isSome(status) ? status.value.liveCallId ?? call.liveCallId : call.liveCallId
+        yield* adapter.hangUp(account.value, { ...call, liveCallId }).pipe(Effect.ignore)
       }
     }
     const applied = yield* outcomes.applyOutcome({

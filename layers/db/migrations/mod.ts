@@ -11,6 +11,7 @@ import { voice } from "./0010_voice.ts"
 import { hotRunUpdates } from "./0011_hot_run_updates.ts"
 import { storedObjects } from "./0012_stored_objects.ts"
 import { identityHardening } from "./0013_identity_hardening.ts"
+import { carrierCallProgress } from "./0014_carrier_call_progress.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -26,5 +27,6 @@ export const migrations = {
   "0010_voice": voice,
   "0011_hot_run_updates": hotRunUpdates,
   "0012_stored_objects": storedObjects,
-  "0013_identity_hardening": identityHardening
+  "0013_identity_hardening": identityHardening,
+  "0014_carrier_call_progress": carrierCallProgress
 }

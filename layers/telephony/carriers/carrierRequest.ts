@@ -12,7 +12,7 @@ export interface CarrierReply {
 }
 
 /**
- * One REST call to a carrier at `path` under its API base, through the outbound client (policy,
+ * One REST call to a carrier at `path` (and `query`) under its API base, through the outbound client (policy,
  * no redirects) with the reply read within REPLY_LIMITS.carrierJson; the body is read as JSON when
  * there is one. The failure's message is for the operator's log only (it may name the network error).
  */
@@ -20,13 +20,20 @@ export const carrierRequest = (
   provider: string,
   base: string,
   path: string,
-  init: { readonly method: "GET" | "POST" | "PUT" | "DELETE"; readonly headers: Record<string, string>; readonly body?: string }
+  init: {
+    readonly method: "GET" | "POST" | "PUT" | "DELETE"
+    readonly headers: Record<string, string>
+    readonly body?: string
+    /** Query fields of the request itself; the base URL can never carry any. */
+    readonly query?: Record<string, string>
+  }
 ) =>
   Effect.flatMap(OutboundHttp, (outbound) =>
     Effect.tryPromise({
       try: async (signal): Promise<CarrierReply> => {
         const url = endpointUnder(base, path)
         if (url === null) throw new Error(`the API base URL ${base} has a query string, a fragment or credentials`)
+        if (init.query) url.search = new URLSearchParams(init.query).toString()
         const response = await outbound.send("carrier", {
           url,
           method: init.method,

@@ -18,17 +18,15 @@ const headers = (account: CarrierAccount) => ({
 
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
-const callPath = (account: CarrierAccount, id?: string) =>
-  `/v1/Account/${encodeURIComponent(authId(account))}/Call/${id ? `${encodeURIComponent(id)}/` : ""}`
+const accountPath = (account: CarrierAccount) => `/v1/Account/${encodeURIComponent(authId(account))}`
 
-/** Plivo's hangup cause (or a machine verdict) as a campaign outcome. */
-const outcomeOf = (fields: URLSearchParams | Record<string, any>): CallOutcome | null => {
-  const get = (name: string) => (fields instanceof URLSearchParams ? fields.get(name) : fields[name]) ?? undefined
-  const status = get("CallStatus") ?? get("call_status")
-  const machine = get("Machine") === "true"
+const callPath = (account: CarrierAccount, id?: string) => `${accountPath(account)}/Call/${id ? `${encodeURIComponent(id)}/` : ""}`
+
+/** Plivo's CallStatus as a campaign outcome; null while the call is live. */
+const outcomeOf = (status: string | null | undefined): CallOutcome | null => {
   switch (status) {
     case "completed":
-      return machine ? "voicemail" : "completed"
+      return "completed"
     case "busy":
       return "busy"
     case "no-answer":
@@ -44,6 +42,23 @@ const outcomeOf = (fields: URLSearchParams | Record<string, any>): CallOutcome |
   }
 }
 
+/**
+ * How an ended call's record (GET …/Call/{call_uuid}/) says it went: answered calls completed;
+ * the others by their hangup cause (plivo.com/docs/voice/troubleshooting/hangup-causes).
+ */
+const outcomeOfRecord = (record: Record<string, any>): CallOutcome => {
+  if (record.answer_time) return "completed"
+  const cause = String(record.hangup_cause_name ?? "")
+  if (cause.startsWith("Busy")) return "busy"
+  if (cause === "No Answer" || cause.startsWith("Ring Timeout")) return "no-answer"
+  if (cause.startsWith("Cancel")) return "canceled"
+  return "failed"
+}
+
+const seconds = (value: unknown) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
+
+const unavailable = (what: string, status: number) => new CarrierUnavailable({ message: `Plivo did not ${what} (HTTP ${status})` })
+
 export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
     Effect.gen(function* () {
@@ -55,10 +70,15 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
           to: call.to.replace(/^\+/, ""),
           answer_url: call.answerUrl,
           answer_method: "POST",
+          // The ringing callback names the live call (its CallUUID) before anyone answers, so the call can be cancelled.
+          ring_url: call.statusCallbackUrl,
+          ring_method: "POST",
           hangup_url: call.statusCallbackUrl,
           hangup_method: "POST",
           time_limit: call.timeLimitSeconds,
-          ...(account.machineDetection ? { machine_detection: "true", machine_detection_url: call.statusCallbackUrl } : {})
+          ...(account.machineDetection
+            ? { machine_detection: "true", machine_detection_url: call.statusCallbackUrl, machine_detection_method: "POST" }
+            : {})
         })
       }).pipe(Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false })))
       const id = reply.body.request_uuid
@@ -71,31 +91,38 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
       return { providerCallId: id }
     }).pipe(Effect.withSpan("Plivo.placeCall")),
 
-  hangUp: (account, providerCallId) =>
-    carrierRequest("Plivo", apiBase(account), callPath(account, providerCallId), { method: "DELETE", headers: headers(account) }).pipe(
-      Effect.flatMap((reply) =>
-        reply.status < 300 || reply.status === 404
-          ? Effect.void
-          : Effect.fail(new CarrierUnavailable({ message: `Plivo did not hang up the call (HTTP ${reply.status})` }))
-      ),
+  // A live call is hung up by its CallUUID; the request UUID the placement answered names no call
+  // there (a 404). Until a callback named the call, the request itself is cancelled.
+  hangUp: (account, { providerCallId, liveCallId }) =>
+    carrierRequest(
+      "Plivo",
+      apiBase(account),
+      liveCallId === null ? `${accountPath(account)}/Request/${encodeURIComponent(providerCallId)}/` : callPath(account, liveCallId),
+      { method: "DELETE", headers: headers(account) }
+    ).pipe(
+      // 404: no such call is live any more, which is what we wanted.
+      Effect.flatMap((reply) => (reply.status < 300 || reply.status === 404 ? Effect.void : Effect.fail(unavailable("hang up the call", reply.status)))),
       Effect.withSpan("Plivo.hangUp")
     ),
 
-  callStatus: (account, providerCallId) =>
-    carrierRequest("Plivo", apiBase(account), callPath(account, providerCallId), { method: "GET", headers: headers(account) }).pipe(
-      Effect.flatMap((reply) => {
-        if (reply.status >= 300) {
-          return Effect.fail(new CarrierUnavailable({ message: `Plivo did not report the call (HTTP ${reply.status})` }))
-        }
-        const duration = reply.body.call_duration ?? reply.body.bill_duration
-        return Effect.succeed({
-          providerCallId,
-          outcome: outcomeOf(reply.body),
-          durationSeconds: duration === undefined || duration === null ? null : Math.round(Number(duration)) || 0
-        })
-      }),
-      Effect.withSpan("Plivo.callStatus")
-    ),
+  callStatus: (account, { providerCallId, liveCallId }) =>
+    Effect.gen(function* () {
+      const request = (path: string, query?: Record<string, string>) =>
+        carrierRequest("Plivo", apiBase(account), path, { method: "GET", headers: headers(account), ...(query ? { query } : {}) })
+      if (liveCallId === null) {
+        // Not yet ringing: only the request is known, queued or gone.
+        const queued = yield* request(callPath(account, providerCallId), { status: "queued" })
+        if (queued.status >= 300) return yield* unavailable("report the call", queued.status)
+        return { providerCallId, outcome: null, durationSeconds: null }
+      }
+      const live = yield* request(callPath(account, liveCallId), { status: "live" })
+      if (live.status < 300) {
+        return { providerCallId, liveCallId, outcome: null, durationSeconds: null, answered: live.body.call_status === "in-progress" }
+      }
+      const record = yield* request(callPath(account, liveCallId))
+      if (record.status >= 300) return yield* unavailable("report the call", record.status)
+      return { providerCallId, liveCallId, outcome: outcomeOfRecord(record.body), durationSeconds: seconds(record.body.call_duration) }
+    }).pipe(Effect.withSpan("Plivo.callStatus")),
 
   verifyWebhook: (account, webhook) =>
     isValidPlivoSignature(
@@ -110,15 +137,20 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
     const fields = new URLSearchParams(webhook.rawBody)
     // The call is the one placed when its callbacks carry the request_uuid the placement returned:
     // documented as ALegRequestUUID on answer and hangup requests for API calls
-    // (plivo.com/docs/voice/xml/request), sent as RequestUUID by some; the CallUUID is Plivo's own.
-    const id = fields.get("RequestUUID") ?? fields.get("ALegRequestUUID") ?? fields.get("CallUUID")
+    // (plivo.com/docs/voice/xml/request), and as RequestUUID on the machine-detection callback;
+    // the CallUUID is the live call's own, which hanging up takes.
+    const callUuid = fields.get("CallUUID")
+    const id = fields.get("RequestUUID") ?? fields.get("ALegRequestUUID") ?? callUuid
     if (!id) return Option.none()
-    const duration = fields.get("Duration") ?? fields.get("BillDuration")
+    const machine = fields.get("Machine")
     return Option.some({
       providerCallId: id,
-      outcome: outcomeOf(fields),
-      durationSeconds: duration === null ? null : Math.round(Number(duration)) || 0,
-      answered: fields.get("CallStatus") === "in-progress"
+      outcome: outcomeOf(fields.get("CallStatus")),
+      durationSeconds: seconds(fields.get("Duration") ?? fields.get("BillDuration")),
+      answered: fields.get("CallStatus") === "in-progress",
+      ...(callUuid ? { liveCallId: callUuid } : {}),
+      // Asynchronous detection (machine_detection_url): the call goes on; its hangup says completed.
+      ...(machine === "true" ? { answeredBy: "machine" as const } : machine === "false" ? { answeredBy: "human" as const } : {})
     })
   },
 

@@ -16,10 +16,14 @@ const headers = (account: CarrierAccount) => ({
 
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
-/** Telnyx reports why a call hung up; that is the outcome. */
+/**
+ * Telnyx reports why a call hung up; that is the outcome. `time_limit` is the `time_limit_secs`
+ * the call was dialled with running out: the call was answered and talked its full time.
+ */
 const outcomeOfHangup = (cause: string | undefined): CallOutcome => {
   switch (cause) {
     case "normal_clearing":
+    case "time_limit":
       return "completed"
     case "user_busy":
       return "busy"
@@ -60,7 +64,7 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
       return { providerCallId: id }
     }).pipe(Effect.withSpan("Telnyx.placeCall")),
 
-  hangUp: (account, providerCallId) =>
+  hangUp: (account, { providerCallId }) =>
     carrierRequest("Telnyx", apiBase(account), `/v2/calls/${encodeURIComponent(providerCallId)}/actions/hangup`, {
       method: "POST",
       headers: headers(account),
@@ -75,7 +79,7 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
       Effect.withSpan("Telnyx.hangUp")
     ),
 
-  callStatus: (account, providerCallId) =>
+  callStatus: (account, { providerCallId }) =>
     carrierRequest("Telnyx", apiBase(account), `/v2/calls/${encodeURIComponent(providerCallId)}`, { method: "GET", headers: headers(account) }).pipe(
       Effect.flatMap((reply) => {
         if (reply.status >= 300) {
@@ -112,12 +116,15 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
     const type = event.data?.event_type
     const payload = event.data?.payload ?? {}
     if (typeof payload.call_control_id !== "string") return Option.none()
-    const machine = type === "call.machine.detection.ended" && typeof payload.result === "string" && payload.result.startsWith("machine")
+    // Detection's verdict while the call goes on (answering_machine_detection "detect"); call.hangup ends it later.
+    const result = type === "call.machine.detection.ended" && typeof payload.result === "string" ? payload.result : ""
+    const answeredBy = result.startsWith("machine") ? "machine" as const : result.startsWith("human") ? "human" as const : null
     return Option.some({
       providerCallId: payload.call_control_id,
-      outcome: type === "call.hangup" ? outcomeOfHangup(payload.hangup_cause) : machine ? "voicemail" as const : null,
+      outcome: type === "call.hangup" ? outcomeOfHangup(payload.hangup_cause) : null,
       durationSeconds: null,
-      answered: type === "call.answered"
+      answered: type === "call.answered",
+      ...(answeredBy === null ? {} : { answeredBy })
     })
   },
 

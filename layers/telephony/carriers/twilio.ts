@@ -80,7 +80,7 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
       return { providerCallId: body.sid }
     }).pipe(Effect.withSpan("Twilio.placeCall")),
 
-  hangUp: (account, providerCallId) =>
+  hangUp: (account, { providerCallId }) =>
     request(account, callsPath(account, `/${encodeURIComponent(providerCallId)}`), new URLSearchParams({ Status: "completed" })).pipe(
       // 404: the call has already ended, which is what we wanted.
       Effect.flatMap((reply) =>
@@ -91,7 +91,7 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
       Effect.withSpan("Twilio.hangUp")
     ),
 
-  callStatus: (account, providerCallId) =>
+  callStatus: (account, { providerCallId }) =>
     Effect.gen(function* () {
       const { status: httpStatus, body } = yield* request(account, callsPath(account, `/${encodeURIComponent(providerCallId)}`))
       if (httpStatus < 200 || httpStatus >= 300) {
@@ -117,11 +117,13 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
     const params = new URLSearchParams(webhook.rawBody)
     const providerCallId = params.get("CallSid")
     if (!providerCallId) return Option.none()
+    const answeredBy = params.get("AnsweredBy")
     return Option.some({
       providerCallId,
-      outcome: outcomeOf(params.get("CallStatus") ?? undefined, params.get("AnsweredBy") ?? undefined),
+      outcome: outcomeOf(params.get("CallStatus") ?? undefined, answeredBy ?? undefined),
       durationSeconds: durationOf(params.get("CallDuration")),
-      answered: params.get("CallStatus") === "in-progress"
+      answered: params.get("CallStatus") === "in-progress",
+      ...(answeredBy === null || answeredBy === "unknown" ? {} : { answeredBy: answeredBy === "human" ? "human" as const : "machine" as const })
     })
   },
 

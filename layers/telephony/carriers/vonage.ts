@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
-import { isValidVonageWebhook, vonageApiToken } from "../../../src/telephony/vonageJwt.ts"
+import { isValidVonageWebhook, vonageApiToken, vonageSignedPayload } from "../../../src/telephony/vonageJwt.ts"
 import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import { carrierRequest } from "./carrierRequest.ts"
@@ -21,13 +21,15 @@ const callsPath = (uuid?: string) => `/v1/calls${uuid ? `/${encodeURIComponent(u
 /** Vonage numbers go without the leading "+". */
 const digits = (number: string) => number.replace(/^\+/, "")
 
-/** Vonage's call status as a campaign outcome; null while the call is live. */
+/**
+ * Vonage's call status as a campaign outcome; null while the call is live. `machine` and `human`
+ * are detection's verdict, not an end: with `machine_detection: "continue"` the call goes on and
+ * ends later with `completed` (developer.vonage.com/en/voice/voice-api/webhook-reference).
+ */
 const outcomeOf = (status: string | undefined): CallOutcome | null => {
   switch (status) {
     case "completed":
       return "completed"
-    case "machine":
-      return "voicemail"
     case "busy":
       return "busy"
     case "timeout":
@@ -42,6 +44,9 @@ const outcomeOf = (status: string | undefined): CallOutcome | null => {
       return null
   }
 }
+
+/** `length_timer` is 1 to 7200 seconds; Vonage refuses the call with anything longer. */
+const MAX_LENGTH_TIMER_SECONDS = 7200
 
 const seconds = (value: unknown) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
 
@@ -59,7 +64,7 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
             answer_method: "POST",
             event_url: [call.statusCallbackUrl],
             event_method: "POST",
-            length_timer: call.timeLimitSeconds,
+            length_timer: Math.min(Math.max(1, call.timeLimitSeconds), MAX_LENGTH_TIMER_SECONDS),
             ...(account.machineDetection ? { machine_detection: "continue" } : {})
           })
         })
@@ -76,7 +81,7 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
       return { providerCallId: reply.body.uuid }
     }).pipe(Effect.withSpan("Vonage.placeCall")),
 
-  hangUp: (account, providerCallId) =>
+  hangUp: (account, { providerCallId }) =>
     carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), {
       method: "PUT",
       headers: headers(account),
@@ -90,7 +95,7 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
       Effect.withSpan("Vonage.hangUp")
     ),
 
-  callStatus: (account, providerCallId) =>
+  callStatus: (account, { providerCallId }) =>
     carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), { method: "GET", headers: headers(account) }).pipe(
       Effect.flatMap((reply) =>
         reply.status >= 300
@@ -101,7 +106,12 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
     ),
 
   verifyWebhook: (account, webhook) =>
-    isValidVonageWebhook(account.credentials.signature_secret, webhook.headers["authorization"], webhook.rawBody, nowSeconds()),
+    isValidVonageWebhook(
+      account.credentials.signature_secret,
+      webhook.headers["authorization"],
+      vonageSignedPayload(webhook.url, webhook.rawBody),
+      nowSeconds()
+    ),
 
   parseStatusCallback: (webhook) => {
     let event: Record<string, any>
@@ -115,7 +125,8 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
       providerCallId: event.uuid,
       outcome: outcomeOf(event.status),
       durationSeconds: seconds(event.duration),
-      answered: event.status === "answered"
+      answered: event.status === "answered",
+      ...(event.status === "machine" || event.status === "human" ? { answeredBy: event.status } : {})
     })
   },
 

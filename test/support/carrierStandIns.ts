@@ -1,0 +1,44 @@
+import type { CalleeScript } from "./calleeScript.ts"
+import { startFakePlivo } from "./fakePlivo.ts"
+import { startFakeTelnyx } from "./fakeTelnyx.ts"
+import { startFakeTwilio } from "./fakeTwilio.ts"
+import { startFakeVonage } from "./fakeVonage.ts"
+import type { CalleeAnswer, EndStatus, LoopbackCall, StandInOptions } from "./loopbackCarrier.ts"
+
+/** Every carrier the product dials through, each with its loopback stand-in. */
+export const carrierProviders = ["twilio", "vonage", "telnyx", "plivo"] as const
+
+export type CarrierProviderName = typeof carrierProviders[number]
+
+/** What tests of any carrier use: its calls, its callee scripts, and the configuration that points at it. */
+export interface CarrierStandIn {
+  readonly provider: CarrierProviderName
+  readonly url: string
+  readonly calls: () => ReadonlyArray<LoopbackCall>
+  readonly find: (id: string) => LoopbackCall | undefined
+  readonly liveCalls: () => number
+  readonly maxLiveCalls: () => number
+  readonly callbackFailures: () => ReadonlyArray<string>
+  readonly calleeScript: (to: string, answer: CalleeScript | CalleeAnswer) => void
+  readonly endCall: (id: string, status?: EndStatus) => void
+  /** The `config` of a telephony configuration pointing at this carrier. */
+  readonly telephonyConfig: (settings?: { readonly machineDetection?: boolean }) => Record<string, unknown>
+  readonly close: () => Promise<void>
+}
+
+export const startCarrierStandIn = (provider: CarrierProviderName, options: StandInOptions = {}): Promise<CarrierStandIn> => {
+  switch (provider) {
+    case "twilio":
+      return startFakeTwilio(options)
+    case "vonage":
+      return startFakeVonage(options)
+    case "telnyx":
+      return startFakeTelnyx(options)
+    case "plivo":
+      return startFakePlivo(options)
+  }
+}
+
+/** A number as the carrier writes it: Vonage and Plivo take digits without the "+". */
+export const carrierNumber = (provider: CarrierProviderName, e164: string) =>
+  provider === "vonage" || provider === "plivo" ? e164.replace(/^\+/, "") : e164

@@ -1,0 +1,393 @@
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { type CalleeScript, scriptLines } from "./calleeScript.ts"
+import type { CarrierProvider } from "./carrierWire.ts"
+import { type CalleeCall, type CalleeOptions, type CalleeReport, connectCallee } from "./fakeCallee.ts"
+import { speak } from "./speechAudio.ts"
+
+/**
+ * What every loopback carrier (fakeTwilio, fakeVonage, fakeTelnyx, fakePlivo) shares: an HTTP
+ * server on 127.0.0.1, and calls that ring, are answered, stream their media to a scripted callee
+ * and end, each step reported through the carrier's own dialect (its REST routes, ids, status
+ * words and signed callbacks). The test chooses each call's script from its `To` number.
+ *
+ * A call whose answer connects a media stream, and whose callee has a script (`calleeScript(to,
+ * …)` or the `callee` option), is answered by a loopback callee over that carrier's media protocol
+ * (fakeCallee.ts); it lasts until the callee hangs up, the server closes the stream, the call is
+ * hung up over REST or reaches the time limit it was placed with, and then ends `completed`.
+ * Without a callee script a call just lasts `talkMs`.
+ */
+
+export type ScriptedOutcome = "completed" | "voicemail" | "busy" | "no-answer" | "failed" | "canceled"
+
+export interface CallScript {
+  /** What the call ends as, or "silent": the carrier never reports an end (lost callbacks), or "lost": no callback at all. */
+  readonly outcome: ScriptedOutcome | "silent" | "lost"
+  readonly ringMs?: number
+  readonly talkMs?: number
+  /** The REST reply that created the call arrives this much later (a slow network); the call's callbacks do not wait for it. */
+  readonly replyDelayMs?: number
+}
+
+/** How the callee of a streamed call behaves (a CallScript outcome of "voicemail" makes it a machine for AMD). */
+export type CalleeAnswer =
+  & { readonly script: CalleeScript }
+  & Pick<CalleeOptions, "speak" | "marksOnClear" | "maxDurationMs" | "audibleRms" | "burstGapMs">
+
+/** How a call ended, in words every dialect translates into its own. */
+export type EndStatus = "completed" | "busy" | "no-answer" | "failed" | "canceled"
+
+export interface LoopbackCall {
+  /** The carrier's id of the live call: what hanging up and status lookups take. */
+  readonly id: string
+  /** The id the placement answered: the same as `id` except where the carrier says otherwise (Plivo's request_uuid). */
+  readonly placementId: string
+  readonly to: string
+  readonly from: string
+  readonly machineDetection: boolean
+  /** Seconds after the answer at which the carrier ends the call, as the placement asked. */
+  readonly timeLimitSeconds: number | null
+  readonly createdAt: number
+  status: "queued" | "ringing" | "in-progress" | EndStatus
+  answeredAt: number | null
+  /** Answering-machine detection's verdict, once the call was answered with detection on. */
+  answeredBy: "human" | "machine" | null
+  endedAt: number | null
+  /** Who or what ended the call. */
+  endedBy: "far-end" | "api" | "time-limit" | "stream" | null
+  /** The answer document the product returned. */
+  answerMarkup: string | null
+  /** The media stream URL the carrier was asked to open, from the answer or the placement. */
+  streamUrl: string | null
+  hungUpByApi: boolean
+  /** The callee's media stream, once connected. */
+  media: CalleeCall | null
+  /** Why the media stream could not be opened (e.g. the server refused the upgrade). */
+  mediaError: string | null
+  /** The callee's recording when its media stream ends; null if the call had none. */
+  readonly calleeDone: Promise<CalleeReport | null>
+}
+
+/** A step of a call, which each dialect reports (or not) with its callbacks. */
+export type CallStep = "initiated" | "ringing" | "answered" | "machine-verdict" | "ended"
+
+/** The media stream an answer asks for. */
+export interface StreamTarget {
+  /** As the carrier was given it (what it connects to and, for Twilio, signs). */
+  readonly url: string
+  readonly parameters: Readonly<Record<string, string>>
+  /** Why this carrier would not open it (a content type it does not support, …). */
+  readonly refusal?: string
+  /** The carrier hangs up as soon as the stream has started (Plivo without keepCallAlive). */
+  readonly endsCallAtStart?: boolean
+}
+
+export interface RestRequest {
+  readonly method: string
+  readonly url: URL
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: string
+}
+
+export interface RestReply {
+  readonly status: number
+  readonly body?: unknown
+}
+
+export interface CarrierDialect<Extra extends object> {
+  readonly provider: Exclude<CarrierProvider, "browser">
+  /** Answers one REST request, placing, finding and hanging up calls through the engine. */
+  readonly rest: (request: RestRequest, engine: CarrierEngine<Extra>) => Promise<RestReply>
+  /** Reports a step with the carrier's signed callbacks; resolves once they are delivered. */
+  readonly report: (call: LoopbackCall & Extra, step: CallStep, engine: CarrierEngine<Extra>) => Promise<void>
+  /** Once answered: fetches the call's instructions, and says which media stream to open, if any. */
+  readonly answer: (call: LoopbackCall & Extra, engine: CarrierEngine<Extra>) => Promise<StreamTarget | null>
+  /** What the carrier's media connection carries besides the URL (ids, Twilio's signing token). */
+  readonly media?: (call: LoopbackCall & Extra) => Partial<CalleeOptions>
+}
+
+export interface Placement<Extra extends object> {
+  readonly id: string
+  readonly placementId?: string
+  readonly to: string
+  readonly from: string
+  readonly machineDetection: boolean
+  readonly timeLimitSeconds: number | null
+  readonly extra: Extra
+}
+
+export interface StandInOptions {
+  readonly script?: (call: { readonly to: string; readonly from: string }) => CallScript
+  /** The callee of streamed calls to numbers without their own `calleeScript`. */
+  readonly callee?: (call: { readonly to: string; readonly from: string }) => CalleeScript | CalleeAnswer | undefined
+}
+
+/** A callback as delivered: what the product answered. */
+export interface Delivery {
+  readonly status: number
+  readonly text: string
+}
+
+/** What a dialect drives: the calls and their callbacks. */
+export interface CarrierEngine<Extra extends object> {
+  readonly place: (placement: Placement<Extra>) => LoopbackCall & Extra
+  readonly find: (id: string) => (LoopbackCall & Extra) | undefined
+  readonly findBy: (predicate: (call: LoopbackCall & Extra) => boolean) => (LoopbackCall & Extra) | undefined
+  /** Sends a callback; anything but a 2xx is recorded as a failure the product caused. */
+  readonly deliver: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<Delivery>
+  /** Seconds the call has been connected, at least one once answered (carriers round up). */
+  readonly talkSeconds: (call: LoopbackCall) => number
+  /** The next refusal queued by `rejectNextCalls`, if any. */
+  readonly takeRejection: () => { readonly status: number; readonly code: string } | undefined
+  /** Waits as long as the call's script delays the placement's reply. */
+  readonly replyDelay: (call: LoopbackCall) => Promise<void>
+  /** Ends the call as hung up over REST: completed once answered, canceled before. */
+  readonly hangUp: (call: LoopbackCall & Extra) => void
+}
+
+const readBody = (request: http.IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let body = ""
+    request.setEncoding("utf8")
+    request.on("data", (chunk) => (body += chunk))
+    request.on("end", () => resolve(body))
+    request.on("error", reject)
+  })
+
+const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, options: StandInOptions) => {
+  type Call = LoopbackCall & Extra
+  const script = options.script ?? ((): CallScript => ({ outcome: "completed" }))
+  const calls = new Map<string, Call>()
+  const plans = new Map<string, CallScript>()
+  const calleeAnswers = new Map<string, CalleeAnswer>()
+  const calleeDone = new Map<string, (report: CalleeReport | null) => void>()
+  /** Calls whose callee is still connecting its media stream. */
+  const connecting = new Set<string>()
+  const timers = new Set<NodeJS.Timeout>()
+  const callbackFailures: Array<string> = []
+  let rejectNext: Array<{ status: number; code: string }> = []
+  let live = 0
+  let maxLive = 0
+
+  const later = (ms: number, task: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      task()
+    }, ms)
+    timers.add(timer)
+  }
+
+  const deliver = async (url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Delivery> => {
+    try {
+      const response = await fetch(url, init)
+      const text = await response.text()
+      if (!response.ok) callbackFailures.push(`${url} → ${response.status} ${text}`)
+      return { status: response.status, text }
+    } catch (error) {
+      callbackFailures.push(`${url} → ${(error as Error).message}`)
+      return { status: 0, text: "" }
+    }
+  }
+
+  const report = (call: Call, step: CallStep) => void dialect.report(call, step, engine as CarrierEngine<Extra>)
+
+  const talkSeconds = (call: LoopbackCall) =>
+    call.answeredAt === null ? 0 : Math.max(1, Math.round(((call.endedAt ?? Date.now()) - call.answeredAt) / 1000))
+
+  const end = (call: Call, status: EndStatus, by: NonNullable<LoopbackCall["endedBy"]>) => {
+    if (call.endedAt !== null) return
+    call.status = status
+    call.endedAt = Date.now()
+    call.endedBy = by
+    live--
+    if (call.media !== null) call.media.hangUp("carrier")
+    else if (!connecting.has(call.id)) calleeDone.get(call.id)?.(null)
+    report(call, "ended")
+  }
+
+  const calleeOf = (call: Call): CalleeAnswer | undefined => {
+    const answer = calleeAnswers.get(call.to) ?? options.callee?.({ to: call.to, from: call.from })
+    return answer === undefined ? undefined : "script" in answer ? answer : { script: answer }
+  }
+
+  /** The carrier opens the stream, and the call lasts as long as it does. */
+  const streamMedia = (call: Call, stream: StreamTarget, answer: CalleeAnswer) => {
+    connecting.add(call.id)
+    connectCallee({
+      ...answer,
+      // No TLS on loopback: connect in the clear, as the answer gave the URL otherwise.
+      url: stream.url.replace(/^wss:/, "ws:"),
+      signedUrl: stream.url,
+      provider: dialect.provider,
+      callId: call.id,
+      parameters: stream.parameters,
+      ...dialect.media?.(call)
+    }).then(
+      (media) => {
+        connecting.delete(call.id)
+        call.media = media
+        void media.done.then((report) => {
+          calleeDone.get(call.id)?.(report)
+          end(call, "completed", report.endedBy === "server" ? "stream" : "far-end")
+        })
+        if (call.endedAt !== null) media.hangUp("carrier")
+        else if (stream.endsCallAtStart) end(call, "completed", "stream")
+      },
+      (error: Error) => {
+        connecting.delete(call.id)
+        call.mediaError = error.message
+        calleeDone.get(call.id)?.(null)
+        end(call, "completed", "stream")
+      }
+    )
+  }
+
+  const answered = async (call: Call, plan: CallScript) => {
+    call.status = "in-progress"
+    call.answeredAt = Date.now()
+    if (call.machineDetection) call.answeredBy = plan.outcome === "voicemail" ? "machine" : "human"
+    if (call.timeLimitSeconds !== null) later(call.timeLimitSeconds * 1000, () => end(call, "completed", "time-limit"))
+    report(call, "answered")
+    // Detection listens to the first words after the answer before it decides.
+    if (call.machineDetection) later(50, () => call.endedAt === null && report(call, "machine-verdict"))
+    const stream = await dialect.answer(call, engine as CarrierEngine<Extra>)
+    const answer = calleeOf(call)
+    if (stream !== null) call.streamUrl = stream.url
+    if (call.endedAt !== null) return
+    if (stream !== null && stream.refusal !== undefined) {
+      call.mediaError = stream.refusal
+      return end(call, "failed", "stream")
+    }
+    if (stream !== null && answer !== undefined) return streamMedia(call, stream, answer)
+    later(plan.talkMs ?? 30, () => end(call, "completed", "far-end"))
+  }
+
+  const run = (call: Call, plan: CallScript) => {
+    if (plan.outcome === "lost") return
+    call.status = "ringing"
+    report(call, "initiated")
+    if (plan.outcome === "silent") return
+    report(call, "ringing")
+    const outcome = plan.outcome
+    later(plan.ringMs ?? 20, () => {
+      if (call.endedAt !== null) return
+      if (outcome === "busy" || outcome === "no-answer" || outcome === "failed" || outcome === "canceled") {
+        return end(call, outcome, "far-end")
+      }
+      void answered(call, plan)
+    })
+  }
+
+  /** Creates a call as the carrier accepted it, and runs its script. */
+  const place = (placement: Placement<Extra>): Call => {
+    let done!: (report: CalleeReport | null) => void
+    const call = {
+      ...placement.extra,
+      id: placement.id,
+      placementId: placement.placementId ?? placement.id,
+      to: placement.to,
+      from: placement.from,
+      machineDetection: placement.machineDetection,
+      timeLimitSeconds: placement.timeLimitSeconds,
+      createdAt: Date.now(),
+      status: "queued",
+      answeredAt: null,
+      answeredBy: null,
+      endedAt: null,
+      endedBy: null,
+      answerMarkup: null,
+      streamUrl: null,
+      hungUpByApi: false,
+      media: null,
+      mediaError: null,
+      calleeDone: new Promise<CalleeReport | null>((resolve) => (done = resolve))
+    } as Call
+    calleeDone.set(call.id, done)
+    calls.set(call.id, call)
+    live++
+    maxLive = Math.max(maxLive, live)
+    const plan = script({ to: call.to, from: call.from })
+    plans.set(call.id, plan)
+    run(call, plan)
+    return call
+  }
+
+  const engine = {
+    place,
+    deliver,
+    talkSeconds,
+    find: (id: string) => calls.get(id),
+    findBy: (predicate: (call: Call) => boolean) => [...calls.values()].find(predicate),
+    takeRejection: () => rejectNext.shift(),
+    replyDelay: (call: LoopbackCall) => new Promise<void>((resolve) => setTimeout(resolve, plans.get(call.id)?.replyDelayMs ?? 0)),
+    hangUp: (call: Call) => {
+      if (call.endedAt !== null) return
+      call.hungUpByApi = true
+      end(call, call.status === "in-progress" ? "completed" : "canceled", "api")
+    },
+    end,
+    calls: () => [...calls.values()],
+    liveCalls: () => live,
+    maxLiveCalls: () => maxLive,
+    callbackFailures: () => [...callbackFailures],
+    /** The next `count` call creations are refused with this HTTP status and carrier error code. */
+    rejectNextCalls: (count: number, status: number, code: string) => {
+      rejectNext = [...rejectNext, ...Array.from({ length: count }, () => ({ status, code }))]
+    },
+    /** The callee of streamed calls to `to` (replaces the `callee` option for that number). */
+    calleeScript: (to: string, answer: CalleeScript | CalleeAnswer) => {
+      const plan = "script" in answer ? answer : { script: answer }
+      calleeAnswers.set(to, plan)
+      // Start rendering the lines now (cached), so the stream opens promptly once the call is answered.
+      for (const line of scriptLines(plan.script)) (plan.speak ?? speak)(line, 8000).catch(() => {})
+    },
+    /** Ends a live call now with the given status, as if the far end hung up. */
+    endCall: (id: string, status: EndStatus = "completed") => {
+      const call = calls.get(id)
+      if (call) end(call, status, "far-end")
+    },
+    stop: () => {
+      timers.forEach(clearTimeout)
+      for (const call of calls.values()) call.media?.hangUp("carrier")
+    }
+  }
+  return engine
+}
+
+/** Starts a loopback carrier speaking `dialect` on 127.0.0.1. */
+export const startCarrierServer = async <Extra extends object>(dialect: CarrierDialect<Extra>, options: StandInOptions = {}) => {
+  const engine = makeEngine(dialect, options)
+  const server = http.createServer(async (request, response) => {
+    const reply = await dialect.rest({
+      method: request.method ?? "GET",
+      url: new URL(request.url ?? "/", "http://carrier.test"),
+      headers: request.headers,
+      body: await readBody(request)
+    }, engine).catch((error: Error): RestReply => ({ status: 500, body: { message: error.message } }))
+    if (reply.body === undefined) {
+      response.writeHead(reply.status).end()
+      return
+    }
+    response.writeHead(reply.status, { "content-type": "application/json" })
+    response.end(JSON.stringify(reply.body))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    provider: dialect.provider,
+    url: `http://127.0.0.1:${port}`,
+    find: engine.find,
+    calls: engine.calls,
+    liveCalls: engine.liveCalls,
+    maxLiveCalls: engine.maxLiveCalls,
+    callbackFailures: engine.callbackFailures,
+    rejectNextCalls: engine.rejectNextCalls,
+    calleeScript: engine.calleeScript,
+    endCall: engine.endCall,
+    close: async () => {
+      engine.stop()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
