@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { parse } from "csv-parse/sync"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { client, type Client } from "./support/client.ts"
@@ -393,7 +394,22 @@ describe("reading campaigns", () => {
     expect(lines[0]).toBe(
       "row_number,phone_number,contact_state,attempts,last_outcome,last_attempt_at,last_run_id,disposition,duration_seconds,first_name,note"
     )
-    expect(lines[1]).toMatch(/^2,\+14155550101,completed,1,completed,,\d+,interested,42,Ann,"says ""hi"", often"$/)
+    expect(lines[1]).toMatch(/^2,'\+14155550101,completed,1,completed,,\d+,interested,42,Ann,"says ""hi"", often"$/)
+  })
+
+  it("neutralises spreadsheet formulas in every text cell of the report, column names included", async () => {
+    const account = await newAccount(api)
+    const payloads = ["-2+3+cmd|' /C calc'!A0", "+1+HYPERLINK(\"http://evil.example\")", "=1+1", "@SUM(1)", "-5"]
+    const csv = [
+      `phone_number,first_name,=cmd|' /C calc'!A0`,
+      ...payloads.map((payload, i) => `+1415555${2100 + i},"${payload.replaceAll("\"", "\"\"")}",x`)
+    ].join("\n")
+    const campaign = await newCampaign(account, {}, csv)
+    const report = await api.get(`/api/v1/campaign/${campaign.id}/report`, { token: account.token })
+    const rows: Array<Array<string>> = parse(report.body, { relax_column_count: false })
+    expect(rows[0]!.at(-1)).toBe(`'=cmd|' /C calc'!A0`)
+    expect(rows.slice(1).map((row) => row[9])).toEqual(payloads.map((payload) => `'${payload}`))
+    for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/)
   })
 })
 

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Option, Stream } from "effect"
-import { csvLine } from "../../src/campaign/csvWriter.ts"
+import { csvLine } from "../../src/csv/csvWriter.ts"
 import type { CampaignReport } from "../../services/Campaigns.ts"
 import type { CampaignRow } from "./campaignRows.ts"
 
