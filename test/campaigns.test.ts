@@ -173,6 +173,31 @@ describe("creating a campaign", () => {
     expect(report.body).toContain("+442079460958")
   })
 
+  it("imports an Excel export with semicolons, a stray cell and columns named like Object's properties, kept as data", async () => {
+    const account = await newAccount(api)
+    const csv = "phone_number;first_name;__proto__;constructor;toString\r\n" +
+      "+14155550101;Ann;a;b;c\r\n+14155550102;Bob;d;e;f;stray\r\n"
+    const campaign = await newCampaign(account, {}, csv)
+    expect(campaign.total_rows).toBe(2)
+    expect(campaign.warnings).toEqual(["1 row has more fields than the header's 5 columns; the extra fields were ignored (row 3)"])
+    const stored = await server.run(Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ context: string }>`
+        SELECT context::text AS context FROM campaign_contacts WHERE campaign_id = ${campaign.id} ORDER BY id`
+    }))
+    expect(stored.map((row) => JSON.parse(row.context))).toEqual([
+      JSON.parse('{"first_name":"Ann","__proto__":"a","constructor":"b","toString":"c"}'),
+      JSON.parse('{"first_name":"Bob","__proto__":"d","constructor":"e","toString":"f"}')
+    ])
+    const report = await api.get(`/api/v1/campaign/${campaign.id}/report`, { token: account.token })
+    const rows: Array<Array<string>> = parse(report.body)
+    expect(rows.map((row) => row.slice(9))).toEqual([
+      ["first_name", "__proto__", "constructor", "toString"],
+      ["Ann", "a", "b", "c"],
+      ["Bob", "d", "e", "f"]
+    ])
+  })
+
   it("answers 404 for another organization's workflow or telephony configuration", async () => {
     const owner = await newAccount(api)
     const other = await newAccount(api)

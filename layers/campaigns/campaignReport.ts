@@ -59,7 +59,8 @@ export const campaignReport = (sql: SqlClient.SqlClient, campaign: CampaignRow):
           row.last_run_id,
           row.disposition,
           row.duration_seconds,
-          ...columns.map((name) => row.context[name])
+          // Own keys only: a column named `constructor` or `toString` is data, not what objects inherit.
+          ...columns.map((name) => (Object.hasOwn(row.context, name) ? row.context[name] : null))
         ])
       ).join("")
       const last = rows[rows.length - 1]
