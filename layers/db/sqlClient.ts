@@ -1,9 +1,13 @@
+import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "../../src/config.ts"
 import { startEmbeddedPostgres } from "./embeddedPostgres.ts"
+import { PooledConnection } from "./pooledConnection.ts"
 import { StatementPreparingClient } from "./statementPreparingClient.ts"
+
+const CONNECT_TIMEOUT_MS = 10_000
 
 const INT8_OID = 20
 
@@ -13,18 +17,45 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 }
 
-/** PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite under the data dir. */
+/**
+ * PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite under the data dir. Both
+ * pools hand out `PooledConnection`s, so an interrupted request's statement is cancelled on its own
+ * connection only, and the connection returns to the pool once idle.
+ */
 export const SqlClientLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl)) {
-      return PgClient.layer({
-        url: config.databaseUrl.value,
-        maxConnections: 20,
-        connectTimeout: Duration.seconds(10),
-        applicationName: "talkgraph",
-        types
-      })
+      const url = Redacted.value(config.databaseUrl.value)
+      const pool = Effect.acquireRelease(
+        Effect.sync(() => {
+          const pool = new pg.Pool({
+            Client: PooledConnection,
+            connectionString: url,
+            max: 20,
+            connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+            application_name: "talkgraph",
+            types
+          })
+          pool.on("error", () => undefined)
+          return pool
+        }),
+        (pool) => Effect.promise(() => pool.end())
+      ).pipe(
+        // As PgClient.layer does: the server must answer before anything starts.
+        Effect.tap((pool) =>
+          Effect.tryPromise({
+            try: () => pool.query("SELECT 1"),
+            catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+          }).pipe(
+            Effect.timeoutFail({
+              duration: Duration.millis(CONNECT_TIMEOUT_MS),
+              onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+            })
+          )
+        )
+      )
+      return PgClient.layerFromPool({ acquire: pool, applicationName: "talkgraph", types })
     }
     const embedded = yield* startEmbeddedPostgres(config.dataDir)
     const pool = Effect.acquireRelease(
