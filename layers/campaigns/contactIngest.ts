@@ -1,14 +1,40 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect, Fiber, Option } from "effect"
+import { Clock, Data, Effect, Fiber, Option } from "effect"
 import pg from "pg"
+import { nextStatementRows } from "../../src/campaign/contactImport.ts"
 import { contactCopyColumns, contactCopyRows } from "../../src/campaign/contactCopyRows.ts"
 import { type Contact, CsvContactsInvalid, type CsvContactsOptions, type CsvContactsSummary, readContacts } from "../../src/campaign/csvContacts.ts"
 
 /** Contacts are read in small batches, each turned into statement data at once and let go of. */
-const READ_BATCH_ROWS = 500
-/** Rows per statement: enough that the database's work per statement is noise. */
-const STATEMENT_ROWS = 5000
+const READ_BATCH_ROWS = 250
+/** Rows per COPY on PostgreSQL: enough that the database's work per statement is noise. */
+const COPY_ROWS = 5000
+/**
+ * Rows per INSERT on the embedded database are sized so that a statement takes about this long:
+ * its one backend runs nothing else meanwhile, so this is what another request's statement waits
+ * at most for the import.
+ */
+const EMBEDDED_STATEMENT_MS = 20
+const EMBEDDED_ROWS = { min: 500, max: 5000 }
+/**
+ * Before each statement the import lets requests' statements that wait for a connection go first,
+ * for at most this long, so that it always advances under any load.
+ */
+const MAX_DEFER_MS = 50
+
+/** The import is no longer this loader's: the campaign was cancelled, or its import failed meanwhile. */
+export class ImportTakenOver extends Data.TaggedError("ImportTakenOver")<{}> {}
+
+/** Whose import the statements write into, and how far through the file they are. */
+export interface ImportTarget {
+  readonly campaignId: number
+  /** The loading process; a statement writes only while the import is still loading under it. */
+  readonly owner: string
+  readonly bytesRead: () => number
+  /** Statements of requests waiting for a database connection. */
+  readonly waiting: Effect.Effect<number>
+}
 
 /**
  * Collects contacts into the payload of the next statement. The contacts themselves are not kept:
@@ -19,14 +45,21 @@ interface ContactWriter {
   readonly add: (batch: ReadonlyArray<Contact>) => void
   /** Rows added since the last `take`. */
   readonly pending: () => number
-  /** Hands over the rows added so far, as one statement to run. */
-  readonly take: () => Effect.Effect<void, SqlError>
+  /** Rows the next statement should carry. */
+  readonly statementRows: () => number
+  /** Stores the rows added so far in one short transaction, recording the import's progress. */
+  readonly take: () => Effect.Effect<void, SqlError | ImportTakenOver>
 }
 
-/** One INSERT per statement: the rows travel as a single JSON parameter, unpacked by the database. */
-const insertWriter = (sql: SqlClient.SqlClient, campaignId: number): ContactWriter => {
+/**
+ * One statement per transaction: the rows travel as a single JSON parameter, unpacked by the
+ * database, and only while the import is still loading under this loader; the same statement
+ * counts them into the campaign's progress.
+ */
+const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWriter => {
   let parts: Array<string> = []
   let rows = 0
+  let statementRows = EMBEDDED_ROWS.min
   return {
     add: (batch) => {
       if (batch.length === 0) return
@@ -40,15 +73,34 @@ const insertWriter = (sql: SqlClient.SqlClient, campaignId: number): ContactWrit
       rows += batch.length
     },
     pending: () => rows,
+    statementRows: () => statementRows,
     take: () => {
       const json = `[${parts.join(",")}]`
+      const count = rows
       parts = []
       rows = 0
-      return sql`
-        INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override)
-        SELECT ${campaignId}, r.row_number, r.phone_number, r.context, r.greeting_override
-        FROM json_to_recordset(${json}::json)
-          AS r(row_number integer, phone_number text, context jsonb, greeting_override jsonb)`.pipe(Effect.asVoid)
+      return Effect.gen(function* () {
+        const started = performance.now()
+        const updated = yield* sql<{ id: number }>`
+          WITH live AS (
+            SELECT id FROM campaigns
+            WHERE id = ${target.campaignId} AND import_status = 'loading' AND import_owner = ${target.owner}
+            FOR UPDATE
+          ), stored AS (
+            INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override)
+            SELECT live.id, r.row_number, r.phone_number, r.context, r.greeting_override
+            FROM live, json_to_recordset(${json}::json)
+              AS r(row_number integer, phone_number text, context jsonb, greeting_override jsonb)
+            RETURNING 1
+          )
+          UPDATE campaigns c
+          SET import_contacts = c.import_contacts + (SELECT count(*) FROM stored)::int,
+              import_bytes_read = ${target.bytesRead()}, import_heartbeat_at = now()
+          FROM live WHERE c.id = live.id
+          RETURNING c.id`
+        if (updated.length === 0) return yield* new ImportTakenOver()
+        statementRows = nextStatementRows(count, performance.now() - started, EMBEDDED_STATEMENT_MS, EMBEDDED_ROWS)
+      })
     }
   }
 }
@@ -108,44 +160,56 @@ class CopyFromStdin implements pg.Submittable {
 
 const copyStatement = `COPY campaign_contacts (${contactCopyColumns.join(", ")}) FROM STDIN`
 
-const copyWriter = (client: pg.ClientBase, campaignId: number): ContactWriter => {
+/**
+ * PostgreSQL: each statement's rows go in by `COPY … FROM STDIN` (several times faster than
+ * INSERT) in a transaction of its own that first locks the campaign row, checking the import is
+ * still this loader's, and ends by counting the rows into its progress. COPY runs on the
+ * transaction's node-postgres client (an @effect/sql-pg detail, checked here rather than trusted).
+ */
+const copyWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWriter => {
   let chunks: Array<Buffer> = []
   let rows = 0
+  const copy = (data: ReadonlyArray<Buffer>) =>
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+      const client = Option.flatMap(transaction, ([connection]) => {
+        const raw: unknown = (connection as { readonly pg?: unknown }).pg
+        return raw instanceof pg.Client ? Option.some(raw) : Option.none()
+      })
+      if (Option.isNone(client)) return Effect.die(new Error("COPY needs the transaction's node-postgres client"))
+      return Effect.async<void, SqlError>((resume) => {
+        client.value.query(
+          new CopyFromStdin(copyStatement, data, (error) =>
+            resume(error === undefined ? Effect.void : Effect.fail(new SqlError({ cause: error, message: "Failed to copy contacts" }))))
+        )
+      })
+    })
   return {
     add: (batch) => {
-      chunks.push(contactCopyRows(campaignId, batch))
+      chunks.push(contactCopyRows(target.campaignId, batch))
       rows += batch.length
     },
     pending: () => rows,
+    statementRows: () => COPY_ROWS,
     take: () => {
       const data = chunks
       const count = rows
       chunks = []
       rows = 0
-      return Effect.async<void, SqlError>((resume) => {
-        client.query(
-          new CopyFromStdin(copyStatement, data, (error) =>
-            resume(error === undefined ? Effect.void : Effect.fail(new SqlError({ cause: error, message: "Failed to copy contacts" }))))
-        )
-      }).pipe(Effect.withSpan("ContactIngest.copy", { attributes: { rows: count } }))
+      return sql.withTransaction(Effect.gen(function* () {
+        const live = yield* sql`
+          SELECT id FROM campaigns
+          WHERE id = ${target.campaignId} AND import_status = 'loading' AND import_owner = ${target.owner}
+          FOR UPDATE`
+        if (live.length === 0) return yield* new ImportTakenOver()
+        yield* copy(data)
+        yield* sql`
+          UPDATE campaigns
+          SET import_contacts = import_contacts + ${count}, import_bytes_read = ${target.bytesRead()}, import_heartbeat_at = now()
+          WHERE id = ${target.campaignId}`
+      })).pipe(Effect.withSpan("ContactIngest.copy", { attributes: { rows: count } }))
     }
   }
 }
-
-/**
- * COPY takes rows several times faster than INSERT, but it has to run on the caller's transaction
- * connection, so it needs that connection's node-postgres client (an @effect/sql-pg detail, checked
- * here rather than trusted). PGlite's socket server cannot take COPY FROM STDIN (it drops the
- * connection), so there, and outside a transaction, rows go in by INSERT.
- */
-const contactWriter = (sql: SqlClient.SqlClient, campaignId: number, onPostgres: boolean) =>
-  Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
-    const client = Option.flatMap(transaction, ([connection]) => {
-      const raw: unknown = (connection as { readonly pg?: unknown }).pg
-      return raw instanceof pg.Client ? Option.some(raw) : Option.none()
-    })
-    return onPostgres && Option.isSome(client) ? copyWriter(client.value, campaignId) : insertWriter(sql, campaignId)
-  })
 
 /**
  * Parsing a chunk of the file runs as one long chain of promise callbacks, during which Node
@@ -157,25 +221,32 @@ const eventLoopTurn = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(immediate))
 })
 
+const deferToRequests = (waiting: Effect.Effect<number>) =>
+  Effect.gen(function* () {
+    const until = (yield* Clock.currentTimeMillis) + MAX_DEFER_MS
+    while ((yield* waiting) > 0 && (yield* Clock.currentTimeMillis) < until) yield* Effect.sleep("1 millis")
+  })
+
 /**
- * Streams a contacts CSV into `campaign_contacts`. Rows are parsed while the previous statement
- * runs, so the CPU work of parsing overlaps the database's, and each statement is queued on the
- * connection before the previous one is awaited, so the database goes straight from one to the
- * next. Statements on one connection run in the order sent, which keeps contacts in CSV order.
- * Runs inside the caller's transaction: a CSV found invalid halfway leaves nothing behind.
+ * Streams a contacts CSV into `campaign_contacts`, one short transaction per statement, so no
+ * transaction holds the embedded database's single backend for long, and requests' statements
+ * waiting for a connection go first. The next rows are parsed
+ * while the last statement runs; one statement at a time keeps contacts in CSV order. Every
+ * statement writes only while the import is still loading under `target.owner`, and records how
+ * far it got. What was stored before a problem (or a cancel) is for the caller to clear.
  */
 export const ingestContacts = (
   sql: SqlClient.SqlClient,
-  campaignId: number,
+  target: ImportTarget,
   source: AsyncIterable<Uint8Array | string>,
   options: CsvContactsOptions,
   /** PostgreSQL proper (`DATABASE_URL`), rather than the embedded PGlite. */
   onPostgres: boolean
-): Effect.Effect<CsvContactsSummary, CsvContactsInvalid> =>
+): Effect.Effect<CsvContactsSummary, CsvContactsInvalid | ImportTakenOver | SqlError> =>
   Effect.gen(function* () {
-    const writer = yield* contactWriter(sql, campaignId, onPostgres)
+    const writer = onPostgres ? copyWriter(sql, target) : insertWriter(sql, target)
     const batches = readContacts(source, { ...options, batchSize: READ_BATCH_ROWS })
-    let inFlight: Fiber.Fiber<void, SqlError> | undefined
+    let inFlight: Fiber.Fiber<void, SqlError | ImportTakenOver> | undefined
     while (true) {
       const next = yield* Effect.tryPromise({
         try: () => batches.next(),
@@ -186,13 +257,13 @@ export const ingestContacts = (
       if (!next.done) {
         writer.add(next.value)
         yield* eventLoopTurn
-        if (writer.pending() < STATEMENT_ROWS) continue
+        if (writer.pending() < writer.statementRows()) continue
       }
-      const queued = writer.pending() > 0 ? yield* Effect.fork(writer.take()) : undefined
-      if (inFlight) yield* Fiber.join(inFlight).pipe(Effect.orDie)
-      inFlight = queued
+      if (inFlight) yield* Fiber.join(inFlight)
+      if (writer.pending() > 0) yield* deferToRequests(target.waiting)
+      inFlight = writer.pending() > 0 ? yield* Effect.fork(writer.take()) : undefined
       if (next.done) {
-        if (inFlight) yield* Fiber.join(inFlight).pipe(Effect.orDie)
+        if (inFlight) yield* Fiber.join(inFlight)
         return next.value
       }
     }

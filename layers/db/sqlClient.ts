@@ -2,6 +2,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
+import { DatabaseQueue } from "../../services/DatabaseQueue.ts"
 import { AppConfig } from "../../src/config.ts"
 import { startEmbeddedPostgres } from "./embeddedPostgres.ts"
 import { PooledConnection } from "./pooledConnection.ts"
@@ -17,6 +18,13 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 }
 
+/** The client over a pool of ours, with the pool's queue for background work to defer to. */
+const clientOf = (pool: pg.Pool) =>
+  Layer.merge(
+    PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "talkgraph", types }),
+    Layer.succeed(DatabaseQueue, { waiting: Effect.sync(() => pool.waitingCount) })
+  )
+
 /**
  * PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite under the data dir. Both
  * pools hand out `PooledConnection`s, so an interrupted request's statement is cancelled on its own
@@ -27,7 +35,7 @@ export const SqlClientLive = Layer.unwrapScoped(
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl)) {
       const url = Redacted.value(config.databaseUrl.value)
-      const pool = Effect.acquireRelease(
+      const pool = yield* Effect.acquireRelease(
         Effect.sync(() => {
           const pool = new pg.Pool({
             Client: PooledConnection,
@@ -41,24 +49,21 @@ export const SqlClientLive = Layer.unwrapScoped(
           return pool
         }),
         (pool) => Effect.promise(() => pool.end())
-      ).pipe(
-        // As PgClient.layer does: the server must answer before anything starts.
-        Effect.tap((pool) =>
-          Effect.tryPromise({
-            try: () => pool.query("SELECT 1"),
-            catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
-          }).pipe(
-            Effect.timeoutFail({
-              duration: Duration.millis(CONNECT_TIMEOUT_MS),
-              onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
-            })
-          )
-        )
       )
-      return PgClient.layerFromPool({ acquire: pool, applicationName: "talkgraph", types })
+      // As PgClient.layer does: the server must answer before anything starts.
+      yield* Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(CONNECT_TIMEOUT_MS),
+          onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        })
+      )
+      return clientOf(pool)
     }
     const embedded = yield* startEmbeddedPostgres(config.dataDir)
-    const pool = Effect.acquireRelease(
+    const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new pg.Pool({
           Client: StatementPreparingClient,
@@ -79,6 +84,6 @@ export const SqlClientLive = Layer.unwrapScoped(
       }),
       (pool) => Effect.promise(() => pool.end())
     )
-    return PgClient.layerFromPool({ acquire: pool, applicationName: "talkgraph", types })
+    return clientOf(pool)
   })
 )

@@ -30,6 +30,8 @@ export interface CsvContactsOptions {
   /** The organization's recording ids; when given, an audio greeting override must name one of them. */
   readonly recordingIds?: ReadonlySet<string> | undefined
   readonly batchSize?: number
+  /** Called once the header row is read and accepted, before any row. */
+  readonly onHeader?: ((columns: ReadonlyArray<string>) => void) | undefined
 }
 
 export interface CsvContactsSummary {
@@ -279,6 +281,7 @@ export async function* readContacts(
         if (!header) {
           header = readHeader(record, options.requiredColumns)
           columns = new Set(header.names)
+          options.onHeader?.(header.names)
           continue
         }
         rows++

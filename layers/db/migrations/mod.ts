@@ -9,6 +9,7 @@ import { recordings } from "./0009_recordings.ts"
 import { campaignEngine } from "./0008_campaign_engine.ts"
 import { voice } from "./0010_voice.ts"
 import { hotRunUpdates } from "./0011_hot_run_updates.ts"
+import { contactImports } from "./0016_contact_imports.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -22,5 +23,6 @@ export const migrations = {
   "0008_campaign_engine": campaignEngine,
   "0009_recordings": recordings,
   "0010_voice": voice,
-  "0011_hot_run_updates": hotRunUpdates
+  "0011_hot_run_updates": hotRunUpdates,
+  "0016_contact_imports": contactImports
 }
