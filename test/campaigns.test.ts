@@ -363,7 +363,8 @@ describe("redial", () => {
       state: "created",
       parent_campaign_id: parent.id,
       total_rows: 2,
-      total_queued_count: 2
+      total_queued_count: 2,
+      import: { status: "ready", contacts_loaded: 2, progress: 1 }
     })
     expect(child.body.retry_config.max_retries).toBe(0)
     const report = await api.get(`/api/v1/campaign/${child.body.id}/report`, { token: account.token })

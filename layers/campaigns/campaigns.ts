@@ -378,7 +378,7 @@ export const CampaignsLive = Layer.effect(
         }
         const entry = logEntry(new Date(), "info", "redial_created", `${count} contacts of campaign ${id} whose last outcome was ${outcomes.join(", ")}`)
         yield* sql`
-          UPDATE campaigns SET total_rows = ${count}, total_queued_count = ${count}, logs = ${JSON.stringify([entry])}::jsonb
+          UPDATE campaigns SET total_rows = ${count}, total_queued_count = ${count}, import_contacts = ${count}, logs = ${JSON.stringify([entry])}::jsonb
           WHERE id = ${childId}`
         const parentEntry = logEntry(new Date(), "info", "redialed", `Redialed as campaign ${childId} (${count} contacts)`)
         const linked = yield* sql`
