@@ -12,7 +12,7 @@ import { DatabaseQueue } from "../../services/DatabaseQueue.ts"
 import { Storage } from "../../services/Storage.ts"
 import { ImportTakenOver, ingestContacts } from "./contactIngest.ts"
 
-/** A loader proves it is alive this often… */
+/** A loader proves it is alive this often (with PostgreSQL, where several processes may load)… */
 const HEARTBEAT = "10 seconds"
 /** …and an import whose loader has been silent this long is failed by any process. */
 const LAPSE_SECONDS = 60
@@ -119,7 +119,7 @@ export const ContactImportsLive = Layer.scoped(
         const body = counted(yield* storage.read(job.sourceId))
         return yield* ingestContacts(
           sql,
-          { campaignId: job.campaignId, owner, bytesRead: body.bytesRead, waiting: queue.waiting },
+          { campaignId: job.campaignId, owner, bytesRead: body.bytesRead, contended: queue.contended },
           body.chunks,
           { ...job.options, onHeader: () => Deferred.unsafeDone(headerAccepted, Exit.succeed(true)) },
           onPostgres
@@ -176,9 +176,12 @@ export const ContactImportsLive = Layer.scoped(
 
     /** Fails imports whose loader went silent, and clears what failed imports left (a loader may die mid-clear). */
     const sweep = Effect.gen(function* () {
+      // The embedded database belongs to one process (its data dir is locked): another loader is a dead one.
       const lapsed = yield* sql<{ id: number }>`
         SELECT id FROM campaigns
-        WHERE import_status = 'loading' AND import_heartbeat_at < now() - make_interval(secs => ${LAPSE_SECONDS})`
+        WHERE import_status = 'loading'
+          AND (import_heartbeat_at < now() - make_interval(secs => ${LAPSE_SECONDS})
+               ${onPostgres ? sql`` : sql`OR import_owner IS DISTINCT FROM ${owner}`})`
       for (const { id } of lapsed) {
         if (yield* markFailed(id, [loaderStopped])) yield* clear(id)
       }

@@ -18,11 +18,17 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 }
 
-/** The client over a pool of ours, with the pool's queue for background work to defer to. */
-const clientOf = (pool: pg.Pool) =>
+/**
+ * The client over a pool of ours, with the pool's contention for background work to defer to:
+ * statements waiting for a connection, and on the embedded database (one connection, one backend)
+ * a statement running on it too.
+ */
+const clientOf = (pool: pg.Pool, embedded: boolean) =>
   Layer.merge(
     PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "talkgraph", types }),
-    Layer.succeed(DatabaseQueue, { waiting: Effect.sync(() => pool.waitingCount) })
+    Layer.succeed(DatabaseQueue, {
+      contended: Effect.sync(() => pool.waitingCount > 0 || (embedded && pool.totalCount > pool.idleCount))
+    })
   )
 
 /**
@@ -60,7 +66,7 @@ export const SqlClientLive = Layer.unwrapScoped(
           onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
         })
       )
-      return clientOf(pool)
+      return clientOf(pool, false)
     }
     const embedded = yield* startEmbeddedPostgres(config.dataDir)
     const pool = yield* Effect.acquireRelease(
@@ -84,6 +90,6 @@ export const SqlClientLive = Layer.unwrapScoped(
       }),
       (pool) => Effect.promise(() => pool.end())
     )
-    return clientOf(pool)
+    return clientOf(pool, true)
   })
 )
