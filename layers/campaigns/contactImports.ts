@@ -86,7 +86,7 @@ export const ContactImportsLive = Layer.scoped(
           UPDATE campaigns
           SET import_status = 'ready', import_owner = NULL, import_heartbeat_at = NULL,
               import_bytes_read = COALESCE(import_bytes_total, import_bytes_read),
-              total_rows = ${summary.accepted}, total_queued_count = ${summary.accepted},
+              total_rows = ${summary.accepted}, total_queued_count = ${summary.accepted}, import_contacts = ${summary.accepted},
               source_columns = ${JSON.stringify(summary.columns)}::jsonb, warnings = ${JSON.stringify(summary.warnings)}::jsonb,
               logs = logs || ${JSON.stringify([entry])}::jsonb, updated_at = now()
           WHERE id = ${job.campaignId} AND import_status = 'loading' AND import_owner = ${owner}

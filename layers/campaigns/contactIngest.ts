@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Clock, Data, Effect, Fiber, Option } from "effect"
+import { Clock, Context, Data, Effect, Fiber, Option } from "effect"
 import pg from "pg"
 import { nextStatementRows } from "../../src/campaign/contactImport.ts"
 import { contactCopyColumns, contactCopyRows } from "../../src/campaign/contactCopyRows.ts"
@@ -10,6 +10,8 @@ import { type Contact, CsvContactsInvalid, type CsvContactsOptions, type CsvCont
 const READ_BATCH_ROWS = 250
 /** Rows per COPY on PostgreSQL: enough that the database's work per statement is noise. */
 const COPY_ROWS = 5000
+/** How often a PostgreSQL import records its progress (and finds out whether it was cancelled). */
+const PROGRESS_EVERY_MS = 2000
 /**
  * Rows per INSERT on the embedded database are sized so that a statement takes about this long
  * from sending to answer (of which the backend's own work, what another request's statement may
@@ -49,8 +51,8 @@ interface ContactWriter {
   readonly pending: () => number
   /** Rows the next statement should carry. */
   readonly statementRows: () => number
-  /** Stores the rows added so far in one short transaction, recording the import's progress. */
-  readonly take: () => Effect.Effect<void, SqlError | ImportTakenOver>
+  /** Stores the rows added so far in one statement; the number of rows it carried. */
+  readonly take: () => Effect.Effect<number, SqlError | ImportTakenOver>
 }
 
 /**
@@ -102,6 +104,7 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
           RETURNING c.id`
         if (updated.length === 0) return yield* new ImportTakenOver()
         statementRows = nextStatementRows(count, performance.now() - started, EMBEDDED_STATEMENT_MS, EMBEDDED_ROWS)
+        return count
       })
     }
   }
@@ -163,12 +166,10 @@ class CopyFromStdin implements pg.Submittable {
 const copyStatement = `COPY campaign_contacts (${contactCopyColumns.join(", ")}) FROM STDIN`
 
 /**
- * PostgreSQL: each statement's rows go in by `COPY … FROM STDIN` (several times faster than
- * INSERT) in a transaction of its own that first locks the campaign row, checking the import is
- * still this loader's, and ends by counting the rows into its progress. COPY runs on the
+ * PostgreSQL: rows go in by `COPY … FROM STDIN`, several times faster than INSERT, on the
  * transaction's node-postgres client (an @effect/sql-pg detail, checked here rather than trusted).
  */
-const copyWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWriter => {
+const copyWriter = (target: ImportTarget): ContactWriter => {
   let chunks: Array<Buffer> = []
   let rows = 0
   const copy = (data: ReadonlyArray<Buffer>) =>
@@ -197,18 +198,7 @@ const copyWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWrit
       const count = rows
       chunks = []
       rows = 0
-      return sql.withTransaction(Effect.gen(function* () {
-        const live = yield* sql`
-          SELECT id FROM campaigns
-          WHERE id = ${target.campaignId} AND import_status = 'loading' AND import_owner = ${target.owner}
-          FOR UPDATE`
-        if (live.length === 0) return yield* new ImportTakenOver()
-        yield* copy(data)
-        yield* sql`
-          UPDATE campaigns
-          SET import_contacts = import_contacts + ${count}, import_bytes_read = ${target.bytesRead()}, import_heartbeat_at = now()
-          WHERE id = ${target.campaignId}`
-      })).pipe(Effect.withSpan("ContactIngest.copy", { attributes: { rows: count } }))
+      return copy(data).pipe(Effect.as(count), Effect.withSpan("ContactIngest.copy", { attributes: { rows: count } }))
     }
   }
 }
@@ -243,26 +233,26 @@ const deferToRequests = (contended: Effect.Effect<boolean>) =>
     }
   })
 
+/** Runs on a connection of its own, even where the caller is inside a transaction. */
+const outsideTransaction = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.mapInputContext(effect, (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context))
+
 /**
- * Streams a contacts CSV into `campaign_contacts`, one short transaction per statement, so no
- * transaction holds the embedded database's single backend for long, and requests' statements
- * waiting for a connection go first. The next rows are parsed
- * while the last statement runs; one statement at a time keeps contacts in CSV order. Every
- * statement writes only while the import is still loading under `target.owner`, and records how
- * far it got. What was stored before a problem (or a cancel) is for the caller to clear.
+ * The loop both databases share: the next rows are parsed while the last statement runs, and each
+ * statement is reported to `stored` once it has run. `pipelined` sends the next statement before
+ * the last one answered (on one connection they still run in order, which keeps contacts in CSV
+ * order); otherwise one at a time, each after the requests that wait.
  */
-export const ingestContacts = (
-  sql: SqlClient.SqlClient,
-  target: ImportTarget,
+const load = (
+  writer: ContactWriter,
   source: AsyncIterable<Uint8Array | string>,
   options: CsvContactsOptions,
-  /** PostgreSQL proper (`DATABASE_URL`), rather than the embedded PGlite. */
-  onPostgres: boolean
+  turn: { readonly pipelined: boolean; readonly contended: Effect.Effect<boolean>; readonly stored: (rows: number) => Effect.Effect<void, SqlError | ImportTakenOver> }
 ): Effect.Effect<CsvContactsSummary, CsvContactsInvalid | ImportTakenOver | SqlError> =>
   Effect.gen(function* () {
-    const writer = onPostgres ? copyWriter(sql, target) : insertWriter(sql, target)
     const batches = readContacts(source, { ...options, batchSize: READ_BATCH_ROWS })
-    let inFlight: Fiber.Fiber<void, SqlError | ImportTakenOver> | undefined
+    let inFlight: Fiber.Fiber<number, SqlError | ImportTakenOver> | undefined
+    const settle = Effect.suspend(() => (inFlight ? Effect.flatMap(Fiber.join(inFlight), turn.stored) : Effect.void))
     while (true) {
       const next = yield* Effect.tryPromise({
         try: () => batches.next(),
@@ -275,12 +265,62 @@ export const ingestContacts = (
         yield* eventLoopTurn
         if (writer.pending() < writer.statementRows()) continue
       }
-      if (inFlight) yield* Fiber.join(inFlight)
-      if (writer.pending() > 0) yield* deferToRequests(target.contended)
-      inFlight = writer.pending() > 0 ? yield* Effect.fork(writer.take()) : undefined
+      if (!turn.pipelined) {
+        yield* settle
+        if (writer.pending() > 0) yield* deferToRequests(turn.contended)
+      }
+      const queued = writer.pending() > 0 ? yield* Effect.fork(writer.take()) : undefined
+      if (turn.pipelined) yield* settle
+      inFlight = queued
       if (next.done) {
-        if (inFlight) yield* Fiber.join(inFlight)
+        yield* settle
         return next.value
       }
     }
   })
+
+/**
+ * Streams a contacts CSV into `campaign_contacts` while the campaign's import is loading under
+ * `target.owner`, recording how far it got; fails with ImportTakenOver once it no longer is.
+ *
+ * On the embedded database, whose single backend runs one transaction at a time for everyone, each
+ * statement is a transaction of its own (which itself checks the import is still this loader's
+ * and counts its rows), sent only after the requests waiting for the database: nothing holds the
+ * backend for long. What was stored before a problem or a cancel is for the caller to clear.
+ *
+ * On PostgreSQL, where a transaction blocks nobody, the whole file goes in one transaction of
+ * pipelined COPYs, its progress recorded beside it on another connection: taken over, it rolls
+ * back and leaves nothing.
+ */
+export const ingestContacts = (
+  sql: SqlClient.SqlClient,
+  target: ImportTarget,
+  source: AsyncIterable<Uint8Array | string>,
+  options: CsvContactsOptions,
+  /** PostgreSQL proper (`DATABASE_URL`), rather than the embedded PGlite. */
+  onPostgres: boolean
+): Effect.Effect<CsvContactsSummary, CsvContactsInvalid | ImportTakenOver | SqlError> => {
+  if (!onPostgres) {
+    return load(insertWriter(sql, target), source, options, { pipelined: false, contended: target.contended, stored: () => Effect.void })
+  }
+  // Outside the import's transaction, so that it is seen while the import runs, and only every
+  // PROGRESS_EVERY_MS: each update of the campaign row, which every copied contact's foreign key
+  // has locked (key share) in the import's transaction, makes a multixact the next copies read.
+  let unrecorded = 0
+  let recordedAt = 0
+  const recordProgress = (rows: number) =>
+    Effect.gen(function* () {
+      unrecorded += rows
+      const now = yield* Clock.currentTimeMillis
+      if (now - recordedAt < PROGRESS_EVERY_MS) return
+      const live = yield* outsideTransaction(sql`
+        UPDATE campaigns
+        SET import_contacts = import_contacts + ${unrecorded}, import_bytes_read = ${target.bytesRead()}, import_heartbeat_at = now()
+        WHERE id = ${target.campaignId} AND import_status = 'loading' AND import_owner = ${target.owner}
+        RETURNING id`)
+      if (live.length === 0) return yield* new ImportTakenOver()
+      unrecorded = 0
+      recordedAt = now
+    })
+  return sql.withTransaction(load(copyWriter(target), source, options, { pipelined: true, contended: target.contended, stored: recordProgress }))
+}
