@@ -1,7 +1,9 @@
 /**
  * Contacts CSV ingestion: rows per second and peak RSS growth while a campaign is created from a
  * 100,000- and a 1,000,000-row CSV, through the real Campaigns service (streaming parse, E.164
- * checks, batches written in one transaction: COPY on PostgreSQL, multi-row INSERT on PGlite).
+ * checks, contacts loaded in the background in short transactions: COPY on PostgreSQL, multi-row
+ * INSERT on PGlite), until every contact is stored. `bench/importConcurrency.ts` measures the
+ * same import beside other organizations' requests.
  *
  *   npx tsx bench/csvIngest.ts                      # embedded PGlite
  *   DATABASE_URL=postgres://… npx tsx bench/csvIngest.ts
@@ -96,12 +98,19 @@ const main = async () => {
       }, 25)
       const cpuBefore = process.cpuUsage()
       const started = performance.now()
-      const campaign = yield* campaigns.create(principal, {
+      const created = yield* campaigns.create(principal, {
         name: `bench ${rows}`,
         workflow_id: workflow!.id,
         source_type: "csv",
         source_id: key
       })
+      // A large file loads in the background: the figure is until every contact is stored.
+      let campaign = created
+      while (campaign.import.status === "loading") {
+        yield* Effect.sleep("50 millis")
+        campaign = yield* campaigns.get(principal, created.id)
+      }
+      if (campaign.import.status !== "ready") throw new Error(`import failed: ${campaign.import.errors.join("; ")}`)
       const seconds = (performance.now() - started) / 1000
       const cpu = process.cpuUsage(cpuBefore)
       clearInterval(sampler)

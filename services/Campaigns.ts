@@ -9,6 +9,7 @@ import type {
   ScheduleConfigPatch
 } from "../src/campaign/campaignSettings.ts"
 import type { CampaignState } from "../src/campaign/campaignState.ts"
+import type { ImportProgress } from "../src/campaign/contactImport.ts"
 import type { Conflict, NotFound, PayloadTooLarge, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
 
@@ -42,6 +43,8 @@ export interface CampaignView {
   readonly telephony_configuration_name: string | null
   readonly logs: ReadonlyArray<CampaignLogEntry>
   readonly warnings: ReadonlyArray<string>
+  /** Loading the contacts: `ready` once they are all stored (`total_rows` is null until then). */
+  readonly import: ImportProgress
 }
 
 /** An omitted setting keeps its base value; `null` asks for the setting's default. */
@@ -103,6 +106,7 @@ export interface CampaignProgress {
   readonly next_attempt_at: Date | null
   readonly started_at: Date | null
   readonly completed_at: Date | null
+  readonly import: ImportProgress
 }
 
 export interface CampaignRunView {
@@ -143,6 +147,11 @@ export interface Paging {
 
 /** Campaigns of the caller's organization: creation from an uploaded CSV, settings and lifecycle. */
 export interface CampaignsShape {
+  /**
+   * Creates the campaign and loads its contacts: a small file before answering (422 when it is
+   * unusable), a large one in the background once its header row is accepted (`import.status`
+   * "loading"; problems found later fail the import and the campaign).
+   */
   readonly create: (
     principal: Principal,
     input: CreateCampaignInput
@@ -155,6 +164,7 @@ export interface CampaignsShape {
     id: number,
     input: UpdateCampaignInput
   ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
+  /** Conflict while the contacts are loading or after they failed to load. */
   readonly start: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
   readonly pause: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict>
   readonly resume: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { parse } from "csv-parse/sync"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { client, type Client } from "./support/client.ts"
@@ -204,6 +205,31 @@ describe("creating a campaign", () => {
     expect(report.body).toContain("+442079460958")
   })
 
+  it("imports an Excel export with semicolons, a stray cell and columns named like Object's properties, kept as data", async () => {
+    const account = await newAccount(api)
+    const csv = "phone_number;first_name;__proto__;constructor;toString\r\n" +
+      "+14155550101;Ann;a;b;c\r\n+14155550102;Bob;d;e;f;stray\r\n"
+    const campaign = await newCampaign(account, {}, csv)
+    expect(campaign.total_rows).toBe(2)
+    expect(campaign.warnings).toEqual(["1 row has more fields than the header's 5 columns; the extra fields were ignored (row 3)"])
+    const stored = await server.run(Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ context: string }>`
+        SELECT context::text AS context FROM campaign_contacts WHERE campaign_id = ${campaign.id} ORDER BY id`
+    }))
+    expect(stored.map((row) => JSON.parse(row.context))).toEqual([
+      JSON.parse('{"first_name":"Ann","__proto__":"a","constructor":"b","toString":"c"}'),
+      JSON.parse('{"first_name":"Bob","__proto__":"d","constructor":"e","toString":"f"}')
+    ])
+    const report = await api.get(`/api/v1/campaign/${campaign.id}/report`, { token: account.token })
+    const rows: Array<Array<string>> = parse(report.body)
+    expect(rows.map((row) => row.slice(9))).toEqual([
+      ["first_name", "__proto__", "constructor", "toString"],
+      ["Ann", "a", "b", "c"],
+      ["Bob", "d", "e", "f"]
+    ])
+  })
+
   it("answers 404 for another organization's workflow or telephony configuration", async () => {
     const owner = await newAccount(api)
     const other = await newAccount(api)
@@ -369,7 +395,8 @@ describe("redial", () => {
       state: "created",
       parent_campaign_id: parent.id,
       total_rows: 2,
-      total_queued_count: 2
+      total_queued_count: 2,
+      import: { status: "ready", contacts_loaded: 2, progress: 1 }
     })
     expect(child.body.retry_config.max_retries).toBe(0)
     const report = await api.get(`/api/v1/campaign/${child.body.id}/report`, { token: account.token })
@@ -425,7 +452,22 @@ describe("reading campaigns", () => {
     expect(lines[0]).toBe(
       "row_number,phone_number,contact_state,attempts,last_outcome,last_attempt_at,last_run_id,disposition,duration_seconds,first_name,note"
     )
-    expect(lines[1]).toMatch(/^2,\+14155550101,completed,1,completed,,\d+,interested,42,Ann,"says ""hi"", often"$/)
+    expect(lines[1]).toMatch(/^2,'\+14155550101,completed,1,completed,,\d+,interested,42,Ann,"says ""hi"", often"$/)
+  })
+
+  it("neutralises spreadsheet formulas in every text cell of the report, column names included", async () => {
+    const account = await newAccount(api)
+    const payloads = ["-2+3+cmd|' /C calc'!A0", "+1+HYPERLINK(\"http://evil.example\")", "=1+1", "@SUM(1)", "-5"]
+    const csv = [
+      `phone_number,first_name,=cmd|' /C calc'!A0`,
+      ...payloads.map((payload, i) => `+1415555${2100 + i},"${payload.replaceAll("\"", "\"\"")}",x`)
+    ].join("\n")
+    const campaign = await newCampaign(account, {}, csv)
+    const report = await api.get(`/api/v1/campaign/${campaign.id}/report`, { token: account.token })
+    const rows: Array<Array<string>> = parse(report.body, { relax_column_count: false })
+    expect(rows[0]!.at(-1)).toBe(`'=cmd|' /C calc'!A0`)
+    expect(rows.slice(1).map((row) => row[9])).toEqual(payloads.map((payload) => `'${payload}`))
+    for (const row of rows) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/)
   })
 })
 

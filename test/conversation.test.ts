@@ -5,6 +5,7 @@ import { durationExceeded, limitsFrom } from "../src/conversation/limits.ts"
 import { messagesFor, systemPromptFor } from "../src/conversation/prompt.ts"
 import { greetingFor, runContext } from "../src/conversation/runContext.ts"
 import { toolsAt } from "../src/conversation/tools.ts"
+import { renderTemplate } from "../src/graph/templateVariables.ts"
 import { validateDefinition } from "../src/graph/validation.ts"
 import { salesDefinition } from "./support/chatFixtures.ts"
 
@@ -27,6 +28,14 @@ describe("conversation rules", () => {
     expect(greetingFor(start.data, { greeting_override: { type: "audio", recording_id: "r1" }, company: "A" })).toBe("Hi there, this is A!")
     expect(greetingFor({ ...start.data, greeting: "  " }, {})).toBeNull()
     expect(greetingFor({ ...start.data, greeting_type: "audio" }, {})).toBeNull()
+  })
+
+  it("renders variables named like Object's properties from the run's own context only", () => {
+    const csvContext = JSON.parse('{"__proto__":"Ada","constructor":"Bo","toString":"Cy","customer":{"plan":"gold"}}')
+    const context = runContext({ company: "Acme" }, csvContext)
+    expect(renderTemplate("{{__proto__}} {{constructor}} {{toString}} {{customer.plan}}", context)).toBe("Ada Bo Cy gold")
+    expect(renderTemplate("[{{constructor}}][{{valueOf | none}}][{{customer.constructor}}][{{company.length}}]", { company: "Acme" }))
+      .toBe("[][none][][]")
   })
 
   it("prepends the global prompt unless the node opts out", () => {

@@ -46,9 +46,9 @@ describe("contacts CSV: refused files (422 with the reason)", () => {
       problem: /The workflow uses \{\{account_id\}\}, \{\{order\}\} but the CSV has no columns of that name/
     },
     {
-      name: "rows with the wrong number of fields",
-      input: "phone_number,name\n+14155550123,Ann\n+14155550124\n+14155550125,Bo,extra\n",
-      problem: /^Row 3: fewer fields than the header's 2 columns\nRow 4: more fields/
+      name: "rows with fewer fields than the header",
+      input: "phone_number,name,plan\n+14155550123,Ann,gold\n+14155550124,Bo\n+14155550125,Cy,extra,more\n",
+      problem: /^Row 3: fewer fields than the header's 3 columns$/
     },
     { name: "an unclosed quote", input: "phone_number,name\n+14155550123,\"Ann\n", problem: /malformed/ },
     { name: "Latin-1 text", input: Uint8Array.from([...utf8("phone_number,name\n+14155550123,Jos"), 0xe9, 0x0a]), problem: /not UTF-8 text/ },
@@ -187,6 +187,72 @@ describe("contacts CSV: accepted files", () => {
     const generator = readContacts(chunked(utf8(`phone_number\n${rows}\n`)), { defaultRegion: undefined, requiredColumns: [], batchSize: 2 })
     for await (const batch of generator) batches.push(batch.length)
     expect(batches).toEqual([2, 2, 1])
+  })
+})
+
+describe("contacts CSV: files from real spreadsheets", () => {
+  it.each([
+    ["semicolons (Excel where the decimal separator is a comma)", "phone_number;name;balance\n+14155550123;Ann;1,50\n"],
+    ["tabs", "phone_number\tname\tbalance\n+14155550123\tAnn\t1,50\n"],
+    ["Excel's sep= hint line", "sep=;\nphone_number;name;balance\n+14155550123;Ann;1,50\n"],
+    ["a BOM and blank lines before a semicolon header", "\uFEFF\n;;\nphone_number;name;balance\n+14155550123;Ann;1,50\n"],
+    ["semicolons with a comma in a column name", "phone_number;name, first;balance\n+14155550123;Ann;1,50\n"]
+  ])("reads fields separated by %s", async (_, text) => {
+    for (const size of [1, 5, 1 << 20]) {
+      const outcome = await read(text, {}, size)
+      expect(outcome.problems).toBeUndefined()
+      const context = outcome.contacts[0]!.context
+      expect(outcome.contacts).toHaveLength(1)
+      expect(outcome.contacts[0]!.phone_number).toBe("+14155550123")
+      expect(Object.values(context)).toEqual(["Ann", "1,50"])
+    }
+  })
+
+  it("numbers rows from the header after an Excel sep= line, as Excel shows them", async () => {
+    const outcome = await read("sep=;\r\nphone_number;name\r\n+14155550123;Ann\r\n+14155550124;Bo\r\n")
+    expect(outcome.contacts.map((contact) => contact.row)).toEqual([2, 3])
+  })
+
+  it("keeps a row with extra fields, ignores the extra fields and warns about that row", async () => {
+    const outcome = await read("phone_number,name\n+14155550123,Ann,stray note\n+14155550124,Bo\n+14155550125,Cy,,\n")
+    expect(outcome.contacts.map((contact) => contact.context)).toEqual([{ name: "Ann" }, { name: "Bo" }, { name: "Cy" }])
+    expect(outcome.summary!.warnings).toEqual([
+      "1 row has more fields than the header's 2 columns; the extra fields were ignored (row 2)"
+    ])
+  })
+
+  it("keeps columns named like Object's own properties as data", async () => {
+    const outcome = await read("phone_number,__proto__,constructor,toString,hasOwnProperty\n+14155550123,a,b,c,d\n")
+    const context = outcome.contacts[0]!.context
+    expect(Object.getPrototypeOf(context)).toBe(Object.prototype)
+    expect(Object.entries(context)).toEqual([["__proto__", "a"], ["constructor", "b"], ["toString", "c"], ["hasOwnProperty", "d"]])
+    expect(JSON.parse(JSON.stringify(context), (_, value) => value)).toEqual(JSON.parse('{"__proto__":"a","constructor":"b","toString":"c","hasOwnProperty":"d"}'))
+    expect(JSON.stringify(context)).toBe('{"__proto__":"a","constructor":"b","toString":"c","hasOwnProperty":"d"}')
+  })
+
+  it.each([
+    ["a million named columns", () => `${Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(",")},phone_number\n+14155550123\n`],
+    ["a million empty columns", () => `phone_number${",".repeat(999_999)}\n+14155550123\n`],
+    ["a million unnamed columns, then a row", () => `${",".repeat(1_000_000)}\n+14155550123\n`],
+    ["a row of a million fields", () => `phone_number,name\n+14155550123,Ann${",x".repeat(1_000_000)}\n`],
+    ["a field of ten million characters", () => `phone_number,name\n+14155550123,"${"x".repeat(10_000_000)}"\n`]
+  ])("refuses %s with one short message", async (_, text) => {
+    const before = process.memoryUsage().heapUsed
+    const outcome = await read(text(), {}, 64 * 1024)
+    expect(outcome.problems).toHaveLength(1)
+    expect(outcome.problems![0]!.length).toBeLessThan(200)
+    expect(outcome.problems![0]).toMatch(/columns; a contacts CSV may have at most 1,000|longer than 1,048,576 characters|no "phone_number" column/)
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(200 * 1024 * 1024)
+  })
+
+  it("keeps messages short whatever the header and rows hold", async () => {
+    const long = "n".repeat(100_000)
+    const header = await read(`${long},${long},${Array.from({ length: 900 }, () => "").join(",")}\n+14155550123\n`, {}, 64 * 1024)
+    expect(header.problems!.join("\n").length).toBeLessThan(400)
+    const rows = Array.from({ length: 50 }, (_, i) => `+1415555${1000 + i},text,Hi {{missing_${i}_${long}}}`).join("\n")
+    const overrides = await read(`phone_number,greeting_override_type,greeting_override_text\n${rows}\n`, {}, 64 * 1024)
+    expect(overrides.problems!.length).toBeLessThanOrEqual(11)
+    expect(overrides.problems!.join("\n").length).toBeLessThan(2000)
   })
 })
 

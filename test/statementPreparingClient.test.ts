@@ -5,6 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import { startEmbeddedPostgres } from "../layers/db/embeddedPostgres.ts"
+import { PooledConnection } from "../layers/db/pooledConnection.ts"
 import { StatementPreparingClient } from "../layers/db/statementPreparingClient.ts"
 import { postgresUrl } from "./support/database.ts"
 
@@ -13,11 +14,12 @@ import { postgresUrl } from "./support/database.ts"
 let scope: Scope.CloseableScope
 let dataDir: string | undefined
 let pool: pg.Pool
+let target: pg.PoolConfig
 
 beforeAll(async () => {
   scope = await Effect.runPromise(Scope.make())
   const url = postgresUrl()
-  let target: pg.PoolConfig = { connectionString: url }
+  target = { connectionString: url }
   if (!url) {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-prepared-"))
     await fs.cp(inject("pgliteTemplate"), dataDir, { recursive: true })
@@ -81,4 +83,23 @@ describe("preparing statements once per connection", () => {
       expect(prepared).toBeLessThanOrEqual(500)
       expect(prepared).toBeGreaterThan(400)
     }))
+})
+
+describe("pooled connections", () => {
+  it("never hand the next user a connection left inside a transaction", async () => {
+    const connections = new pg.Pool({ ...target, Client: PooledConnection, max: 1 })
+    try {
+      const first = await connections.connect()
+      const firstPid = (await first.query("SELECT pg_backend_pid() AS pid")).rows[0].pid
+      await first.query("BEGIN")
+      first.release()
+      const second = await connections.connect()
+      expect(second.getTransactionStatus()).not.toBe("T")
+      expect((await second.query("SELECT now() = statement_timestamp() AS outside")).rows).toEqual([{ outside: true }])
+      if (postgresUrl()) expect((await second.query("SELECT pg_backend_pid() AS pid")).rows[0].pid).not.toBe(firstPid)
+      second.release()
+    } finally {
+      await connections.end()
+    }
+  })
 })

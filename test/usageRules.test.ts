@@ -1,7 +1,6 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { channelOfMode } from "../src/usage/channels.ts"
-import { csvCell, csvLine } from "../src/usage/csv.ts"
 import { denseDailySeries, localDate } from "../src/usage/dailySeries.ts"
 import { checkedWindow, createdWindow, parseDateBound } from "../src/usage/dates.ts"
 import { parseUsageFilters, phoneSearchText } from "../src/usage/filters.ts"
@@ -132,25 +131,6 @@ describe("channels", () => {
     "web"
   ], ["textchat", "chat"]])("groups %s under %s", (mode, channel) => {
     expect(channelOfMode(mode)).toBe(channel)
-  })
-})
-
-describe("CSV cells", () => {
-  it.each([
-    ["=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""],
-    ["+15551234", "'+15551234"],
-    ["-2+3", "'-2+3"],
-    ["@SUM(A1)", "'@SUM(A1)"],
-    ["\tcmd", "'\tcmd"],
-    ["\rcmd", "\"'\rcmd\""],
-    ["plain", "plain"],
-    ["a,b", "\"a,b\""]
-  ])("writes %j as %s", (value, expected) => {
-    expect(csvCell(value)).toBe(expected)
-  })
-
-  it("writes our own numbers as numbers, even negative ones, and nulls as empty cells", () => {
-    expect(csvLine([1, -2, null, "x"])).toBe("1,-2,,x\r\n")
   })
 })
 

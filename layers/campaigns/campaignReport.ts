@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Option, Stream } from "effect"
-import { csvLine } from "../../src/campaign/csvWriter.ts"
+import { csvLine } from "../../src/csv/csvWriter.ts"
 import type { CampaignReport } from "../../services/Campaigns.ts"
 import type { CampaignRow } from "./campaignRows.ts"
 
@@ -59,7 +59,8 @@ export const campaignReport = (sql: SqlClient.SqlClient, campaign: CampaignRow):
           row.last_run_id,
           row.disposition,
           row.duration_seconds,
-          ...columns.map((name) => row.context[name])
+          // Own keys only: a column named `constructor` or `toString` is data, not what objects inherit.
+          ...columns.map((name) => (Object.hasOwn(row.context, name) ? row.context[name] : null))
         ])
       ).join("")
       const last = rows[rows.length - 1]

@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import type { CampaignLogEntry } from "../../src/campaign/campaignLog.ts"
 import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../../src/campaign/campaignSettings.ts"
 import type { CampaignState } from "../../src/campaign/campaignState.ts"
+import { importProgress, type ImportStatus } from "../../src/campaign/contactImport.ts"
 import type { CampaignView } from "../../services/Campaigns.ts"
 
 export interface CampaignRow {
@@ -35,6 +36,11 @@ export interface CampaignRow {
   readonly updated_at: Date
   readonly started_at: Date | null
   readonly completed_at: Date | null
+  readonly import_status: ImportStatus
+  readonly import_contacts: number
+  readonly import_bytes_read: number
+  readonly import_bytes_total: number | null
+  readonly import_errors: ReadonlyArray<string>
 }
 
 /** A campaign with its workflow's and telephony configuration's names, in one query. */
@@ -45,7 +51,7 @@ export const selectCampaigns = (sql: SqlClient.SqlClient) =>
            c.total_queued_count, c.retry_config, c.max_concurrency, c.rate_limit_per_second, c.schedule_config,
            c.circuit_breaker, c.parent_campaign_id, c.redialed_campaign_id, c.telephony_configuration_id,
            t.name AS telephony_configuration_name, c.logs, c.warnings, c.created_at, c.updated_at, c.started_at,
-           c.completed_at
+           c.completed_at, c.import_status, c.import_contacts, c.import_bytes_read, c.import_bytes_total, c.import_errors
     FROM campaigns c
     JOIN workflows w ON w.id = c.workflow_id
     LEFT JOIN telephony_configurations t ON t.id = c.telephony_configuration_id`
@@ -78,5 +84,6 @@ export const toView = (row: CampaignRow): CampaignView => ({
   telephony_configuration_id: row.telephony_configuration_id,
   telephony_configuration_name: row.telephony_configuration_name,
   logs: row.logs,
-  warnings: row.warnings
+  warnings: row.warnings,
+  import: importProgress(row)
 })

@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Effect, Either, Layer, Option, ParseResult } from "effect"
+import { Config, Effect, Either, Layer, Option, ParseResult } from "effect"
 import { logEntry } from "../../src/campaign/campaignLog.ts"
 import {
   circuitBreakerDefaults,
@@ -13,7 +13,7 @@ import {
   validateSchedule
 } from "../../src/campaign/campaignSettings.ts"
 import { canApply, type CampaignCommand, editableStates, isFinal, refusal, transitions } from "../../src/campaign/campaignState.ts"
-import { CsvContactsInvalid } from "../../src/campaign/csvContacts.ts"
+import { cancelledWhileLoading, importProgress, startAfterFailedImport, startWhileLoading } from "../../src/campaign/contactImport.ts"
 import { asRegion } from "../../src/phone/mod.ts"
 import { AppConfig } from "../../src/config.ts"
 import { Conflict, NotFound, PayloadTooLarge, ValidationFailed } from "../../src/domain/errors.ts"
@@ -28,12 +28,12 @@ import {
   type RedialInput,
   type UpdateCampaignInput
 } from "../../services/Campaigns.ts"
+import { ContactImports } from "../../services/ContactImports.ts"
 import { Storage } from "../../services/Storage.ts"
 import { RecordingCatalog } from "../../services/Recordings.ts"
 import { TelephonyConfigs } from "../../services/TelephonyConfigs.ts"
 import { campaignReport } from "./campaignReport.ts"
 import { type CampaignRow, selectCampaigns, toView } from "./campaignRows.ts"
-import { ingestContacts } from "./contactIngest.ts"
 import { makeVoicePreflight } from "./voicePreflight.ts"
 
 interface WorkflowRow {
@@ -50,6 +50,12 @@ const redialOutcomes = {
   retry_on_failed: "failed"
 } as const
 
+/**
+ * Files up to this size are loaded before the create request answers (about 25,000 contacts, well
+ * under a second); larger ones in the background (CAMPAIGN_IMPORT_INLINE_BYTES).
+ */
+const DEFAULT_INLINE_IMPORT_BYTES = 1024 * 1024
+
 const pageCount = (total: number, limit: number) => Math.max(1, Math.ceil(total / limit))
 
 export const CampaignsLive = Layer.effect(
@@ -61,6 +67,11 @@ export const CampaignsLive = Layer.effect(
     const telephony = yield* TelephonyConfigs
     const recordings = yield* RecordingCatalog
     const preflight = yield* makeVoicePreflight
+    const imports = yield* ContactImports
+    const inlineImportBytes = yield* Config.integer("CAMPAIGN_IMPORT_INLINE_BYTES").pipe(
+      Config.validate({ message: "must be 0 or more", validation: (bytes) => bytes >= 0 }),
+      Config.withDefault(DEFAULT_INLINE_IMPORT_BYTES)
+    )
 
     const findRow = (organizationId: number, id: number) =>
       Effect.flatMap(
@@ -155,45 +166,32 @@ export const CampaignsLive = Layer.effect(
       }
       const required = requiredVariables(workflow.workflow_definition ?? {})
       const recordingIds = yield* recordings.allIds(organizationId)
-      const id = yield* sql.withTransaction(Effect.gen(function* () {
-        const [row] = yield* sql<{ id: number }>`
-          INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, source_type, source_id,
-                                 default_region, retry_config, max_concurrency, rate_limit_per_second, schedule_config,
-                                 circuit_breaker, logs)
-          VALUES (${organizationId}, ${workflow.id}, ${input.telephony_configuration_id ?? null}, ${input.name}, 'csv',
-                  ${input.source_id}, ${region ?? null}, ${JSON.stringify(settings.retry_config)}::jsonb,
-                  ${settings.max_concurrency}, ${settings.rate_limit_per_second},
-                  ${settings.schedule_config === null ? null : JSON.stringify(settings.schedule_config)}::jsonb,
-                  ${JSON.stringify(settings.circuit_breaker)}::jsonb, '[]'::jsonb)
-          RETURNING id`
-        const id = row!.id
-        const summary = yield* Effect.scoped(
-          Effect.flatMap(storage.read(input.source_id), (body) =>
-            ingestContacts(sql, id, body, { defaultRegion: region, requiredColumns: required, recordingIds }, onPostgres))
-        )
-        const entry = logEntry(new Date(), "info", "contacts_imported", `${summary.accepted} contacts imported from ${input.source_id}`, {
-          accepted: summary.accepted,
-          skipped_warnings: summary.warnings.length
+      const [row] = yield* sql<{ id: number }>`
+        INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, source_type, source_id,
+                               default_region, retry_config, max_concurrency, rate_limit_per_second, schedule_config,
+                               circuit_breaker, logs, import_status, import_owner, import_heartbeat_at, import_bytes_total)
+        VALUES (${organizationId}, ${workflow.id}, ${input.telephony_configuration_id ?? null}, ${input.name}, 'csv',
+                ${input.source_id}, ${region ?? null}, ${JSON.stringify(settings.retry_config)}::jsonb,
+                ${settings.max_concurrency}, ${settings.rate_limit_per_second},
+                ${settings.schedule_config === null ? null : JSON.stringify(settings.schedule_config)}::jsonb,
+                ${JSON.stringify(settings.circuit_breaker)}::jsonb, '[]'::jsonb, 'loading', ${imports.owner}, now(), ${size})
+        RETURNING id`
+      const id = row!.id
+      const running = yield* imports.start({
+        campaignId: id,
+        sourceId: input.source_id,
+        options: { defaultRegion: region, requiredColumns: required, recordingIds }
+      })
+      // A small file is loaded before the answer; a large one only has its header row checked.
+      const ended = size <= inlineImportBytes || !(yield* running.headerAccepted) ? yield* running.outcome : undefined
+      if (ended?._tag === "Refused") {
+        // Refused before the answer: as if it had never been created (the import cleared its contacts).
+        yield* sql`DELETE FROM campaigns WHERE id = ${id}`
+        return yield* new ValidationFailed({
+          message: "The contacts CSV cannot be used",
+          problems: ended.problems.map((msg) => ({ loc: ["body", "source_id"], msg, type: "csv_invalid" }))
         })
-        yield* sql`
-          UPDATE campaigns
-          SET total_rows = ${summary.accepted}, total_queued_count = ${summary.accepted},
-              source_columns = ${JSON.stringify(summary.columns)}::jsonb, warnings = ${JSON.stringify(summary.warnings)}::jsonb,
-              logs = ${JSON.stringify([entry])}::jsonb
-          WHERE id = ${id}`
-        return id
-      })).pipe(
-        Effect.catchIf(
-          (error): error is CsvContactsInvalid => error instanceof CsvContactsInvalid,
-          (invalid) =>
-            Effect.fail(
-              new ValidationFailed({
-                message: "The contacts CSV cannot be used",
-                problems: invalid.problems.map((msg) => ({ loc: ["body", "source_id"], msg, type: "csv_invalid" }))
-              })
-            )
-        )
-      )
+      }
       return toView(yield* findRow(organizationId, id).pipe(Effect.orDie))
     }, Effect.catchTag("SqlError", Effect.die))
 
@@ -254,7 +252,8 @@ export const CampaignsLive = Layer.effect(
       id: number,
       command: CampaignCommand,
       message: string,
-      extra: Statement.Statement<unknown> | undefined = undefined
+      extra: Statement.Statement<unknown> | undefined = undefined,
+      condition: Statement.Statement<unknown> | undefined = undefined
     ) =>
       Effect.gen(function* () {
         const { from, to, event } = transitions[command]
@@ -265,6 +264,7 @@ export const CampaignsLive = Layer.effect(
             SET state = ${to}, logs = logs || ${JSON.stringify([entry])}::jsonb, updated_at = now()
                 ${extra === undefined ? sql`` : sql`, ${extra}`}
             WHERE id = ${id} AND organization_id = ${principal.organizationId} AND state IN ${sql.in(from)}
+                  ${condition === undefined ? sql`` : sql`AND ${condition}`}
             RETURNING id
           ), withdrawn AS (
             UPDATE campaign_contacts SET state = 'cancelled', updated_at = now()
@@ -273,12 +273,18 @@ export const CampaignsLive = Layer.effect(
           SELECT id FROM moved`
         if (updated.length === 0) {
           const current = yield* findRow(principal.organizationId, id)
+          yield* checkAllowed(current, command)
           return yield* new Conflict({ message: refusal(command, current.state) })
         }
       })
 
-    const checkAllowed = (row: CampaignRow, command: CampaignCommand) =>
-      canApply(command, row.state) ? Effect.void : Effect.fail(new Conflict({ message: refusal(command, row.state) }))
+    /** The command's refusal for the campaign as it is, if any: its state, or contacts not all loaded for a start. */
+    const checkAllowed = (row: CampaignRow, command: CampaignCommand) => {
+      if (!canApply(command, row.state)) return Effect.fail(new Conflict({ message: refusal(command, row.state) }))
+      if (command !== "start" || row.import_status === "ready") return Effect.void
+      const progress = importProgress(row)
+      return Effect.fail(new Conflict({ message: row.import_status === "loading" ? startWhileLoading(progress) : startAfterFailedImport(progress) }))
+    }
 
     const start = Effect.fn("Campaigns.start")(function* (principal: Principal, id: number) {
       const current = yield* findRow(principal.organizationId, id)
@@ -291,7 +297,9 @@ export const CampaignsLive = Layer.effect(
         id,
         "start",
         `Campaign started with ${current.total_rows ?? 0} contacts through "${outbound.name}"`,
-        sql`started_at = now(), telephony_configuration_id = ${outbound.id}`
+        sql`started_at = now(), telephony_configuration_id = ${outbound.id}`,
+        // Checked in the same statement: a campaign whose contacts are not all stored never runs.
+        sql`import_status = 'ready'`
       )
       return toView(yield* findRow(principal.organizationId, id))
     }, Effect.catchTag("SqlError", Effect.die))
@@ -311,7 +319,18 @@ export const CampaignsLive = Layer.effect(
     }, Effect.catchTag("SqlError", Effect.die))
 
     const cancel = Effect.fn("Campaigns.cancel")(function* (principal: Principal, id: number) {
-      yield* transition(principal, id, "cancel", "Campaign cancelled; contacts not yet called will not be called", sql`completed_at = now()`)
+      const entry = logEntry(new Date(), "info", transitions.cancel.event, cancelledWhileLoading)
+      // While loading there is nothing to withdraw: the import stops at its next statement and clears what it stored.
+      const stoppedImport = yield* sql`
+        UPDATE campaigns
+        SET state = 'cancelled', completed_at = now(), import_status = 'failed',
+            import_errors = ${JSON.stringify([cancelledWhileLoading])}::jsonb, import_heartbeat_at = now(),
+            logs = logs || ${JSON.stringify([entry])}::jsonb, updated_at = now()
+        WHERE id = ${id} AND organization_id = ${principal.organizationId} AND state = 'created' AND import_status = 'loading'
+        RETURNING id`
+      if (stoppedImport.length === 0) {
+        yield* transition(principal, id, "cancel", "Campaign cancelled; contacts not yet called will not be called", sql`completed_at = now()`)
+      }
       return toView(yield* findRow(principal.organizationId, id))
     }, Effect.catchTag("SqlError", Effect.die))
 
@@ -364,7 +383,7 @@ export const CampaignsLive = Layer.effect(
         }
         const entry = logEntry(new Date(), "info", "redial_created", `${count} contacts of campaign ${id} whose last outcome was ${outcomes.join(", ")}`)
         yield* sql`
-          UPDATE campaigns SET total_rows = ${count}, total_queued_count = ${count}, logs = ${JSON.stringify([entry])}::jsonb
+          UPDATE campaigns SET total_rows = ${count}, total_queued_count = ${count}, import_contacts = ${count}, logs = ${JSON.stringify([entry])}::jsonb
           WHERE id = ${childId}`
         const parentEntry = logEntry(new Date(), "info", "redialed", `Redialed as campaign ${childId} (${count} contacts)`)
         const linked = yield* sql`
@@ -379,7 +398,8 @@ export const CampaignsLive = Layer.effect(
 
     const progress = Effect.fn("Campaigns.progress")(function* (principal: Principal, id: number) {
       const campaign = yield* findRow(principal.organizationId, id)
-      const states = yield* sql<{ state: string; count: number; next_attempt_at: Date | null }>`
+      // Contacts count only once the import published them (and counting a loading import's would scan them all).
+      const states = campaign.import_status !== "ready" ? [] : yield* sql<{ state: string; count: number; next_attempt_at: Date | null }>`
         SELECT state, count(*)::int AS count, min(next_attempt_at) FILTER (WHERE state = 'pending') AS next_attempt_at
         FROM campaign_contacts WHERE campaign_id = ${id} GROUP BY state`
       const [live] = yield* sql<{ count: number }>`
@@ -401,7 +421,8 @@ export const CampaignsLive = Layer.effect(
         live_calls: live?.count ?? 0,
         next_attempt_at: states.find((row) => row.state === "pending")?.next_attempt_at ?? null,
         started_at: campaign.started_at,
-        completed_at: campaign.completed_at
+        completed_at: campaign.completed_at,
+        import: importProgress(campaign)
       }
     }, Effect.catchTag("SqlError", Effect.die))
 

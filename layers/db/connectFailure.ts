@@ -41,7 +41,7 @@ export const describeDatabaseFailure = (cause: unknown, databaseUrl: string): st
     case "28000":
       return `${where} refused user "${user}": ${told}`
   }
-  if (/timed out/i.test(message)) return `${where} did not answer in time: check the host and port in DATABASE_URL`
+  if (/timed out|timeout exceeded/i.test(message)) return `${where} did not answer in time: check the host and port in DATABASE_URL`
   if (/password must be a string/i.test(message)) return `${where} asks user "${user}" for a password and DATABASE_URL has none`
   return `cannot connect to ${where}: ${told}`
 }

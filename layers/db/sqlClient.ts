@@ -1,11 +1,14 @@
-import type { SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
+import { DatabaseQueue } from "../../services/DatabaseQueue.ts"
 import { AppConfig } from "../../src/config.ts"
 import { DatabaseUnreachable, describeDatabaseFailure } from "./connectFailure.ts"
 import { startEmbeddedPostgres } from "./embeddedPostgres.ts"
+import { PooledConnection } from "./pooledConnection.ts"
 import { StatementPreparingClient } from "./statementPreparingClient.ts"
+
+const CONNECT_TIMEOUT_MS = 10_000
 
 const INT8_OID = 20
 
@@ -15,22 +18,59 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 }
 
-type SqlClientLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, SqlError.SqlError | DatabaseUnreachable>
-
-/** The PostgreSQL at `url`, connected once at start. */
-const postgresClient = (url: Redacted.Redacted): SqlClientLayer =>
-  PgClient.layer({ url, maxConnections: 20, connectTimeout: Duration.seconds(10), applicationName: "talkgraph", types }).pipe(
-    // The client's own error says only "Failed to connect"; its cause says refused, unknown host, database or user.
-    Layer.mapError((error) => new DatabaseUnreachable({ message: describeDatabaseFailure(error.cause, Redacted.value(url)) }))
+/**
+ * The client over a pool of ours, with the pool's contention for background work to defer to:
+ * statements waiting for a connection, and on the embedded database (one connection, one backend)
+ * a statement running on it too.
+ */
+const clientOf = (pool: pg.Pool, embedded: boolean) =>
+  Layer.merge(
+    PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "talkgraph", types }),
+    Layer.succeed(DatabaseQueue, {
+      contended: Effect.sync(() => pool.waitingCount > 0 || (embedded && pool.totalCount > pool.idleCount))
+    })
   )
 
-/** PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite under the data dir. */
+/**
+ * PostgreSQL when `DATABASE_URL` is set, otherwise the embedded PGlite under the data dir. Both
+ * pools hand out `PooledConnection`s, so an interrupted request's statement is cancelled on its own
+ * connection only, and the connection returns to the pool once idle.
+ */
 export const SqlClientLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const config = yield* AppConfig
-    if (Option.isSome(config.databaseUrl)) return postgresClient(config.databaseUrl.value)
+    if (Option.isSome(config.databaseUrl)) {
+      const url = Redacted.value(config.databaseUrl.value)
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const pool = new pg.Pool({
+            Client: PooledConnection,
+            connectionString: url,
+            max: 20,
+            connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+            application_name: "talkgraph",
+            types
+          })
+          pool.on("error", () => undefined)
+          return pool
+        }),
+        (pool) => Effect.promise(() => pool.end())
+      )
+      // As PgClient.layer does: the server must answer before anything starts.
+      // pg's own error says refused, unknown host, database or user; the operator reads which.
+      yield* Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new DatabaseUnreachable({ message: describeDatabaseFailure(cause, url) })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(CONNECT_TIMEOUT_MS),
+          onTimeout: () => new DatabaseUnreachable({ message: describeDatabaseFailure(new Error("Connection timed out"), url) })
+        })
+      )
+      return clientOf(pool, false)
+    }
     const embedded = yield* startEmbeddedPostgres(config.dataDir)
-    const pool = Effect.acquireRelease(
+    const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const pool = new pg.Pool({
           Client: StatementPreparingClient,
@@ -51,7 +91,6 @@ export const SqlClientLive = Layer.unwrapScoped(
       }),
       (pool) => Effect.promise(() => pool.end())
     )
-    const embeddedClient: SqlClientLayer = PgClient.layerFromPool({ acquire: pool, applicationName: "talkgraph", types })
-    return embeddedClient
+    return clientOf(pool, true)
   })
 )

@@ -1,4 +1,4 @@
-import pg from "pg"
+import { PooledConnection } from "./pooledConnection.ts"
 
 /**
  * Distinct statements one connection prepares; past this, statements run unnamed, so SQL built
@@ -18,7 +18,7 @@ const PREPARED_LIMIT = 500
  * one text cannot be prepared); a statement whose parse fails is forgotten by `pg` and parsed
  * again next time.
  */
-export class StatementPreparingClient extends pg.Client {
+export class StatementPreparingClient extends PooledConnection {
   private readonly names = new Map<string, string>()
 
   // `@effect/sql-pg` sends (text, values, callback); every other form of call passes through.
@@ -29,6 +29,14 @@ export class StatementPreparingClient extends pg.Client {
       if (name !== undefined) return super.query({ name, text, values }, callback)
     }
     return (super.query as (...args: Array<any>) => any)(...args)
+  }
+
+  /**
+   * pglite-socket ignores a CancelRequest (and never closes its socket), and a statement running
+   * in WASM cannot be interrupted anyway: an abandoned statement is waited for, never cancelled.
+   */
+  protected override cancelStatement(): Promise<boolean> {
+    return Promise.resolve(true)
   }
 
   private nameFor(text: string): string | undefined {

@@ -11,7 +11,7 @@ import {
   artifactLinkUrl,
   artifactPath
 } from "../../src/usage/artifactLinks.ts"
-import { csvLine } from "../../src/usage/csv.ts"
+import { csvLine } from "../../src/csv/csvWriter.ts"
 import { type DayTotals, denseDailySeries, knownTimeZone } from "../../src/usage/dailySeries.ts"
 import { checkedWindow } from "../../src/usage/dates.ts"
 import { pageOffset, totalPages } from "../../src/usage/pagination.ts"

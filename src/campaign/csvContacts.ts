@@ -2,9 +2,12 @@ import { CsvError } from "csv-parse"
 import { Readable } from "node:stream"
 import { referencesIn } from "../graph/templateVariables.ts"
 import { type CountryCode, toE164 } from "../phone/mod.ts"
+import { CsvContactsInvalid, delimitedText, MAX_LINE_CHARS, utf8Text } from "./csvText.ts"
 import { type NumberedRecord, NumberingCsvParser } from "./numberingCsvParser.ts"
 import { PhoneNumberSet } from "./phoneNumberSet.ts"
 import { RowList } from "./rowList.ts"
+
+export { CsvContactsInvalid } from "./csvText.ts"
 
 /** Per-row replacement of the Start node's greeting (spec "Contacts CSV"). */
 export type GreetingOverride =
@@ -27,6 +30,8 @@ export interface CsvContactsOptions {
   /** The organization's recording ids; when given, an audio greeting override must name one of them. */
   readonly recordingIds?: ReadonlySet<string> | undefined
   readonly batchSize?: number
+  /** Called once the header row is read and accepted, before any row. */
+  readonly onHeader?: ((columns: ReadonlyArray<string>) => void) | undefined
 }
 
 export interface CsvContactsSummary {
@@ -34,15 +39,6 @@ export interface CsvContactsSummary {
   readonly columns: ReadonlyArray<string>
   /** Skipped rows, summarised (campaign `warnings`). */
   readonly warnings: ReadonlyArray<string>
-}
-
-/** The file cannot be used as it is; every problem found, each with its row numbers. */
-export class CsvContactsInvalid extends Error {
-  readonly problems: ReadonlyArray<string>
-  constructor(problems: ReadonlyArray<string>) {
-    super(problems.join("; "))
-    this.problems = problems
-  }
 }
 
 const PHONE = "phone_number"
@@ -67,52 +63,14 @@ export const builtInVariables: ReadonlySet<string> = new Set([
   "telephony_configuration_id"
 ])
 
-/**
- * Text is handed on in pieces of at most this many bytes: a longer string would be allocated in
- * V8's large-object space, where each one stays until a full garbage collection, and a million
- * rows' worth of them made the heap swell by hundreds of megabytes.
- */
-const TEXT_PIECE_BYTES = 32 * 1024
+/** More columns than any contacts list has: past this the file is refused before anything else is read. */
+export const MAX_COLUMNS = 1000
 
-/**
- * Bytes to text, refusing what is not UTF-8 text: a CSV saved as UTF-16 or Latin-1, or a binary
- * file uploaded by mistake, would otherwise turn into garbled contacts. Each chunk is checked
- * whole before any of it is handed on.
- */
-async function* utf8Text(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true })
-  let offset = 0
-  let first = true
-  for await (const chunk of source) {
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
-    if (first && bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
-      throw new CsvContactsInvalid(["The file is UTF-16 text; save the CSV as UTF-8"])
-    }
-    first = bytes.length === 0 && first
-    const pieces: Array<string> = []
-    try {
-      for (let start = 0; start < bytes.length; start += TEXT_PIECE_BYTES) {
-        const piece = decoder.decode(bytes.subarray(start, start + TEXT_PIECE_BYTES), { stream: true })
-        if (piece !== "") pieces.push(piece)
-      }
-    } catch {
-      throw new CsvContactsInvalid([
-        `The file is not UTF-8 text (invalid byte sequence after byte ${offset}); save the CSV as UTF-8`
-      ])
-    }
-    if (pieces.some((piece) => piece.includes("\u0000"))) {
-      throw new CsvContactsInvalid(["The file is binary (it contains NUL bytes), not a CSV text file"])
-    }
-    offset += bytes.length
-    yield* pieces
-  }
-  try {
-    const rest = decoder.decode()
-    if (rest !== "") yield rest
-  } catch {
-    throw new CsvContactsInvalid(["The file is not UTF-8 text (it ends inside a multi-byte character); save the CSV as UTF-8"])
-  }
-}
+/** A name or value quoted in a message, cut short: messages stay short whatever the file holds. */
+const quoted = (text: string) => `"${text.length > 40 ? `${text.slice(0, 40)}…` : text}"`
+
+const listed = (names: ReadonlyArray<string>, shown = 5) =>
+  `${names.slice(0, shown).map(quoted).join(", ")}${names.length > shown ? ` and ${names.length - shown} more` : ""}`
 
 interface Header {
   readonly names: ReadonlyArray<string>
@@ -124,18 +82,33 @@ interface Header {
   readonly contextColumns: ReadonlyArray<readonly [number, string]>
 }
 
+const tooManyColumns = (columns: number) =>
+  new CsvContactsInvalid([
+    `The header has ${columns.toLocaleString("en-US")} columns; a contacts CSV may have at most ${MAX_COLUMNS.toLocaleString("en-US")}`
+  ])
+
 const readHeader = (fields: ReadonlyArray<string>, requiredColumns: ReadonlyArray<string>): Header => {
+  if (fields.length > MAX_COLUMNS) throw tooManyColumns(fields.length)
   const names = fields.map((field) => field.trim())
   const problems: Array<string> = []
+  const unnamed = new RowList(5, "Column")
+  const repeated: Array<string> = []
   const seen = new Set<string>()
   names.forEach((name, index) => {
-    if (name === "") problems.push(`Column ${index + 1} of the header has no name`)
-    else if (seen.has(name.toLowerCase())) problems.push(`Column "${name}" appears more than once in the header`)
+    if (name === "") unnamed.add(index + 1)
+    else if (seen.has(name.toLowerCase())) repeated.push(name)
     seen.add(name.toLowerCase())
   })
+  if (unnamed.count > 0) problems.push(`${unnamed.describe()} of the header ${unnamed.count === 1 ? "has" : "have"} no name`)
+  if (repeated.length > 0) {
+    problems.push(`${repeated.length === 1 ? "Column" : "Columns"} ${listed(repeated)} ${repeated.length === 1 ? "appears" : "appear"} more than once in the header`)
+  }
   const indexOf = (column: string) => names.findIndex((name) => name.toLowerCase() === column)
   const phone = indexOf(PHONE)
-  if (phone < 0) problems.push(`The header has no "${PHONE}" column (found: ${names.filter((n) => n !== "").join(", ") || "none"})`)
+  if (phone < 0) {
+    const found = names.filter((name) => name !== "")
+    problems.push(`The header has no "${PHONE}" column (found: ${found.length > 0 ? listed(found, 10).replaceAll("\"", "") : "none"})`)
+  }
   const present = new Set(names)
   const missing = requiredColumns.filter((column) => !builtInVariables.has(column) && !present.has(column))
   if (missing.length > 0) {
@@ -156,13 +129,18 @@ const readHeader = (fields: ReadonlyArray<string>, requiredColumns: ReadonlyArra
   }
 }
 
+/** Distinct kinds of row problem described one by one; rows of any further kind are only counted. */
+const PROBLEM_KINDS_SHOWN = 10
+
 /** Per-row problems, each kind listed once with its rows. */
 class RowProblems {
   private readonly kinds = new Map<string, RowList>()
+  private readonly others = new RowList()
 
   add(kind: string, row: number) {
     let rows = this.kinds.get(kind)
     if (!rows) {
+      if (this.kinds.size >= PROBLEM_KINDS_SHOWN) return this.others.add(row)
       rows = new RowList()
       this.kinds.set(kind, rows)
     }
@@ -174,7 +152,8 @@ class RowProblems {
   }
 
   describe(format: (kind: string, rows: RowList) => string) {
-    return [...this.kinds].map(([kind, rows]) => format(kind, rows))
+    const described = [...this.kinds].map(([kind, rows]) => format(kind, rows))
+    return this.others.count > 0 ? [...described, format("other problems of the same kinds", this.others)] : described
   }
 }
 
@@ -200,7 +179,7 @@ const greetingOf = (
     for (const reference of referencesIn(text)) {
       const name = reference.name.split(".")[0]!
       if (reference.fallback === undefined && !columns.has(name) && !builtInVariables.has(name)) {
-        problems.add(`${GREETING_TEXT} references {{${name}}}, which is not a column`, row)
+        problems.add(`${GREETING_TEXT} references {{${name.length > 40 ? `${name.slice(0, 40)}…` : name}}}, which is not a column`, row)
       }
     }
     return { type: "text", text }
@@ -211,7 +190,7 @@ const greetingOf = (
       return null
     }
     if (recordingIds && !recordingIds.has(recording)) {
-      problems.add(`${GREETING_RECORDING} "${recording}" is not a recording of this organization`, row)
+      problems.add(`${GREETING_RECORDING} ${quoted(recording)} is not a recording of this organization`, row)
       return null
     }
     return { type: "audio", recording_id: recording }
@@ -227,10 +206,40 @@ const greetingOf = (
 
 const isBlank = (fields: ReadonlyArray<string>) => fields.every((value) => value.trim() === "")
 
+/** Fields past the header's columns with something in them (a trailing delimiter leaves only blanks). */
+const hasExtraText = (fields: ReadonlyArray<string>, columns: number) => {
+  for (let i = columns; i < fields.length; i++) if (fields[i]!.trim() !== "") return true
+  return false
+}
+
+/**
+ * A row's context, one key per column. A column may be named `__proto__`: assigned, that name
+ * would set the object's prototype and the value would be lost, so it is defined as its own key.
+ */
+const contextOf = (fields: ReadonlyArray<string>, columns: ReadonlyArray<readonly [number, string]>) => {
+  const context: Record<string, string> = {}
+  for (const [index, name] of columns) {
+    const value = fields[index]!.trim()
+    if (name === "__proto__") Object.defineProperty(context, name, { value, enumerable: true, writable: true, configurable: true })
+    else context[name] = value
+  }
+  return context
+}
+
+const malformed = (error: CsvError) => {
+  const near = typeof error.lines === "number" ? ` near row ${error.lines}` : ""
+  if (error.code === "CSV_MAX_RECORD_SIZE") {
+    return `The CSV has a row longer than ${MAX_LINE_CHARS.toLocaleString("en-US")} characters${near}; a contacts CSV has one short row per contact`
+  }
+  return `The CSV is malformed${near}: ${error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message}`
+}
+
 /**
  * Reads a contacts CSV as it streams in, yielding batches of contacts. Rows with an unusable
  * phone number (invalid, empty, or already seen) are skipped and summarised in `warnings`.
- * Anything structural (no header, missing columns, malformed rows, bad greeting overrides) is
+ * Fields are separated by commas, semicolons or tabs, whichever the header row uses. A row with
+ * more fields than the header keeps its contact, the extra fields ignored with a warning.
+ * Anything structural (no header, missing columns, short rows, bad greeting overrides) is
  * collected over the whole file and thrown at the end as `CsvContactsInvalid`; once such a
  * problem is found no further batches are yielded, so the caller can discard what it stored.
  */
@@ -239,8 +248,17 @@ export async function* readContacts(
   options: CsvContactsOptions
 ): AsyncGenerator<ReadonlyArray<Contact>, CsvContactsSummary> {
   const batchSize = options.batchSize ?? 5000
-  const parser = new NumberingCsvParser({ relax_column_count: true, skip_empty_lines: true, bom: true })
-  const input = Readable.from(utf8Text(source))
+  const { delimiter, columns: headerColumns, text } = await delimitedText(utf8Text(source), PHONE)
+  // Refused before the parser splits the header into its million fields.
+  if (headerColumns !== undefined && headerColumns > MAX_COLUMNS) throw tooManyColumns(headerColumns)
+  const parser = new NumberingCsvParser({
+    delimiter,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    bom: true,
+    max_record_size: MAX_LINE_CHARS
+  })
+  const input = Readable.from(text)
   input.on("error", (error) => parser.destroy(error))
   input.pipe(parser)
 
@@ -250,6 +268,7 @@ export async function* readContacts(
   const invalid = new RowList()
   const empty = new RowList()
   const duplicate = new RowList()
+  const extra = new RowList()
   const seen = new PhoneNumberSet()
   let rows = 0
   let accepted = 0
@@ -262,11 +281,12 @@ export async function* readContacts(
         if (!header) {
           header = readHeader(record, options.requiredColumns)
           columns = new Set(header.names)
+          options.onHeader?.(header.names)
           continue
         }
         rows++
-        if (record.length !== header.names.length) {
-          problems.add(`${record.length < header.names.length ? "fewer" : "more"} fields than the header's ${header.names.length} columns`, row)
+        if (record.length < header.names.length) {
+          problems.add(`fewer fields than the header's ${header.names.length} columns`, row)
           continue
         }
         const greeting = greetingOf(record, header, columns, row, problems, options.recordingIds)
@@ -285,9 +305,9 @@ export async function* readContacts(
           continue
         }
         if (problems.any) continue
-        const context: Record<string, string> = {}
-        for (const [index, name] of header.contextColumns) context[name] = record[index]!.trim()
-        batch.push({ row, phone_number: phone, context, greeting_override: greeting })
+        // Spreadsheets leave stray cells right of a table; they are not data of any column.
+        if (record.length > header.names.length && hasExtraText(record, header.names.length)) extra.add(row)
+        batch.push({ row, phone_number: phone, context: contextOf(record, header.contextColumns), greeting_override: greeting })
         accepted++
         if (batch.length >= batchSize) {
           yield batch
@@ -296,10 +316,7 @@ export async function* readContacts(
       }
     }
   } catch (error) {
-    if (error instanceof CsvError) {
-      const line = typeof error.lines === "number" ? ` near row ${error.lines}` : ""
-      throw new CsvContactsInvalid([`The CSV is malformed${line}: ${error.message}`])
-    }
+    if (error instanceof CsvError) throw new CsvContactsInvalid([malformed(error)])
     throw error
   } finally {
     input.destroy()
@@ -324,5 +341,11 @@ export async function* readContacts(
   skipped(empty, "empty phone number")
   skipped(invalid, `invalid phone number${options.defaultRegion ? "" : " (without a default region, numbers must start with + and a country code)"}`)
   skipped(duplicate, "duplicate phone number")
+  if (extra.count > 0) {
+    warnings.push(
+      `${extra.count} ${extra.count === 1 ? "row has" : "rows have"} more fields than the header's ${header.names.length} columns; ` +
+        `the extra fields were ignored (${extra.describe().toLowerCase()})`
+    )
+  }
   return { accepted, columns: header.names, warnings }
 }

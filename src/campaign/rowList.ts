@@ -1,14 +1,16 @@
 /**
- * Row numbers for a message: the first few, and how many more, so a problem on a million rows
- * still reads in one line ("Rows 3, 8, 12, 40, 41 and 995 more").
+ * Row (or column) numbers for a message: the first few, and how many more, so a problem on a
+ * million rows still reads in one line ("Rows 3, 8, 12, 40, 41 and 995 more").
  */
 export class RowList {
   private readonly first: Array<number> = []
   private total = 0
   private readonly shown: number
+  private readonly noun: string
 
-  constructor(shown = 5) {
+  constructor(shown = 5, noun = "Row") {
     this.shown = shown
+    this.noun = noun
   }
 
   add(row: number) {
@@ -21,7 +23,7 @@ export class RowList {
   }
 
   describe() {
-    const label = this.total === 1 ? "Row" : "Rows"
+    const label = this.total === 1 ? this.noun : `${this.noun}s`
     const more = this.total - this.first.length
     return `${label} ${this.first.join(", ")}${more > 0 ? ` and ${more} more` : ""}`
   }

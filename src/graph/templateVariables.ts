@@ -12,11 +12,15 @@ export interface VariableReference {
 export const referencesIn = (text: string): Array<VariableReference> =>
   [...text.matchAll(REFERENCE)].map((match) => ({ name: match[1]!, fallback: match[2] }))
 
+/**
+ * Own keys only: a context is data (CSV columns, extracted values), and `{{constructor}}` or
+ * `{{toString}}` must find a column of that name or nothing, never what every object inherits.
+ */
 const lookup = (context: Readonly<Record<string, unknown>>, name: string): unknown => {
-  if (name in context) return context[name]
+  if (Object.hasOwn(context, name)) return context[name]
   let value: unknown = context
   for (const part of name.split(".")) {
-    if (value === null || typeof value !== "object") return undefined
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, part)) return undefined
     value = (value as Record<string, unknown>)[part]
   }
   return value

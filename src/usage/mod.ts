@@ -1,6 +1,5 @@
 export * from "./artifactLinks.ts"
 export * from "./channels.ts"
-export * from "./csv.ts"
 export * from "./dailySeries.ts"
 export * from "./dates.ts"
 export * from "./filters.ts"

@@ -12,6 +12,7 @@ import {
   ScheduleConfigPatch
 } from "../../../src/campaign/campaignSettings.ts"
 import { CampaignState } from "../../../src/campaign/campaignState.ts"
+import { ImportStatus } from "../../../src/campaign/contactImport.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpUpstreamFailed, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, IntFromString, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
@@ -58,6 +59,16 @@ export const RedialCampaignRequest = bodySchema("RedialCampaign", {
   retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch))
 })
 
+/** Loading the campaign's contacts; README "Campaigns" (large files load in the background). */
+export const CampaignImport = Schema.Struct({
+  status: ImportStatus,
+  contacts_loaded: Schema.Int,
+  bytes_read: Schema.Int,
+  bytes_total: Schema.NullOr(Schema.Int),
+  progress: Schema.Number,
+  errors: Schema.Array(Schema.String)
+}).annotations({ identifier: "CampaignImport" })
+
 export const CampaignResponse = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
@@ -86,7 +97,8 @@ export const CampaignResponse = Schema.Struct({
   telephony_configuration_id: Schema.NullOr(Schema.Int),
   telephony_configuration_name: Schema.NullOr(Schema.String),
   logs: Schema.Array(CampaignLogEntry),
-  warnings: Schema.Array(Schema.String)
+  warnings: Schema.Array(Schema.String),
+  import: CampaignImport
 }).annotations({ identifier: "CampaignResponse" })
 
 const pagination = {
@@ -124,6 +136,7 @@ export const CampaignProgressResponse = Schema.Struct({
   next_attempt_at: Schema.NullOr(Timestamp),
   started_at: Schema.NullOr(Timestamp),
   completed_at: Schema.NullOr(Timestamp),
+  import: CampaignImport,
   dispatch: DispatchStatusResponse
 }).annotations({ identifier: "CampaignProgressResponse" })
 

@@ -12,6 +12,7 @@ import { hotRunUpdates } from "./0011_hot_run_updates.ts"
 import { storedObjects } from "./0012_stored_objects.ts"
 import { identityHardening } from "./0013_identity_hardening.ts"
 import { carrierCallProgress } from "./0014_carrier_call_progress.ts"
+import { contactImports } from "./0015_contact_imports.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -28,5 +29,6 @@ export const migrations = {
   "0011_hot_run_updates": hotRunUpdates,
   "0012_stored_objects": storedObjects,
   "0013_identity_hardening": identityHardening,
-  "0014_carrier_call_progress": carrierCallProgress
+  "0014_carrier_call_progress": carrierCallProgress,
+  "0015_contact_imports": contactImports
 }
