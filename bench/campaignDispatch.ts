@@ -48,7 +48,10 @@ const achievedRate = (times: ReadonlyArray<number>) => {
 
 /** Calls that started while `cap` or more others of the same set were still live. */
 const capViolations = (calls: ReadonlyArray<FakeCall>, cap: number) =>
-  calls.filter((call) => calls.filter((other) => other.createdAt <= call.createdAt && (other.endedAt ?? Infinity) > call.createdAt).length > cap)
+  calls.filter((call) =>
+    calls.filter((other) => other.createdAt <= call.createdAt && (other.endedAt ?? Infinity) > call.createdAt).length >
+      cap
+  )
     .length
 
 const section = (title: string) => console.log(`\n== ${title}`)
@@ -69,7 +72,9 @@ const cpuSeconds = (pid: number) => {
  */
 const measuringCpu = async <A>(cluster: DialerCluster, work: () => Promise<A>) => {
   const backends = async () =>
-    (await cluster.db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`))
+    (await cluster.db.query(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
+    ))
       .rows.map((row) => Number(row.pid))
   const seen = new Map<number, number>()
   const sample = async () => {
@@ -92,12 +97,18 @@ const measuringCpu = async <A>(cluster: DialerCluster, work: () => Promise<A>) =
 }
 
 const cpuLine = (cpu: { server: number; database: number }, calls: number) =>
-  `CPU per call: talkgraph ${((cpu.server * 1000) / calls).toFixed(2)} ms, database ${((cpu.database * 1000) / calls).toFixed(2)} ms ` +
+  `CPU per call: talkgraph ${((cpu.server * 1000) / calls).toFixed(2)} ms, database ${
+    ((cpu.database * 1000) / calls).toFixed(2)
+  } ms ` +
   `(${cpu.server.toFixed(1)} s and ${cpu.database.toFixed(1)} s for ${calls} calls)`
 
 const scripts = new Map<string, "completed" | "silent">()
 const carrier = await startFakeTwilio({
-  script: ({ to }) => (scripts.get(to.slice(0, 8)) === "silent" ? { outcome: "silent" } : { outcome: "completed", ringMs: 20, talkMs: 150 })
+  script: (
+    { to }
+  ) => (scripts.get(to.slice(0, 8)) === "silent"
+    ? { outcome: "silent" }
+    : { outcome: "completed", ringMs: 20, talkMs: 150 })
 })
 const callsWithPrefix = (prefix: string) => carrier.calls().filter((call) => call.to.startsWith(prefix))
 
@@ -115,10 +126,15 @@ const newTenant = async (cluster: DialerCluster) => {
 }
 
 const rateLine = (label: string, times: ReadonlyArray<number>, limit: number) =>
-  `${label}: ${String(times.length).padStart(5)} calls, max in any 1 s window ${busiestSecond(times)} (limit ${limit}), ` +
+  `${label}: ${String(times.length).padStart(5)} calls, max in any 1 s window ${
+    busiestSecond(times)
+  } (limit ${limit}), ` +
   `achieved ${achievedRate(times).toFixed(2)}/s`
 
-const single = await startDialerCluster(BASE, 1, { TALKGRAPH_ORG_MAX_CONCURRENT_CALLS: "100000", TALKGRAPH_SCHEDULER_POLL_MS: "500" })
+const single = await startDialerCluster(BASE, 1, {
+  TALKGRAPH_ORG_MAX_CONCURRENT_CALLS: "100000",
+  TALKGRAPH_SCHEDULER_POLL_MS: "500"
+})
 try {
   if (SECTIONS.has("rate")) {
     section(`rate accuracy (${RATE_SECONDS} s per rate, all four campaigns at once, one process)`)
@@ -127,30 +143,52 @@ try {
       const tenant = await newTenant(single)
       const prefix = `+141620${index}`
       const settings = { rate_limit_per_second: rate, circuit_breaker: { enabled: false } }
-      return { rate, prefix, tenant, id: await single.newCampaign(tenant, numbersFrom(prefix, rate * RATE_SECONDS), settings, false) }
+      return {
+        rate,
+        prefix,
+        tenant,
+        id: await single.newCampaign(tenant, numbersFrom(prefix, rate * RATE_SECONDS), settings, false)
+      }
     }))
     const cpu = await measuringCpu(single, async () => {
       await Promise.all(rateRuns.map(({ tenant, id }) => single.startCampaign(tenant, id)))
-      await waitFor(() => rateRuns.every(({ rate, prefix }) => callsWithPrefix(prefix).length >= rate * RATE_SECONDS), (RATE_SECONDS + 20) * 1000)
+      await waitFor(
+        () => rateRuns.every(({ rate, prefix }) => callsWithPrefix(prefix).length >= rate * RATE_SECONDS),
+        (RATE_SECONDS + 20) * 1000
+      )
     })
     for (const { rate, prefix } of rateRuns) {
-      console.log(rateLine(`rate ${String(rate).padStart(3)}/s`, callsWithPrefix(prefix).map((call) => call.createdAt), rate))
+      console.log(
+        rateLine(`rate ${String(rate).padStart(3)}/s`, callsWithPrefix(prefix).map((call) => call.createdAt), rate)
+      )
     }
     console.log(cpuLine(cpu, rateRuns.reduce((sum, { prefix }) => sum + callsWithPrefix(prefix).length, 0)))
   }
 
   if (SECTIONS.has("aggregate")) {
-    section(`aggregate rate (${RATE_SECONDS} s, five campaigns of one organization at 100/s each: 500/s in all, one process)`)
+    section(
+      `aggregate rate (${RATE_SECONDS} s, five campaigns of one organization at 100/s each: 500/s in all, one process)`
+    )
     const tenant = await newTenant(single)
     const prefixes = Array.from({ length: 5 }, (_, index) => `+141621${index}`)
-    const ids = await Promise.all(prefixes.map((prefix) =>
-      single.newCampaign(tenant, numbersFrom(prefix, 100 * RATE_SECONDS), { rate_limit_per_second: 100, circuit_breaker: { enabled: false } }, false)
-    ))
+    const ids = await Promise.all(
+      prefixes.map((prefix) =>
+        single.newCampaign(tenant, numbersFrom(prefix, 100 * RATE_SECONDS), {
+          rate_limit_per_second: 100,
+          circuit_breaker: { enabled: false }
+        }, false)
+      )
+    )
     const cpu = await measuringCpu(single, async () => {
       await Promise.all(ids.map((id) => single.startCampaign(tenant, id)))
-      await waitFor(() => prefixes.every((prefix) => callsWithPrefix(prefix).length >= 100 * RATE_SECONDS), (RATE_SECONDS + 30) * 1000)
+      await waitFor(
+        () => prefixes.every((prefix) => callsWithPrefix(prefix).length >= 100 * RATE_SECONDS),
+        (RATE_SECONDS + 30) * 1000
+      )
     })
-    for (const prefix of prefixes) console.log(rateLine(`campaign ${prefix}`, callsWithPrefix(prefix).map((call) => call.createdAt), 100))
+    for (const prefix of prefixes) {
+      console.log(rateLine(`campaign ${prefix}`, callsWithPrefix(prefix).map((call) => call.createdAt), 100))
+    }
     console.log(rateLine("all five", callsWithPrefix("+141621").map((call) => call.createdAt), 500))
     console.log(cpuLine(cpu, callsWithPrefix("+141621").length))
   }
@@ -158,26 +196,49 @@ try {
   if (SECTIONS.has("cap")) {
     section("concurrency cap (max_concurrency 10, rate 50/s, 150 ms calls, 300 contacts)")
     const capTenant = await newTenant(single)
-    await single.newCampaign(capTenant, numbersFrom("+1416500", 300), { max_concurrency: 10, rate_limit_per_second: 50, circuit_breaker: { enabled: false } })
-    await waitFor(() => callsWithPrefix("+1416500").length >= 300 && callsWithPrefix("+1416500").every((call) => call.endedAt !== null), 60_000)
+    await single.newCampaign(capTenant, numbersFrom("+1416500", 300), {
+      max_concurrency: 10,
+      rate_limit_per_second: 50,
+      circuit_breaker: { enabled: false }
+    })
+    await waitFor(
+      () =>
+        callsWithPrefix("+1416500").length >= 300 && callsWithPrefix("+1416500").every((call) => call.endedAt !== null),
+      60_000
+    )
     const capCalls = callsWithPrefix("+1416500")
-    const peak = Math.max(...capCalls.map((call) => capCalls.filter((other) => other.createdAt <= call.createdAt && (other.endedAt ?? Infinity) > call.createdAt).length))
+    const peak = Math.max(
+      ...capCalls.map((call) =>
+        capCalls.filter((other) => other.createdAt <= call.createdAt && (other.endedAt ?? Infinity) > call.createdAt)
+          .length
+      )
+    )
     console.log(`calls ${capCalls.length}, peak live ${peak}, cap violations ${capViolations(capCalls, 10)}`)
   }
 
   if (SECTIONS.has("throughput")) {
-    section("peak dispatch throughput (one process, 20 campaigns of 4 organizations at 100/s each, started together, calls left ringing)")
+    section(
+      "peak dispatch throughput (one process, 20 campaigns of 4 organizations at 100/s each, started together, calls left ringing)"
+    )
     const campaigns = 20
     const perCampaign = 400
-    for (let index = 0; index < campaigns; index++) scripts.set(`+14177${String(index).padStart(2, "0")}`.slice(0, 8), "silent")
+    for (let index = 0; index < campaigns; index++) {
+      scripts.set(`+14177${String(index).padStart(2, "0")}`.slice(0, 8), "silent")
+    }
     const throughputTenants = await Promise.all(Array.from({ length: 4 }, () => newTenant(single)))
     // Created first and started together: what is measured is dialling, not CSV ingestion.
-    const ids = await Promise.all(Array.from({ length: campaigns }, (_, index) =>
-      single.newCampaign(throughputTenants[index % 4]!, numbersFrom(`+14177${String(index).padStart(2, "0")}`, perCampaign), {
-        rate_limit_per_second: 100,
-        circuit_breaker: { enabled: false }
-      }, false)
-    ))
+    const ids = await Promise.all(
+      Array.from({ length: campaigns }, (_, index) =>
+        single.newCampaign(
+          throughputTenants[index % 4]!,
+          numbersFrom(`+14177${String(index).padStart(2, "0")}`, perCampaign),
+          {
+            rate_limit_per_second: 100,
+            circuit_breaker: { enabled: false }
+          },
+          false
+        ))
+    )
     const started = Date.now()
     const cpu = await measuringCpu(single, async () => {
       await Promise.all(ids.map((id, index) => single.startCampaign(throughputTenants[index % 4]!, id)))
@@ -185,10 +246,16 @@ try {
     })
     const placed = callsWithPrefix("+14177").map((call) => call.createdAt).sort((a, b) => a - b)
     const perCampaignBusiest = Math.max(
-      ...Array.from({ length: campaigns }, (_, index) => busiestSecond(callsWithPrefix(`+14177${String(index).padStart(2, "0")}`).map((call) => call.createdAt)))
+      ...Array.from(
+        { length: campaigns },
+        (_, index) =>
+          busiestSecond(callsWithPrefix(`+14177${String(index).padStart(2, "0")}`).map((call) => call.createdAt))
+      )
     )
     console.log(
-      `${placed.length} calls placed; busiest second ${busiestSecond(placed)} calls/s; sustained ${achievedRate(placed).toFixed(0)} calls/s ` +
+      `${placed.length} calls placed; busiest second ${busiestSecond(placed)} calls/s; sustained ${
+        achievedRate(placed).toFixed(0)
+      } calls/s ` +
         `(theoretical ${campaigns * 100}/s); busiest second of any one campaign ${perCampaignBusiest} (limit 100); ` +
         `${((placed.at(-1)! - started) / 1000).toFixed(1)} s from the start requests to the last call`
     )
@@ -208,7 +275,10 @@ if (SECTIONS.has("takeover")) {
   try {
     const tenant = await newTenant(cluster)
     const numbers = numbersFrom("+1418800", 600)
-    const id = await cluster.newCampaign(tenant, numbers, { rate_limit_per_second: 20, circuit_breaker: { enabled: false } })
+    const id = await cluster.newCampaign(tenant, numbers, {
+      rate_limit_per_second: 20,
+      circuit_breaker: { enabled: false }
+    })
     await waitFor(() => callsWithPrefix("+1418800").length >= 100, 30_000)
     const { rows: [lease] } = await cluster.db.query(`SELECT lease_owner FROM campaigns WHERE id = $1`, [id])
     const holder = cluster.nodes.find((node) => String(lease.lease_owner).includes(`:${node.pid}:`))!
@@ -217,7 +287,11 @@ if (SECTIONS.has("takeover")) {
     const atKill = callsWithPrefix("+1418800").length
     await waitFor(() => callsWithPrefix("+1418800").length > atKill, 60_000)
     const resumedAfter = Date.now() - killedAt
-    await waitFor(async () => (await cluster.db.query(`SELECT state FROM campaigns WHERE id = $1`, [id])).rows[0].state === "completed", 120_000)
+    await waitFor(
+      async () =>
+        (await cluster.db.query(`SELECT state FROM campaigns WHERE id = $1`, [id])).rows[0].state === "completed",
+      120_000
+    )
     const dialled = new Map<string, number>()
     for (const call of callsWithPrefix("+1418800")) dialled.set(call.to, (dialled.get(call.to) ?? 0) + 1)
     const duplicates = [...dialled.values()].filter((count) => count > 1).length
@@ -227,7 +301,10 @@ if (SECTIONS.has("takeover")) {
     )
     const unfinished = contacts.filter((contact) => contact.state !== "completed" && contact.state !== "failed").length
     const neverSent = contacts.filter((contact) => !dialled.has(contact.phone_number)).length
-    const { rows: [campaign] } = await cluster.db.query(`SELECT state, processed_rows, executed_count FROM campaigns WHERE id = $1`, [id])
+    const { rows: [campaign] } = await cluster.db.query(
+      `SELECT state, processed_rows, executed_count FROM campaigns WHERE id = $1`,
+      [id]
+    )
     console.log(
       `takeover: dialling resumed ${(resumedAfter / 1000).toFixed(1)} s after SIGKILL; campaign ${campaign.state}, ` +
         `processed ${campaign.processed_rows}/600, attempts ${campaign.executed_count}; duplicates ${duplicates}; ` +

@@ -33,20 +33,27 @@ const MESSAGES_PER_SESSION = Number(process.env.BENCH_MESSAGES_PER_SESSION ?? 20
 /** The instant LLM: records how long each answer took it, so that time can be taken out. */
 const startInstantLlm = async () => {
   const handlingMs: Array<number> = []
-  const chunk = (body: Record<string, unknown>) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", ...body })}\n\n`
+  const chunk = (body: Record<string, unknown>) =>
+    `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", ...body })}\n\n`
   const server = http.createServer((request, response) => {
     request.resume()
     request.on("end", () => {
       const t0 = performance.now()
       response.writeHead(200, { "content-type": "text/event-stream" })
-      response.write(chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "OK." }, finish_reason: null }] }))
+      response.write(
+        chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "OK." }, finish_reason: null }] })
+      )
       response.write(chunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }))
       response.write(chunk({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } }))
       response.end("data: [DONE]\n\n", () => handlingMs.push(performance.now() - t0))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, handlingMs, close: () => server.close() }
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    handlingMs,
+    close: () => server.close()
+  }
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENT_SESSIONS + 8 })
@@ -56,11 +63,21 @@ const call = (base: string, method: string, route: string, headers: Record<strin
     const url = new URL(route, base)
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const request = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method, agent, headers: { ...headers, ...(payload ? { "content-type": "application/json" } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method,
+        agent,
+        headers: { ...headers, ...(payload ? { "content-type": "application/json" } : {}) }
+      },
       (response) => {
         let text = ""
         response.on("data", (data) => (text += data))
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }))
+        response.on(
+          "end",
+          () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined })
+        )
       }
     )
     request.on("error", reject)
@@ -78,7 +95,8 @@ const cpuMs = async (pid: number) => {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-const rssKb = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await fs.readFile(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0)
+const rssKb = async (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(await fs.readFile(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0)
 
 /** The median of five readings a fifth of a second apart: one reading can land on either side of a collection. */
 const settledRssKb = async (pid: number) => {
@@ -106,7 +124,9 @@ const main = async () => {
     TALKGRAPH_DATA_DIR: dataDir,
     TALKGRAPH_ADMIN_EMAIL: admin.email,
     TALKGRAPH_ADMIN_PASSWORD: admin.password,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" } : {})
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" }
+      : {})
   })
   try {
     await waitUntilServing(proc, url, 120_000)
@@ -115,13 +135,20 @@ const main = async () => {
     const session = { authorization: `Bearer ${login.body.token}` }
     const key = (await call(url, "POST", "/api/v1/user/api-keys", session, { name: "bench" })).body.api_key as string
     const auth = { "x-api-key": key }
-    await call(url, "PUT", "/api/v1/organizations/model-configurations", auth, { llm: { provider: "openai", model: "m", api_key: "sk-bench", base_url: llm.baseUrl } })
+    await call(url, "PUT", "/api/v1/organizations/model-configurations", auth, {
+      llm: { provider: "openai", model: "m", api_key: "sk-bench", base_url: llm.baseUrl }
+    })
     const workflow = await call(url, "POST", "/api/v1/workflow/create/definition", auth, {
       name: "Bench agent",
       workflow_configurations: { max_turns: 100000, max_duration_seconds: 86400 },
       workflow_definition: {
         nodes: [
-          { id: "start", type: "startCall", position: { x: 0, y: 0 }, data: { name: "Start", greeting: "Hello!", prompt: "Answer briefly." } },
+          {
+            id: "start",
+            type: "startCall",
+            position: { x: 0, y: 0 },
+            data: { name: "Start", greeting: "Hello!", prompt: "Answer briefly." }
+          },
           { id: "end", type: "endCall", position: { x: 0, y: 100 }, data: { name: "End", prompt: "Say goodbye." } }
         ],
         edges: [{ id: "e", source: "start", target: "end", data: { label: "Done", condition: "The user is done" } }]
@@ -145,7 +172,9 @@ const main = async () => {
         if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * thinkMs))
         for (let sent = 0; performance.now() < deadline; sent++) {
           if (sent > 0 && sent % MESSAGES_PER_SESSION === 0) runId = await open()
-          if (sent > 0 && thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs * (0.5 + Math.random())))
+          if (sent > 0 && thinkMs > 0) {
+            await new Promise((resolve) => setTimeout(resolve, thinkMs * (0.5 + Math.random())))
+          }
           const t0 = performance.now()
           const answer = await call(url, "POST", `${sessions}/${runId}/messages`, auth, { text: "Hi" })
           latencies.push(performance.now() - t0)
@@ -175,9 +204,13 @@ const main = async () => {
     const concurrent = await measure(many, SECONDS, THINK_MS)
     const saturated = await measure(many, SECONDS)
     const report = (name: string, r: typeof one) =>
-      console.log(`${label}: chat turn overhead, ${name}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms ` +
-        `(${r.messages} messages, ${r.rate.toFixed(0)}/s, ${r.failures} non-200, stand-in LLM ${r.llmMs.toFixed(3)} ms/answer taken out; ` +
-        `server CPU ${r.serverCpuMs.toFixed(2)} ms/message${databaseUrl ? "" : " with PGlite"})`)
+      console.log(
+        `${label}: chat turn overhead, ${name}: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms ` +
+          `(${r.messages} messages, ${r.rate.toFixed(0)}/s, ${r.failures} non-200, stand-in LLM ${
+            r.llmMs.toFixed(3)
+          } ms/answer taken out; ` +
+          `server CPU ${r.serverCpuMs.toFixed(2)} ms/message${databaseUrl ? "" : " with PGlite"})`
+      )
     report("1 session", one)
     report(`${CONCURRENT_SESSIONS} concurrent sessions, each pausing ~${THINK_MS} ms between messages`, concurrent)
     report(`${CONCURRENT_SESSIONS} concurrent sessions, no pauses (saturated)`, saturated)
@@ -185,9 +218,15 @@ const main = async () => {
     const before = await settledRssKb(proc.child.pid!)
     for (let opened = 0; opened < MEMORY_SESSIONS; opened += 50) await Promise.all(Array.from({ length: 50 }, open))
     const after = await settledRssKb(proc.child.pid!)
-    console.log(`${label}: memory per open session: ${(((after - before) * 1024) / MEMORY_SESSIONS / 1024).toFixed(2)} KiB ` +
-      `(server RSS ${(before / 1024).toFixed(0)} → ${(after / 1024).toFixed(0)} MiB over ${MEMORY_SESSIONS} more open sessions; ` +
-      `sessions live in the database, so this includes its cache${databaseUrl ? "" : " (PGlite runs in the server process)"})`)
+    console.log(
+      `${label}: memory per open session: ${(((after - before) * 1024) / MEMORY_SESSIONS / 1024).toFixed(2)} KiB ` +
+        `(server RSS ${(before / 1024).toFixed(0)} → ${
+          (after / 1024).toFixed(0)
+        } MiB over ${MEMORY_SESSIONS} more open sessions; ` +
+        `sessions live in the database, so this includes its cache${
+          databaseUrl ? "" : " (PGlite runs in the server process)"
+        })`
+    )
   } catch (error) {
     console.error(proc.output().slice(-3000))
     throw error

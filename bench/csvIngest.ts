@@ -21,10 +21,10 @@ import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ServicesLive } from "../layers/app.ts"
+import { Campaigns } from "../services/Campaigns.ts"
 import { AppConfigLive } from "../src/config.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import { allScopes } from "../src/domain/scopes.ts"
-import { Campaigns } from "../services/Campaigns.ts"
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0)
 const rowCounts = sizes.length > 0 ? sizes : [100_000, 1_000_000]
@@ -34,7 +34,8 @@ const databaseUrl = process.env.DATABASE_URL
 const writeCsv = async (file: string, rows: number) => {
   await fsp.mkdir(path.dirname(file), { recursive: true })
   const out = fs.createWriteStream(file)
-  const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once("drain", resolve)))
+  const write = (text: string) =>
+    new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once("drain", resolve)))
   await write("phone_number,first_name,note\r\n")
   let chunk = ""
   for (let i = 0; i < rows; i++) {
@@ -59,14 +60,16 @@ const main = async () => {
     TALKGRAPH_DATA_DIR: dataDir,
     LOG_LEVEL: "error",
     UPLOAD_MAX_BYTES: String(1024 ** 3),
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" } : {})
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" }
+      : {})
   }
   const layer = ServicesLive.pipe(
     Layer.provide(AppConfigLive),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
   )
   console.log(`database: ${databaseUrl ? "PostgreSQL" : "PGlite (embedded)"}`)
-  await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+  await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(layer)
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(effect, context) as Effect.Effect<A, E>
     const sql = yield* run(SqlClient.SqlClient)
@@ -77,7 +80,9 @@ const main = async () => {
       RETURNING id`
     yield* sql`
       INSERT INTO workflow_definitions (workflow_id, version_number, version_status, workflow_definition)
-      VALUES (${workflow!.id}, 1, 'published', '{"nodes":[{"id":"s","type":"startCall","data":{"prompt":"Hi {{first_name}}"}}],"edges":[]}')`
+      VALUES (${
+      workflow!.id
+    }, 1, 'published', '{"nodes":[{"id":"s","type":"startCall","data":{"prompt":"Hi {{first_name}}"}}],"edges":[]}')`
     const principal: Principal = {
       userId: 0,
       organizationId: org!.id,
@@ -119,7 +124,9 @@ const main = async () => {
         `${rows.toLocaleString("en-US")} rows (${(bytes / 1024 ** 2).toFixed(1)} MB): ${seconds.toFixed(2)} s, ` +
           `${Math.round(rows / seconds).toLocaleString("en-US")} rows/s, ${campaign.total_rows} contacts stored, ` +
           `peak RSS growth ${((peak - baseline) / 1024 ** 2).toFixed(0)} MB, ` +
-          `${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process, load average ${os.loadavg()[0]!.toFixed(1)}`
+          `${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process, load average ${
+            os.loadavg()[0]!.toFixed(1)
+          }`
       )
       yield* sql`DELETE FROM campaigns WHERE id = ${campaign.id}`
     }

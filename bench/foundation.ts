@@ -70,14 +70,24 @@ const throughput = async (url: string) => {
   agent.destroy()
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(2)
-  return { rps: (latencies.length / seconds).toFixed(0), p50: pct(0.5), p99: pct(0.99), requests: latencies.length, failures }
+  return {
+    rps: (latencies.length / seconds).toFixed(0),
+    p50: pct(0.5),
+    p99: pct(0.99),
+    requests: latencies.length,
+    failures
+  }
 }
 
 const main = async () => {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-bench-"))
   const databaseUrl = process.env.DATABASE_URL
   const env: Record<string, string> = databaseUrl
-    ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123", TALKGRAPH_DATA_DIR: dataDir }
+    ? {
+      DATABASE_URL: databaseUrl,
+      TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123",
+      TALKGRAPH_DATA_DIR: dataDir
+    }
     : { TALKGRAPH_DATA_DIR: dataDir }
   const label = databaseUrl ? "PostgreSQL" : "embedded PGlite"
   try {

@@ -67,7 +67,8 @@ const newWorkflow = async (base: string, account: Account) => {
 /** US numbers in mixed formats, two context columns, a quoted field (as bench/csvIngest.ts writes). */
 const writeCsv = async (file: string, rows: number) => {
   const out = fs.createWriteStream(file)
-  const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once("drain", resolve)))
+  const write = (text: string) =>
+    new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once("drain", resolve)))
   await write("phone_number,first_name,note\r\n")
   let chunk = ""
   for (let i = 0; i < rows; i++) {
@@ -104,12 +105,15 @@ const createCampaign = (base: string, account: Account, workflowId: number, sour
     body: JSON.stringify({ name: "Bench import", workflow_id: workflowId, source_type: "csv", source_id: sourceId })
   })
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 
 const summary = (label: string, latencies: ReadonlyArray<number>, failures: number) => {
   const sorted = [...latencies].sort((a, b) => a - b)
   const ms = (value: number) => `${value.toFixed(1)} ms`
-  return `${label}: ${sorted.length} requests (${failures} failed), p50 ${ms(percentile(sorted, 50))}, p90 ${ms(percentile(sorted, 90))}, ` +
+  return `${label}: ${sorted.length} requests (${failures} failed), p50 ${ms(percentile(sorted, 50))}, p90 ${
+    ms(percentile(sorted, 90))
+  }, ` +
     `p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1) ?? NaN)}`
 }
 
@@ -123,7 +127,9 @@ const otherTraffic = async (base: string, account: Account, campaignId: number, 
   await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
     for (let i = client; running; i++) {
       const started = performance.now()
-      const reply = await fetch(`${base}${paths[i % paths.length]}`, { headers: { authorization: `Bearer ${account.token}` } })
+      const reply = await fetch(`${base}${paths[i % paths.length]}`, {
+        headers: { authorization: `Bearer ${account.token}` }
+      })
       await reply.arrayBuffer()
       latencies.push(performance.now() - started)
       if (reply.status !== 200) failures++
@@ -141,7 +147,9 @@ const loaded = async (base: string, account: Account, created: { status: number;
     await new Promise((resolve) => setTimeout(resolve, 250))
     campaign = (await json(`${base}/api/v1/campaign/${campaign.id}`, { token: account.token })).body
   }
-  if (campaign.import !== undefined && campaign.import.status !== "ready") throw new Error(`import: ${JSON.stringify(campaign.import)}`)
+  if (campaign.import !== undefined && campaign.import.status !== "ready") {
+    throw new Error(`import: ${JSON.stringify(campaign.import)}`)
+  }
   return campaign
 }
 
@@ -157,7 +165,9 @@ const main = async () => {
     TALKGRAPH_ADMIN_PASSWORD: "bench-admin-password",
     UPLOAD_MAX_BYTES: String(1024 ** 3),
     LOG_LEVEL: "error",
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" } : {})
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" }
+      : {})
   })
   try {
     await waitUntilServing(server, base)
@@ -166,16 +176,34 @@ const main = async () => {
     const other = await signup(base, "other")
     const importerWorkflow = await newWorkflow(base, importer)
     const otherWorkflow = await newWorkflow(base, other)
-    const small = await loaded(base, other, await createCampaign(base, other, otherWorkflow, await upload(base, other, await (async () => {
-      const file = path.join(dataDir, "small.csv")
-      await writeCsv(file, 50)
-      return file
-    })())))
+    const small = await loaded(
+      base,
+      other,
+      await createCampaign(
+        base,
+        other,
+        otherWorkflow,
+        await upload(
+          base,
+          other,
+          await (async () => {
+            const file = path.join(dataDir, "small.csv")
+            await writeCsv(file, 50)
+            return file
+          })()
+        )
+      )
+    )
     const file = path.join(dataDir, "contacts.csv")
     await writeCsv(file, ROWS)
     const sourceId = await upload(base, importer, file)
 
-    const baseline = await otherTraffic(base, other, small.id, new Promise((resolve) => setTimeout(resolve, BASELINE_MS)))
+    const baseline = await otherTraffic(
+      base,
+      other,
+      small.id,
+      new Promise((resolve) => setTimeout(resolve, BASELINE_MS))
+    )
     console.log(summary("other requests, no import", baseline.latencies, baseline.failures))
 
     const started = performance.now()
@@ -190,7 +218,9 @@ const main = async () => {
     console.log(summary("other requests during the import", during.latencies, during.failures))
     console.log(
       `import: ${campaign.total_rows.toLocaleString("en-US")} contacts in ${seconds.toFixed(1)} s ` +
-        `(${Math.round(ROWS / seconds).toLocaleString("en-US")} rows/s); the create request answered in ${(answeredMs / 1000).toFixed(2)} s; ` +
+        `(${Math.round(ROWS / seconds).toLocaleString("en-US")} rows/s); the create request answered in ${
+          (answeredMs / 1000).toFixed(2)
+        } s; ` +
         `load average ${os.loadavg()[0]!.toFixed(1)}`
     )
   } finally {

@@ -53,7 +53,10 @@ const sendBody = (url: URL, method: string, headers: Record<string, string>, chu
     const chunk = Buffer.alloc(256 * 1024, 0x61)
     const request = http.request(url, {
       method,
-      headers: { ...headers, ...(chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(BODY_BYTES) }) }
+      headers: {
+        ...headers,
+        ...(chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(BODY_BYTES) })
+      }
     })
     const finish = (answer: string) => {
       if (done) return
@@ -96,7 +99,9 @@ const main = async () => {
     TALKGRAPH_SIGNUP: "true",
     TALKGRAPH_ADMIN_EMAIL: admin.email,
     TALKGRAPH_ADMIN_PASSWORD: admin.password,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" } : {})
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" }
+      : {})
   })
   try {
     await waitUntilServing(proc, base, 120_000)
@@ -117,7 +122,12 @@ const main = async () => {
     const targets: ReadonlyArray<{ name: string; method: string; url: URL; headers: Record<string, string> }> = [
       { name: "login", method: "POST", url: new URL("/api/v1/auth/login", base), headers: jsonType },
       { name: "signup", method: "POST", url: new URL("/api/v1/auth/signup", base), headers: jsonType },
-      { name: "JSON endpoint (create API key)", method: "POST", url: new URL("/api/v1/user/api-keys", base), headers: { ...jsonType, ...bearer } },
+      {
+        name: "JSON endpoint (create API key)",
+        method: "POST",
+        url: new URL("/api/v1/user/api-keys", base),
+        headers: { ...jsonType, ...bearer }
+      },
       {
         name: "carrier callback (Twilio status)",
         method: "POST",
@@ -132,12 +142,17 @@ const main = async () => {
       }
     ]
     const idle = rssMiB(pid)
-    console.log(`server pid ${pid}, ${databaseUrl ? "PostgreSQL" : "embedded PGlite"}, RSS at rest ${idle.toFixed(0)} MiB`)
+    console.log(
+      `server pid ${pid}, ${databaseUrl ? "PostgreSQL" : "embedded PGlite"}, RSS at rest ${idle.toFixed(0)} MiB`
+    )
     console.log(`each body: ${BODY_BYTES / MiB} MiB of filler, streamed\n`)
     let overallPeak = idle
     for (const target of targets) {
       for (const chunked of [false, true]) {
-        const { result, peak } = await peakRssDuring(pid, () => sendBody(target.url, target.method, target.headers, chunked))
+        const { result, peak } = await peakRssDuring(
+          pid,
+          () => sendBody(target.url, target.method, target.headers, chunked)
+        )
         overallPeak = Math.max(overallPeak, peak)
         console.log(
           `${target.name.padEnd(34)} ${(chunked ? "chunked" : "Content-Length").padEnd(15)} ` +
@@ -147,7 +162,11 @@ const main = async () => {
       }
     }
     const health = await fetch(`${base}/api/v1/health`)
-    console.log(`\npeak RSS over all sends ${overallPeak.toFixed(0)} MiB (at rest ${idle.toFixed(0)} MiB); health afterwards: ${health.status}`)
+    console.log(
+      `\npeak RSS over all sends ${overallPeak.toFixed(0)} MiB (at rest ${
+        idle.toFixed(0)
+      } MiB); health afterwards: ${health.status}`
+    )
   } finally {
     await stop(proc)
     await fsp.rm(dataDir, { recursive: true, force: true })

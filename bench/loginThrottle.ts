@@ -29,13 +29,22 @@ let resent = 0
  * reused). Sent again, up to three times, when the connection fails before an answer, as a client
  * would when hundreds of connects arrive at once on a loaded machine; the resends are counted.
  */
-const request = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}, tries = 0): Promise<{ status: number; body: any }> =>
+const request = (
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  tries = 0
+): Promise<{ status: number; body: any }> =>
   new Promise<{ status: number; body: any }>((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const outgoing = http.request(url, {
       method,
       agent: false,
-      headers: { ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}), ...headers }
+      headers: {
+        ...(payload ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+        ...headers
+      }
     }, (response) => {
       let text = ""
       response.setEncoding("utf8").on("data", (chunk) => (text += chunk)).on("end", () => {
@@ -65,7 +74,9 @@ const percentile = (values: ReadonlyArray<number>, p: number) => {
 }
 
 const describeLatencies = (values: ReadonlyArray<number>) =>
-  `p50 ${percentile(values, 0.5).toFixed(1)} ms, p99 ${percentile(values, 0.99).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms (${values.length} requests)`
+  `p50 ${percentile(values, 0.5).toFixed(1)} ms, p99 ${percentile(values, 0.99).toFixed(1)} ms, max ${
+    Math.max(...values).toFixed(1)
+  } ms (${values.length} requests)`
 
 /** Sends `GET path` one after the other until `until` settles, returning each request's latency. */
 const probe = async (url: string, headers: Record<string, string>, until: Promise<unknown>) => {
@@ -106,25 +117,37 @@ const main = async () => {
     TALKGRAPH_DATA_DIR: dataDir,
     PORT: port,
     TALKGRAPH_SIGNUP: "true",
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" } : {})
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" }
+      : {})
   })
   try {
     await waitUntilServing(proc, url, 120_000)
     // Its own account: on a PostgreSQL database that has users, no first-start admin is created.
-    const owner = await post(`${url}/api/v1/auth/signup`, { email: `bench-${Date.now()}@example.test`, password: "bench-password-1" })
-    const key = (await post(`${url}/api/v1/user/api-keys`, { name: "bench" }, { authorization: `Bearer ${owner.body.token}` })).body.api_key
+    const owner = await post(`${url}/api/v1/auth/signup`, {
+      email: `bench-${Date.now()}@example.test`,
+      password: "bench-password-1"
+    })
+    const key =
+      (await post(`${url}/api/v1/user/api-keys`, { name: "bench" }, { authorization: `Bearer ${owner.body.token}` }))
+        .body.api_key
     if (typeof key !== "string") throw new Error(`could not create an API key: ${JSON.stringify(owner.body)}`)
     const health = { url: `${url}/api/v1/health`, headers: {} }
     const status = { url: `${url}/api/v2/status`, headers: { "x-api-key": key } }
     console.log(`${label}, ${os.availableParallelism()} cores, bursts of ${BURST} concurrent logins`)
     console.log(`  idle: GET /api/v1/health ${describeLatencies(await idleBaseline(health.url, health.headers))}`)
-    console.log(`  idle: GET /api/v2/status (API key) ${describeLatencies(await idleBaseline(status.url, status.headers))}`)
+    console.log(
+      `  idle: GET /api/v2/status (API key) ${describeLatencies(await idleBaseline(status.url, status.headers))}`
+    )
 
     const victim = { email: `victim-${Date.now()}@example.test`, password: "victim-password-1" }
     await post(`${url}/api/v1/auth/signup`, victim)
     const started = performance.now()
     const guesses = Promise.all(
-      Array.from({ length: BURST }, (_, i) => post(`${url}/api/v1/auth/login`, { email: victim.email, password: `guess-${i}` }))
+      Array.from(
+        { length: BURST },
+        (_, i) => post(`${url}/api/v1/auth/login`, { email: victim.email, password: `guess-${i}` })
+      )
     )
     const [replies, healthDuring, statusDuring] = await Promise.all([
       guesses,
@@ -134,14 +157,22 @@ const main = async () => {
     const elapsed = performance.now() - started
     const checked = replies.filter((reply) => reply.status === 401).length
     const right = await post(`${url}/api/v1/auth/login`, victim)
-    console.log(`  one account, ${BURST} wrong passwords at once (${elapsed.toFixed(0)} ms): ${countStatuses(replies.map((r) => r.status))}`)
+    console.log(
+      `  one account, ${BURST} wrong passwords at once (${elapsed.toFixed(0)} ms): ${
+        countStatuses(replies.map((r) => r.status))
+      }`
+    )
     console.log(`    passwords checked before the lock engaged: ${checked}; the right password then: ${right.status}`)
     console.log(`    during the burst: GET /api/v1/health ${describeLatencies(healthDuring)}`)
     console.log(`    during the burst: GET /api/v2/status (API key) ${describeLatencies(statusDuring)}`)
 
     const stuffingStarted = performance.now()
     const stuffing = Promise.all(
-      Array.from({ length: BURST }, (_, i) => post(`${url}/api/v1/auth/login`, { email: `nobody-${i}-${Date.now()}@example.test`, password: "guess" }))
+      Array.from(
+        { length: BURST },
+        (_, i) =>
+          post(`${url}/api/v1/auth/login`, { email: `nobody-${i}-${Date.now()}@example.test`, password: "guess" })
+      )
     )
     const [stuffed, healthStuffing, statusStuffing] = await Promise.all([
       stuffing,
@@ -149,12 +180,20 @@ const main = async () => {
       probe(status.url, status.headers, stuffing)
     ])
     const stuffingMs = performance.now() - stuffingStarted
-    console.log(`  ${BURST} different accounts at once (${stuffingMs.toFixed(0)} ms): ${countStatuses(stuffed.map((r) => r.status))}`)
+    console.log(
+      `  ${BURST} different accounts at once (${stuffingMs.toFixed(0)} ms): ${
+        countStatuses(stuffed.map((r) => r.status))
+      }`
+    )
     console.log(`    during the burst: GET /api/v1/health ${describeLatencies(healthStuffing)}`)
     console.log(`    during the burst: GET /api/v2/status (API key) ${describeLatencies(statusStuffing)}`)
     console.log(`  logins sent again after a failed connection: ${resent}`)
   } catch (error) {
-    console.error(`the benchmark failed; the server (exit ${proc.child.exitCode}, signal ${proc.child.signalCode}) said:\n${proc.output().slice(-4000)}`)
+    console.error(
+      `the benchmark failed; the server (exit ${proc.child.exitCode}, signal ${proc.child.signalCode}) said:\n${
+        proc.output().slice(-4000)
+      }`
+    )
     throw error
   } finally {
     await stop(proc)

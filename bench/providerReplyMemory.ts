@@ -18,7 +18,11 @@ import { LoopbackOutbound } from "../test/support/outbound.ts"
 const OFFERED = 400 * 1024 * 1024
 const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 
-const measure = async (label: string, reply: Omit<HugeReplyOptions, "total">, client: (url: string) => Effect.Effect<unknown, unknown>) => {
+const measure = async (
+  label: string,
+  reply: Omit<HugeReplyOptions, "total">,
+  client: (url: string) => Effect.Effect<unknown, unknown>
+) => {
   ;(globalThis as { gc?: () => void }).gc?.()
   const standIn = await startHugeReply({ total: OFFERED, ...reply })
   const before = process.memoryUsage().rss
@@ -30,23 +34,61 @@ const measure = async (label: string, reply: Omit<HugeReplyOptions, "total">, cl
   await standIn.ended[0]
   clearInterval(sampler)
   await standIn.close()
-  const failure = outcome._tag === "Left" ? String((outcome.left as { message?: unknown }).message ?? outcome.left) : "no failure"
-  console.log(`${label.padEnd(22)} offered ${MiB(OFFERED)}, sent ${MiB(standIn.sent[0]!)} before the cut, ${elapsed.toFixed(0)} ms, peak RSS +${MiB(peak - before)} — ${failure}`)
+  const failure = outcome._tag === "Left"
+    ? String((outcome.left as { message?: unknown }).message ?? outcome.left)
+    : "no failure"
+  console.log(
+    `${label.padEnd(22)} offered ${MiB(OFFERED)}, sent ${MiB(standIn.sent[0]!)} before the cut, ${
+      elapsed.toFixed(0)
+    } ms, peak RSS +${MiB(peak - before)} — ${failure}`
+  )
 }
 
-await measure("carrier JSON (Twilio)", { contentType: "application/json", prefix: "{\"sid\":\"CA", piece: "0123456789abcdef" }, (url) =>
+await measure("carrier JSON (Twilio)", {
+  contentType: "application/json",
+  prefix: "{\"sid\":\"CA",
+  piece: "0123456789abcdef"
+}, (url) =>
   twilioAdapter.placeCall(
-    { configurationId: 1, provider: "twilio", apiBaseUrl: url, credentials: { account_sid: "AC1", auth_token: "t-123456789" }, machineDetection: false },
-    { to: "+15550000001", from: "+15559990000", answerUrl: "http://127.0.0.1:1/a", statusCallbackUrl: "http://127.0.0.1:1/s", timeLimitSeconds: 60 }
+    {
+      configurationId: 1,
+      provider: "twilio",
+      apiBaseUrl: url,
+      credentials: { account_sid: "AC1", auth_token: "t-123456789" },
+      machineDetection: false
+    },
+    {
+      to: "+15550000001",
+      from: "+15559990000",
+      answerUrl: "http://127.0.0.1:1/a",
+      statusCallbackUrl: "http://127.0.0.1:1/s",
+      timeLimitSeconds: 60
+    }
   ).pipe(Effect.provide(LoopbackOutbound)))
 
 const event = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "word ".repeat(150) } }] })}\n\n`
-await measure("LLM chat stream", { contentType: "text/event-stream", piece: event }, (url) =>
-  Effect.flatMap(LlmChat, (chat) =>
-    chat.reply({ connection: { provider: "openai", model: "m", apiKey: Redacted.make("sk-bench-123456"), baseUrl: url }, messages: [{ role: "user", content: "Hi" }], tools: [] }, () => Effect.void)
-  ).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
+await measure(
+  "LLM chat stream",
+  { contentType: "text/event-stream", piece: event },
+  (url) =>
+    Effect.flatMap(LlmChat, (chat) =>
+      chat.reply({
+        connection: { provider: "openai", model: "m", apiKey: Redacted.make("sk-bench-123456"), baseUrl: url },
+        messages: [{ role: "user", content: "Hi" }],
+        tools: []
+      }, () => Effect.void)).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound))))
+)
 
-await measure("TTS audio (OpenAI)", { contentType: "audio/pcm", piece: Buffer.alloc(64 * 1024, 1) }, (url) =>
-  Effect.flatMap(TextToSpeech, (tts) =>
-    Stream.runDrain(tts.synthesize({ provider: "openai", model: null, apiKey: "k-123456789", baseUrl: url, voice: null, language: null }, "Hello.", 8000))
-  ).pipe(Effect.provide(TextToSpeechLive.pipe(Layer.provide(LoopbackOutbound)))))
+await measure(
+  "TTS audio (OpenAI)",
+  { contentType: "audio/pcm", piece: Buffer.alloc(64 * 1024, 1) },
+  (url) =>
+    Effect.flatMap(TextToSpeech, (tts) =>
+      Stream.runDrain(
+        tts.synthesize(
+          { provider: "openai", model: null, apiKey: "k-123456789", baseUrl: url, voice: null, language: null },
+          "Hello.",
+          8000
+        )
+      )).pipe(Effect.provide(TextToSpeechLive.pipe(Layer.provide(LoopbackOutbound))))
+)

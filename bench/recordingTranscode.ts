@@ -6,7 +6,7 @@
  *   npx tsx bench/recordingTranscode.ts
  */
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import { transcodeClip, type ClipKind } from "../src/audio/clipTranscoding.ts"
+import { type ClipKind, transcodeClip } from "../src/audio/clipTranscoding.ts"
 import { rawMuLaw, silentMp3, sine, wavFile } from "../test/support/audioClips.ts"
 
 const SECONDS = 60
@@ -35,7 +35,11 @@ for (const [name, kind, bytes] of cases) {
     worstStall = Math.max(worstStall, delay.max / 1e6)
   }
   console.log(
-    `  ${name.padEnd(30)} ${(bytes.length / 1024 / 1024).toFixed(1).padStart(5)} MiB  ${best.toFixed(0).padStart(5)} ms` +
-      `  (${((best / (SECONDS * 1000)) * 100).toFixed(2)}% of real time; longest event-loop stall ${worstStall.toFixed(1)} ms)`
+    `  ${name.padEnd(30)} ${(bytes.length / 1024 / 1024).toFixed(1).padStart(5)} MiB  ${
+      best.toFixed(0).padStart(5)
+    } ms` +
+      `  (${((best / (SECONDS * 1000)) * 100).toFixed(2)}% of real time; longest event-loop stall ${
+        worstStall.toFixed(1)
+      } ms)`
   )
 }

@@ -35,7 +35,9 @@ const settings: Record<string, string> = {
   LOG_LEVEL: "error",
   TALKGRAPH_ADMIN_EMAIL: "bench-admin@example.test",
   TALKGRAPH_ADMIN_PASSWORD: "bench-admin-password",
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" } : {})
+  ...(databaseUrl
+    ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" }
+    : {})
 }
 const server = await startInProcessServer(settings)
 const baseUrl = server.url
@@ -62,7 +64,11 @@ const token: string = signup.token
 await call("PUT", "/api/v1/organizations/model-configurations", token, {
   llm: { provider: "openai", model: "instant", api_key: "sk-bench-0123456789", base_url: llm.baseUrl }
 })
-const templateRequest = { call_type: "inbound", use_case: "Support", activity_description: "Answer billing questions and book callbacks." }
+const templateRequest = {
+  call_type: "inbound",
+  use_case: "Support",
+  activity_description: "Answer billing questions and book callbacks."
+}
 
 let lastWorkflowId = 0
 const timeTemplate = async () => {
@@ -83,11 +89,17 @@ const openai = new OpenAI({ apiKey: "sk-bench-0123456789", baseURL: llm.baseUrl,
 const timeBareLlm = async () => {
   llm.enqueue(reply.json(content))
   const started = performance.now()
-  await openai.chat.completions.create({ model: "instant", messages: [{ role: "user", content: "x" }], response_format: { type: "json_object" } })
+  await openai.chat.completions.create({
+    model: "instant",
+    messages: [{ role: "user", content: "x" }],
+    response_format: { type: "json_object" }
+  })
   return performance.now() - started
 }
 
-console.log(`template creation overhead on ${databaseUrl ? "PostgreSQL" : "PGlite"} (instant scripted LLM, ${REQUESTS} requests)`)
+console.log(
+  `template creation overhead on ${databaseUrl ? "PostgreSQL" : "PGlite"} (instant scripted LLM, ${REQUESTS} requests)`
+)
 for (let i = 0; i < WARMUP; i++) {
   await timeTemplate()
   await timeBareLlm()
@@ -101,10 +113,22 @@ for (let i = 0; i < REQUESTS; i++) {
   reads.push(await timeRead())
 }
 const bareP50 = percentile(bare, 50)
-console.log(`  template request, sequential: p50 ${fmt(percentile(template, 50))}, p95 ${fmt(percentile(template, 95))}, max ${fmt(Math.max(...template))}`)
+console.log(
+  `  template request, sequential: p50 ${fmt(percentile(template, 50))}, p95 ${fmt(percentile(template, 95))}, max ${
+    fmt(Math.max(...template))
+  }`
+)
 console.log(`  bare LLM round trip (same openai client, same stand-in): p50 ${fmt(bareP50)}`)
-console.log(`  => server time beyond the LLM call: p50 ${fmt(percentile(template, 50) - bareP50)}, p95 ${fmt(percentile(template, 95) - bareP50)}`)
-console.log(`  for comparison, GET /api/v1/workflow/fetch/{id}: p50 ${fmt(percentile(reads, 50))}, p95 ${fmt(percentile(reads, 95))}`)
+console.log(
+  `  => server time beyond the LLM call: p50 ${fmt(percentile(template, 50) - bareP50)}, p95 ${
+    fmt(percentile(template, 95) - bareP50)
+  }`
+)
+console.log(
+  `  for comparison, GET /api/v1/workflow/fetch/{id}: p50 ${fmt(percentile(reads, 50))}, p95 ${
+    fmt(percentile(reads, 95))
+  }`
+)
 
 const concurrentStarted = performance.now()
 let next = 0
@@ -121,7 +145,11 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
   }
 }))
 const seconds = (performance.now() - concurrentStarted) / 1000
-console.log(`  ${CONCURRENCY} concurrent clients: ${(concurrent.length / seconds).toFixed(1)} templates/s, p50 ${fmt(percentile(concurrent, 50))}, p95 ${fmt(percentile(concurrent, 95))}, failed ${failures}/${REQUESTS}`)
+console.log(
+  `  ${CONCURRENCY} concurrent clients: ${(concurrent.length / seconds).toFixed(1)} templates/s, p50 ${
+    fmt(percentile(concurrent, 50))
+  }, p95 ${fmt(percentile(concurrent, 95))}, failed ${failures}/${REQUESTS}`
+)
 if (firstFailure) console.log(`  first failure: ${firstFailure}`)
 
 await llm.close()

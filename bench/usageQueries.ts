@@ -14,12 +14,12 @@ import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { startInProcessServer } from "../test/support/inProcessServer.ts"
 import { rebuildRunDailyUsage } from "../layers/db/migrations/0006_usage_indexes.ts"
 import { reportTotals, runsPage } from "../layers/usage/reportQueries.ts"
+import { Identity } from "../services/Identity.ts"
 import { createdWindow, parseDateBound } from "../src/usage/dates.ts"
 import { parseUsageFilters } from "../src/usage/filters.ts"
-import { Identity } from "../services/Identity.ts"
+import { startInProcessServer } from "../test/support/inProcessServer.ts"
 
 const databaseUrl = process.env.DATABASE_URL
 const RUNS = Number(process.env.BENCH_RUNS ?? (databaseUrl ? 1_000_000 : 100_000))
@@ -36,18 +36,22 @@ const settings: Record<string, string> = {
   LOG_LEVEL: "error",
   TALKGRAPH_ADMIN_EMAIL: "bench-admin@example.test",
   TALKGRAPH_ADMIN_PASSWORD: "bench-admin-password",
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" } : {})
+  ...(databaseUrl
+    ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789" }
+    : {})
 }
 const server = await startInProcessServer(settings)
 const { run } = server
 const baseUrl = server.url
 
-const organizationIds = await run(Effect.gen(function* () {
+const organizationIds = await run(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const ids: Array<number> = []
   for (const name of ORGANIZATIONS) {
     const [found] = yield* sql<{ id: number }>`SELECT id FROM organizations WHERE name = ${name}`
-    ids.push(found?.id ?? (yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES (${name}) RETURNING id`)[0]!.id)
+    ids.push(
+      found?.id ?? (yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES (${name}) RETURNING id`)[0]!.id
+    )
   }
   return ids as [number, number]
 }))
@@ -57,7 +61,7 @@ const organizationIds = await run(Effect.gen(function* () {
  * the daily rollup is rebuilt once instead of row by row: how one loads a million rows. The
  * measured schema is exactly what migrations create.
  */
-const seed = Effect.gen(function* () {
+const seed = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const [{ count } = { count: 0 }] = yield* sql<{ count: number }>`
     SELECT count(*) AS count FROM runs WHERE organization_id IN ${sql.in(organizationIds)}`
@@ -120,15 +124,26 @@ const seed = Effect.gen(function* () {
 })
 
 const seedStarted = performance.now()
-console.log(`usage report benchmark on ${databaseUrl ? "PostgreSQL" : "PGlite"}: ${RUNS.toLocaleString()} runs, 2 organizations, ${WORKFLOWS} agents`)
+console.log(
+  `usage report benchmark on ${
+    databaseUrl ? "PostgreSQL" : "PGlite"
+  }: ${RUNS.toLocaleString()} runs, 2 organizations, ${WORKFLOWS} agents`
+)
 const seeded = await run(seed)
-console.log(seeded ? `seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s` : "reusing the existing seed")
+console.log(
+  seeded ? `seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s` : "reusing the existing seed"
+)
 
 /** A member of the first organization, signed in through the API like any user. */
-const token = await run(Effect.gen(function* () {
+const token = await run(Effect.gen(function*() {
   const identity = yield* Identity
   const email = `bench-${crypto.randomUUID().slice(0, 8)}@example.test`
-  yield* identity.createUser({ email, password: "bench-password-123", name: "bench", organizationId: organizationIds[0] })
+  yield* identity.createUser({
+    email,
+    password: "bench-password-123",
+    name: "bench",
+    organizationId: organizationIds[0]
+  })
   return email
 })).then(async (email) => {
   const reply = await fetch(`${baseUrl}/api/v1/auth/login`, {
@@ -139,10 +154,14 @@ const token = await run(Effect.gen(function* () {
   return ((await reply.json()) as { token: string }).token
 })
 
-const [aWorkflow, aCampaign, aRun] = await run(Effect.gen(function* () {
+const [aWorkflow, aCampaign, aRun] = await run(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const [workflow] = yield* sql<{ id: number }>`SELECT id FROM workflows WHERE organization_id = ${organizationIds[0]} ORDER BY id LIMIT 1`
-  const [campaign] = yield* sql<{ id: number }>`SELECT id FROM campaigns WHERE organization_id = ${organizationIds[0]} ORDER BY id LIMIT 1`
+  const [workflow] = yield* sql<{ id: number }>`SELECT id FROM workflows WHERE organization_id = ${
+    organizationIds[0]
+  } ORDER BY id LIMIT 1`
+  const [campaign] = yield* sql<{ id: number }>`SELECT id FROM campaigns WHERE organization_id = ${
+    organizationIds[0]
+  } ORDER BY id LIMIT 1`
   const [someRun] = yield* sql<{ id: number }>`
     SELECT id FROM runs WHERE organization_id = ${organizationIds[0]} ORDER BY created_at DESC LIMIT 1 OFFSET 1000`
   return [workflow!.id, campaign!.id, someRun!.id]
@@ -156,7 +175,9 @@ const cases: Array<[string, Record<string, unknown>]> = [
   ["campaignId", { filters: [filter("campaignId", "number", { value: aCampaign })] }],
   ["callerNumber (substring)", { filters: [filter("callerNumber", "text", { value: "55501" })] }],
   ["calledNumber (substring)", { filters: [filter("calledNumber", "text", { value: "+44123" })] }],
-  ["dispositionCode (2 codes)", { filters: [filter("dispositionCode", "multiSelect", { codes: ["interested", "callback"] })] }],
+  ["dispositionCode (2 codes)", {
+    filters: [filter("dispositionCode", "multiSelect", { codes: ["interested", "callback"] })]
+  }],
   ["duration 60-120 s", { filters: [filter("duration", "numberRange", { min: 60, max: 120 })] }],
   ["callDirection inbound", { filters: [filter("callDirection", "radio", { status: "inbound" })] }],
   ["callChannel web", { filters: [filter("callChannel", "radio", { status: "web" })] }],
@@ -173,9 +194,14 @@ const cases: Array<[string, Record<string, unknown>]> = [
 ]
 
 const queryString = (query: Record<string, unknown>) =>
-  new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, typeof value === "object" ? JSON.stringify(value) : String(value)]))
+  new URLSearchParams(
+    Object.entries(query).map((
+      [key, value]
+    ): [string, string] => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])
+  )
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
 const results: Array<{ name: string; query: Record<string, unknown>; p50: number; p95: number; count: number }> = []
 console.log(`\n${"query".padEnd(28)}${"p50 ms".padStart(9)}${"p95 ms".padStart(9)}${"matching runs".padStart(15)}`)
@@ -194,13 +220,21 @@ for (const [name, query] of cases) {
   timings.sort((a, b) => a - b)
   const result = { name, query, p50: percentile(timings, 50), p95: percentile(timings, 95), count }
   results.push(result)
-  console.log(`${name.padEnd(28)}${result.p50.toFixed(1).padStart(9)}${result.p95.toFixed(1).padStart(9)}${count.toLocaleString().padStart(15)}`)
+  console.log(
+    `${name.padEnd(28)}${result.p50.toFixed(1).padStart(9)}${result.p95.toFixed(1).padStart(9)}${
+      count.toLocaleString().padStart(15)
+    }`
+  )
 }
 
 // By median: on a shared machine a single stalled request decides the p95 of a fast query.
 const slowest = results.reduce((worst, result) => (result.p50 > worst.p50 ? result : worst))
-console.log(`\nslowest: ${slowest.name} (p50 ${slowest.p50.toFixed(1)} ms, p95 ${slowest.p95.toFixed(1)} ms; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores); EXPLAIN ANALYZE of its two statements:`)
-const plans = await run(Effect.gen(function* () {
+console.log(
+  `\nslowest: ${slowest.name} (p50 ${slowest.p50.toFixed(1)} ms, p95 ${slowest.p95.toFixed(1)} ms; load average ${
+    os.loadavg()[0]!.toFixed(1)
+  } on ${os.cpus().length} cores); EXPLAIN ANALYZE of its two statements:`
+)
+const plans = await run(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const url = new URL(`http://x/?${queryString(slowest.query)}`)
   const start = url.searchParams.get("start_date")

@@ -15,11 +15,11 @@
  *
  * The machine is shared (2 cores): figures taken while other work runs are upper bounds on cost.
  */
+import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import { readFileSync } from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
-import { openSileroSession } from "../layers/voice/speech/sileroSession.mjs"
 import { sileroModelPath } from "../layers/voice/speech/sileroEngine.ts"
+import { openSileroSession } from "../layers/voice/speech/sileroSession.mjs"
 import { VoiceActivityLive } from "../layers/voice/speech/voiceActivity.ts"
 import { VoiceActivity, type VoiceSampleRate } from "../services/VoiceActivity.ts"
 import { speak } from "../test/support/speechAudio.ts"
@@ -47,10 +47,12 @@ const percentile = (values: Array<number>, p: number) => {
 const perWindowCost = async () => {
   const session = await openSileroSession(sileroModelPath())
   const rows: Array<string> = []
-  for (const [rate, length] of [
-    [8000, 256 + 32],
-    [16000, 512 + 64]
-  ] as const) {
+  for (
+    const [rate, length] of [
+      [8000, 256 + 32],
+      [16000, 512 + 64]
+    ] as const
+  ) {
     for (const size of [1, 8, 32, 64]) {
       const input = Float32Array.from({ length: size * length }, (_, i) => Math.sin(i / 7) * 0.1)
       let state = new Float32Array(size * 256)
@@ -92,7 +94,11 @@ const runCalls = async (workers: number, calls: number, audio: Int16Array) => {
   const mainBefore = mainThreadCpuSeconds()
   const utilizationBefore = performance.eventLoopUtilization()
   const inFlight = new Set<Promise<unknown>>()
-  const state = detectors.map((detector, i) => ({ detector, nextDue: started + ((i * 20) / calls), offset: (i * 997 * frame) % audio.length }))
+  const state = detectors.map((detector, i) => ({
+    detector,
+    nextDue: started + ((i * 20) / calls),
+    offset: (i * 997 * frame) % audio.length
+  }))
   lag.enable()
   await new Promise<void>((done) => {
     const tick = () => {
@@ -127,11 +133,13 @@ const runCalls = async (workers: number, calls: number, audio: Int16Array) => {
   const cpuShare = (cpu.user + cpu.system) / 1000 / wallMs
   return [
     `  ${workers === 0 ? "event loop " : `${workers} worker${workers > 1 ? "s" : " "} `}` +
-      ` calls ${String(calls).padStart(3)}: ${(windowsAnswered / (wallMs / 1000)).toFixed(0).padStart(5)} windows/s fed` +
-      ` (demand ${((calls * RATE) / (RATE === 8000 ? 256 : 512)).toFixed(0)}),` +
-      ` CPU ${(cpuShare * 100).toFixed(0)}% of a core (${((cpuShare * 100) / calls).toFixed(2)}%/call; main thread ${(mainShare * 100).toFixed(0)}%), event loop busy ${(loopBusy * 100).toFixed(0)}%,` +
-      ` push→answer p50 ${percentile(latencies, 50).toFixed(1)} ms p99 ${percentile(latencies, 99).toFixed(1)} ms,` +
-      ` loop lag p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms max ${(lag.max / 1e6).toFixed(1)} ms, ${events} events`
+    ` calls ${String(calls).padStart(3)}: ${(windowsAnswered / (wallMs / 1000)).toFixed(0).padStart(5)} windows/s fed` +
+    ` (demand ${((calls * RATE) / (RATE === 8000 ? 256 : 512)).toFixed(0)}),` +
+    ` CPU ${(cpuShare * 100).toFixed(0)}% of a core (${((cpuShare * 100) / calls).toFixed(2)}%/call; main thread ${
+      (mainShare * 100).toFixed(0)
+    }%), event loop busy ${(loopBusy * 100).toFixed(0)}%,` +
+    ` push→answer p50 ${percentile(latencies, 50).toFixed(1)} ms p99 ${percentile(latencies, 99).toFixed(1)} ms,` +
+    ` loop lag p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms max ${(lag.max / 1e6).toFixed(1)} ms, ${events} events`
   ]
 }
 

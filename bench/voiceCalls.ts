@@ -49,20 +49,28 @@ const underruns = (report: CalleeReport) => {
 }
 
 const main = async () => {
-  const [deepgram, speech, llm] = await Promise.all([startFakeDeepgram(), startFakeSpeechApis({ audio: "tone", firstByteDelayMs: 0, chunkIntervalMs: 0 }), startScriptedLlm({ sameAnswerWithinMs: 2000 })])
+  const [deepgram, speech, llm] = await Promise.all([
+    startFakeDeepgram(),
+    startFakeSpeechApis({ audio: "tone", firstByteDelayMs: 0, chunkIntervalMs: 0 }),
+    startScriptedLlm({ sameAnswerWithinMs: 2000 })
+  ])
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-bench-voice-"))
   const lagFile = path.join(dataDir, "loop-lag.json")
   const databaseUrl = process.env.DATABASE_URL
   const port = String(await freePort())
   const url = `http://127.0.0.1:${port}`
-  process.env.TALKGRAPH_NODE_ARGS = `${process.env.TALKGRAPH_NODE_ARGS ?? ""} --import ${path.resolve(import.meta.dirname, "support/loopLag.mjs")}`
+  process.env.TALKGRAPH_NODE_ARGS = `${process.env.TALKGRAPH_NODE_ARGS ?? ""} --import ${
+    path.resolve(import.meta.dirname, "support/loopLag.mjs")
+  }`
   const proc = spawnTalkgraph(["serve"], {
     PORT: port,
     TALKGRAPH_DATA_DIR: dataDir,
     TALKGRAPH_ADMIN_EMAIL: admin.email,
     TALKGRAPH_ADMIN_PASSWORD: admin.password,
     BENCH_LOOP_LAG_FILE: lagFile,
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" } : {})
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" }
+      : {})
   })
   try {
     await waitUntilServing(proc, url, 120_000)
@@ -73,19 +81,32 @@ const main = async () => {
       stt: { provider: "deepgram", api_key: deepgram.apiKey, base_url: deepgram.url },
       tts: { provider: "elevenlabs", api_key: speech.apiKey, base_url: speech.url, voice: "bench" }
     })
-    const node = (id: string, type: string, data: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data })
+    const node = (id: string, type: string, data: Record<string, unknown>) => ({
+      id,
+      type,
+      position: { x: 0, y: 0 },
+      data
+    })
     const workflow = await call(url, "POST", "/api/v1/workflow/create/definition", auth, {
       name: "Voice bench",
       workflow_definition: {
         nodes: [
-          node("start", "startCall", { name: "Start", greeting: "Hello, this is the bench agent.", prompt: "Answer briefly." }),
+          node("start", "startCall", {
+            name: "Start",
+            greeting: "Hello, this is the bench agent.",
+            prompt: "Answer briefly."
+          }),
           node("end", "endCall", { name: "End", prompt: "Say goodbye." })
         ],
         edges: [{ id: "e", source: "start", target: "end", data: { label: "Done", condition: "The caller is done" } }]
       }
     })
-    llm.enqueue(...Array.from({ length: CALLS * LINES.length }, () => reply.content("Sure. It is twenty dollars a month.")))
-    const script = LINES.flatMap((line) => [{ waitForAgent: { quietMs: 600 } }, { say: line }]).concat([{ waitForAgent: { quietMs: 600 } }, { hangUp: true }] as any)
+    llm.enqueue(
+      ...Array.from({ length: CALLS * LINES.length }, () => reply.content("Sure. It is twenty dollars a month."))
+    )
+    const script = LINES.flatMap((line) => [{ waitForAgent: { quietMs: 600 } }, { say: line }]).concat(
+      [{ waitForAgent: { quietMs: 600 } }, { hangUp: true }] as any
+    )
     const started = Date.now()
     const calls = await Promise.all(Array.from({ length: CALLS }, async (_, index) => {
       // Staggered like real traffic: the callee side renders its lines first, then dials.
@@ -100,24 +121,38 @@ const main = async () => {
 
     const serverLatencies: Array<number> = []
     for (const { runId } of calls) {
-      const conversation = await call(url, "GET", `/api/v2/conversations/${runId}`, { "x-api-key": (await apiKey(url, auth)) })
-      for (const turn of conversation.data.transcript) if (typeof turn.latency_ms === "number") serverLatencies.push(turn.latency_ms - END_OF_TURN_SILENCE_MS)
+      const conversation = await call(url, "GET", `/api/v2/conversations/${runId}`, {
+        "x-api-key": (await apiKey(url, auth))
+      })
+      for (const turn of conversation.data.transcript) {
+        if (typeof turn.latency_ms === "number") serverLatencies.push(turn.latency_ms - END_OF_TURN_SILENCE_MS)
+      }
     }
-    const answered = calls.reduce((sum, { report }) => sum + report.utterances.filter((u) => u.endMs !== null).length, 0)
+    const answered = calls.reduce(
+      (sum, { report }) => sum + report.utterances.filter((u) => u.endMs !== null).length,
+      0
+    )
     const timeouts = calls.reduce((sum, { report }) => sum + report.timeouts.length, 0)
     const gaps = calls.reduce((sum, { report }) => sum + underruns(report), 0)
-    console.log(JSON.stringify({
-      calls: CALLS,
-      database: databaseUrl ? "postgresql" : "pglite",
-      wall_seconds: Math.round(wallSeconds),
-      caller_lines: answered,
-      agent_turns_measured: serverLatencies.length,
-      unanswered_waits: timeouts,
-      overhead_beyond_end_of_turn_ms: { p50: percentile(serverLatencies, 0.5), p99: percentile(serverLatencies, 0.99) },
-      end_of_turn_silence_ms: END_OF_TURN_SILENCE_MS,
-      underruns: gaps,
-      server_event_loop_lag_ms: lag
-    }, null, 2))
+    console.log(JSON.stringify(
+      {
+        calls: CALLS,
+        database: databaseUrl ? "postgresql" : "pglite",
+        wall_seconds: Math.round(wallSeconds),
+        caller_lines: answered,
+        agent_turns_measured: serverLatencies.length,
+        unanswered_waits: timeouts,
+        overhead_beyond_end_of_turn_ms: {
+          p50: percentile(serverLatencies, 0.5),
+          p99: percentile(serverLatencies, 0.99)
+        },
+        end_of_turn_silence_ms: END_OF_TURN_SILENCE_MS,
+        underruns: gaps,
+        server_event_loop_lag_ms: lag
+      },
+      null,
+      2
+    ))
   } finally {
     await stop(proc)
     await Promise.all([deepgram.close(), speech.close(), llm.close()])
@@ -126,7 +161,9 @@ const main = async () => {
 }
 
 let key: string | undefined
-const apiKey = async (url: string, auth: Record<string, string>) =>
-  (key ??= (await call(url, "POST", "/api/v1/user/api-keys", auth, { name: "bench" })).api_key as string)
+const apiKey = async (
+  url: string,
+  auth: Record<string, string>
+) => (key ??= (await call(url, "POST", "/api/v1/user/api-keys", auth, { name: "bench" })).api_key as string)
 
 await main()

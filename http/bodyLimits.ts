@@ -20,7 +20,6 @@ export const AUTH_BODY_MAX_BYTES = 16 * KiB
 /** A carrier's call or status callback: form fields or JSON of a few hundred bytes. */
 export const CARRIER_CALLBACK_MAX_BYTES = 64 * KiB
 
-
 /**
  * One message on a call's media WebSocket: 20 ms of audio (a few hundred bytes of JSON and
  * base64, or 640 bytes of PCM) or a start/stop event with a handful of parameters.
@@ -40,4 +39,8 @@ export const bodyLimitOf = (path: string): BodyLimit => {
 
 /** `1 MiB`, `16 KiB`: how a limit reads in a message. */
 export const sizeText = (bytes: number) =>
-  bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : bytes >= KiB && bytes % KiB === 0 ? `${bytes / KiB} KiB` : `${bytes} bytes`
+  bytes >= MiB && bytes % MiB === 0
+    ? `${bytes / MiB} MiB`
+    : bytes >= KiB && bytes % KiB === 0
+    ? `${bytes / KiB} KiB`
+    : `${bytes} bytes`

@@ -5,9 +5,9 @@ import type { FieldProblem } from "../src/domain/errors.ts"
 import { unsatisfiedRange } from "../src/storage/byteRanges.ts"
 import { decodeProblems } from "./decodeProblems.ts"
 import { type DomainErrorTag, errorStatus } from "./errors.ts"
+import { loggedPath } from "./loggedPath.ts"
 import { problemMessage } from "./problemMessage.ts"
 import { checkRequestInput } from "./requestInput.ts"
-import { loggedPath } from "./loggedPath.ts"
 import { v2MessageOf } from "./v2/vocabulary.ts"
 
 type Version = "v1" | "v2"
@@ -59,7 +59,9 @@ const fromFailure = (version: Version, error: unknown) => {
       // instead of reading it all to reuse the connection.
       ? { connection: "close" }
       : {}
-    return Option.some(respond(version, status, code, version === "v2" ? v2MessageOf(error) : error.message, problems, headers))
+    return Option.some(
+      respond(version, status, code, version === "v2" ? v2MessageOf(error) : error.message, problems, headers)
+    )
   }
   return Option.none()
 }
@@ -75,7 +77,7 @@ const isUnreadableBody = (defect: unknown) =>
  * request id and answered with a bare 500 (no stack traces leave the process).
  */
 export const ErrorShapeLive = HttpApiBuilder.middleware((app) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = request.headers["x-request-id"]?.slice(0, 128) || crypto.randomUUID()
     const version = versionOf(request.url)

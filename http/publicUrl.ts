@@ -6,7 +6,7 @@ import { AppConfig } from "../src/config.ts"
  * Where clients and carriers reach this process: PUBLIC_URL when it is set, else the address the
  * server actually listens on (which differs from HOST:PORT when the OS picks the port).
  */
-export const publicUrl = Effect.gen(function* () {
+export const publicUrl = Effect.gen(function*() {
   const config = yield* AppConfig
   const server = yield* HttpServer.HttpServer
   const address = server.address

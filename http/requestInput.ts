@@ -1,11 +1,6 @@
 import { HttpIncomingMessage, HttpMethod, type HttpServerError, HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
-import {
-  type FieldProblem,
-  PayloadTooLarge,
-  UnsupportedMediaType,
-  ValidationFailed
-} from "../src/domain/errors.ts"
+import { type FieldProblem, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "../src/domain/errors.ts"
 import { jsonValueProblems, unstorableTextReason } from "../src/domain/storableValues.ts"
 import { bodyLimitOf, sizeText } from "./bodyLimits.ts"
 import { pathOf } from "./requestPath.ts"
@@ -18,7 +13,8 @@ const mediaTypeOf = (contentType: string | undefined) =>
 
 /** HTTP/1.1 framing: without Content-Length or Transfer-Encoding a request has no body. */
 const declaresBody = (headers: HttpServerRequest.HttpServerRequest["headers"]) =>
-  headers["transfer-encoding"] !== undefined || (headers["content-length"] !== undefined && headers["content-length"] !== "0")
+  headers["transfer-encoding"] !== undefined ||
+  (headers["content-length"] !== undefined && headers["content-length"] !== "0")
 
 /** The platform's reader gives up with this cause once a body passes `MaxBodySize`. */
 const isOverLimit = (error: HttpServerError.RequestError) =>
@@ -44,12 +40,20 @@ const jsonBodyProblems = (text: string): Array<FieldProblem> => {
   } catch {
     return [JSON_INVALID]
   }
-  return jsonValueProblems(value).map(({ path, reason }) => ({ loc: ["body", ...path], msg: reason, type: "value_error" }))
+  return jsonValueProblems(value).map(({ path, reason }) => ({
+    loc: ["body", ...path],
+    msg: reason,
+    type: "value_error"
+  }))
 }
 
 /** What the endpoint will read from the body: as declared, or every way a carrier's adapter may parse it. */
 const bodyProblems = (policy: "Decoded" | "Raw", mediaType: string | undefined, text: string): Array<FieldProblem> => {
-  if (policy === "Decoded") return mediaType === FORM_TYPE ? textProblems("body", new URLSearchParams(text)) : jsonBodyProblems(text)
+  if (policy === "Decoded") {
+    return mediaType === FORM_TYPE
+      ? textProblems("body", new URLSearchParams(text))
+      : jsonBodyProblems(text)
+  }
   const asJson = jsonBodyProblems(text).filter((problem) => problem !== JSON_INVALID)
   return [...textProblems("body", new URLSearchParams(text)), ...asJson]
 }
@@ -63,12 +67,16 @@ const bodyProblems = (policy: "Decoded" | "Raw", mediaType: string | undefined, 
  * handler with a character the database refuses, nor a number or a nesting it cannot take (422).
  * The body read here is the one the endpoint decodes: the platform keeps it for the request.
  */
-export const checkRequestInput = Effect.gen(function* () {
+export const checkRequestInput = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   const path = pathOf(request.url)
   const query = request.url.slice(path.length + 1)
   if (/%00/.test(path)) {
-    return yield* invalid("Request path is invalid", [{ loc: ["path"], msg: "Text must not contain NUL (\\u0000) characters", type: "value_error" }])
+    return yield* invalid("Request path is invalid", [{
+      loc: ["path"],
+      msg: "Text must not contain NUL (\\u0000) characters",
+      type: "value_error"
+    }])
   }
   const queryProblems = textProblems("query", new URLSearchParams(query))
   if (queryProblems.length > 0) return yield* invalid("Request query is invalid", queryProblems)
@@ -81,7 +89,9 @@ export const checkRequestInput = Effect.gen(function* () {
   if (Number(request.headers["content-length"] ?? 0) > limit.maxBytes) return yield* tooLarge
   const mediaType = mediaTypeOf(request.headers["content-type"])
   if (limit._tag === "Decoded" && mediaType !== undefined && mediaType !== JSON_TYPE && mediaType !== FORM_TYPE) {
-    return yield* new UnsupportedMediaType({ message: `Request bodies are ${JSON_TYPE} (or ${FORM_TYPE}), not ${mediaType}` })
+    return yield* new UnsupportedMediaType({
+      message: `Request bodies are ${JSON_TYPE} (or ${FORM_TYPE}), not ${mediaType}`
+    })
   }
   const text = yield* request.text.pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(limit.maxBytes)),

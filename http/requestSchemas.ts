@@ -9,8 +9,7 @@ type Part = "Request" | "Query" | "Path"
  * components; path and query schemas as a title, so the document inlines them and declares each
  * field as its own parameter (the platform lists no parameters for a schema behind a `$ref`).
  */
-const requestPart = (suffix: Part) =>
-<Fields extends Schema.Struct.Fields>(name: string, fields: Fields) =>
+const requestPart = (suffix: Part) => <Fields extends Schema.Struct.Fields>(name: string, fields: Fields) =>
   Schema.Struct(fields).annotations({
     ...(suffix === "Request" ? { identifier: `${name}${suffix}` } : { title: `${name}${suffix}` }),
     parseOptions: { errors: "all", onExcessProperty: "ignore" }
@@ -52,7 +51,9 @@ export const BooleanFromQuery = Schema.transformOrFail(Schema.String, Schema.Boo
     const word = raw.trim().toLowerCase()
     if (TRUE_WORDS.has(word)) return ParseResult.succeed(true)
     if (FALSE_WORDS.has(word)) return ParseResult.succeed(false)
-    return ParseResult.fail(new ParseResult.Type(ast, raw, "Input should be a valid boolean, unable to interpret input"))
+    return ParseResult.fail(
+      new ParseResult.Type(ast, raw, "Input should be a valid boolean, unable to interpret input")
+    )
   },
   encode: (flag) => ParseResult.succeed(String(flag))
 }).annotations({ jsonSchema: { type: "boolean" } })

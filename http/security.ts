@@ -1,12 +1,12 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
+import { ApiKeyVerifications } from "../services/ApiKeyVerifications.ts"
+import { Identity } from "../services/Identity.ts"
 import { Forbidden } from "../src/domain/errors.ts"
 import { hasScope, type Principal } from "../src/domain/principal.ts"
 import { type Role, roleRefusal } from "../src/domain/roles.ts"
 import type { Scope } from "../src/domain/scopes.ts"
 import { isApiKey } from "../src/identity/tokens.ts"
-import { ApiKeyVerifications } from "../services/ApiKeyVerifications.ts"
-import { Identity } from "../services/Identity.ts"
 import { HttpAuthFailure } from "./errors.ts"
 
 /** The authenticated caller of the current request. */
@@ -38,7 +38,7 @@ export class V2Auth extends HttpApiMiddleware.Tag<V2Auth>()("talkgraph/V2Auth", 
  * reused; session tokens are always looked up (signing out must take effect at once everywhere).
  */
 const schemeHandlers = (accepts: "sessionOrKey" | "keyOnly") =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const identity = yield* Identity
     const verifications = yield* ApiKeyVerifications
     const resolve = () =>
@@ -62,9 +62,13 @@ export const requireScope = (...scopes: ReadonlyArray<Scope>) =>
     const missing = scopes.filter((scope) => !hasScope(principal, scope))
     return missing.length === 0
       ? Effect.succeed(principal)
-      : Effect.fail(new Forbidden({
-        message: `This API key lacks the ${missing.map((scope) => `"${scope}"`).join(" and ")} scope${missing.length > 1 ? "s" : ""}`
-      }))
+      : Effect.fail(
+        new Forbidden({
+          message: `This API key lacks the ${missing.map((scope) => `"${scope}"`).join(" and ")} scope${
+            missing.length > 1 ? "s" : ""
+          }`
+        })
+      )
   })
 
 /**
@@ -79,5 +83,8 @@ export const requireRole = (minimum: Role) =>
 
 /** Fails with 403, saying `why`, unless the caller signed in with a session rather than an API key. */
 export const requireSession = (why: string) =>
-  Effect.flatMap(CurrentPrincipal, (principal) =>
-    principal.via === "session" ? Effect.succeed(principal) : Effect.fail(new Forbidden({ message: why })))
+  Effect.flatMap(
+    CurrentPrincipal,
+    (principal) =>
+      principal.via === "session" ? Effect.succeed(principal) : Effect.fail(new Forbidden({ message: why }))
+  )

@@ -7,29 +7,51 @@ import { Api } from "./api.ts"
 import { ErrorShapeLive } from "./errorShape.ts"
 import { describeListenFailure, ListenFailed } from "./listenFailure.ts"
 import { requestTelemetry } from "./requestTelemetry.ts"
-import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
-import { TelephonyConfigsHandlers } from "./v1/telephonyConfigs/handlers.ts"
-import { LocalUploadsHandlers, UploadsHandlers } from "./v1/uploads/handlers.ts"
 import { V1AuthLive, V2AuthLive } from "./security.ts"
 import { ApiKeysHandlers } from "./v1/apiKeys/handlers.ts"
+import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
 import { AuthHandlers } from "./v1/auth/handlers.ts"
-import { MembersHandlers } from "./v1/members/handlers.ts"
-import { OperatorRoutes } from "./v1/operator/routes.ts"
+import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
-import { UsageHandlers } from "./v1/usage/handlers.ts"
-import { StatusHandlers } from "./v2/status/handlers.ts"
-import { TextChatHandlers } from "./v1/textChat/handlers.ts"
-import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
-import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
+import { MembersHandlers } from "./v1/members/handlers.ts"
 import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
-import { AgentsHandlers } from "./v2/agents/handlers.ts"
+import { OperatorRoutes } from "./v1/operator/routes.ts"
 import { RecordingsHandlers } from "./v1/recordings/handlers.ts"
+import { TelephonyConfigsHandlers } from "./v1/telephonyConfigs/handlers.ts"
 import { TelephonyWebhooksHandlers } from "./v1/telephonyWebhooks/handlers.ts"
+import { TextChatHandlers } from "./v1/textChat/handlers.ts"
+import { LocalUploadsHandlers, UploadsHandlers } from "./v1/uploads/handlers.ts"
+import { UsageHandlers } from "./v1/usage/handlers.ts"
 import { VoiceCallsHandlers } from "./v1/voiceCalls/handlers.ts"
 import { VoiceMediaRoutes } from "./v1/voiceCalls/mediaRoute.ts"
-import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
+import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
+import { AgentsHandlers } from "./v2/agents/handlers.ts"
+import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
+import { StatusHandlers } from "./v2/status/handlers.ts"
 
-const HandlersLive = Layer.mergeAll(HealthHandlers, AuthHandlers, ApiKeysHandlers, MembersHandlers, StatusHandlers, UsageHandlers, WorkflowsHandlers, ModelConfigurationsHandlers, AgentsHandlers, UploadsHandlers, LocalUploadsHandlers, CampaignsHandlers, TelephonyConfigsHandlers, TextChatHandlers, ConversationsHandlers, TelephonyWebhooksHandlers, RecordingsHandlers, VoiceCallsHandlers, VoiceMediaRoutes, OperatorRoutes, ArtifactsHandlers)
+const HandlersLive = Layer.mergeAll(
+  HealthHandlers,
+  AuthHandlers,
+  ApiKeysHandlers,
+  MembersHandlers,
+  StatusHandlers,
+  UsageHandlers,
+  WorkflowsHandlers,
+  ModelConfigurationsHandlers,
+  AgentsHandlers,
+  UploadsHandlers,
+  LocalUploadsHandlers,
+  CampaignsHandlers,
+  TelephonyConfigsHandlers,
+  TextChatHandlers,
+  ConversationsHandlers,
+  TelephonyWebhooksHandlers,
+  RecordingsHandlers,
+  VoiceCallsHandlers,
+  VoiceMediaRoutes,
+  OperatorRoutes,
+  ArtifactsHandlers
+)
 
 /** The API with its handlers, auth, error shaping and docs: everything but the socket. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -81,9 +103,10 @@ const answerUnavailableUnlessServing = (server: Server) => (_request: IncomingMe
 export const ListenLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     NodeHttpServer.layer(closableServer, { port: config.port, host: config.host }).pipe(
-      Layer.mapError((error) => new ListenFailed({ message: describeListenFailure(error.cause, config.host, config.port) }))
-    )
-  )
+      Layer.mapError((error) =>
+        new ListenFailed({ message: describeListenFailure(error.cause, config.host, config.port) })
+      )
+    ))
 )
 
 /** The API served on the HttpServer below it (ListenLive, or a random loopback port in tests). */

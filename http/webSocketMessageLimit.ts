@@ -24,8 +24,10 @@ export const messageSizeGuard = (maxBytes: number) => {
   const payloadLength = () => {
     const length7 = header[1]! & 0x7f
     if (length7 === 126) return header[2]! * 256 + header[3]!
-    if (length7 === 127) return (header[2]! * 2 ** 24 + header[3]! * 2 ** 16 + header[4]! * 256 + header[5]!) * 2 ** 32 +
-      header[6]! * 2 ** 24 + header[7]! * 2 ** 16 + header[8]! * 256 + header[9]!
+    if (length7 === 127) {
+      return (header[2]! * 2 ** 24 + header[3]! * 2 ** 16 + header[4]! * 256 + header[5]!) * 2 ** 32 +
+        header[6]! * 2 ** 24 + header[7]! * 2 ** 16 + header[8]! * 256 + header[9]!
+    }
     return length7
   }
   return (chunk: Uint8Array): boolean => {

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import { ListenLive, ServeApiLive } from "../http/server.ts"
-import { AppConfigLive } from "../src/config.ts"
 import { Identity } from "../services/Identity.ts"
+import { AppConfigLive } from "../src/config.ts"
 import { CampaignsAreaLive } from "./campaigns/mod.ts"
 import { CampaignCallsAreaLive, DialerLive } from "./campaigns/scheduler/mod.ts"
 import { ConversationAreaLive } from "./conversation/mod.ts"
@@ -9,17 +9,17 @@ import { DatabaseLive } from "./database.ts"
 import { ApiKeysLive } from "./identity/apiKeys.ts"
 import { IdentityLive } from "./identity/identity.ts"
 import { MembersLive } from "./identity/members.ts"
-import { OperatorAccessLive, OperatorEndpointLive } from "./operator/operatorAccess.ts"
 import { PasswordHashingLive } from "./identity/passwordHashing.ts"
 import { ObservabilityLive } from "./observability.ts"
+import { OperatorAccessLive, OperatorEndpointLive } from "./operator/operatorAccess.ts"
 import { OutboundHttpLive } from "./outbound/outboundHttp.ts"
+import { RecordingCatalogLive, RecordingsAreaLive } from "./recordings/mod.ts"
 import { SecretBoxLive } from "./secrets/secretBox.ts"
+import { StorageLive } from "./storage/mod.ts"
 import { RunArtifactsLive } from "./usage/runArtifacts.ts"
 import { UsageReportsLive } from "./usage/usageReports.ts"
-import { AgentsLive } from "./workflows/mod.ts"
-import { RecordingCatalogLive, RecordingsAreaLive } from "./recordings/mod.ts"
-import { StorageLive } from "./storage/mod.ts"
 import { VoiceAreaLive } from "./voice/mod.ts"
+import { AgentsLive } from "./workflows/mod.ts"
 
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
 
@@ -35,7 +35,11 @@ export const ServicesLive = Layer.mergeAll(
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
   RecordingsAreaLive,
-  VoiceAreaLive.pipe(Layer.provide(Layer.mergeAll(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)), AgentsLive, RecordingsAreaLive)))
+  VoiceAreaLive.pipe(
+    Layer.provide(
+      Layer.mergeAll(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)), AgentsLive, RecordingsAreaLive)
+    )
+  )
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
   Layer.provideMerge(OutboundHttpLive),

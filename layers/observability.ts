@@ -1,8 +1,8 @@
 import { Otlp } from "@effect/opentelemetry"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { AppConfig } from "../src/config.ts"
 import { serviceVersion } from "../http/version.ts"
+import { AppConfig } from "../src/config.ts"
 
 const levels = {
   debug: LogLevel.Debug,
@@ -16,7 +16,7 @@ const levels = {
  * metrics are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set.
  */
 export const ObservabilityLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* AppConfig
     // `Logger.jsonLogger` only formats a line; `Logger.json` is that logger writing to stdout.
     const logging = Layer.merge(Logger.json, Logger.minimumLogLevel(levels[config.logLevel]))

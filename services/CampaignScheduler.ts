@@ -14,4 +14,6 @@ export interface CampaignSchedulerShape {
   readonly owner: string
 }
 
-export class CampaignScheduler extends Context.Tag("talkgraph/CampaignScheduler")<CampaignScheduler, CampaignSchedulerShape>() {}
+export class CampaignScheduler
+  extends Context.Tag("talkgraph/CampaignScheduler")<CampaignScheduler, CampaignSchedulerShape>()
+{}

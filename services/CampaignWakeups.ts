@@ -10,4 +10,6 @@ export interface CampaignWakeupsShape {
   readonly changes: PubSub.PubSub<number>
 }
 
-export class CampaignWakeups extends Context.Tag("talkgraph/CampaignWakeups")<CampaignWakeups, CampaignWakeupsShape>() {}
+export class CampaignWakeups
+  extends Context.Tag("talkgraph/CampaignWakeups")<CampaignWakeups, CampaignWakeupsShape>()
+{}

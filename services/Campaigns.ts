@@ -165,9 +165,15 @@ export interface CampaignsShape {
     input: UpdateCampaignInput
   ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
   /** Conflict while the contacts are loading or after they failed to load. */
-  readonly start: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
+  readonly start: (
+    principal: Principal,
+    id: number
+  ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
   readonly pause: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict>
-  readonly resume: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
+  readonly resume: (
+    principal: Principal,
+    id: number
+  ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
   readonly cancel: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict>
   /** A new campaign of the contacts whose last outcome is one of the requested reasons. */
   readonly redial: (

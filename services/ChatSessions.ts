@@ -18,7 +18,11 @@ export interface SessionView {
   readonly transcript: ReadonlyArray<TranscriptTurn>
   readonly initial_context: Readonly<Record<string, unknown>>
   readonly gathered_context: Readonly<Record<string, unknown>>
-  readonly usage: { readonly prompt_tokens: number; readonly completion_tokens: number; readonly service_tokens: number }
+  readonly usage: {
+    readonly prompt_tokens: number
+    readonly completion_tokens: number
+    readonly service_tokens: number
+  }
   readonly created_at: Date
   readonly started_at: Date | null
   readonly ended_at: Date | null

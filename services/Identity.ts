@@ -1,5 +1,12 @@
 import { Context, type Effect } from "effect"
-import type { Conflict, Forbidden, NotFound, TooManyRequests, Unauthenticated, ValidationFailed } from "../src/domain/errors.ts"
+import type {
+  Conflict,
+  Forbidden,
+  NotFound,
+  TooManyRequests,
+  Unauthenticated,
+  ValidationFailed
+} from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import type { Role } from "../src/domain/roles.ts"
 
@@ -31,9 +38,13 @@ export interface IdentityShape {
   readonly login: (email: string, password: string) => Effect.Effect<SessionGrant, Unauthenticated | TooManyRequests>
   readonly logout: (principal: Principal) => Effect.Effect<void>
   /** Open signup: a new user in a new organization, which they own. */
-  readonly signup: (user: NewUser) => Effect.Effect<SessionGrant, Forbidden | Conflict | ValidationFailed | TooManyRequests>
+  readonly signup: (
+    user: NewUser
+  ) => Effect.Effect<SessionGrant, Forbidden | Conflict | ValidationFailed | TooManyRequests>
   /** The operator's way in (`talkgraph user create`): no caller to authorize. */
-  readonly createUser: (user: NewUser) => Effect.Effect<UserView, Conflict | NotFound | ValidationFailed | TooManyRequests>
+  readonly createUser: (
+    user: NewUser
+  ) => Effect.Effect<UserView, Conflict | NotFound | ValidationFailed | TooManyRequests>
   readonly me: (principal: Principal) => Effect.Effect<UserView, Unauthenticated>
   /** A bearer value (session token or API key) or an X-API-Key value to the caller it identifies. */
   readonly authenticate: (

@@ -33,7 +33,10 @@ export interface ModelReply {
  * the request.
  */
 export interface LlmChatShape {
-  readonly reply: (request: ChatRequest, onText: (text: string) => Effect.Effect<void>) => Effect.Effect<ModelReply, LlmFailed>
+  readonly reply: (
+    request: ChatRequest,
+    onText: (text: string) => Effect.Effect<void>
+  ) => Effect.Effect<ModelReply, LlmFailed>
 }
 
 export class LlmChat extends Context.Tag("talkgraph/LlmChat")<LlmChat, LlmChatShape>() {}

@@ -30,7 +30,11 @@ export interface MembersShape {
     principal: Principal,
     member: NewMember
   ) => Effect.Effect<MemberView, Forbidden | Conflict | ValidationFailed | TooManyRequests>
-  readonly changeRole: (principal: Principal, userId: number, role: Role) => Effect.Effect<MemberView, Forbidden | Conflict | NotFound>
+  readonly changeRole: (
+    principal: Principal,
+    userId: number,
+    role: Role
+  ) => Effect.Effect<MemberView, Forbidden | Conflict | NotFound>
   /**
    * Ends the membership: the member's sessions and API keys in the organization are revoked at
    * once. An account left in no organization is deleted, so its email can be used again.

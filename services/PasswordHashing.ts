@@ -13,4 +13,6 @@ export interface PasswordHashingShape {
   readonly verify: (passwordHash: string, password: string) => Effect.Effect<boolean, TooManyRequests>
 }
 
-export class PasswordHashing extends Context.Tag("talkgraph/PasswordHashing")<PasswordHashing, PasswordHashingShape>() {}
+export class PasswordHashing
+  extends Context.Tag("talkgraph/PasswordHashing")<PasswordHashing, PasswordHashingShape>()
+{}

@@ -73,12 +73,19 @@ export interface RecordingsShape {
     principal: Principal,
     recordings: ReadonlyArray<NewRecording>
   ) => Effect.Effect<ReadonlyArray<RecordingView>, ValidationFailed | PayloadTooLarge | Conflict>
-  readonly list: (principal: Principal, filter: { readonly workflowId?: number | undefined }) => Effect.Effect<ReadonlyArray<RecordingView>>
+  readonly list: (
+    principal: Principal,
+    filter: { readonly workflowId?: number | undefined }
+  ) => Effect.Effect<ReadonlyArray<RecordingView>>
   readonly update: (principal: Principal, ref: string, edit: RecordingEdit) => Effect.Effect<RecordingView, NotFound>
   /** Refused (409) while a published graph, or a pending contact of a running or paused campaign, uses the clip. */
   readonly remove: (principal: Principal, ref: string) => Effect.Effect<void, NotFound | Conflict>
   /** A clip in a form calls play (headerless), for the voice channel. */
-  readonly playback: (organizationId: number, recordingId: string, format: PlaybackFormat) => Effect.Effect<Uint8Array, NotFound | UpstreamFailed>
+  readonly playback: (
+    organizationId: number,
+    recordingId: string,
+    format: PlaybackFormat
+  ) => Effect.Effect<Uint8Array, NotFound | UpstreamFailed>
 }
 
 export class Recordings extends Context.Tag("talkgraph/Recordings")<Recordings, RecordingsShape>() {}
@@ -96,4 +103,6 @@ export interface RecordingCatalogShape {
   readonly spokenTexts: (organizationId: number, ids: Iterable<string>) => Effect.Effect<ReadonlyMap<string, string>>
 }
 
-export class RecordingCatalog extends Context.Tag("talkgraph/RecordingCatalog")<RecordingCatalog, RecordingCatalogShape>() {}
+export class RecordingCatalog
+  extends Context.Tag("talkgraph/RecordingCatalog")<RecordingCatalog, RecordingCatalogShape>()
+{}

@@ -13,7 +13,13 @@ export class SpeechFailed extends Schema.TaggedError<SpeechFailed>()("SpeechFail
 export type TranscriptEvent =
   | { readonly _tag: "Interim"; readonly text: string }
   /** Stable text for a stretch of audio; `speechFinal` when the provider also judged the utterance over. */
-  | { readonly _tag: "Final"; readonly text: string; readonly speechFinal: boolean; readonly startMs: number; readonly endMs: number }
+  | {
+    readonly _tag: "Final"
+    readonly text: string
+    readonly speechFinal: boolean
+    readonly startMs: number
+    readonly endMs: number
+  }
   /** The provider saw the end of an utterance (Deepgram's UtteranceEnd); no text of its own. */
   | { readonly _tag: "UtteranceEnd" }
 

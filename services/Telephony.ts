@@ -82,11 +82,17 @@ export class CarrierUnavailable extends Schema.TaggedError<CarrierUnavailable>()
  * REST calls need (the outbound client); `Telephony` hands out adapters with it provided.
  */
 export interface CarrierAdapter<R = never> {
-  readonly placeCall: (account: CarrierAccount, call: OutboundCall) => Effect.Effect<{ readonly providerCallId: string }, CallNotPlaced, R>
+  readonly placeCall: (
+    account: CarrierAccount,
+    call: OutboundCall
+  ) => Effect.Effect<{ readonly providerCallId: string }, CallNotPlaced, R>
   /** Ends the call, or cancels it before it is answered; a call already over is not an error. */
   readonly hangUp: (account: CarrierAccount, call: PlacedCallRef) => Effect.Effect<void, CarrierUnavailable, R>
   /** Asks the provider where a call stands, for calls whose final event never arrived. */
-  readonly callStatus: (account: CarrierAccount, call: PlacedCallRef) => Effect.Effect<CallStatus, CarrierUnavailable, R>
+  readonly callStatus: (
+    account: CarrierAccount,
+    call: PlacedCallRef
+  ) => Effect.Effect<CallStatus, CarrierUnavailable, R>
   readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => boolean
   readonly parseStatusCallback: (request: WebhookRequest) => Option.Option<CallStatus>
   /** An incoming call as the provider announces it (the answer webhook of a number); none when it is not one. */

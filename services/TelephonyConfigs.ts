@@ -74,7 +74,10 @@ export interface OutboundTelephony {
 export interface TelephonyConfigsShape {
   readonly list: (principal: Principal) => Effect.Effect<ReadonlyArray<TelephonyConfigListItem>>
   readonly get: (principal: Principal, id: number) => Effect.Effect<TelephonyConfigView, NotFound>
-  readonly create: (principal: Principal, input: TelephonyConfigInput) => Effect.Effect<TelephonyConfigView, Conflict | ValidationFailed>
+  readonly create: (
+    principal: Principal,
+    input: TelephonyConfigInput
+  ) => Effect.Effect<TelephonyConfigView, Conflict | ValidationFailed>
   readonly update: (
     principal: Principal,
     id: number,
@@ -82,7 +85,10 @@ export interface TelephonyConfigsShape {
   ) => Effect.Effect<TelephonyConfigView, NotFound | Conflict | ValidationFailed>
   /** Refused (Conflict) while a running or paused campaign dials through it. */
   readonly remove: (principal: Principal, id: number) => Effect.Effect<void, NotFound | Conflict>
-  readonly listNumbers: (principal: Principal, configId: number) => Effect.Effect<ReadonlyArray<PhoneNumberView>, NotFound>
+  readonly listNumbers: (
+    principal: Principal,
+    configId: number
+  ) => Effect.Effect<ReadonlyArray<PhoneNumberView>, NotFound>
   readonly addNumber: (
     principal: Principal,
     configId: number,
@@ -100,7 +106,12 @@ export interface TelephonyConfigsShape {
    * outbound one. Fails, saying why, when there is none or it is inactive or has no active
    * phone number to call from.
    */
-  readonly outbound: (organizationId: number, preferredId: number | null) => Effect.Effect<OutboundTelephony, ValidationFailed>
+  readonly outbound: (
+    organizationId: number,
+    preferredId: number | null
+  ) => Effect.Effect<OutboundTelephony, ValidationFailed>
 }
 
-export class TelephonyConfigs extends Context.Tag("talkgraph/TelephonyConfigs")<TelephonyConfigs, TelephonyConfigsShape>() {}
+export class TelephonyConfigs
+  extends Context.Tag("talkgraph/TelephonyConfigs")<TelephonyConfigs, TelephonyConfigsShape>()
+{}

@@ -69,7 +69,10 @@ export interface UsageReportsShape {
     ordering: UsageOrdering,
     page: { readonly page: number; readonly limit: number }
   ) => Effect.Effect<UsageHistory, ValidationFailed>
-  readonly dailyBreakdown: (principal: Principal, criteria: UsageCriteria) => Effect.Effect<DailyBreakdown, ValidationFailed>
+  readonly dailyBreakdown: (
+    principal: Principal,
+    criteria: UsageCriteria
+  ) => Effect.Effect<DailyBreakdown, ValidationFailed>
   /** The selected runs as CSV (header first), read from the database in batches as it is sent. */
   readonly runsCsv: (
     principal: Principal,

@@ -33,7 +33,10 @@ export interface VoiceActivityDetector {
 }
 
 export interface VoiceActivityShape {
-  readonly detector: (sampleRate: VoiceSampleRate, segmentation?: Partial<SpeechSegmentation>) => Effect.Effect<VoiceActivityDetector>
+  readonly detector: (
+    sampleRate: VoiceSampleRate,
+    segmentation?: Partial<SpeechSegmentation>
+  ) => Effect.Effect<VoiceActivityDetector>
 }
 
 /** Silero VAD: one model shared by the process, state per call. */

@@ -40,7 +40,10 @@ export interface VoiceCallsShape {
   readonly startBrowserCall: (
     principal: Principal,
     workflowId: number,
-    input: { readonly initial_context?: Readonly<Record<string, unknown>> | undefined; readonly use_draft?: boolean | undefined },
+    input: {
+      readonly initial_context?: Readonly<Record<string, unknown>> | undefined
+      readonly use_draft?: boolean | undefined
+    },
     publicUrl: string
   ) => Effect.Effect<BrowserCall, NotFound | Conflict | ValidationFailed>
   /**

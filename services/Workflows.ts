@@ -70,7 +70,10 @@ export interface WorkflowEdit {
 /** Agents as versioned workflows, scoped to the caller's organization (others' answer NotFound). */
 export interface WorkflowsShape {
   /** Validates fully and stores version 1 as published; a definition that cannot run is refused. */
-  readonly createFromDefinition: (principal: Principal, input: NewWorkflow) => Effect.Effect<WorkflowView, ValidationFailed>
+  readonly createFromDefinition: (
+    principal: Principal,
+    input: NewWorkflow
+  ) => Effect.Effect<WorkflowView, ValidationFailed>
   /** Generates the content with the organization's LLM; stores nothing unless it all succeeds. */
   readonly createFromTemplate: (
     principal: Principal,
@@ -88,12 +91,23 @@ export interface WorkflowsShape {
   ) => Effect.Effect<{ readonly items: ReadonlyArray<WorkflowView>; readonly total: number }>
   readonly get: (principal: Principal, id: number) => Effect.Effect<WorkflowView, NotFound>
   /** Edits the single draft, creating it from the published version when there is none. */
-  readonly update: (principal: Principal, id: number, edit: WorkflowEdit) => Effect.Effect<WorkflowView, NotFound | ValidationFailed>
+  readonly update: (
+    principal: Principal,
+    id: number,
+    edit: WorkflowEdit
+  ) => Effect.Effect<WorkflowView, NotFound | ValidationFailed>
   /** Validates the draft fully, publishes it and archives the previously published version. */
-  readonly publish: (principal: Principal, id: number) => Effect.Effect<WorkflowView, NotFound | ValidationFailed | Conflict>
+  readonly publish: (
+    principal: Principal,
+    id: number
+  ) => Effect.Effect<WorkflowView, NotFound | ValidationFailed | Conflict>
   readonly versions: (principal: Principal, id: number) => Effect.Effect<ReadonlyArray<WorkflowVersionView>, NotFound>
   readonly validate: (principal: Principal, id: number) => Effect.Effect<ValidationReport, NotFound>
-  readonly setStatus: (principal: Principal, id: number, status: "active" | "archived") => Effect.Effect<WorkflowView, NotFound>
+  readonly setStatus: (
+    principal: Principal,
+    id: number,
+    status: "active" | "archived"
+  ) => Effect.Effect<WorkflowView, NotFound>
   readonly duplicate: (principal: Principal, id: number) => Effect.Effect<WorkflowView, NotFound>
 }
 

@@ -1,6 +1,6 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
-import { emailProblem, passwordProblem } from "./identity/credentials.ts"
 import * as path from "node:path"
+import { emailProblem, passwordProblem } from "./identity/credentials.ts"
 
 /** Everything talkgraph reads from the environment, validated once at start. */
 export interface AppConfigShape {
@@ -61,7 +61,7 @@ const secretKey = Config.redacted("TALKGRAPH_SECRET_KEY").pipe(
   Config.option
 )
 
-const config = Effect.gen(function* () {
+const config = Effect.gen(function*() {
   const port = yield* Config.port("PORT").pipe(Config.withDefault(8000))
   const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
   const dataDir = path.resolve(yield* Config.string("TALKGRAPH_DATA_DIR").pipe(Config.withDefault(".talkgraph")))
@@ -69,7 +69,10 @@ const config = Effect.gen(function* () {
   const key = yield* secretKey
   if (Option.isSome(databaseUrl) && Option.isNone(key)) {
     return yield* Effect.fail(
-      ConfigError.MissingData(["TALKGRAPH_SECRET_KEY"], "is required with DATABASE_URL, so every process signs and encrypts with the same key")
+      ConfigError.MissingData(
+        ["TALKGRAPH_SECRET_KEY"],
+        "is required with DATABASE_URL, so every process signs and encrypts with the same key"
+      )
     )
   }
   const adminEmail = yield* Config.string("TALKGRAPH_ADMIN_EMAIL").pipe(
@@ -79,7 +82,9 @@ const config = Effect.gen(function* () {
   const adminPassword = yield* Config.redacted("TALKGRAPH_ADMIN_PASSWORD").pipe(
     Config.mapOrFail((value) => {
       const problem = passwordProblem(Redacted.value(value))
-      return problem ? Either.left(ConfigError.InvalidData([], `TALKGRAPH_ADMIN_PASSWORD ${problem}`)) : Either.right(value)
+      return problem
+        ? Either.left(ConfigError.InvalidData([], `TALKGRAPH_ADMIN_PASSWORD ${problem}`))
+        : Either.right(value)
     }),
     Config.option
   )
@@ -99,7 +104,9 @@ const config = Effect.gen(function* () {
       Config.withDefault(24)
     ),
     otlpEndpoint: yield* Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(Config.option),
-    logLevel: yield* Config.literal("debug", "info", "warning", "error")("LOG_LEVEL").pipe(Config.withDefault("info" as const))
+    logLevel: yield* Config.literal("debug", "info", "warning", "error")("LOG_LEVEL").pipe(
+      Config.withDefault("info" as const)
+    )
   }
   return shape
 })
@@ -111,5 +118,7 @@ export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguratio
 /** Reads the configuration; a bad value fails with a message naming the variable. */
 export const AppConfigLive = Layer.effect(
   AppConfig,
-  config.pipe(Effect.mapError((error) => new InvalidConfiguration({ message: `Invalid configuration: ${String(error)}` })))
+  config.pipe(
+    Effect.mapError((error) => new InvalidConfiguration({ message: `Invalid configuration: ${String(error)}` }))
+  )
 )

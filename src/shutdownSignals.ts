@@ -11,7 +11,9 @@ const processInfo = (pid: number): Option.Option<{ readonly command: string; rea
     // `pid (command) state ppid …`: the command may itself hold spaces or parentheses, the fields after the last ")" cannot.
     const end = stat.lastIndexOf(")")
     const parent = Number(stat.slice(end + 2).split(" ")[1])
-    return Number.isInteger(parent) ? Option.some({ command: stat.slice(stat.indexOf("(") + 1, end), parent }) : Option.none()
+    return Number.isInteger(parent)
+      ? Option.some({ command: stat.slice(stat.indexOf("(") + 1, end), parent })
+      : Option.none()
   } catch {
     return Option.none()
   }
@@ -54,14 +56,16 @@ const stopAsOnSigterm = () => {
  *   only SIGINT and SIGTERM to its child, and a shell between the two does not pass them on, so a
  *   `kill` of npm would otherwise leave the server running, holding the port and the data dir.
  */
-export const stopOnShutdownSignals = Effect.gen(function* () {
+export const stopOnShutdownSignals = Effect.gen(function*() {
   yield* Effect.sync(() => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => undefined)
     process.on("SIGHUP", stopAsOnSigterm)
   })
   const chain = launchChain()
   if (chain === undefined) return yield* Effect.never
-  yield* Effect.sync(() => isIntact(chain)).pipe(Effect.repeat({ schedule: Schedule.spaced("1 second"), while: (intact) => intact }))
+  yield* Effect.sync(() => isIntact(chain)).pipe(
+    Effect.repeat({ schedule: Schedule.spaced("1 second"), while: (intact) => intact })
+  )
   yield* Effect.logWarning("npm, which started talkgraph, has exited: stopping")
   yield* Effect.sync(stopAsOnSigterm)
   return yield* Effect.never

@@ -21,7 +21,7 @@ const fail = (message: string) => Effect.fail(new UserCommandFailed({ message })
 
 /** The arguments, checked by the same rule the API applies, every problem named at once. */
 const parseUserCreate = (args: Array<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const parsed = Either.try(() =>
       parseArgs({
         args,
@@ -37,7 +37,9 @@ const parseUserCreate = (args: Array<string>) =>
     )
     if (Either.isLeft(parsed)) return yield* fail(`${(parsed.left as Error).message}\nUsage: ${userCreateUsage}`)
     const values = parsed.right
-    if (values.email === undefined || values.password === undefined) return yield* fail(`--email and --password are required\nUsage: ${userCreateUsage}`)
+    if (values.email === undefined || values.password === undefined) {
+      return yield* fail(`--email and --password are required\nUsage: ${userCreateUsage}`)
+    }
     const organization = values["organization-id"]
     const role = values.role === undefined ? Option.none() : Schema.decodeUnknownOption(Role)(values.role)
     const emailIssue = emailProblem(values.email)
@@ -45,7 +47,9 @@ const parseUserCreate = (args: Array<string>) =>
     const problems = [
       ...(emailIssue ? [`--email: ${emailIssue}`] : []),
       ...(passwordIssue ? [`--password: the password ${passwordIssue}`] : []),
-      ...(organization !== undefined && !/^[1-9]\d{0,15}$/.test(organization) ? ["--organization-id must be a positive whole number"] : []),
+      ...(organization !== undefined && !/^[1-9]\d{0,15}$/.test(organization)
+        ? ["--organization-id must be a positive whole number"]
+        : []),
       ...(values.role !== undefined && Option.isNone(role) ? ["--role must be owner, admin or member"] : [])
     ]
     if (problems.length > 0) return yield* fail(problems.join("; "))
@@ -88,7 +92,9 @@ const createThroughServer = (endpoint: OperatorEndpoint, user: NewUser) =>
     },
     catch: (error) =>
       new UserCommandFailed({
-        message: `Could not reach the running server (process ${endpoint.pid}) at ${endpoint.url}: ${(error as Error).message}`
+        message: `Could not reach the running server (process ${endpoint.pid}) at ${endpoint.url}: ${
+          (error as Error).message
+        }`
       })
   }).pipe(Effect.flatMap(({ body, ok }) => (ok ? Effect.succeed(body as UserView) : fail(detailOf(body)))))
 
@@ -107,7 +113,7 @@ const createInDatabase = (user: NewUser) =>
  * database itself. Either way the user is checked and stored by the same service.
  */
 export const userCreate = (args: Array<string>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const user = yield* parseUserCreate(args)
     const config = yield* AppConfig
     const embedded = Option.isNone(config.databaseUrl)
@@ -121,6 +127,8 @@ export const userCreate = (args: Array<string>) =>
         )
       }
     }
-    const created = Option.isSome(server) ? yield* createThroughServer(server.value, user) : yield* createInDatabase(user)
+    const created = Option.isSome(server)
+      ? yield* createThroughServer(server.value, user)
+      : yield* createInDatabase(user)
     yield* Console.log(`Created user ${created.email} (id ${created.id}) in organization ${created.organization_id}.`)
   })

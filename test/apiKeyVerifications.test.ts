@@ -30,7 +30,7 @@ const verifications = () => makeApiKeyVerifications(makeSecretBox("test-secret-k
 
 describe("API key verifications", () => {
   it.effect("reuse a verified key for one second, then look it up again", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cache = verifications()
       const { lookup, lookups } = countedLookup(Effect.succeed(principal(7)))
       expect(yield* cache.verified("tgk_a", lookup)).toEqual(principal(7))
@@ -45,16 +45,18 @@ describe("API key verifications", () => {
     }))
 
   it.effect("never remember a refusal", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cache = verifications()
-      const { lookup, lookups } = countedLookup(Effect.fail(new Unauthenticated({ message: "Invalid or revoked API key" })))
+      const { lookup, lookups } = countedLookup(
+        Effect.fail(new Unauthenticated({ message: "Invalid or revoked API key" }))
+      )
       expect((yield* Effect.flip(cache.verified("tgk_a", lookup)))._tag).toBe("Unauthenticated")
       expect((yield* Effect.flip(cache.verified("tgk_a", lookup)))._tag).toBe("Unauthenticated")
       expect(lookups()).toBe(2)
     }))
 
   it.effect("forget a revoked key at once, including a lookup that was under way when it was revoked", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cache = verifications()
       const { lookup, lookups } = countedLookup(Effect.succeed(principal(7)))
       const other = countedLookup(Effect.succeed(principal(8)))

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
 let server: RunningServer
@@ -25,7 +25,12 @@ describe("API keys", () => {
     const listed = await api.get("/api/v1/user/api-keys", { token: account.token })
     expect(listed.status).toBe(200)
     expect(listed.body).toHaveLength(1)
-    expect(listed.body[0]).toMatchObject({ id: created.body.id, name: "CI", key_prefix: created.body.key_prefix, is_active: true })
+    expect(listed.body[0]).toMatchObject({
+      id: created.body.id,
+      name: "CI",
+      key_prefix: created.body.key_prefix,
+      is_active: true
+    })
     expect(JSON.stringify(listed.body)).not.toContain(created.body.api_key)
   })
 
@@ -87,7 +92,9 @@ describe("API keys", () => {
 
   it("validates name and scopes", async () => {
     const account = await newAccount(api)
-    const reply = await api.post("/api/v1/user/api-keys", { name: "", scopes: ["agents:read", "root"] }, { token: account.token })
+    const reply = await api.post("/api/v1/user/api-keys", { name: "", scopes: ["agents:read", "root"] }, {
+      token: account.token
+    })
     expect(reply.status).toBe(422)
     expect(reply.body.detail.map((problem: any) => problem.loc)).toEqual([["body", "name"], ["body", "scopes", 1]])
   })

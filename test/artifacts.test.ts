@@ -5,7 +5,7 @@ import { Storage } from "../services/Storage.ts"
 import { monoPcm16Wav } from "../src/audio/pcmWav.ts"
 import { artifactLinkMessage, artifactPath } from "../src/usage/artifactLinks.ts"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { insertRuns, insertWorkflow } from "./support/runRows.ts"
 import { type LocalS3, startS3 } from "./support/s3.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
@@ -37,14 +37,21 @@ const seedRun = async (server: RunningServer, api: Client, account: TestAccount)
     { token: account.token }
   )
   const run = report.body.runs.find((row: { id: number }) => row.id === id)
-  return { id: id!, recordingUrl: run.recording_url, transcriptUrl: run.transcript_url, recordingKey: `${folder}/recording.wav` }
+  return {
+    id: id!,
+    recordingUrl: run.recording_url,
+    transcriptUrl: run.transcript_url,
+    recordingKey: `${folder}/recording.wav`
+  }
 }
 
 /** A link the server itself signed, for a run and expiry of the test's choosing. */
 const signedLink = (server: RunningServer, runId: number, kind: string, expires: number) =>
   server.run(Effect.map(SecretBox, (box) => {
     const path = artifactPath(runId, kind)
-    return `${server.url}${path}?expires=${expires}&sig=${encodeURIComponent(box.sign("artifact", artifactLinkMessage(path, expires)))}`
+    return `${server.url}${path}?expires=${expires}&sig=${
+      encodeURIComponent(box.sign("artifact", artifactLinkMessage(path, expires)))
+    }`
   }))
 
 const bytesOf = async (reply: Response) => new Uint8Array(await reply.arrayBuffer())
@@ -150,7 +157,9 @@ describe("recording and transcript links on local storage", () => {
 
     const farFuture = Math.floor(Date.now() / 1000) + 600
     expect((await fetch(await signedLink(server, 999_999_999, "recording", farFuture))).status).toBe(404)
-    const [bare] = await insertRuns(server, account.organizationId, [{ workflowId: await insertWorkflow(server, account.organizationId) }])
+    const [bare] = await insertRuns(server, account.organizationId, [{
+      workflowId: await insertWorkflow(server, account.organizationId)
+    }])
     expect((await fetch(await signedLink(server, bare!, "recording", farFuture))).status).toBe(404)
     // A run row naming another organization's file is still not served.
     const [pointing] = await insertRuns(server, account.organizationId, [
@@ -214,8 +223,17 @@ describe("recording and transcript links on S3 storage (s3rver on loopback)", ()
   })
 
   it("hands out a URL the store refuses once it has expired", async () => {
-    const url = await server.run(Effect.flatMap(Storage, (storage) =>
-      storage.presignDownload(run.recordingKey, { contentType: "audio/wav", fileName: "x.wav", expiresInSeconds: 1 })))
+    const url = await server.run(
+      Effect.flatMap(
+        Storage,
+        (storage) =>
+          storage.presignDownload(run.recordingKey, {
+            contentType: "audio/wav",
+            fileName: "x.wav",
+            expiresInSeconds: 1
+          })
+      )
+    )
     expect(url._tag).toBe("Some")
     const location = (url as { value: string }).value
     expect((await fetch(location)).status).toBe(200)

@@ -4,7 +4,7 @@ import { transcodeClip } from "../src/audio/clipTranscoding.ts"
 import { A_LAW_DECODE, encodeMuLaw, MU_LAW_DECODE } from "../src/audio/g711.ts"
 import { resample } from "../src/audio/resample.ts"
 import { decodeWav, readWavLayout } from "../src/audio/wav.ts"
-import { rawMuLaw, silentMp3, sine, wavFile, type WavEncoding } from "./support/audioClips.ts"
+import { rawMuLaw, silentMp3, sine, type WavEncoding, wavFile } from "./support/audioClips.ts"
 
 const limits = { maxDurationMs: 10_000, pause: () => Promise.resolve() }
 
@@ -111,7 +111,8 @@ describe("clip transcoding", () => {
     expect(clip.pcm16k.length).toBe(64000)
     expect(clip.source).toEqual({ format: "wav/pcm16", sampleRate: 44100, channels: 2 })
     const pcm = new Int16Array(clip.pcm16k.buffer, clip.pcm16k.byteOffset, clip.pcm16k.length / 2)
-    expect(toneAmplitude(Float32Array.from(pcm, (value) => value / 32768).subarray(500, 31500), 16000, 440)).toBeCloseTo(0.5, 2)
+    expect(toneAmplitude(Float32Array.from(pcm, (value) => value / 32768).subarray(500, 31500), 16000, 440))
+      .toBeCloseTo(0.5, 2)
   })
 
   it("passes raw 8 kHz μ-law through unchanged", async () => {
@@ -131,8 +132,12 @@ describe("clip transcoding", () => {
 
   it("refuses overlong clips before decoding them, in every format", async () => {
     const short = { ...limits, maxDurationMs: 1000 }
-    expect((await rejection(transcodeClip(wavFile(sine(440, 8000, 1.5), 8000), "wav", short))).reason).toBe("audio_too_long")
-    expect((await rejection(transcodeClip(rawMuLaw(sine(440, 8000, 1.5)), "mulaw", short))).reason).toBe("audio_too_long")
+    expect((await rejection(transcodeClip(wavFile(sine(440, 8000, 1.5), 8000), "wav", short))).reason).toBe(
+      "audio_too_long"
+    )
+    expect((await rejection(transcodeClip(rawMuLaw(sine(440, 8000, 1.5)), "mulaw", short))).reason).toBe(
+      "audio_too_long"
+    )
     expect((await rejection(transcodeClip(silentMp3(1.5), "mp3", short))).reason).toBe("audio_too_long")
   })
 

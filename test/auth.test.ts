@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer, TEST_ADMIN, uniqueEmail } from "./support/server.ts"
 
 let server: RunningServer
@@ -92,8 +92,12 @@ describe("sessions", () => {
 
   it("stops accepting a token after it expires", async () => {
     const account = await newAccount(api)
-    await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_id = ${account.userId}`))
+    await server.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_id = ${account.userId}`
+      )
+    )
     expect((await api.get("/api/v1/auth/me", { token: account.token })).status).toBe(401)
   })
 
@@ -143,7 +147,10 @@ describe("closed signup", () => {
   it("answers 403 when TALKGRAPH_SIGNUP is off", async () => {
     const closed = await startServer({ TALKGRAPH_SIGNUP: "false" })
     try {
-      const reply = await client(closed.url).post("/api/v1/auth/signup", { email: uniqueEmail(), password: "long-enough-pw" })
+      const reply = await client(closed.url).post("/api/v1/auth/signup", {
+        email: uniqueEmail(),
+        password: "long-enough-pw"
+      })
       expect(reply.status).toBe(403)
       expect(reply.body.detail).toMatch(/Signup is closed/)
     } finally {

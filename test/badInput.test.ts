@@ -1,9 +1,9 @@
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
-import { uploadCsv } from "./support/uploads.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer, uniqueEmail } from "./support/server.ts"
+import { uploadCsv } from "./support/uploads.ts"
 
 let server: RunningServer
 let api: Client
@@ -38,7 +38,9 @@ const sendLargeBody = (path: string, options: { declaredBytes?: number; headers?
       method: "POST",
       headers: {
         "content-type": "application/json",
-        ...(options.declaredBytes === undefined ? { "transfer-encoding": "chunked" } : { "content-length": String(options.declaredBytes) }),
+        ...(options.declaredBytes === undefined
+          ? { "transfer-encoding": "chunked" }
+          : { "content-length": String(options.declaredBytes) }),
         ...options.headers
       }
     })
@@ -69,7 +71,10 @@ describe("no 5xx from bad input", () => {
   it("answers simultaneous signups with one email with one 200 and 409 for the others", async () => {
     const email = uniqueEmail("race")
     const replies = await Promise.all(
-      Array.from({ length: 8 }, (_, index) => api.post("/api/v1/auth/signup", { email, password: "race-password-1", name: `Racer ${index}` }))
+      Array.from(
+        { length: 8 },
+        (_, index) => api.post("/api/v1/auth/signup", { email, password: "race-password-1", name: `Racer ${index}` })
+      )
     )
     const statuses = replies.map((reply) => reply.status).sort()
     expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409])
@@ -85,7 +90,9 @@ describe("no 5xx from bad input", () => {
         { loc: ["query", "start_date"], msg: "must be between 0001-01-01 and 9999-12-31 (UTC)", type: "value_error" }
       ])
     }
-    const everything = await api.get("/api/v1/organizations/usage/runs?start_date=0001-01-01&end_date=9999-12-31", { token })
+    const everything = await api.get("/api/v1/organizations/usage/runs?start_date=0001-01-01&end_date=9999-12-31", {
+      token
+    })
     expect(everything.status).toBe(200)
     expect(everything.body.total_count).toBe(0)
     const days = await api.get("/api/v1/organizations/usage/daily-breakdown?end_date=9999-12-31", { token })
@@ -97,7 +104,11 @@ describe("no 5xx from bad input", () => {
     const reply = await api.post("/api/v1/user/api-keys", undefined, json(deep))
     expect(reply.status).toBe(422)
     expect(reply.body.detail).toEqual([
-      { loc: ["body", "scopes", ...Array(63).fill(0)], msg: "JSON must not be nested more than 64 levels deep", type: "value_error" }
+      {
+        loc: ["body", "scopes", ...Array(63).fill(0)],
+        msg: "JSON must not be nested more than 64 levels deep",
+        type: "value_error"
+      }
     ])
     const fine = `{"name":"nested but fine","scopes":["agents:read"],"extra":${"[".repeat(60)}${"]".repeat(60)}}`
     expect((await api.post("/api/v1/user/api-keys", undefined, json(fine))).status).toBe(200)
@@ -109,23 +120,45 @@ describe("no 5xx from bad input", () => {
     form.append("password", "whatever-password")
     const v1 = await fetch(`${server.url}/api/v1/auth/login`, { method: "POST", body: form })
     expect(v1.status).toBe(415)
-    expect(await v1.json()).toEqual({ detail: "Request bodies are application/json (or application/x-www-form-urlencoded), not multipart/form-data" })
-    const v2 = await fetch(`${server.url}/api/v2/agents`, { method: "POST", body: form, headers: { authorization: `Bearer ${account.token}` } })
+    expect(await v1.json()).toEqual({
+      detail: "Request bodies are application/json (or application/x-www-form-urlencoded), not multipart/form-data"
+    })
+    const v2 = await fetch(`${server.url}/api/v2/agents`, {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${account.token}` }
+    })
     expect(v2.status).toBe(415)
     expect(((await v2.json()) as any).error.code).toBe("unsupported_media_type")
-    const text = await api.post("/api/v1/user/api-keys", undefined, { ...json("{\"name\":\"x\"}"), headers: { "content-type": "text/plain" } })
+    const text = await api.post("/api/v1/user/api-keys", undefined, {
+      ...json("{\"name\":\"x\"}"),
+      headers: { "content-type": "text/plain" }
+    })
     expect(text.status).toBe(415)
-    const empty = await fetch(`${server.url}/api/v1/auth/logout`, { method: "POST", headers: { "content-type": "text/plain", authorization: `Bearer ${(await newAccount(api)).token}` } })
+    const empty = await fetch(`${server.url}/api/v1/auth/logout`, {
+      method: "POST",
+      headers: { "content-type": "text/plain", authorization: `Bearer ${(await newAccount(api)).token}` }
+    })
     expect(empty.status).toBe(200)
   })
 
   it("refuses NUL characters in any string of a JSON or form body, query or path with 422 before they reach PostgreSQL", async () => {
-    const inJson = await api.post("/api/v1/user/api-keys", undefined, json('{"name":"before\\u0000after"}'))
+    const inJson = await api.post("/api/v1/user/api-keys", undefined, json("{\"name\":\"before\\u0000after\"}"))
     expect(inJson.status).toBe(422)
-    expect(inJson.body.detail).toEqual([{ loc: ["body", "name"], msg: "Text must not contain NUL (\\u0000) characters", type: "value_error" }])
-    const inKey = await api.post("/api/v1/user/api-keys", undefined, json('{"name":"k","metadata":{"a\\u0000":1}}'))
+    expect(inJson.body.detail).toEqual([{
+      loc: ["body", "name"],
+      msg: "Text must not contain NUL (\\u0000) characters",
+      type: "value_error"
+    }])
+    const inKey = await api.post(
+      "/api/v1/user/api-keys",
+      undefined,
+      json("{\"name\":\"k\",\"metadata\":{\"a\\u0000\":1}}")
+    )
     expect(inKey.status).toBe(422)
-    const login = await api.post("/api/v1/auth/login", undefined, { rawBody: '{"email":"x\\u0000@example.test","password":"whatever"}' })
+    const login = await api.post("/api/v1/auth/login", undefined, {
+      rawBody: "{\"email\":\"x\\u0000@example.test\",\"password\":\"whatever\"}"
+    })
     expect(login.status).toBe(422)
     const inForm = await api.post("/api/v1/auth/login", undefined, {
       rawBody: "email=x%00%40example.test&password=whatever",
@@ -137,7 +170,9 @@ describe("no 5xx from bad input", () => {
     expect(inQuery.status).toBe(422)
     expect(inQuery.body.detail[0].loc).toEqual(["query", "status"])
     expect((await api.get("/api/v1/workflow/fetch/1%00", { token: account.token })).status).toBe(422)
-    const filters = encodeURIComponent(JSON.stringify([{ attribute: "callerNumber", type: "text", value: { value: "555\u0000" } }]))
+    const filters = encodeURIComponent(
+      JSON.stringify([{ attribute: "callerNumber", type: "text", value: { value: "555\u0000" } }])
+    )
     const inFilters = await api.get(`/api/v1/organizations/usage/runs?filters=${filters}`, { token: account.token })
     expect(inFilters.status).toBe(422)
     expect(inFilters.body.detail[0].msg).toBe("filters[0].value.value: Text must not contain NUL (\\u0000) characters")
@@ -149,15 +184,23 @@ describe("no 5xx from bad input", () => {
     })
     expect(signup.status).toBe(422)
     expect(signup.body.detail).toEqual([
-      { loc: ["body", "name"], msg: "Text must not contain unpaired UTF-16 surrogates (invalid Unicode)", type: "value_error" }
+      {
+        loc: ["body", "name"],
+        msg: "Text must not contain unpaired UTF-16 surrogates (invalid Unicode)",
+        type: "value_error"
+      }
     ])
-    const paired = await api.post("/api/v1/auth/signup", { email: uniqueEmail("emoji"), password: "surrogate-pass-1", name: "Ada 🚀" })
+    const paired = await api.post("/api/v1/auth/signup", {
+      email: uniqueEmail("emoji"),
+      password: "surrogate-pass-1",
+      name: "Ada 🚀"
+    })
     expect(paired.status).toBe(200)
     expect(paired.body.user.name).toBe("Ada 🚀")
   })
 
   it("refuses numbers a bigint cannot hold exactly (1e400 reads as Infinity) with 422", async () => {
-    const reply = await api.post("/api/v1/user/api-keys", undefined, json('{"name":"n","expires_in_days":1e400}'))
+    const reply = await api.post("/api/v1/user/api-keys", undefined, json("{\"name\":\"n\",\"expires_in_days\":1e400}"))
     expect(reply.status).toBe(422)
     expect(reply.body.detail[0]).toMatchObject({ loc: ["body", "expires_in_days"], type: "value_error" })
   })
@@ -168,7 +211,11 @@ describe("work a request can cause", () => {
     const scopes = JSON.stringify(Array(5000).fill(1))
     const reply = await api.post("/api/v1/user/api-keys", undefined, json(`{"name":"many","scopes":${scopes}}`))
     expect(reply.status).toBe(422)
-    expect(reply.body.detail).toEqual([{ loc: ["body", "scopes"], msg: "Arrays must not hold more than 1000 items", type: "value_error" }])
+    expect(reply.body.detail).toEqual([{
+      loc: ["body", "scopes"],
+      msg: "Arrays must not hold more than 1000 items",
+      type: "value_error"
+    }])
   })
 })
 
@@ -187,7 +234,9 @@ describe("request body limits", () => {
   })
 
   it("stops reading a chunked body once it passes the limit", async () => {
-    const reply = await sendLargeBody("/api/v1/user/api-keys", { headers: { authorization: `Bearer ${account.token}` } })
+    const reply = await sendLargeBody("/api/v1/user/api-keys", {
+      headers: { authorization: `Bearer ${account.token}` }
+    })
     // Past the limit the server answers 413 or drops the connection; it never reads on.
     expect(reply.status === 413 || reply.error !== undefined).toBe(true)
     expect(reply.sentBytes).toBeLessThan(64 * MiB)
@@ -218,7 +267,10 @@ describe("request body limits", () => {
   })
 
   it("leaves uploads to their signed URL's own cap: a 3 MiB CSV goes through", async () => {
-    const rows = Array.from({ length: 150_000 }, (_, index) => `+1555${String(index).padStart(7, "0")},Contact ${index}`)
+    const rows = Array.from(
+      { length: 150_000 },
+      (_, index) => `+1555${String(index).padStart(7, "0")},Contact ${index}`
+    )
     const csv = `phone_number,first_name\n${rows.join("\n")}\n`
     expect(csv.length).toBeGreaterThan(3 * MiB)
     expect(await uploadCsv(api, { token: account.token }, csv)).toMatch(/\.csv$/)

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest"
 import { circuitBreakerDefaults, retryDefaults, type ScheduleConfig } from "../src/campaign/campaignSettings.ts"
 import { evaluateBreaker } from "../src/campaign/circuitBreaker.ts"
-import { available, capacityFor, claimTook, handedOut, nextBatch, pacerFrom, readyAt, sent } from "../src/campaign/dispatchRate.ts"
+import {
+  available,
+  capacityFor,
+  claimTook,
+  handedOut,
+  nextBatch,
+  pacerFrom,
+  readyAt,
+  sent
+} from "../src/campaign/dispatchRate.ts"
 import { afterOutcome } from "../src/campaign/retryPolicy.ts"
 import { instantOf, isWithinSchedule, nextWindowStart } from "../src/campaign/scheduleWindow.ts"
 
@@ -125,13 +134,20 @@ describe("dispatch rate", () => {
     }
   )
 
-  it.each([20, 100])("at %i/s, with claims taking half a second, still reaches the rate (each claim carries more calls)", (rate) => {
-    const random = seeded(rate + 2)
-    const { seen, batches } = simulate(rate, 30_000, { claimMs: () => 400 + random() * 100, carrierMs: () => 2, answerMs: () => 2 })
-    expect(maxInAnyWindow(seen)).toBe(rate)
-    expect(seen.length).toBeGreaterThanOrEqual(Math.floor(0.97 * rate * 30))
-    expect(Math.max(...batches)).toBeLessThanOrEqual(rate)
-  })
+  it.each([20, 100])(
+    "at %i/s, with claims taking half a second, still reaches the rate (each claim carries more calls)",
+    (rate) => {
+      const random = seeded(rate + 2)
+      const { seen, batches } = simulate(rate, 30_000, {
+        claimMs: () => 400 + random() * 100,
+        carrierMs: () => 2,
+        answerMs: () => 2
+      })
+      expect(maxInAnyWindow(seen)).toBe(rate)
+      expect(seen.length).toBeGreaterThanOrEqual(Math.floor(0.97 * rate * 30))
+      expect(Math.max(...batches)).toBeLessThanOrEqual(rate)
+    }
+  )
 
   it("claims in batches at high rates: never more than the bucket, and about half as many claims as calls", () => {
     const { seen, batches } = simulate(100, 10_000)
@@ -184,15 +200,17 @@ describe("circuit breaker", () => {
 })
 
 describe("retry policy", () => {
-  it.each([
-    ["busy", 1, "retry"],
-    ["no-answer", 2, "retry"],
-    ["no-answer", 3, "done"],
-    ["voicemail", 1, "done"],
-    ["failed", 1, "done"],
-    ["canceled", 1, "done"],
-    ["completed", 1, "done"]
-  ] as const)("with the defaults, %s after attempt %i → %s", (outcome, attempt, kind) => {
+  it.each(
+    [
+      ["busy", 1, "retry"],
+      ["no-answer", 2, "retry"],
+      ["no-answer", 3, "done"],
+      ["voicemail", 1, "done"],
+      ["failed", 1, "done"],
+      ["canceled", 1, "done"],
+      ["completed", 1, "done"]
+    ] as const
+  )("with the defaults, %s after attempt %i → %s", (outcome, attempt, kind) => {
     expect(afterOutcome(retryDefaults, outcome, attempt, 0).kind).toBe(kind)
   })
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { postgresUrl } from "./support/database.ts"
 import { type DialerCluster, startDialerCluster } from "./support/dialerCluster.ts"
 import { eventually, numbersFrom } from "./support/dialerFixtures.ts"
-import { postgresUrl } from "./support/database.ts"
 import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
 
 const database = postgresUrl()
@@ -27,7 +27,10 @@ describe.skipIf(!database)("a dialer process killed mid-campaign (PostgreSQL)", 
   it("is taken over by the other process, and every contact is dialled exactly once", async () => {
     const tenant = await cluster.newTenant(carrier)
     const numbers = numbersFrom("+1415300", 40)
-    const id = await cluster.newCampaign(tenant, numbers, { rate_limit_per_second: 8, circuit_breaker: { enabled: false } })
+    const id = await cluster.newCampaign(tenant, numbers, {
+      rate_limit_per_second: 8,
+      circuit_breaker: { enabled: false }
+    })
     await eventually(async () => carrier.calls().length >= 10, 20_000, "ten calls placed")
 
     const { rows: [lease] } = await cluster.db.query(`SELECT lease_owner FROM campaigns WHERE id = $1`, [id])
@@ -44,10 +47,14 @@ describe.skipIf(!database)("a dialer process killed mid-campaign (PostgreSQL)", 
     const { rows: [after] } = await cluster.db.query(`SELECT lease_owner FROM campaigns WHERE id = $1`, [id])
     expect(String(after.lease_owner)).toContain(`:${survivor.pid}:`)
 
-    await eventually(async () => {
-      const { rows: [row] } = await cluster.db.query(`SELECT state FROM campaigns WHERE id = $1`, [id])
-      return row.state === "completed"
-    }, 60_000, "campaign completed")
+    await eventually(
+      async () => {
+        const { rows: [row] } = await cluster.db.query(`SELECT state FROM campaigns WHERE id = $1`, [id])
+        return row.state === "completed"
+      },
+      60_000,
+      "campaign completed"
+    )
 
     const dialled = new Map<string, number>()
     for (const call of carrier.calls()) dialled.set(call.to, (dialled.get(call.to) ?? 0) + 1)

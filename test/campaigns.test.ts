@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
 import { parse } from "csv-parse/sync"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { closedWindow, newTelephony, uploadCsv } from "./support/uploads.ts"
 import { insertWorkflow } from "./support/workflowRows.ts"
@@ -17,10 +17,14 @@ beforeAll(async () => {
 })
 afterAll(() => server?.close())
 
-const CONTACTS = "phone_number,first_name\n+14155550101,Ann\n+14155550102,Bob\n+14155550103,Cy\nbogus,Dan\n+14155550101,Ann again\n"
+const CONTACTS =
+  "phone_number,first_name\n+14155550101,Ann\n+14155550102,Bob\n+14155550103,Cy\nbogus,Dan\n+14155550101,Ann again\n"
 
 const newCampaign = async (account: TestAccount, extra: Record<string, unknown> = {}, csv = CONTACTS) => {
-  const workflowId = await insertWorkflow(server, account.organizationId, { name: "Sales agent", variables: ["first_name"] })
+  const workflowId = await insertWorkflow(server, account.organizationId, {
+    name: "Sales agent",
+    variables: ["first_name"]
+  })
   const sourceId = await uploadCsv(api, { token: account.token }, csv)
   const reply = await api.post("/api/v1/campaign/create", {
     name: "Spring promo",
@@ -34,7 +38,7 @@ const newCampaign = async (account: TestAccount, extra: Record<string, unknown> 
 }
 
 const setOutcomes = (campaignId: number, outcomes: Record<string, string>) =>
-  server.run(Effect.gen(function* () {
+  server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     for (const [phone, outcome] of Object.entries(outcomes)) {
       yield* sql`UPDATE campaign_contacts SET last_outcome = ${outcome}, state = 'completed', attempt_count = 1
@@ -80,7 +84,11 @@ describe("creating a campaign", () => {
       "1 row skipped: duplicate phone number (row 6)"
     ])
     expect(campaign.logs).toEqual([
-      expect.objectContaining({ level: "info", event: "contacts_imported", message: expect.stringContaining("3 contacts imported") })
+      expect.objectContaining({
+        level: "info",
+        event: "contacts_imported",
+        message: expect.stringContaining("3 contacts imported")
+      })
     ])
   })
 
@@ -90,7 +98,10 @@ describe("creating a campaign", () => {
       retry_config: { max_retries: 5, retry_on_voicemail: true },
       max_concurrency: 10,
       rate_limit_per_second: 5,
-      schedule_config: { timezone: "Europe/Paris", slots: [{ day_of_week: 0, start_time: "09:00", end_time: "17:30" }] },
+      schedule_config: {
+        timezone: "Europe/Paris",
+        slots: [{ day_of_week: 0, start_time: "09:00", end_time: "17:30" }]
+      },
       circuit_breaker: { enabled: false }
     })
     expect(campaign.retry_config).toEqual({
@@ -138,7 +149,10 @@ describe("creating a campaign", () => {
       schedule_config: { timezone: "Mars/Olympus", slots: [{ day_of_week: 1, start_time: "09:00", end_time: "10:00" }] }
     }, { token: account.token })
     expect(zone.status).toBe(422)
-    expect(zone.body.detail[0]).toMatchObject({ loc: ["body", "schedule_config", "timezone"], msg: 'Unknown IANA time zone "Mars/Olympus"' })
+    expect(zone.body.detail[0]).toMatchObject({
+      loc: ["body", "schedule_config", "timezone"],
+      msg: "Unknown IANA time zone \"Mars/Olympus\""
+    })
   })
 
   it("takes null for a setting as its default: on create, on PATCH, and on redial (the parent's)", async () => {
@@ -151,7 +165,14 @@ describe("creating a campaign", () => {
       max_concurrency: null
     })
     expect(campaign).toMatchObject({
-      retry_config: { enabled: true, max_retries: 2, retry_delay_seconds: 120, retry_on_busy: true, retry_on_no_answer: true, retry_on_voicemail: false },
+      retry_config: {
+        enabled: true,
+        max_retries: 2,
+        retry_delay_seconds: 120,
+        retry_on_busy: true,
+        retry_on_no_answer: true,
+        retry_on_voicemail: false
+      },
       circuit_breaker: { enabled: true, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5 },
       schedule_config: null,
       rate_limit_per_second: 1,
@@ -159,16 +180,32 @@ describe("creating a campaign", () => {
     })
 
     const patch = (body: unknown) => api.patch(`/api/v1/campaign/${campaign.id}`, body, { token: account.token })
-    const tuned = await patch({ retry_config: { max_retries: 4 }, circuit_breaker: { enabled: false }, rate_limit_per_second: 7 })
-    expect(tuned.body).toMatchObject({ retry_config: { max_retries: 4 }, circuit_breaker: { enabled: false }, rate_limit_per_second: 7 })
+    const tuned = await patch({
+      retry_config: { max_retries: 4 },
+      circuit_breaker: { enabled: false },
+      rate_limit_per_second: 7
+    })
+    expect(tuned.body).toMatchObject({
+      retry_config: { max_retries: 4 },
+      circuit_breaker: { enabled: false },
+      rate_limit_per_second: 7
+    })
     const reset = await patch({ retry_config: null, circuit_breaker: null, rate_limit_per_second: null })
     expect(reset.status).toBe(200)
-    expect(reset.body).toMatchObject({ retry_config: { max_retries: 2 }, circuit_breaker: { enabled: true }, rate_limit_per_second: 1 })
+    expect(reset.body).toMatchObject({
+      retry_config: { max_retries: 2 },
+      circuit_breaker: { enabled: true },
+      rate_limit_per_second: 1
+    })
     await patch({ retry_config: { max_retries: 4 } })
 
     await api.post(`/api/v1/campaign/${campaign.id}/cancel`, undefined, { token: account.token })
     await setOutcomes(campaign.id, { "+14155550101": "busy" })
-    const child = await api.post(`/api/v1/campaign/${campaign.id}/redial`, { retry_on_busy: true, retry_config: null }, { token: account.token })
+    const child = await api.post(
+      `/api/v1/campaign/${campaign.id}/redial`,
+      { retry_on_busy: true, retry_config: null },
+      { token: account.token }
+    )
     expect(child.status).toBe(200)
     expect(child.body.retry_config.max_retries).toBe(4)
   })
@@ -177,12 +214,21 @@ describe("creating a campaign", () => {
     const account = await newAccount(api)
     const workflowId = await insertWorkflow(server, account.organizationId, { variables: ["first_name", "plan"] })
     const sourceId = await uploadCsv(api, { token: account.token }, CONTACTS)
-    const reply = await api.post("/api/v1/campaign/create", { name: "x", workflow_id: workflowId, source_type: "csv", source_id: sourceId }, {
+    const reply = await api.post("/api/v1/campaign/create", {
+      name: "x",
+      workflow_id: workflowId,
+      source_type: "csv",
+      source_id: sourceId
+    }, {
       token: account.token
     })
     expect(reply.status).toBe(422)
     expect(reply.body.detail).toEqual([
-      { loc: ["body", "source_id"], msg: "The workflow uses {{plan}} but the CSV has no column of that name", type: "csv_invalid" }
+      {
+        loc: ["body", "source_id"],
+        msg: "The workflow uses {{plan}} but the CSV has no column of that name",
+        type: "csv_invalid"
+      }
     ])
   })
 
@@ -198,7 +244,11 @@ describe("creating a campaign", () => {
 
   it("reads numbers without a country code in the campaign's default region", async () => {
     const account = await newAccount(api)
-    const campaign = await newCampaign(account, { default_region: "gb" }, "phone_number,first_name\n020 7946 0958,Ann\n+14155550101,Bob\n")
+    const campaign = await newCampaign(
+      account,
+      { default_region: "gb" },
+      "phone_number,first_name\n020 7946 0958,Ann\n+14155550101,Bob\n"
+    )
     expect(campaign.total_rows).toBe(2)
     expect(campaign.default_region).toBe("GB")
     const report = await api.get(`/api/v1/campaign/${campaign.id}/report`, { token: account.token })
@@ -211,15 +261,17 @@ describe("creating a campaign", () => {
       "+14155550101;Ann;a;b;c\r\n+14155550102;Bob;d;e;f;stray\r\n"
     const campaign = await newCampaign(account, {}, csv)
     expect(campaign.total_rows).toBe(2)
-    expect(campaign.warnings).toEqual(["1 row has more fields than the header's 5 columns; the extra fields were ignored (row 3)"])
-    const stored = await server.run(Effect.gen(function* () {
+    expect(campaign.warnings).toEqual([
+      "1 row has more fields than the header's 5 columns; the extra fields were ignored (row 3)"
+    ])
+    const stored = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return yield* sql<{ context: string }>`
         SELECT context::text AS context FROM campaign_contacts WHERE campaign_id = ${campaign.id} ORDER BY id`
     }))
     expect(stored.map((row) => JSON.parse(row.context))).toEqual([
-      JSON.parse('{"first_name":"Ann","__proto__":"a","constructor":"b","toString":"c"}'),
-      JSON.parse('{"first_name":"Bob","__proto__":"d","constructor":"e","toString":"f"}')
+      JSON.parse("{\"first_name\":\"Ann\",\"__proto__\":\"a\",\"constructor\":\"b\",\"toString\":\"c\"}"),
+      JSON.parse("{\"first_name\":\"Bob\",\"__proto__\":\"d\",\"constructor\":\"e\",\"toString\":\"f\"}")
     ])
     const report = await api.get(`/api/v1/campaign/${campaign.id}/report`, { token: account.token })
     const rows: Array<Array<string>> = parse(report.body)
@@ -262,7 +314,9 @@ describe("lifecycle", () => {
     const campaign = await newCampaign(account)
     const none = await api.post(`/api/v1/campaign/${campaign.id}/start`, undefined, { token: account.token })
     expect(none.status).toBe(422)
-    expect(none.body.detail[0].msg).toMatch(/No usable telephony configuration: the organization has no default outbound/)
+    expect(none.body.detail[0].msg).toMatch(
+      /No usable telephony configuration: the organization has no default outbound/
+    )
 
     await api.post("/api/v1/organizations/telephony-configs", {
       name: "No numbers",
@@ -271,14 +325,17 @@ describe("lifecycle", () => {
     }, { token: account.token })
     const noNumbers = await api.post(`/api/v1/campaign/${campaign.id}/start`, undefined, { token: account.token })
     expect(noNumbers.status).toBe(422)
-    expect(noNumbers.body.detail[0].msg).toMatch(/"No numbers" cannot place calls. The configuration has no active phone number/)
+    expect(noNumbers.body.detail[0].msg).toMatch(
+      /"No numbers" cannot place calls. The configuration has no active phone number/
+    )
   })
 
   it("moves created → running ⇄ paused → cancelled, logging each transition, and refuses illegal moves with 409", async () => {
     const account = await newAccount(api)
     const telephonyId = await newTelephony(api, { token: account.token })
     const campaign = await newCampaign(account, { schedule_config: closedWindow() })
-    const at = (command: string) => api.post(`/api/v1/campaign/${campaign.id}/${command}`, undefined, { token: account.token })
+    const at = (command: string) =>
+      api.post(`/api/v1/campaign/${campaign.id}/${command}`, undefined, { token: account.token })
 
     expect((await at("pause")).body).toEqual({
       detail: "Cannot pause a campaign that is created; pause is allowed only when it is running"
@@ -333,9 +390,9 @@ describe("lifecycle", () => {
     const account = await newAccount(api)
     await newTelephony(api, { token: account.token })
     const campaign = await newCampaign(account, { schedule_config: closedWindow() })
-    const replies = await Promise.all([1, 2, 3].map(() =>
-      api.post(`/api/v1/campaign/${campaign.id}/start`, undefined, { token: account.token })
-    ))
+    const replies = await Promise.all(
+      [1, 2, 3].map(() => api.post(`/api/v1/campaign/${campaign.id}/start`, undefined, { token: account.token }))
+    )
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409, 409])
   })
 })
@@ -347,7 +404,11 @@ describe("PATCH", () => {
     const campaign = await newCampaign(account, { schedule_config: closedWindow() })
     const patch = (body: unknown) => api.patch(`/api/v1/campaign/${campaign.id}`, body, { token: account.token })
 
-    const renamed = await patch({ name: "Summer promo", retry_config: { retry_delay_seconds: 600 }, rate_limit_per_second: 3 })
+    const renamed = await patch({
+      name: "Summer promo",
+      retry_config: { retry_delay_seconds: 600 },
+      rate_limit_per_second: 3
+    })
     expect(renamed.status).toBe(200)
     expect(renamed.body).toMatchObject({ name: "Summer promo", rate_limit_per_second: 3 })
     expect(renamed.body.retry_config).toMatchObject({ retry_delay_seconds: 600, max_retries: 2 })
@@ -358,10 +419,17 @@ describe("PATCH", () => {
     expect(running.body.detail).toMatch(/while it is created or paused/)
 
     await api.post(`/api/v1/campaign/${campaign.id}/pause`, undefined, { token: account.token })
-    const paused = await patch({ max_concurrency: 4, schedule_config: { slots: [{ day_of_week: 5, start_time: "10:00", end_time: "12:00" }] } })
+    const paused = await patch({
+      max_concurrency: 4,
+      schedule_config: { slots: [{ day_of_week: 5, start_time: "10:00", end_time: "12:00" }] }
+    })
     expect(paused.status).toBe(200)
     expect(paused.body.max_concurrency).toBe(4)
-    expect(paused.body.schedule_config).toEqual({ enabled: true, timezone: "UTC", slots: [{ day_of_week: 5, start_time: "10:00", end_time: "12:00" }] })
+    expect(paused.body.schedule_config).toEqual({
+      enabled: true,
+      timezone: "UTC",
+      slots: [{ day_of_week: 5, start_time: "10:00", end_time: "12:00" }]
+    })
     expect((await patch({ schedule_config: null })).body.schedule_config).toBeNull()
     expect((await patch({ rate_limit_per_second: 1000 })).status).toBe(422)
     expect(paused.body.logs.at(-1)).toMatchObject({ event: "settings_updated" })
@@ -374,13 +442,17 @@ describe("redial", () => {
     const parent = await newCampaign(account)
     await setOutcomes(parent.id, { "+14155550101": "busy", "+14155550102": "completed", "+14155550103": "no-answer" })
 
-    const early = await api.post(`/api/v1/campaign/${parent.id}/redial`, { retry_on_busy: true }, { token: account.token })
+    const early = await api.post(`/api/v1/campaign/${parent.id}/redial`, { retry_on_busy: true }, {
+      token: account.token
+    })
     expect(early.status).toBe(409)
     await api.post(`/api/v1/campaign/${parent.id}/cancel`, undefined, { token: account.token })
 
     const noReason = await api.post(`/api/v1/campaign/${parent.id}/redial`, {}, { token: account.token })
     expect(noReason.status).toBe(422)
-    const nobody = await api.post(`/api/v1/campaign/${parent.id}/redial`, { retry_on_voicemail: true }, { token: account.token })
+    const nobody = await api.post(`/api/v1/campaign/${parent.id}/redial`, { retry_on_voicemail: true }, {
+      token: account.token
+    })
     expect(nobody.status).toBe(422)
     expect(nobody.body.detail[0].msg).toMatch(/there is nobody to redial/)
 
@@ -406,7 +478,9 @@ describe("redial", () => {
 
     const reloaded = await api.get(`/api/v1/campaign/${parent.id}`, { token: account.token })
     expect(reloaded.body.redialed_campaign_id).toBe(child.body.id)
-    const twice = await api.post(`/api/v1/campaign/${parent.id}/redial`, { retry_on_busy: true }, { token: account.token })
+    const twice = await api.post(`/api/v1/campaign/${parent.id}/redial`, { retry_on_busy: true }, {
+      token: account.token
+    })
     expect(twice.status).toBe(409)
   })
 })
@@ -426,8 +500,12 @@ describe("reading campaigns", () => {
 
   it("lists the campaign's runs and streams a CSV report with the original columns", async () => {
     const account = await newAccount(api)
-    const campaign = await newCampaign(account, {}, 'phone_number,first_name,note\n+14155550101,Ann,"says ""hi"", often"\n')
-    await server.run(Effect.gen(function* () {
+    const campaign = await newCampaign(
+      account,
+      {},
+      "phone_number,first_name,note\n+14155550101,Ann,\"says \"\"hi\"\", often\"\n"
+    )
+    await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const [contact] = yield* sql<{ id: number }>`SELECT id FROM campaign_contacts WHERE campaign_id = ${campaign.id}`
       const [run] = yield* sql<{ id: number }>`
@@ -442,9 +520,16 @@ describe("reading campaigns", () => {
     const runs = await api.get(`/api/v1/campaign/${campaign.id}/runs`, { token: account.token })
     expect(runs.status).toBe(200)
     expect(runs.body).toMatchObject({ total_count: 1, page: 1, limit: 20 })
-    expect(runs.body.runs[0]).toMatchObject({ mode: "twilio", direction: "outbound", called_number: "+14155550101", disposition: "interested" })
+    expect(runs.body.runs[0]).toMatchObject({
+      mode: "twilio",
+      direction: "outbound",
+      called_number: "+14155550101",
+      disposition: "interested"
+    })
 
-    const report = await fetch(`${server.url}/api/v1/campaign/${campaign.id}/report`, { headers: { authorization: `Bearer ${account.token}` } })
+    const report = await fetch(`${server.url}/api/v1/campaign/${campaign.id}/report`, {
+      headers: { authorization: `Bearer ${account.token}` }
+    })
     expect(report.status).toBe(200)
     expect(report.headers.get("content-type")).toMatch(/^text\/csv/)
     expect(report.headers.get("content-disposition")).toBe(`attachment; filename="campaign-${campaign.id}-report.csv"`)
@@ -502,7 +587,7 @@ describe("access", () => {
     expect((await api.get(`/api/v1/campaign/${campaign.id}`, { apiKey: reader })).status).toBe(200)
     const refused = await api.post(`/api/v1/campaign/${campaign.id}/cancel`, undefined, { apiKey: reader })
     expect(refused.status).toBe(403)
-    expect(refused.body.detail).toBe('This API key lacks the "campaigns:write" scope')
+    expect(refused.body.detail).toBe("This API key lacks the \"campaigns:write\" scope")
     const telephonyOnly = await newApiKey(api, account, ["telephony:write"])
     expect((await api.get("/api/v1/campaign/", { apiKey: telephonyOnly })).status).toBe(403)
     expect((await api.get("/api/v1/campaign/")).status).toBe(401)

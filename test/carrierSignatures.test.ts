@@ -5,10 +5,10 @@ import { describe, expect, it } from "vitest"
 import { plivoAdapter } from "../layers/telephony/carriers/plivo.ts"
 import { telnyxAdapter } from "../layers/telephony/carriers/telnyx.ts"
 import { vonageAdapter } from "../layers/telephony/carriers/vonage.ts"
+import type { CarrierAccount } from "../services/Telephony.ts"
 import { isValidMediaToken, mediaToken } from "../src/telephony/mediaToken.ts"
 import { plivoSignature, plivoSigningString } from "../src/telephony/plivoSignature.ts"
 import { vonageWebhookToken } from "../src/telephony/vonageJwt.ts"
-import type { CarrierAccount } from "../services/Telephony.ts"
 
 const account = (provider: CarrierAccount["provider"], credentials: Record<string, string>): CarrierAccount => ({
   configurationId: 1,
@@ -23,22 +23,33 @@ describe("carrier webhook signatures", () => {
   it("Telnyx: accepts an Ed25519 signature over timestamp|body, refuses altered bodies, other keys and stale timestamps", () => {
     const { publicKey, privateKey } = crypto.generateKeyPairSync("ed25519")
     const raw = publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("base64")
-    const body = JSON.stringify({ data: { event_type: "call.hangup", payload: { call_control_id: "v3:abc", hangup_cause: "user_busy" } } })
+    const body = JSON.stringify({
+      data: { event_type: "call.hangup", payload: { call_control_id: "v3:abc", hangup_cause: "user_busy" } }
+    })
     const signed = (timestamp: number, text = body) => ({
       url: "https://talkgraph.test/api/v1/telephony/telnyx/status/1",
       headers: {
         "telnyx-timestamp": String(timestamp),
-        "telnyx-signature-ed25519": crypto.sign(null, Buffer.from(`${timestamp}|${text}`), privateKey).toString("base64")
+        "telnyx-signature-ed25519": crypto.sign(null, Buffer.from(`${timestamp}|${text}`), privateKey).toString(
+          "base64"
+        )
       },
       rawBody: text
     })
     const telnyx = account("telnyx", { api_key: "k", webhook_public_key: raw })
     expect(telnyxAdapter.verifyWebhook(telnyx, signed(now()))).toBe(true)
-    expect(telnyxAdapter.verifyWebhook(telnyx, { ...signed(now()), rawBody: body.replace("user_busy", "normal_clearing") })).toBe(false)
+    expect(
+      telnyxAdapter.verifyWebhook(telnyx, { ...signed(now()), rawBody: body.replace("user_busy", "normal_clearing") })
+    ).toBe(false)
     expect(telnyxAdapter.verifyWebhook(telnyx, signed(now() - 3600))).toBe(false)
-    const other = crypto.generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("base64")
-    expect(telnyxAdapter.verifyWebhook(account("telnyx", { api_key: "k", webhook_public_key: other }), signed(now()))).toBe(false)
-    expect(Option.getOrThrow(telnyxAdapter.parseStatusCallback(signed(now())))).toMatchObject({ providerCallId: "v3:abc", outcome: "busy" })
+    const other = crypto.generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).subarray(12)
+      .toString("base64")
+    expect(telnyxAdapter.verifyWebhook(account("telnyx", { api_key: "k", webhook_public_key: other }), signed(now())))
+      .toBe(false)
+    expect(Option.getOrThrow(telnyxAdapter.parseStatusCallback(signed(now())))).toMatchObject({
+      providerCallId: "v3:abc",
+      outcome: "busy"
+    })
   })
 
   it("Vonage: accepts an HS256 JWT whose payload hash matches the body, refuses a swapped body or another secret", () => {
@@ -48,24 +59,44 @@ describe("carrier webhook signatures", () => {
       headers: { authorization: `Bearer ${vonageWebhookToken(secret, body, now())}` },
       rawBody: text
     })
-    const vonage = account("vonage", { api_key: "k", api_secret: "s", application_id: "a", private_key: "p", signature_secret: "shh" })
+    const vonage = account("vonage", {
+      api_key: "k",
+      api_secret: "s",
+      application_id: "a",
+      private_key: "p",
+      signature_secret: "shh"
+    })
     expect(vonageAdapter.verifyWebhook(vonage, request("shh"))).toBe(true)
     expect(vonageAdapter.verifyWebhook(vonage, request("shh", body.replace("completed", "busy")))).toBe(false)
     expect(vonageAdapter.verifyWebhook(vonage, request("other"))).toBe(false)
-    expect(vonageAdapter.verifyWebhook({ ...vonage, credentials: { ...vonage.credentials, signature_secret: "" } }, request("shh"))).toBe(false)
-    expect(Option.getOrThrow(vonageAdapter.parseStatusCallback(request("shh")))).toMatchObject({ outcome: "completed", durationSeconds: 12 })
+    expect(
+      vonageAdapter.verifyWebhook(
+        { ...vonage, credentials: { ...vonage.credentials, signature_secret: "" } },
+        request("shh")
+      )
+    ).toBe(false)
+    expect(Option.getOrThrow(vonageAdapter.parseStatusCallback(request("shh")))).toMatchObject({
+      outcome: "completed",
+      durationSeconds: 12
+    })
   })
 
   it("Vonage: refuses a correctly signed JWT without iat, with an iat out of the five-minute window, or past its exp", () => {
     const body = JSON.stringify({ uuid: "call-1", status: "completed" })
     const hash = crypto.createHash("sha256").update(body).digest("hex")
     const token = (claims: Record<string, unknown>) => {
-      const signingInput = `${Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url")}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`
+      const signingInput = `${Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url")}.${
+        Buffer.from(JSON.stringify(claims)).toString("base64url")
+      }`
       return `${signingInput}.${crypto.createHmac("sha256", "shh").update(signingInput).digest("base64url")}`
     }
     const vonage = account("vonage", { application_id: "a", private_key: "p", signature_secret: "shh" })
     const verify = (claims: Record<string, unknown>) =>
-      vonageAdapter.verifyWebhook(vonage, { url: "https://talkgraph.test/api/v1/telephony/vonage/status/1", headers: { authorization: `Bearer ${token(claims)}` }, rawBody: body })
+      vonageAdapter.verifyWebhook(vonage, {
+        url: "https://talkgraph.test/api/v1/telephony/vonage/status/1",
+        headers: { authorization: `Bearer ${token(claims)}` },
+        rawBody: body
+      })
     expect(verify({ iat: now(), jti: "j1", payload_hash: hash })).toBe(true)
     expect(verify({ jti: "j2", payload_hash: hash })).toBe(false)
     expect(verify({ iat: String(now()), jti: "j3", payload_hash: hash })).toBe(false)
@@ -80,7 +111,9 @@ describe("carrier webhook signatures", () => {
     const signingInput = `${Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url")}.${
       Buffer.from(JSON.stringify({ iat: now(), jti: "g1", payload_hash: hash })).toString("base64url")
     }`
-    const authorization = `Bearer ${signingInput}.${crypto.createHmac("sha256", "shh").update(signingInput).digest("base64url")}`
+    const authorization = `Bearer ${signingInput}.${
+      crypto.createHmac("sha256", "shh").update(signingInput).digest("base64url")
+    }`
     const vonage = account("vonage", { application_id: "a", private_key: "p", signature_secret: "shh" })
     const answer = (query: Record<string, string>) => ({
       url: `https://talkgraph.test/api/v1/telephony/vonage/inbound/3?${new URLSearchParams(query)}`,
@@ -89,35 +122,69 @@ describe("carrier webhook signatures", () => {
     })
     expect(vonageAdapter.verifyWebhook(vonage, answer(fields))).toBe(true)
     expect(vonageAdapter.verifyWebhook(vonage, answer({ ...fields, from: "447700900002" }))).toBe(false)
-    expect(Option.getOrThrow(vonageAdapter.parseIncomingCall(answer(fields)))).toEqual({ providerCallId: "call-1", from: "447700900001", to: "447700900000" })
+    expect(Option.getOrThrow(vonageAdapter.parseIncomingCall(answer(fields)))).toEqual({
+      providerCallId: "call-1",
+      from: "447700900001",
+      to: "447700900000"
+    })
   })
 
   it("Plivo: builds the V3 signing string as the SDK does and checks the HMAC with its nonce", () => {
     const form = new URLSearchParams({ CallUUID: "c-1", RequestUUID: "r-1", CallStatus: "busy" })
     const url = "https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1"
     // Each field's name and value with nothing between them: the SDK's get_sorted_params_string.
-    expect(plivoSigningString(url, form)).toBe("https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1.CallStatusbusyCallUUIDc-1RequestUUIDr-1")
+    expect(plivoSigningString(url, form)).toBe(
+      "https://talkgraph.test/api/v1/telephony/plivo/status/7?x=1.CallStatusbusyCallUUIDc-1RequestUUIDr-1"
+    )
     for (const target of [url, "https://talkgraph.test/api/v1/telephony/plivo/status/7"]) {
-      expect(plivo.validateV3Signature("POST", target, "n0nce", "token", plivoSignature("token", target, form, "n0nce"), Object.fromEntries(form))).toBe(true)
+      expect(
+        plivo.validateV3Signature(
+          "POST",
+          target,
+          "n0nce",
+          "token",
+          plivoSignature("token", target, form, "n0nce"),
+          Object.fromEntries(form)
+        )
+      ).toBe(true)
     }
     const plivoAccount = account("plivo", { auth_id: "MA1", auth_token: "token" })
     const request = (token: string, nonce = "n0nce") => ({
       url,
-      headers: { "x-plivo-signature-v3": `other,${plivoSignature(token, url, form, nonce)}`, "x-plivo-signature-v3-nonce": nonce },
+      headers: {
+        "x-plivo-signature-v3": `other,${plivoSignature(token, url, form, nonce)}`,
+        "x-plivo-signature-v3-nonce": nonce
+      },
       rawBody: form.toString()
     })
     expect(plivoAdapter.verifyWebhook(plivoAccount, request("token"))).toBe(true)
     expect(plivoAdapter.verifyWebhook(plivoAccount, request("wrong"))).toBe(false)
-    expect(plivoAdapter.verifyWebhook(plivoAccount, { ...request("token"), rawBody: form.toString().replace("busy", "completed") })).toBe(false)
-    expect(Option.getOrThrow(plivoAdapter.parseStatusCallback(request("token")))).toMatchObject({ providerCallId: "r-1", outcome: "busy" })
+    expect(
+      plivoAdapter.verifyWebhook(plivoAccount, {
+        ...request("token"),
+        rawBody: form.toString().replace("busy", "completed")
+      })
+    ).toBe(false)
+    expect(Option.getOrThrow(plivoAdapter.parseStatusCallback(request("token")))).toMatchObject({
+      providerCallId: "r-1",
+      outcome: "busy"
+    })
     // As Plivo documents its answer and hangup requests for an API call: the placement's request_uuid as ALegRequestUUID.
-    const documented = new URLSearchParams({ CallUUID: "c-2", ALegUUID: "c-2", ALegRequestUUID: "r-2", CallStatus: "completed", Direction: "outbound" })
-    expect(Option.getOrThrow(plivoAdapter.parseStatusCallback({ url, headers: {}, rawBody: documented.toString() }))).toMatchObject({ providerCallId: "r-2", outcome: "completed" })
+    const documented = new URLSearchParams({
+      CallUUID: "c-2",
+      ALegUUID: "c-2",
+      ALegRequestUUID: "r-2",
+      CallStatus: "completed",
+      Direction: "outbound"
+    })
+    expect(Option.getOrThrow(plivoAdapter.parseStatusCallback({ url, headers: {}, rawBody: documented.toString() })))
+      .toMatchObject({ providerCallId: "r-2", outcome: "completed" })
   })
 
   it("media-stream tokens are bound to their run and expire", () => {
     const key = crypto.randomBytes(32)
-    const sign = (purpose: string, message: string) => crypto.createHmac("sha256", key).update(`${purpose}:${message}`).digest("base64url")
+    const sign = (purpose: string, message: string) =>
+      crypto.createHmac("sha256", key).update(`${purpose}:${message}`).digest("base64url")
     const verify = (purpose: string, message: string, signature: string) => sign(purpose, message) === signature
     const token = mediaToken(sign, 42, 1_000)
     expect(isValidMediaToken(verify, 42, token, 999)).toBe(true)

@@ -5,7 +5,7 @@ import { makeClaimRenewals } from "../layers/conversation/claimRenewals.ts"
 
 describe("chat claim renewals", () => {
   it.scoped("renew a claim held through a long reply before its lease runs out, and stop once it is let go", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const renewedAt: Array<number> = []
       const renewals = yield* makeClaimRenewals((runId, token) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
@@ -30,7 +30,7 @@ describe("chat claim renewals", () => {
     }))
 
   it.scoped("leave a reply that ends quickly alone", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       let renewed = 0
       const renewals = yield* makeClaimRenewals(() => Effect.sync(() => renewed++))
       yield* renewals.hold(1, "quick", TestClock.adjust("2 seconds"))

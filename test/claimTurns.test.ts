@@ -4,12 +4,12 @@ import { makeClaimTurns } from "../layers/campaigns/scheduler/claimTurns.ts"
 
 describe("claim turns of an organization", () => {
   it.effect("go first come, first served: one that gives its turn back and asks again queues behind the others", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const turns = makeClaimTurns()
       const order: Array<string> = []
       /** Claims `times` times in a row, as a campaign actor does, giving the turn back in between. */
       const claimer = (name: string, times: number) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           for (let claim = 0; claim < times; claim++) {
             const giveBack = yield* turns.take(1)
             order.push(name)
@@ -22,7 +22,7 @@ describe("claim turns of an organization", () => {
     }))
 
   it.effect("are separate per organization", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const turns = makeClaimTurns()
       yield* turns.take(1)
       const other = yield* turns.take(2)
@@ -30,7 +30,7 @@ describe("claim turns of an organization", () => {
     }))
 
   it.effect("leave no trace of a wait that was interrupted: the turn passes to the next in line", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const turns = makeClaimTurns()
       const first = yield* turns.take(1)
       const interrupted = yield* Effect.fork(turns.take(1))

@@ -5,7 +5,10 @@ import { AppConfig, AppConfigLive } from "../src/config.ts"
 const load = (env: Record<string, string>) =>
   Effect.runPromise(
     Effect.either(
-      AppConfig.pipe(Effect.provide(AppConfigLive), Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+      AppConfig.pipe(
+        Effect.provide(AppConfigLive),
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+      )
     )
   )
 

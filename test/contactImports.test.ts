@@ -3,7 +3,7 @@ import { Deferred, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ContactImports } from "../services/ContactImports.ts"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { databaseKind } from "./support/database.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { newTelephony, uploadCsv } from "./support/uploads.ts"
@@ -20,17 +20,25 @@ beforeAll(async () => {
 afterAll(() => server?.close())
 
 const contactsCsv = (rows: number, tail = "") =>
-  `phone_number,first_name\n${Array.from({ length: rows }, (_, i) => `+1415${String(2_000_000 + i)},Name${i}`).join("\n")}\n${tail}`
+  `phone_number,first_name\n${
+    Array.from({ length: rows }, (_, i) => `+1415${String(2_000_000 + i)},Name${i}`).join("\n")
+  }\n${tail}`
 
 const create = async (account: TestAccount, csv: string) => {
   const workflowId = await insertWorkflow(server, account.organizationId, { variables: ["first_name"] })
   const sourceId = await uploadCsv(api, { token: account.token }, csv)
-  return api.post("/api/v1/campaign/create", { name: "Big list", workflow_id: workflowId, source_type: "csv", source_id: sourceId }, {
+  return api.post("/api/v1/campaign/create", {
+    name: "Big list",
+    workflow_id: workflowId,
+    source_type: "csv",
+    source_id: sourceId
+  }, {
     token: account.token
   })
 }
 
-const campaignOf = (account: TestAccount, id: number) => api.get(`/api/v1/campaign/${id}`, { token: account.token }).then((reply) => reply.body)
+const campaignOf = (account: TestAccount, id: number) =>
+  api.get(`/api/v1/campaign/${id}`, { token: account.token }).then((reply) => reply.body)
 
 const untilImportEnds = async (account: TestAccount, id: number) => {
   const deadline = Date.now() + 60_000
@@ -52,9 +60,11 @@ const untilCleared = async (account: TestAccount, id: number) => {
 }
 
 const storedContacts = (campaignId: number) =>
-  server.run(Effect.gen(function* () {
+  server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM campaign_contacts WHERE campaign_id = ${campaignId}`
+    const [row] = yield* sql<
+      { count: number }
+    >`SELECT count(*)::int AS count FROM campaign_contacts WHERE campaign_id = ${campaignId}`
     return row!.count
   }))
 
@@ -68,9 +78,9 @@ const holdImports = async () => {
   if (databaseKind() !== "postgres") return async () => undefined
   const locked = Effect.runSync(Deferred.make<void>())
   const release = Effect.runSync(Deferred.make<void>())
-  const holder = server.run(Effect.gen(function* () {
+  const holder = server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    yield* sql.withTransaction(Effect.gen(function* () {
+    yield* sql.withTransaction(Effect.gen(function*() {
       yield* sql`LOCK TABLE campaign_contacts IN SHARE ROW EXCLUSIVE MODE`
       yield* Deferred.succeed(locked, undefined)
       yield* Deferred.await(release)
@@ -90,12 +100,18 @@ describe(`contact imports on ${databaseKind()}`, () => {
     const release = await holdImports()
     const created = await create(account, contactsCsv(40_000))
     expect(created.status).toBe(200)
-    expect(created.body).toMatchObject({ state: "created", total_rows: null, import: { status: "loading", errors: [] } })
+    expect(created.body).toMatchObject({
+      state: "created",
+      total_rows: null,
+      import: { status: "loading", errors: [] }
+    })
     expect(created.body.import.bytes_total).toBeGreaterThan(500_000)
 
     const early = await api.post(`/api/v1/campaign/${created.body.id}/start`, undefined, { token: account.token })
     expect(early.status).toBe(409)
-    expect(early.body.detail).toMatch(/^Cannot start the campaign while its contacts are loading \([\d,]+ stored, \d+% of the file read\)/)
+    expect(early.body.detail).toMatch(
+      /^Cannot start the campaign while its contacts are loading \([\d,]+ stored, \d+% of the file read\)/
+    )
     const progress = await api.get(`/api/v1/campaign/${created.body.id}/progress`, { token: account.token })
     expect(progress.body).toMatchObject({ state: "created", pending: 0, import: { status: "loading" } })
     await release()
@@ -164,7 +180,7 @@ describe(`contact imports on ${databaseKind()}`, () => {
     const account = await newAccount(api)
     const created = await create(account, "phone_number,first_name\n+14155550101,Ann\n+14155550102,Bob\n")
     // As a process that died mid-import leaves it: loading under its name, its heartbeat long gone.
-    await server.run(Effect.gen(function* () {
+    await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* sql`
         UPDATE campaigns SET import_status = 'loading', import_owner = 'gone-host:1:dead', total_rows = NULL,

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Contact, readContacts } from "../src/campaign/csvContacts.ts"
 import { newAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { databaseKind } from "./support/database.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { uploadCsv } from "./support/uploads.ts"
@@ -35,7 +35,9 @@ const awkwardCsv = () => {
       `\\N`
     ][i % 7]!
     const greeting = i % 5 === 0 ? `text,"Hi {{first_name}} \\ \t!"` : ","
-    lines.push(`+1 (415) ${200 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, "0")},Name${i},${note},${greeting}`)
+    lines.push(
+      `+1 (415) ${200 + Math.floor(i / 10_000)}-${String(i % 10_000).padStart(4, "0")},Name${i},${note},${greeting}`
+    )
   }
   return `${lines.join("\r\n")}\r\n`
 }
@@ -68,7 +70,7 @@ describe(`contact ingest into ${databaseKind()}`, () => {
     const csv = awkwardCsv()
     const { reply } = await createCampaign(csv)
     expect(reply.status).toBe(200)
-    const stored = await server.run(Effect.gen(function* () {
+    const stored = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return yield* sql<{ row_number: number; phone_number: string; context: unknown; greeting_override: unknown }>`
         SELECT row_number, phone_number, context, greeting_override FROM campaign_contacts
@@ -85,12 +87,15 @@ describe(`contact ingest into ${databaseKind()}`, () => {
   })
 
   it("leaves nothing behind when a problem turns up after thousands of contacts were written", async () => {
-    const rows = Array.from({ length: 11_000 }, (_, i) => `+1415${200 + Math.floor(i / 10_000)}${String(i % 10_000).padStart(4, "0")},a`)
+    const rows = Array.from(
+      { length: 11_000 },
+      (_, i) => `+1415${200 + Math.floor(i / 10_000)}${String(i % 10_000).padStart(4, "0")},a`
+    )
     const { account, reply } = await createCampaign(`phone_number,name\n${rows.join("\n")}\n+14159990000\n`)
     expect(reply.status).toBe(422)
     expect(JSON.stringify(reply.body)).toContain("Row 11002: fewer fields than the header's 2 columns")
     // Contacts cannot outlive their campaign (foreign key), so no campaign means no contacts.
-    const left = await server.run(Effect.gen(function* () {
+    const left = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return yield* sql<{ campaigns: number }>`
         SELECT count(*)::int AS campaigns FROM campaigns WHERE organization_id = ${account.organizationId}`

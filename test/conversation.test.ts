@@ -14,7 +14,10 @@ const nodeOf = (id: string) => graph.nodes.find((node) => node.id === id)!
 
 describe("conversation rules", () => {
   it("puts the run's context over the template defaults", () => {
-    expect(runContext({ company: "Acme", first_name: "Default" }, { first_name: "Ada" })).toEqual({ company: "Acme", first_name: "Ada" })
+    expect(runContext({ company: "Acme", first_name: "Default" }, { first_name: "Ada" })).toEqual({
+      company: "Acme",
+      first_name: "Ada"
+    })
     expect(runContext(null, {})).toEqual({})
   })
 
@@ -22,24 +25,38 @@ describe("conversation rules", () => {
     const start = nodeOf("start")
     if (start.type !== "startCall") throw new Error("start node expected")
     expect(greetingFor(start.data, { company: "Acme" })).toBe("Hi there, this is Acme!")
-    expect(greetingFor(start.data, { greeting_override: "Yo {{company}}" , company: "Acme" })).toBe("Yo Acme")
+    expect(greetingFor(start.data, { greeting_override: "Yo {{company}}", company: "Acme" })).toBe("Yo Acme")
     expect(greetingFor(start.data, { greeting_override: { type: "text", text: "Typed" } })).toBe("Typed")
-    expect(greetingFor(start.data, { greeting_override_type: "text", greeting_override_text: "From CSV" })).toBe("From CSV")
-    expect(greetingFor(start.data, { greeting_override: { type: "audio", recording_id: "r1" }, company: "A" })).toBe("Hi there, this is A!")
+    expect(greetingFor(start.data, { greeting_override_type: "text", greeting_override_text: "From CSV" })).toBe(
+      "From CSV"
+    )
+    expect(greetingFor(start.data, { greeting_override: { type: "audio", recording_id: "r1" }, company: "A" })).toBe(
+      "Hi there, this is A!"
+    )
     expect(greetingFor({ ...start.data, greeting: "  " }, {})).toBeNull()
     expect(greetingFor({ ...start.data, greeting_type: "audio" }, {})).toBeNull()
   })
 
   it("renders variables named like Object's properties from the run's own context only", () => {
-    const csvContext = JSON.parse('{"__proto__":"Ada","constructor":"Bo","toString":"Cy","customer":{"plan":"gold"}}')
+    const csvContext = JSON.parse(
+      "{\"__proto__\":\"Ada\",\"constructor\":\"Bo\",\"toString\":\"Cy\",\"customer\":{\"plan\":\"gold\"}}"
+    )
     const context = runContext({ company: "Acme" }, csvContext)
-    expect(renderTemplate("{{__proto__}} {{constructor}} {{toString}} {{customer.plan}}", context)).toBe("Ada Bo Cy gold")
-    expect(renderTemplate("[{{constructor}}][{{valueOf | none}}][{{customer.constructor}}][{{company.length}}]", { company: "Acme" }))
+    expect(renderTemplate("{{__proto__}} {{constructor}} {{toString}} {{customer.plan}}", context)).toBe(
+      "Ada Bo Cy gold"
+    )
+    expect(
+      renderTemplate("[{{constructor}}][{{valueOf | none}}][{{customer.constructor}}][{{company.length}}]", {
+        company: "Acme"
+      })
+    )
       .toBe("[][none][][]")
   })
 
   it("prepends the global prompt unless the node opts out", () => {
-    expect(systemPromptFor(graph, nodeOf("qualify"), { company: "Acme" })).toBe("Be brief. Company: Acme.\n\nAsk about their budget.")
+    expect(systemPromptFor(graph, nodeOf("qualify"), { company: "Acme" })).toBe(
+      "Be brief. Company: Acme.\n\nAsk about their budget."
+    )
     const qualify = nodeOf("qualify")
     const optedOut = { ...qualify, data: { ...qualify.data, add_global_prompt: false } } as typeof qualify
     expect(systemPromptFor(graph, optedOut, {})).toBe("Ask about their budget.")
@@ -61,8 +78,20 @@ describe("conversation rules", () => {
 
   it("reads limits from workflow configurations, clamped, with defaults", () => {
     const defaults = { llmTimeoutSeconds: 60, idleTimeoutSeconds: 1800 }
-    expect(limitsFrom(null, defaults)).toEqual({ maxTurns: 100, maxDurationSeconds: 3600, llmTimeoutSeconds: 60, idleTimeoutSeconds: 1800 })
-    expect(limitsFrom({ max_turns: 0, max_call_duration: 300, llm_timeout_seconds: 999, text_chat_inactivity_timeout_seconds: 90 }, defaults))
+    expect(limitsFrom(null, defaults)).toEqual({
+      maxTurns: 100,
+      maxDurationSeconds: 3600,
+      llmTimeoutSeconds: 60,
+      idleTimeoutSeconds: 1800
+    })
+    expect(
+      limitsFrom({
+        max_turns: 0,
+        max_call_duration: 300,
+        llm_timeout_seconds: 999,
+        text_chat_inactivity_timeout_seconds: 90
+      }, defaults)
+    )
       .toEqual({ maxTurns: 1, maxDurationSeconds: 300, llmTimeoutSeconds: 60, idleTimeoutSeconds: 90 })
     expect(limitsFrom({ max_turns: "ten" }, defaults).maxTurns).toBe(100)
     const limits = limitsFrom({ max_duration_seconds: 10 }, defaults)
@@ -79,7 +108,10 @@ describe("conversation rules", () => {
       additionalProperties: false,
       properties: { budget: { type: ["number", "null"] } }
     })
-    expect(acceptExtracted(extraction.variables, { budget: " 42 ", decision_maker: "true", other: 1 })).toEqual({ budget: 42, decision_maker: true })
+    expect(acceptExtracted(extraction.variables, { budget: " 42 ", decision_maker: "true", other: 1 })).toEqual({
+      budget: 42,
+      decision_maker: true
+    })
     expect(acceptExtracted(extraction.variables, { budget: "lots", decision_maker: null })).toEqual({})
     expect(acceptExtracted(extraction.variables, "not json")).toEqual({})
   })

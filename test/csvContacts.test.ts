@@ -1,6 +1,12 @@
 import { parse as parseCsv } from "csv-parse/sync"
 import { describe, expect, it } from "vitest"
-import { type Contact, CsvContactsInvalid, type CsvContactsOptions, type CsvContactsSummary, readContacts } from "../src/campaign/csvContacts.ts"
+import {
+  type Contact,
+  CsvContactsInvalid,
+  type CsvContactsOptions,
+  type CsvContactsSummary,
+  readContacts
+} from "../src/campaign/csvContacts.ts"
 
 interface Outcome {
   readonly contacts: Array<Contact>
@@ -13,10 +19,19 @@ async function* chunked(bytes: Uint8Array, size = 7) {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size)
 }
 
-const read = async (input: string | Uint8Array, options: Partial<CsvContactsOptions> = {}, chunkSize = 7): Promise<Outcome> => {
+const read = async (
+  input: string | Uint8Array,
+  options: Partial<CsvContactsOptions> = {},
+  chunkSize = 7
+): Promise<Outcome> => {
   const bytes = typeof input === "string" ? new TextEncoder().encode(input) : input
   const contacts: Array<Contact> = []
-  const generator = readContacts(chunked(bytes, chunkSize), { defaultRegion: undefined, requiredColumns: [], batchSize: 2, ...options })
+  const generator = readContacts(chunked(bytes, chunkSize), {
+    defaultRegion: undefined,
+    requiredColumns: [],
+    batchSize: 2,
+    ...options
+  })
   try {
     while (true) {
       const next = await generator.next()
@@ -32,13 +47,27 @@ const read = async (input: string | Uint8Array, options: Partial<CsvContactsOpti
 const utf8 = (text: string) => new TextEncoder().encode(text)
 
 describe("contacts CSV: refused files (422 with the reason)", () => {
-  const cases: Array<{ name: string; input: string | Uint8Array; options?: Partial<CsvContactsOptions>; problem: RegExp }> = [
+  const cases: Array<
+    { name: string; input: string | Uint8Array; options?: Partial<CsvContactsOptions>; problem: RegExp }
+  > = [
     { name: "an empty file", input: "", problem: /file is empty/ },
     { name: "only blank lines", input: "\n\r\n\n", problem: /file is empty/ },
     { name: "a header without rows", input: "phone_number,name\n", problem: /header but no contact rows/ },
-    { name: "no phone_number column", input: "phone,name\n+14155550123,Ann\n", problem: /no "phone_number" column \(found: phone, name\)/ },
-    { name: "a duplicated column", input: "phone_number,name,Name\n+14155550123,a,b\n", problem: /"Name" appears more than once/ },
-    { name: "an unnamed column", input: "phone_number,,name\n+14155550123,a,b\n", problem: /Column 2 of the header has no name/ },
+    {
+      name: "no phone_number column",
+      input: "phone,name\n+14155550123,Ann\n",
+      problem: /no "phone_number" column \(found: phone, name\)/
+    },
+    {
+      name: "a duplicated column",
+      input: "phone_number,name,Name\n+14155550123,a,b\n",
+      problem: /"Name" appears more than once/
+    },
+    {
+      name: "an unnamed column",
+      input: "phone_number,,name\n+14155550123,a,b\n",
+      problem: /Column 2 of the header has no name/
+    },
     {
       name: "a workflow variable with no column",
       input: "phone_number,name\n+14155550123,Ann\n",
@@ -51,10 +80,22 @@ describe("contacts CSV: refused files (422 with the reason)", () => {
       problem: /^Row 3: fewer fields than the header's 3 columns$/
     },
     { name: "an unclosed quote", input: "phone_number,name\n+14155550123,\"Ann\n", problem: /malformed/ },
-    { name: "Latin-1 text", input: Uint8Array.from([...utf8("phone_number,name\n+14155550123,Jos"), 0xe9, 0x0a]), problem: /not UTF-8 text/ },
+    {
+      name: "Latin-1 text",
+      input: Uint8Array.from([...utf8("phone_number,name\n+14155550123,Jos"), 0xe9, 0x0a]),
+      problem: /not UTF-8 text/
+    },
     { name: "UTF-16 text", input: Uint8Array.from([0xff, 0xfe, 0x70, 0x00, 0x68, 0x00]), problem: /UTF-16/ },
-    { name: "a binary file", input: Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x14, 0x00]), problem: /binary/ },
-    { name: "no usable number at all", input: "phone_number\nnot a number\n12\n", problem: /No row has a usable phone number \(2 rows read/ },
+    {
+      name: "a binary file",
+      input: Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x14, 0x00]),
+      problem: /binary/
+    },
+    {
+      name: "no usable number at all",
+      input: "phone_number\nnot a number\n12\n",
+      problem: /No row has a usable phone number \(2 rows read/
+    },
     {
       name: "an unknown greeting override type",
       input: "phone_number,greeting_override_type,greeting_override_text\n+14155550123,video,Hi\n",
@@ -92,7 +133,9 @@ describe("contacts CSV: refused files (422 with the reason)", () => {
   it("lists the first five rows of a problem and counts the rest", async () => {
     const rows = Array.from({ length: 12 }, (_, i) => `+1415555${String(1000 + i)},x,video`).join("\n")
     const outcome = await read(`phone_number,name,greeting_override_type\n${rows}\n`)
-    expect(outcome.problems).toEqual(['Rows 2, 3, 4, 5, 6 and 7 more: greeting_override_type must be "text" or "audio"'])
+    expect(outcome.problems).toEqual([
+      "Rows 2, 3, 4, 5, 6 and 7 more: greeting_override_type must be \"text\" or \"audio\""
+    ])
   })
 
   it("yields no contacts after a structural problem, so a caller stores nothing unusable", async () => {
@@ -132,20 +175,34 @@ describe("contacts CSV: accepted files", () => {
   })
 
   it("strips a UTF-8 byte order mark and reads CRLF line endings", async () => {
-    const outcome = await read(Uint8Array.from([0xef, 0xbb, 0xbf, ...utf8("phone_number,name\r\n+14155550123,Ann\r\n")]))
+    const outcome = await read(
+      Uint8Array.from([0xef, 0xbb, 0xbf, ...utf8("phone_number,name\r\n+14155550123,Ann\r\n")])
+    )
     expect(outcome.summary!.columns).toEqual(["phone_number", "name"])
-    expect(outcome.contacts).toEqual([{ row: 2, phone_number: "+14155550123", context: { name: "Ann" }, greeting_override: null }])
+    expect(outcome.contacts).toEqual([{
+      row: 2,
+      phone_number: "+14155550123",
+      context: { name: "Ann" },
+      greeting_override: null
+    }])
   })
 
   it("reads quoted fields with commas, quotes and line breaks", async () => {
-    const outcome = await read('phone_number,address,note\n+14155550123,"1 Main St, Springfield","She said ""hi""\nthen left"\n')
-    expect(outcome.contacts[0]!.context).toEqual({ address: "1 Main St, Springfield", note: "She said \"hi\"\nthen left" })
+    const outcome = await read(
+      "phone_number,address,note\n+14155550123,\"1 Main St, Springfield\",\"She said \"\"hi\"\"\nthen left\"\n"
+    )
+    expect(outcome.contacts[0]!.context).toEqual({
+      address: "1 Main St, Springfield",
+      note: "She said \"hi\"\nthen left"
+    })
   })
 
   it("reads large chunks the same, multi-byte characters and all, and places an encoding error by chunk", async () => {
     // One 100 kB chunk, as storage hands over; characters of 2, 3 and 4 bytes fall on every offset.
     const names = Array.from({ length: 3000 }, (_, i) => `${"x".repeat(i % 7)}Zoë 日本 🎉`)
-    const text = `phone_number,name\n${names.map((name, i) => `+1415555${String(i).padStart(4, "0")},${name}`).join("\n")}\n`
+    const text = `phone_number,name\n${
+      names.map((name, i) => `+1415555${String(i).padStart(4, "0")},${name}`).join("\n")
+    }\n`
     const bytes = utf8(text)
     expect(bytes.length).toBeGreaterThan(64 * 1024)
     expect((await read(bytes, {}, bytes.length)).contacts.map((contact) => contact.context["name"])).toEqual(names)
@@ -177,14 +234,20 @@ describe("contacts CSV: accepted files", () => {
   })
 
   it("accepts workflow variables that every call provides without a column", async () => {
-    const outcome = await read("phone_number,name\n+14155550123,Ann\n", { requiredColumns: ["name", "phone_number", "called_number"] })
+    const outcome = await read("phone_number,name\n+14155550123,Ann\n", {
+      requiredColumns: ["name", "phone_number", "called_number"]
+    })
     expect(outcome.summary!.accepted).toBe(1)
   })
 
   it("delivers contacts in batches of the requested size", async () => {
     const rows = Array.from({ length: 5 }, (_, i) => `+1415555${String(3000 + i)}`).join("\n")
     const batches: Array<number> = []
-    const generator = readContacts(chunked(utf8(`phone_number\n${rows}\n`)), { defaultRegion: undefined, requiredColumns: [], batchSize: 2 })
+    const generator = readContacts(chunked(utf8(`phone_number\n${rows}\n`)), {
+      defaultRegion: undefined,
+      requiredColumns: [],
+      batchSize: 2
+    })
     for await (const batch of generator) batches.push(batch.length)
     expect(batches).toEqual([2, 2, 1])
   })
@@ -195,7 +258,10 @@ describe("contacts CSV: files from real spreadsheets", () => {
     ["semicolons (Excel where the decimal separator is a comma)", "phone_number;name;balance\n+14155550123;Ann;1,50\n"],
     ["tabs", "phone_number\tname\tbalance\n+14155550123\tAnn\t1,50\n"],
     ["Excel's sep= hint line", "sep=;\nphone_number;name;balance\n+14155550123;Ann;1,50\n"],
-    ["a BOM and blank lines before a semicolon header", "\uFEFF\n;;\nphone_number;name;balance\n+14155550123;Ann;1,50\n"],
+    [
+      "a BOM and blank lines before a semicolon header",
+      "\uFEFF\n;;\nphone_number;name;balance\n+14155550123;Ann;1,50\n"
+    ],
     ["semicolons with a comma in a column name", "phone_number;name, first;balance\n+14155550123;Ann;1,50\n"]
   ])("reads fields separated by %s", async (_, text) => {
     for (const size of [1, 5, 1 << 20]) {
@@ -215,7 +281,9 @@ describe("contacts CSV: files from real spreadsheets", () => {
 
   it("keeps a row with extra fields, ignores the extra fields and warns about that row", async () => {
     const outcome = await read("phone_number,name\n+14155550123,Ann,stray note\n+14155550124,Bo\n+14155550125,Cy,,\n")
-    expect(outcome.contacts.map((contact) => contact.context)).toEqual([{ name: "Ann" }, { name: "Bo" }, { name: "Cy" }])
+    expect(outcome.contacts.map((contact) => contact.context)).toEqual([{ name: "Ann" }, { name: "Bo" }, {
+      name: "Cy"
+    }])
     expect(outcome.summary!.warnings).toEqual([
       "1 row has more fields than the header's 2 columns; the extra fields were ignored (row 2)"
     ])
@@ -225,13 +293,23 @@ describe("contacts CSV: files from real spreadsheets", () => {
     const outcome = await read("phone_number,__proto__,constructor,toString,hasOwnProperty\n+14155550123,a,b,c,d\n")
     const context = outcome.contacts[0]!.context
     expect(Object.getPrototypeOf(context)).toBe(Object.prototype)
-    expect(Object.entries(context)).toEqual([["__proto__", "a"], ["constructor", "b"], ["toString", "c"], ["hasOwnProperty", "d"]])
-    expect(JSON.parse(JSON.stringify(context), (_, value) => value)).toEqual(JSON.parse('{"__proto__":"a","constructor":"b","toString":"c","hasOwnProperty":"d"}'))
-    expect(JSON.stringify(context)).toBe('{"__proto__":"a","constructor":"b","toString":"c","hasOwnProperty":"d"}')
+    expect(Object.entries(context)).toEqual([["__proto__", "a"], ["constructor", "b"], ["toString", "c"], [
+      "hasOwnProperty",
+      "d"
+    ]])
+    expect(JSON.parse(JSON.stringify(context), (_, value) => value)).toEqual(
+      JSON.parse("{\"__proto__\":\"a\",\"constructor\":\"b\",\"toString\":\"c\",\"hasOwnProperty\":\"d\"}")
+    )
+    expect(JSON.stringify(context)).toBe(
+      "{\"__proto__\":\"a\",\"constructor\":\"b\",\"toString\":\"c\",\"hasOwnProperty\":\"d\"}"
+    )
   })
 
   it.each([
-    ["a million named columns", () => `${Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(",")},phone_number\n+14155550123\n`],
+    [
+      "a million named columns",
+      () => `${Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(",")},phone_number\n+14155550123\n`
+    ],
     ["a million empty columns", () => `phone_number${",".repeat(999_999)}\n+14155550123\n`],
     ["a million unnamed columns, then a row", () => `${",".repeat(1_000_000)}\n+14155550123\n`],
     ["a row of a million fields", () => `phone_number,name\n+14155550123,Ann${",x".repeat(1_000_000)}\n`],
@@ -241,13 +319,19 @@ describe("contacts CSV: files from real spreadsheets", () => {
     const outcome = await read(text(), {}, 64 * 1024)
     expect(outcome.problems).toHaveLength(1)
     expect(outcome.problems![0]!.length).toBeLessThan(200)
-    expect(outcome.problems![0]).toMatch(/columns; a contacts CSV may have at most 1,000|longer than 1,048,576 characters|no "phone_number" column/)
+    expect(outcome.problems![0]).toMatch(
+      /columns; a contacts CSV may have at most 1,000|longer than 1,048,576 characters|no "phone_number" column/
+    )
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(200 * 1024 * 1024)
   })
 
   it("keeps messages short whatever the header and rows hold", async () => {
     const long = "n".repeat(100_000)
-    const header = await read(`${long},${long},${Array.from({ length: 900 }, () => "").join(",")}\n+14155550123\n`, {}, 64 * 1024)
+    const header = await read(
+      `${long},${long},${Array.from({ length: 900 }, () => "").join(",")}\n+14155550123\n`,
+      {},
+      64 * 1024
+    )
     expect(header.problems!.join("\n").length).toBeLessThan(400)
     const rows = Array.from({ length: 50 }, (_, i) => `+1415555${1000 + i},text,Hi {{missing_${i}_${long}}}`).join("\n")
     const overrides = await read(`phone_number,greeting_override_type,greeting_override_text\n${rows}\n`, {}, 64 * 1024)
@@ -270,15 +354,23 @@ describe("contacts CSV: row numbers", () => {
     ["LF", "phone_number,n\n+14155550101,a\n+14155550102,b\n"],
     ["CRLF and blank lines", "phone_number,n\r\n\r\n+14155550101,a\r\n\r\n\r\n+14155550102,b\r\n"],
     ["CR alone", "phone_number,n\r+14155550101,a\r+14155550102,b\r"],
-    ["line breaks in quoted fields", 'phone_number,n\n+14155550101,"a\nb\nc"\n+14155550102,"x\r\ny"\n+14155550103,z\n'],
+    [
+      "line breaks in quoted fields",
+      "phone_number,n\n+14155550101,\"a\nb\nc\"\n+14155550102,\"x\r\ny\"\n+14155550103,z\n"
+    ],
     ["no final line break", "phone_number,n\n+14155550101,a\n+14155550102,b"],
-    ["a BOM, blank lines before the header and a row of blanks", "\uFEFF\n\nphone_number,n\n , \n+14155550101,a\n+14155550102,b\n"]
+    [
+      "a BOM, blank lines before the header and a row of blanks",
+      "\uFEFF\n\nphone_number,n\n , \n+14155550101,a\n+14155550102,b\n"
+    ]
   ])("%s: the line csv-parse's info option gives, however the input is chunked", async (_, text) => {
     const expected = infoLines(text)
     expect(expected.length).toBeGreaterThan(0)
     for (const size of [1, 3, 64, 1 << 20]) {
       const rows: Array<number> = []
-      for await (const batch of readContacts(chunked(utf8(text), size), { defaultRegion: undefined, requiredColumns: [] })) {
+      for await (
+        const batch of readContacts(chunked(utf8(text), size), { defaultRegion: undefined, requiredColumns: [] })
+      ) {
         rows.push(...batch.map((contact) => contact.row))
       }
       expect(rows).toEqual(expected)

@@ -21,6 +21,8 @@ describe("the CSV cell policy every export shares", () => {
   })
 
   it("writes our own numbers as numbers, even negative ones, dates as ISO text and nulls as empty cells", () => {
-    expect(csvLine([1, -2, null, undefined, new Date("2024-05-01T09:00:00Z"), "x"])).toBe("1,-2,,,2024-05-01T09:00:00.000Z,x\r\n")
+    expect(csvLine([1, -2, null, undefined, new Date("2024-05-01T09:00:00Z"), "x"])).toBe(
+      "1,-2,,,2024-05-01T09:00:00.000Z,x\r\n"
+    )
   })
 })

@@ -19,7 +19,7 @@ const looseEntries = async (dir: string) => {
   const visit = async (at: string) => {
     const stat = await fs.lstat(at)
     if ((stat.mode & 0o077) !== 0) loose.push(`${path.relative(dir, at) || "."} ${(stat.mode & 0o777).toString(8)}`)
-    if (stat.isDirectory()) for (const name of await fs.readdir(at)) await visit(path.join(at, name))
+    if (stat.isDirectory()) { for (const name of await fs.readdir(at)) await visit(path.join(at, name)) }
   }
   await visit(dir)
   return loose
@@ -32,7 +32,19 @@ const canSwitchUser = process.getuid?.() === 0 && spawnSync("psql", ["--version"
 
 /** Tries to reach the database as user `nobody`, with psql and no password: another local user. */
 const psqlAsNobody = (target: { host: string; port: number }) =>
-  spawnSync("psql", ["-h", target.host, "-p", String(target.port), "-U", "postgres", "-d", "postgres", "-w", "-tAc", "SELECT 42"], {
+  spawnSync("psql", [
+    "-h",
+    target.host,
+    "-p",
+    String(target.port),
+    "-U",
+    "postgres",
+    "-d",
+    "postgres",
+    "-w",
+    "-tAc",
+    "SELECT 42"
+  ], {
     uid: NOBODY,
     gid: NOBODY,
     cwd: "/",
@@ -68,8 +80,12 @@ describe("an embedded install's data dir", () => {
     const api = client(server.url)
     const account = await newAccount(api)
     await uploadCsv(api, { token: account.token }, "phone_number\n+14155550123\n")
-    await server.run(Effect.flatMap(Storage, (storage) =>
-      storage.write(`calls/${account.organizationId}/1/recording.wav`, new Uint8Array(64), "audio/wav")))
+    await server.run(
+      Effect.flatMap(
+        Storage,
+        (storage) => storage.write(`calls/${account.organizationId}/1/recording.wav`, new Uint8Array(64), "audio/wav")
+      )
+    )
 
     expect(await modeOf(dataDir)).toBe(0o700)
     expect(await modeOf(path.join(dataDir, "secret.key"))).toBe(0o600)

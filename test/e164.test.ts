@@ -1,4 +1,9 @@
-import { type CountryCode, getCountries, getCountryCallingCode, parsePhoneNumberFromString } from "libphonenumber-js/max"
+import {
+  type CountryCode,
+  getCountries,
+  getCountryCallingCode,
+  parsePhoneNumberFromString
+} from "libphonenumber-js/max"
 import examples from "libphonenumber-js/mobile/examples"
 import { describe, expect, it } from "vitest"
 import { toE164 } from "../src/phone/e164.ts"
@@ -85,7 +90,9 @@ describe("E.164 normalization", () => {
     for (const [number, region] of corpus(100_000, 20261122)) {
       const expected = reference(number, region)
       const actual = toE164(number, region)
-      if (actual !== expected) mismatches.push(`${JSON.stringify(number)} in ${region}: ${actual} (library: ${expected})`)
+      if (actual !== expected) {
+        mismatches.push(`${JSON.stringify(number)} in ${region}: ${actual} (library: ${expected})`)
+      }
       if (expected !== undefined) accepted++
     }
     expect(mismatches.slice(0, 20)).toEqual([])
@@ -94,22 +101,24 @@ describe("E.164 normalization", () => {
     expect(100_000 - accepted).toBeGreaterThan(25_000)
   })
 
-  it.each([
-    ["+1 (415) 555-2671", undefined, "+14155552671"],
-    ["(415) 555-2671", "US", "+14155552671"],
-    ["1 415 555 2671", "US", "+14155552671"],
-    ["011 44 20 7946 0958", "US", "+442079460958"],
-    ["020 7946 0958", "GB", "+442079460958"],
-    ["+44 (0)20 7946 0958", undefined, "+442079460958"],
-    ["0 11 15-2345-6789", "AR", "+5491123456789"],
-    ["+1 613 555 0143", undefined, "+16135550143"],
-    ["+1 415 555 2671 ext. 12", undefined, "+14155552671"],
-    ["+800 1234 5678", undefined, "+80012345678"],
-    ["415 555 2671", undefined, undefined],
-    ["+1 415 555", undefined, undefined],
-    ["+1 415 555 2671 +", undefined, "+14155552671"],
-    ["+1 415+555 2671", undefined, undefined]
-  ] as const)("%j in %s is %s", (number, region, e164) => {
+  it.each(
+    [
+      ["+1 (415) 555-2671", undefined, "+14155552671"],
+      ["(415) 555-2671", "US", "+14155552671"],
+      ["1 415 555 2671", "US", "+14155552671"],
+      ["011 44 20 7946 0958", "US", "+442079460958"],
+      ["020 7946 0958", "GB", "+442079460958"],
+      ["+44 (0)20 7946 0958", undefined, "+442079460958"],
+      ["0 11 15-2345-6789", "AR", "+5491123456789"],
+      ["+1 613 555 0143", undefined, "+16135550143"],
+      ["+1 415 555 2671 ext. 12", undefined, "+14155552671"],
+      ["+800 1234 5678", undefined, "+80012345678"],
+      ["415 555 2671", undefined, undefined],
+      ["+1 415 555", undefined, undefined],
+      ["+1 415 555 2671 +", undefined, "+14155552671"],
+      ["+1 415+555 2671", undefined, undefined]
+    ] as const
+  )("%j in %s is %s", (number, region, e164) => {
     expect(reference(number, region)).toBe(e164)
     expect(toE164(number, region)).toBe(e164)
   })

@@ -1,11 +1,11 @@
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { Effect, Layer, Logger, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Conflict } from "../src/domain/errors.ts"
-import { ErrorShapeLive } from "../http/errorShape.ts"
 import { HttpConflict } from "../http/errors.ts"
+import { ErrorShapeLive } from "../http/errorShape.ts"
+import { Conflict } from "../src/domain/errors.ts"
 import { newAccount, newApiKey } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
 let server: RunningServer
@@ -72,7 +72,11 @@ describe("quoting rejected values in 422s", () => {
 
   it("quotes at most a short excerpt of any other value, and no object or whole body", async () => {
     const name = "n".repeat(10_000)
-    const long = await api.post("/api/v1/auth/signup", { email: "excerpt@example.test", password: "long-enough-1", name })
+    const long = await api.post("/api/v1/auth/signup", {
+      email: "excerpt@example.test",
+      password: "long-enough-1",
+      name
+    })
     expect(long.status).toBe(422)
     expect(long.body.detail).toEqual([
       {
@@ -109,7 +113,9 @@ describe("OpenAPI", () => {
     expect(spec.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" })
     const login = spec.paths["/api/v1/auth/login"].post
     expect(login.responses["400"]).toBeUndefined()
-    expect(login.responses["422"].content["application/json"].schema.$ref).toBe("#/components/schemas/HTTPValidationError")
+    expect(login.responses["422"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/HTTPValidationError"
+    )
     expect(login.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/HTTPError")
     const status = spec.paths["/api/v2/status"].get
     expect(status.responses["401"].content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorResponse")
@@ -129,7 +135,11 @@ describe("error shaping in isolation", () => {
     HttpApiGroup.make("probe")
       .add(HttpApiEndpoint.get("boom", "/api/v1/boom").addSuccess(Schema.String))
       .add(HttpApiEndpoint.get("busy", "/api/v2/busy").addSuccess(Schema.String).addError(HttpConflict))
-      .add(HttpApiEndpoint.get("mediaBoom", "/api/v1/telephony/twilio/media/5/:token").setPath(Schema.Struct({ token: Schema.String })).addSuccess(Schema.String))
+      .add(
+        HttpApiEndpoint.get("mediaBoom", "/api/v1/telephony/twilio/media/5/:token").setPath(
+          Schema.Struct({ token: Schema.String })
+        ).addSuccess(Schema.String)
+      )
   ) {}
   const ProbeLive = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
     handlers
@@ -137,7 +147,10 @@ describe("error shaping in isolation", () => {
       .handle("busy", () => Effect.fail(new Conflict({ message: "Campaign is running" })))
       .handle("mediaBoom", () => Effect.die(new Error("media handler failed"))))
   const logged: Array<string> = []
-  const capture = Logger.replace(Logger.defaultLogger, Logger.make((entry) => void logged.push(Logger.jsonLogger.log(entry))))
+  const capture = Logger.replace(
+    Logger.defaultLogger,
+    Logger.make((entry) => void logged.push(Logger.jsonLogger.log(entry)))
+  )
   const { dispose, handler } = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeLive), Layer.provide(ErrorShapeLive)),
@@ -159,14 +172,18 @@ describe("error shaping in isolation", () => {
     logged.length = 0
     const response = await handler(new Request("http://local/api/v1/boom?key=k&signature=upload-signature-31337"))
     expect(response.status).toBe(500)
-    const failure = logged.map((line) => JSON.parse(line)).find((entry) => entry.message === "Unhandled failure while serving a request")
+    const failure = logged.map((line) => JSON.parse(line)).find((entry) =>
+      entry.message === "Unhandled failure while serving a request"
+    )
     expect(failure?.annotations).toMatchObject({ path: "/api/v1/boom", method: "GET" })
     expect(logged.join("\n")).not.toContain("upload-signature-31337")
   })
 
   it("logs a defect's request path without its query string and without a media stream's token", async () => {
     logged.length = 0
-    const response = await handler(new Request("http://local/api/v1/telephony/twilio/media/5/1900000000.pathTokenSignature42?sig=querySignature42"))
+    const response = await handler(
+      new Request("http://local/api/v1/telephony/twilio/media/5/1900000000.pathTokenSignature42?sig=querySignature42")
+    )
     expect(response.status).toBe(500)
     const line = logged.find((text) => text.includes("Unhandled failure while serving a request"))
     expect(JSON.parse(line!).annotations).toMatchObject({ path: "/api/v1/telephony/twilio/media/5/[token]" })

@@ -3,7 +3,12 @@ import type { AddressInfo } from "node:net"
 import { performance } from "node:perf_hooks"
 import { afterEach, describe, expect, it } from "vitest"
 import { WebSocketServer } from "ws"
-import { type InboundMedia, type MediaProtocol, type MediaProvider, mediaProtocolFor } from "../src/telephony/media/mod.ts"
+import {
+  type InboundMedia,
+  type MediaProtocol,
+  mediaProtocolFor,
+  type MediaProvider
+} from "../src/telephony/media/mod.ts"
 import { isValidTwilioSignature } from "../src/telephony/twilioSignature.ts"
 import { calleeWav, responseLatencies } from "./support/calleeRecording.ts"
 import { CalleeRefused, connectCallee } from "./support/fakeCallee.ts"
@@ -72,18 +77,26 @@ const startProbe = async (
 }
 
 const tone = (ms: number, sampleRate: number, amplitude = 8000) =>
-  Int16Array.from({ length: Math.round((ms / 1000) * sampleRate) }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / sampleRate)))
+  Int16Array.from(
+    { length: Math.round((ms / 1000) * sampleRate) },
+    (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / sampleRate))
+  )
 /** A synthetic voice: every line is a tone of 40 ms per character, so no speech engine is needed. */
 const toneVoice = (text: string, sampleRate: number) => Promise.resolve(tone(text.length * 40, sampleRate))
 
-const rms = (samples: Int16Array) => Math.sqrt(samples.reduce((sum, sample) => sum + sample * sample, 0) / Math.max(1, samples.length))
+const rms = (samples: Int16Array) =>
+  Math.sqrt(samples.reduce((sum, sample) => sum + sample * sample, 0) / Math.max(1, samples.length))
 const audioEvents = (connection: ProbeConnection) =>
   connection.events.flatMap(({ atMs, event }) => (event._tag === "Audio" ? [{ atMs, pcm: event.pcm }] : []))
 
 describe("fake callee", () => {
   it("paces its frames at real time against an absolute clock: 50 frames of 20 ms in about a second", async () => {
     const probe = await startProbe("twilio", () => {})
-    const call = await connectCallee({ url: probe.url, provider: "twilio", script: [{ silence: 1000 }, { hangUp: true }] })
+    const call = await connectCallee({
+      url: probe.url,
+      provider: "twilio",
+      script: [{ silence: 1000 }, { hangUp: true }]
+    })
     const report = await call.done
     const connection = probe.connections[0]!
     const frames = audioEvents(connection)
@@ -105,7 +118,11 @@ describe("fake callee", () => {
       connection.send([...connection.protocol.audio(tone(500, 8000)), ...connection.protocol.mark("after-tone")])
       connection.send(connection.protocol.mark("right-behind"))
     })
-    const call = await connectCallee({ url: probe.url, provider: "twilio", script: [{ silence: 900 }, { hangUp: true }] })
+    const call = await connectCallee({
+      url: probe.url,
+      provider: "twilio",
+      script: [{ silence: 900 }, { hangUp: true }]
+    })
     const report = await call.done
     const [afterTone, rightBehind] = report.marks
     expect(afterTone!.name).toBe("after-tone")
@@ -117,7 +134,10 @@ describe("fake callee", () => {
     expect(rightBehind!.answeredAtMs).toBe(afterTone!.answeredAtMs)
     expect(report.marks.every((mark) => !mark.cleared)).toBe(true)
     const played = probe.connections[0]!.events.filter(({ event }) => event._tag === "Played")
-    expect(played.map(({ event }) => event)).toEqual([{ _tag: "Played", name: "after-tone" }, { _tag: "Played", name: "right-behind" }])
+    expect(played.map(({ event }) => event)).toEqual([{ _tag: "Played", name: "after-tone" }, {
+      _tag: "Played",
+      name: "right-behind"
+    }])
     // The tone was heard for its 500 ms, then silence.
     expect(report.agentBursts).toHaveLength(1)
     expect(report.agentBursts[0]!.endMs - report.agentBursts[0]!.startMs).toBe(500)
@@ -127,7 +147,11 @@ describe("fake callee", () => {
     const probe = await startProbe("twilio", (connection, event) => {
       if (event._tag === "Started") connection.send(connection.protocol.mark("idle"))
     })
-    const call = await connectCallee({ url: probe.url, provider: "twilio", script: [{ silence: 200 }, { hangUp: true }] })
+    const call = await connectCallee({
+      url: probe.url,
+      provider: "twilio",
+      script: [{ silence: 200 }, { hangUp: true }]
+    })
     const [mark] = (await call.done).marks
     expect(mark!.answeredAtMs! - mark!.receivedAtMs).toBeLessThan(5)
   })
@@ -136,15 +160,27 @@ describe("fake callee", () => {
     const probe = await startProbe("twilio", (connection, event) => {
       if (event._tag !== "Started") return
       const { protocol } = connection
-      connection.send([...protocol.audio(tone(2000, 8000)), ...protocol.mark("a"), ...protocol.audio(tone(1000, 8000)), ...protocol.mark("b")])
+      connection.send([
+        ...protocol.audio(tone(2000, 8000)),
+        ...protocol.mark("a"),
+        ...protocol.audio(tone(1000, 8000)),
+        ...protocol.mark("b")
+      ])
       setTimeout(() => connection.send(protocol.clear()), 300)
     })
-    const call = await connectCallee({ url: probe.url, provider: "twilio", script: [{ silence: 800 }, { hangUp: true }] })
+    const call = await connectCallee({
+      url: probe.url,
+      provider: "twilio",
+      script: [{ silence: 800 }, { hangUp: true }]
+    })
     const report = await call.done
     const [clear] = report.clears
     expect(clear!.droppedMs).toBeGreaterThan(2700 - 100)
     expect(clear!.droppedMs).toBeLessThan(2700 + 60)
-    expect(report.marks.map(({ name, cleared }) => ({ name, cleared }))).toEqual([{ name: "a", cleared: true }, { name: "b", cleared: true }])
+    expect(report.marks.map(({ name, cleared }) => ({ name, cleared }))).toEqual([{ name: "a", cleared: true }, {
+      name: "b",
+      cleared: true
+    }])
     for (const mark of report.marks) expect(mark.answeredAtMs! - clear!.atMs).toBeLessThan(5)
     // Nothing of the dropped audio is heard after the clear.
     expect(report.agentBursts).toHaveLength(1)
@@ -160,7 +196,12 @@ describe("fake callee", () => {
       connection.send([...connection.protocol.audio(tone(1000, 16000)), ...connection.protocol.mark("never")])
       setTimeout(() => connection.send(connection.protocol.clear()), 200)
     })
-    const call = await connectCallee({ url: probe.url, provider: "vonage", script: [{ silence: 600 }, { hangUp: true }], marksOnClear: "drop" })
+    const call = await connectCallee({
+      url: probe.url,
+      provider: "vonage",
+      script: [{ silence: 600 }, { hangUp: true }],
+      marksOnClear: "drop"
+    })
     const report = await call.done
     expect(report.marks).toEqual([expect.objectContaining({ name: "never", answeredAtMs: null, cleared: true })])
     expect(probe.connections[0]!.events.some(({ event }) => event._tag === "Played")).toBe(false)
@@ -188,8 +229,14 @@ describe("fake callee", () => {
     expect(bargeIn!.speechStartMs - report.agentBursts[0]!.startMs).toBeLessThan(800 + 40)
     expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeLessThan(150)
     expect(report.clears[0]!.sinceBargeInMs).toBe(bargeIn!.clearAtMs! - bargeIn!.speechStartMs)
-    expect(bargeIn!.agentStoppedAtMs! - bargeIn!.speechStartMs).toBeLessThanOrEqual(bargeIn!.clearAtMs! - bargeIn!.speechStartMs + 20)
-    expect(report.utterances).toEqual([{ text: "Stop, wait", startMs: bargeIn!.speechStartMs, endMs: bargeIn!.speechStartMs + 400 }])
+    expect(bargeIn!.agentStoppedAtMs! - bargeIn!.speechStartMs).toBeLessThanOrEqual(
+      bargeIn!.clearAtMs! - bargeIn!.speechStartMs + 20
+    )
+    expect(report.utterances).toEqual([{
+      text: "Stop, wait",
+      startMs: bargeIn!.speechStartMs,
+      endMs: bargeIn!.speechStartMs + 400
+    }])
   })
 
   it("waits for the agent to answer and fall quiet before it goes on", async () => {
@@ -231,7 +278,9 @@ describe("fake callee", () => {
     const left = (sample: number) => view.getInt16(44 + sample * 4, true)
     const helloAt = (hello!.startMs / 1000) * 8000
     const echoAt = (echo!.startMs / 1000) * 8000
-    for (let i = 0; i < 1920; i += 97) expect(Math.abs(right(echoAt + i) - left(helloAt + i))).toBeLessThanOrEqual(Math.abs(left(helloAt + i)) / 8 + 16)
+    for (let i = 0; i < 1920; i += 97) {
+      expect(Math.abs(right(echoAt + i) - left(helloAt + i))).toBeLessThanOrEqual(Math.abs(left(helloAt + i)) / 8 + 16)
+    }
   })
 
   it("gives up waiting for a silent agent after the step's timeout", async () => {
@@ -249,7 +298,11 @@ describe("fake callee", () => {
     const probe = await startProbe("twilio", (connection, event) => {
       if (event._tag === "Started") setTimeout(() => connection.close(), 200)
     })
-    const call = await connectCallee({ url: probe.url, provider: "twilio", script: [{ silence: 5000 }, { hangUp: true }] })
+    const call = await connectCallee({
+      url: probe.url,
+      provider: "twilio",
+      script: [{ silence: 5000 }, { hangUp: true }]
+    })
     const report = await call.done
     expect(report.serverClosed).toBe(true)
     expect(report.endedBy).toBe("server")
@@ -262,13 +315,27 @@ describe("fake callee", () => {
     const probe = await startProbe("twilio", () => {}, {
       refuse: (request) => {
         const url = `wss://agents.example.com${request.url}`
-        return isValidTwilioSignature(authToken, url, {}, request.headers["x-twilio-signature"] as string | undefined) ? null : 403
+        return isValidTwilioSignature(authToken, url, {}, request.headers["x-twilio-signature"] as string | undefined)
+          ? null
+          : 403
       }
     })
     const signedUrl = probe.url.replace(/^ws:\/\/127\.0\.0\.1:\d+/, "wss://agents.example.com")
-    const call = await connectCallee({ url: probe.url, signedUrl, provider: "twilio", twilioAuthToken: authToken, script: [{ hangUp: true }] })
+    const call = await connectCallee({
+      url: probe.url,
+      signedUrl,
+      provider: "twilio",
+      twilioAuthToken: authToken,
+      script: [{ hangUp: true }]
+    })
     expect((await call.done).endedBy).toBe("callee")
-    const refused = await connectCallee({ url: probe.url, signedUrl, provider: "twilio", twilioAuthToken: "wrong", script: [] }).then(
+    const refused = await connectCallee({
+      url: probe.url,
+      signedUrl,
+      provider: "twilio",
+      twilioAuthToken: "wrong",
+      script: []
+    }).then(
       () => null,
       (error: unknown) => error
     )
@@ -279,12 +346,20 @@ describe("fake callee", () => {
   it("reports what the agent got wrong about the protocol", async () => {
     const probe = await startProbe("twilio", (connection, event) => {
       if (event._tag !== "Started") return
-      connection.send([JSON.stringify({ event: "media", streamSid: "MZwrong", media: { payload: "/w==" } }), "garbage", Uint8Array.of(1, 2)])
+      connection.send([
+        JSON.stringify({ event: "media", streamSid: "MZwrong", media: { payload: "/w==" } }),
+        "garbage",
+        Uint8Array.of(1, 2)
+      ])
       const wav = Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(40)]).toString("base64")
       const streamSid = (connection.events[0]!.event as { streamId: string }).streamId
       connection.send([JSON.stringify({ event: "media", streamSid, media: { payload: wav } })])
     })
-    const call = await connectCallee({ url: probe.url, provider: "twilio", script: [{ silence: 100 }, { hangUp: true }] })
+    const call = await connectCallee({
+      url: probe.url,
+      provider: "twilio",
+      script: [{ silence: 100 }, { hangUp: true }]
+    })
     const reasons = (await call.done).protocolErrors.map(({ reason }) => reason)
     expect(reasons).toEqual([
       "media for stream MZwrong, not " + (probe.connections[0]!.events[0]!.event as { streamId: string }).streamId,
@@ -297,7 +372,9 @@ describe("fake callee", () => {
   it("sends Telnyx frames out of order when asked, and the product's codec puts them back", async () => {
     const probe = await startProbe("telnyx", () => {})
     const voice = (_text: string, sampleRate: number) =>
-      Promise.resolve(Int16Array.from({ length: sampleRate }, (_, i) => Math.round(12000 * Math.sin(i / 7) * (1 + (i % 160) / 160))))
+      Promise.resolve(
+        Int16Array.from({ length: sampleRate }, (_, i) => Math.round(12000 * Math.sin(i / 7) * (1 + (i % 160) / 160)))
+      )
     const call = await connectCallee({
       url: probe.url,
       provider: "telnyx",
@@ -309,12 +386,15 @@ describe("fake callee", () => {
     const received = audioEvents(probe.connections[0]!).flatMap(({ pcm }) => [...pcm])
     expect(received).toHaveLength(report.callee.length)
     // μ-law keeps about 1/16 of the magnitude: a frame out of place would be off by far more.
-    received.forEach((sample, i) => expect(Math.abs(sample - report.callee[i]!)).toBeLessThanOrEqual(Math.abs(report.callee[i]!) / 16 + 8))
+    received.forEach((sample, i) =>
+      expect(Math.abs(sample - report.callee[i]!)).toBeLessThanOrEqual(Math.abs(report.callee[i]!) / 16 + 8)
+    )
   })
 
   it("opens no Plivo stream whose extraHeaders Plivo would refuse (only [A-Za-z0-9], at most 512 bytes)", async () => {
     const probe = await startProbe("plivo", () => {})
-    const open = (parameters: Record<string, string>) => connectCallee({ url: probe.url, provider: "plivo", parameters, speak: toneVoice, script: [{ hangUp: true }] })
+    const open = (parameters: Record<string, string>) =>
+      connectCallee({ url: probe.url, provider: "plivo", parameters, speak: toneVoice, script: [{ hangUp: true }] })
     await expect(open({ token: "1900000000.abc-DEF_ghi" })).rejects.toThrow(/only \[A-Za-z0-9\]/)
     await expect(open({ run: "4".repeat(600) })).rejects.toThrow(/at most 512 bytes/)
     expect(probe.connections).toEqual([])
@@ -325,7 +405,12 @@ describe("fake callee", () => {
       const probe = await startProbe(provider, (connection, event) => {
         if (event._tag !== "Audio") return
         const loud = audioEvents(connection).filter(({ pcm }) => rms(pcm) > 1000).length
-        if (loud === 5) connection.send([...connection.protocol.audio(tone(300, connection.protocol.sampleRate)), ...connection.protocol.mark("reply")])
+        if (loud === 5) {
+          connection.send([
+            ...connection.protocol.audio(tone(300, connection.protocol.sampleRate)),
+            ...connection.protocol.mark("reply")
+          ])
+        }
       })
       const call = await connectCallee({
         url: probe.url,
@@ -334,7 +419,9 @@ describe("fake callee", () => {
         callId: "call-1",
         streamId: "stream-1",
         parameters: { run: "42" },
-        script: [{ say: "Hello there" }, { waitForAgent: { quietMs: 200 } }, { dtmf: "5" }, { silence: 40 }, { hangUp: true }]
+        script: [{ say: "Hello there" }, { waitForAgent: { quietMs: 200 } }, { dtmf: "5" }, { silence: 40 }, {
+          hangUp: true
+        }]
       })
       const report = await call.done
       const events = probe.connections[0]!.events.map(({ event }) => event)
@@ -343,20 +430,28 @@ describe("fake callee", () => {
       if (provider === "twilio" || provider === "telnyx" || provider === "plivo") {
         expect(started).toEqual({ _tag: "Started", streamId: "stream-1", callId: "call-1", parameters: { run: "42" } })
       }
-      expect(events.filter((event) => event._tag === "Audio").every((event) => event.pcm.length === report.sampleRate / 50)).toBe(true)
+      expect(
+        events.filter((event) => event._tag === "Audio").every((event) => event.pcm.length === report.sampleRate / 50)
+      ).toBe(true)
       expect(events).toContainEqual({ _tag: "Dtmf", digit: "5" })
       expect(events).toContainEqual({ _tag: "Played", name: "reply" })
       expect(report.agentBursts).toHaveLength(1)
       expect(report.agentBursts[0]!.endMs - report.agentBursts[0]!.startMs).toBe(300)
       expect(report.protocolErrors).toEqual([])
       expect(report.timeouts).toEqual([])
-      if (provider === "twilio" || provider === "telnyx" || provider === "browser") expect(events.at(-1)).toEqual({ _tag: "Stopped" })
+      if (provider === "twilio" || provider === "telnyx" || provider === "browser") {
+        expect(events.at(-1)).toEqual({ _tag: "Stopped" })
+      }
     })
   })
 
   it("speaks with eSpeak NG by default", async () => {
     const probe = await startProbe("twilio", () => {})
-    const call = await connectCallee({ url: probe.url, provider: "twilio", script: [{ say: "Hello?" }, { hangUp: true }] })
+    const call = await connectCallee({
+      url: probe.url,
+      provider: "twilio",
+      script: [{ say: "Hello?" }, { hangUp: true }]
+    })
     const report = await call.done
     const [hello] = report.utterances
     expect(hello!.endMs! - hello!.startMs).toBeGreaterThan(200)
@@ -390,7 +485,9 @@ describe("loopback Twilio with a streamed callee", () => {
         if (request.url === "/answer") {
           response.writeHead(200, { "content-type": "text/xml" })
           response.end(
-            `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${base.replace(/^http/, "ws")}/media?token=a&amp;b=c">` +
+            `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${
+              base.replace(/^http/, "ws")
+            }/media?token=a&amp;b=c">` +
               `<Parameter name="run" value="42"/><Parameter name="note" value="a &lt;b&gt;"/></Stream></Connect></Response>`
           )
           return
@@ -409,7 +506,12 @@ describe("loopback Twilio with a streamed callee", () => {
         events: [] as Array<{ atMs: number; event: InboundMedia }>,
         send: (messages: ReadonlyArray<string | Uint8Array>) => messages.forEach((message) => socket.send(message)),
         close: () => socket.close(1000),
-        signature: isValidTwilioSignature(authToken, url, {}, request.headers["x-twilio-signature"] as string | undefined)
+        signature: isValidTwilioSignature(
+          authToken,
+          url,
+          {},
+          request.headers["x-twilio-signature"] as string | undefined
+        )
       }
       streams.push(connection)
       socket.on("message", (data) => {
@@ -442,7 +544,13 @@ describe("loopback Twilio with a streamed callee", () => {
         authorization: `Basic ${Buffer.from(`${carrier.accountSid}:${carrier.authToken}`).toString("base64")}`,
         "content-type": "application/x-www-form-urlencoded"
       },
-      body: new URLSearchParams({ To: to, From: "+14155550100", Url: `${product.url}/answer`, StatusCallback: `${product.url}/status`, ...extra })
+      body: new URLSearchParams({
+        To: to,
+        From: "+14155550100",
+        Url: `${product.url}/answer`,
+        StatusCallback: `${product.url}/status`,
+        ...extra
+      })
     })
     expect(response.status).toBe(201)
     const { sid } = (await response.json()) as { sid: string }
@@ -463,7 +571,10 @@ describe("loopback Twilio with a streamed callee", () => {
     const product = await startProduct(carrier.authToken, (connection, event) => {
       if (event._tag === "Started") connection.send(connection.protocol.audio(tone(400, 8000)))
     })
-    carrier.calleeScript("+14155550001", { script: [{ say: "Hi" }, { waitForAgent: { quietMs: 200 } }, { hangUp: true }], speak: toneVoice })
+    carrier.calleeScript("+14155550001", {
+      script: [{ say: "Hi" }, { waitForAgent: { quietMs: 200 } }, { hangUp: true }],
+      speak: toneVoice
+    })
     const call = await placeCall(carrier, product, "+14155550001")
     const report = (await call.calleeDone)!
     expect(report.endedBy).toBe("callee")
@@ -489,7 +600,9 @@ describe("loopback Twilio with a streamed callee", () => {
     const carrier = await startFakeTwilio()
     carriers.push(carrier)
     const product = await startProduct(carrier.authToken, (connection, event) => {
-      if (event._tag === "Started" && connection.events.length === 1 && product.streams.length === 2) setTimeout(() => connection.close(), 300)
+      if (event._tag === "Started" && connection.events.length === 1 && product.streams.length === 2) {
+        setTimeout(() => connection.close(), 300)
+      }
     })
     carrier.calleeScript("+14155550002", { script: [{ silence: 10_000 }], speak: toneVoice })
     carrier.calleeScript("+14155550003", { script: [{ silence: 10_000 }], speak: toneVoice })
@@ -517,7 +630,10 @@ describe("loopback Twilio with a streamed callee", () => {
   })
 
   it("reports a machine's answer with the completed callback when detection is on", async () => {
-    const carrier = await startFakeTwilio({ script: () => ({ outcome: "voicemail" }), callee: () => [{ say: "Leave a message" }, { hangUp: true }] })
+    const carrier = await startFakeTwilio({
+      script: () => ({ outcome: "voicemail" }),
+      callee: () => [{ say: "Leave a message" }, { hangUp: true }]
+    })
     carriers.push(carrier)
     const product = await startProduct(carrier.authToken, () => {})
     const call = await placeCall(carrier, product, "+14155550004", { MachineDetection: "Enable" })

@@ -2,7 +2,7 @@ import fc from "fast-check"
 import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type Credential, describeCase, type FuzzCase, fuzzCases } from "./support/fuzzInputs.ts"
 import { sendRaw } from "./support/rawHttp.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
@@ -114,7 +114,12 @@ describe("fuzzing every operation of the OpenAPI document", () => {
             // 502 is the one deliberate 5xx: a provider that failed (a case may have pointed the
             // organization's LLM at a closed loopback port), never a fault of the server itself.
             if (reply.status === 502) upstream++
-            else if (reply.status >= 500) faults.push({ request: describeCase(operation.method, path, fuzzCase), outcome: `${reply.status} ${reply.body.slice(0, 300)}` })
+            else if (reply.status >= 500) {
+              faults.push({
+                request: describeCase(operation.method, path, fuzzCase),
+                outcome: `${reply.status} ${reply.body.slice(0, 300)}`
+              })
+            }
             return
           }
           // A refused connection is acceptable (e.g. closed after refusing an oversized body) as
@@ -122,7 +127,10 @@ describe("fuzzing every operation of the OpenAPI document", () => {
           dropped++
           const health = await sendRaw(server.url, { method: "GET", path: "/api/v1/health", headers: {} }, agent)
           if (!("status" in health) || health.status !== 200) {
-            faults.push({ request: describeCase(operation.method, path, fuzzCase), outcome: `server stopped answering: ${reply.error}` })
+            faults.push({
+              request: describeCase(operation.method, path, fuzzCase),
+              outcome: `server stopped answering: ${reply.error}`
+            })
           }
         }),
         { seed: SEED, numRuns: CASES_PER_OPERATION }

@@ -52,7 +52,9 @@ describe("workflow definition validation", () => {
 
   it("accepts cycles, several end nodes and unknown editor keys", () => {
     const definition = variant((d) => {
-      d.nodes.push({ id: "end2", type: "endCall", position: { x: 200, y: 320 }, data: { name: "Hang up", prompt: "Bye." } } as any)
+      d.nodes.push(
+        { id: "end2", type: "endCall", position: { x: 200, y: 320 }, data: { name: "Hang up", prompt: "Bye." } } as any
+      )
       d.edges.push({ id: "e3", source: "qualify", target: "start", data: { label: "Back", condition: "x" } } as any)
       d.edges.splice(2, 1)
       d.edges.push({ id: "e4", source: "qualify", target: "qualify", data: { label: "Repeat", condition: "Unclear" } })
@@ -63,7 +65,13 @@ describe("workflow definition validation", () => {
     expect(validateDefinition(definition).problems).toEqual([])
   })
 
-  const cases: Array<[string, (d: Definition) => void, Array<{ rule: string; kind: string; id: string | null; field: string | null; stage?: string }>]> = [
+  const cases: Array<
+    [
+      string,
+      (d: Definition) => void,
+      Array<{ rule: string; kind: string; id: string | null; field: string | null; stage?: string }>
+    ]
+  > = [
     ["start node missing", (d) => d.nodes.splice(0, 1), [
       { rule: "edge_endpoint_missing", kind: "edge", id: "e1", field: "source", stage: "structure" },
       { rule: "start_missing", kind: "workflow", id: null, field: "nodes" }
@@ -71,91 +79,155 @@ describe("workflow definition validation", () => {
     ["two start nodes", (d) => d.nodes.push({ ...node(d, "start"), id: "start2" }), [
       { rule: "start_duplicate", kind: "node", id: "start2", field: null }
     ]],
-    ["no end node", (d) => { d.nodes.splice(2, 1); d.edges.splice(1, 1) }, [
+    ["no end node", (d) => {
+      d.nodes.splice(2, 1)
+      d.edges.splice(1, 1)
+    }, [
       { rule: "end_missing", kind: "workflow", id: null, field: "nodes" },
       { rule: "dead_end", kind: "node", id: "qualify", field: null }
     ]],
     ["two global nodes", (d) => d.nodes.push({ ...node(d, "global"), id: "global2" }), [
       { rule: "global_duplicate", kind: "node", id: "global2", field: null }
     ]],
-    ["edge into the global node", (d) => d.edges.push({ id: "e9", source: "qualify", target: "global", data: { label: "G", condition: "c" } }), [
-      { rule: "global_node_edge", kind: "edge", id: "e9", field: null }
-    ]],
-    ["edge into the start node", (d) => d.edges.push({ id: "e9", source: "qualify", target: "start", data: { label: "Again", condition: "c" } }), [
-      { rule: "start_incoming", kind: "edge", id: "e9", field: "target" }
-    ]],
-    ["edge leaving an end node", (d) => d.edges.push({ id: "e9", source: "end", target: "qualify", data: { label: "More", condition: "c" } }), [
-      { rule: "end_outgoing", kind: "edge", id: "e9", field: "source" }
-    ]],
-    ["unreachable agent node", (d) => d.nodes.push({ id: "lost", type: "agentNode", position: { x: 0, y: 0 }, data: { name: "Lost", prompt: "p" } } as any), [
-      { rule: "node_unreachable", kind: "node", id: "lost", field: null },
-      { rule: "dead_end", kind: "node", id: "lost", field: null }
-    ]],
-    ["start without an exit", (d) => { edge(d, "e1").source = "qualify" }, [
+    [
+      "edge into the global node",
+      (d) => d.edges.push({ id: "e9", source: "qualify", target: "global", data: { label: "G", condition: "c" } }),
+      [
+        { rule: "global_node_edge", kind: "edge", id: "e9", field: null }
+      ]
+    ],
+    [
+      "edge into the start node",
+      (d) => d.edges.push({ id: "e9", source: "qualify", target: "start", data: { label: "Again", condition: "c" } }),
+      [
+        { rule: "start_incoming", kind: "edge", id: "e9", field: "target" }
+      ]
+    ],
+    [
+      "edge leaving an end node",
+      (d) => d.edges.push({ id: "e9", source: "end", target: "qualify", data: { label: "More", condition: "c" } }),
+      [
+        { rule: "end_outgoing", kind: "edge", id: "e9", field: "source" }
+      ]
+    ],
+    [
+      "unreachable agent node",
+      (d) =>
+        d.nodes.push(
+          { id: "lost", type: "agentNode", position: { x: 0, y: 0 }, data: { name: "Lost", prompt: "p" } } as any
+        ),
+      [
+        { rule: "node_unreachable", kind: "node", id: "lost", field: null },
+        { rule: "dead_end", kind: "node", id: "lost", field: null }
+      ]
+    ],
+    ["start without an exit", (d) => {
+      edge(d, "e1").source = "qualify"
+    }, [
       { rule: "start_no_exit", kind: "node", id: "start", field: null },
       { rule: "node_unreachable", kind: "node", id: "qualify", field: null },
       { rule: "node_unreachable", kind: "node", id: "end", field: null }
     ]],
-    ["empty prompt and missing name", (d) => { node(d, "qualify").data.prompt = "  "; delete node(d, "end").data.name }, [
+    ["empty prompt and missing name", (d) => {
+      node(d, "qualify").data.prompt = "  "
+      delete node(d, "end").data.name
+    }, [
       { rule: "node_data", kind: "node", id: "qualify", field: "data.prompt" },
       { rule: "node_data", kind: "node", id: "end", field: "data.name" }
     ]],
-    ["global node without prompt", (d) => { delete node(d, "global").data.prompt }, [
+    ["global node without prompt", (d) => {
+      delete node(d, "global").data.prompt
+    }, [
       { rule: "node_data", kind: "node", id: "global", field: "data.prompt" }
     ]],
-    ["wrong field types", (d) => { node(d, "start").data.allow_interrupt = "yes"; node(d, "start").data.greeting_type = "video" }, [
+    ["wrong field types", (d) => {
+      node(d, "start").data.allow_interrupt = "yes"
+      node(d, "start").data.greeting_type = "video"
+    }, [
       { rule: "node_data", kind: "node", id: "start", field: "data.allow_interrupt" },
       { rule: "node_data", kind: "node", id: "start", field: "data.greeting_type" }
     ]],
-    ["audio greeting without recording", (d) => { node(d, "start").data.greeting_type = "audio" }, [
+    ["audio greeting without recording", (d) => {
+      node(d, "start").data.greeting_type = "audio"
+    }, [
       { rule: "greeting_recording_missing", kind: "node", id: "start", field: "data.greeting_recording_id" }
     ]],
-    ["unknown node type", (d) => { node(d, "global").type = "webhook" }, [
+    ["unknown node type", (d) => {
+      node(d, "global").type = "webhook"
+    }, [
       { rule: "node_type_unknown", kind: "node", id: "global", field: "type", stage: "structure" }
     ]],
-    ["node without id", (d) => { delete node(d, "global").id }, [
+    ["node without id", (d) => {
+      delete node(d, "global").id
+    }, [
       { rule: "node_shape", kind: "node", id: null, field: "id", stage: "structure" }
     ]],
-    ["duplicate node id", (d) => { node(d, "global").id = "qualify" }, [
+    ["duplicate node id", (d) => {
+      node(d, "global").id = "qualify"
+    }, [
       { rule: "node_id_duplicate", kind: "node", id: "qualify", field: "id", stage: "structure" }
     ]],
-    ["node data not an object", (d) => { node(d, "global").data = "x" }, [
+    ["node data not an object", (d) => {
+      node(d, "global").data = "x"
+    }, [
       { rule: "node_shape", kind: "node", id: "global", field: "data", stage: "structure" }
     ]],
-    ["bad position", (d) => { node(d, "global").position = { x: "1" } }, [
+    ["bad position", (d) => {
+      node(d, "global").position = { x: "1" }
+    }, [
       { rule: "node_shape", kind: "node", id: "global", field: "position.x", stage: "structure" },
       { rule: "node_shape", kind: "node", id: "global", field: "position.y", stage: "structure" }
     ]],
-    ["duplicate edge id", (d) => { edge(d, "e2").id = "e1" }, [
+    ["duplicate edge id", (d) => {
+      edge(d, "e2").id = "e1"
+    }, [
       { rule: "edge_id_duplicate", kind: "edge", id: "e1", field: "id", stage: "structure" }
     ]],
-    ["edge to a missing node", (d) => { edge(d, "e2").target = "nowhere" }, [
+    ["edge to a missing node", (d) => {
+      edge(d, "e2").target = "nowhere"
+    }, [
       { rule: "edge_endpoint_missing", kind: "edge", id: "e2", field: "target", stage: "structure" },
       { rule: "dead_end", kind: "node", id: "qualify", field: null },
       { rule: "node_unreachable", kind: "node", id: "end", field: null }
     ]],
-    ["edge without label and condition", (d) => { edge(d, "e2").data = { label: "", condition: "" } }, [
+    ["edge without label and condition", (d) => {
+      edge(d, "e2").data = { label: "", condition: "" }
+    }, [
       { rule: "edge_data", kind: "edge", id: "e2", field: "data.label" },
       { rule: "edge_data", kind: "edge", id: "e2", field: "data.condition" }
     ]],
-    ["edge without source", (d) => { delete edge(d, "e2").source }, [
+    ["edge without source", (d) => {
+      delete edge(d, "e2").source
+    }, [
       { rule: "edge_shape", kind: "edge", id: "e2", field: "source", stage: "structure" },
       { rule: "dead_end", kind: "node", id: "qualify", field: null },
       { rule: "node_unreachable", kind: "node", id: "end", field: null }
     ]],
-    ["label without letters or digits", (d) => { edge(d, "e2").data.label = "?!" }, [
+    ["label without letters or digits", (d) => {
+      edge(d, "e2").data.label = "?!"
+    }, [
       { rule: "label_unusable", kind: "edge", id: "e2", field: "data.label" }
     ]],
-    ["label naming the built-in end_call tool", (d) => { edge(d, "e2").data.label = "End call" }, [
+    ["label naming the built-in end_call tool", (d) => {
+      edge(d, "e2").data.label = "End call"
+    }, [
       { rule: "label_reserved", kind: "edge", id: "e2", field: "data.label" }
     ]],
-    ["label too long for a tool name", (d) => { edge(d, "e2").data.label = "a".repeat(65) }, [
+    ["label too long for a tool name", (d) => {
+      edge(d, "e2").data.label = "a".repeat(65)
+    }, [
       { rule: "label_too_long", kind: "edge", id: "e2", field: "data.label" }
     ]],
-    ["two transitions with the same tool name", (d) => d.edges.push({ id: "e3", source: "qualify", target: "end", data: { label: "DONE", condition: "c" } }), [
-      { rule: "transition_name_duplicate", kind: "edge", id: "e3", field: "data.label" }
-    ]],
-    ["extraction enabled without variables", (d) => { node(d, "qualify").data.extraction_variables = [] }, [
+    [
+      "two transitions with the same tool name",
+      (d) => d.edges.push({ id: "e3", source: "qualify", target: "end", data: { label: "DONE", condition: "c" } }),
+      [
+        { rule: "transition_name_duplicate", kind: "edge", id: "e3", field: "data.label" }
+      ]
+    ],
+    ["extraction enabled without variables", (d) => {
+      node(d, "qualify").data.extraction_variables = []
+    }, [
       { rule: "extraction_variables_missing", kind: "node", id: "qualify", field: "data.extraction_variables" }
     ]],
     ["duplicate and badly named extraction variables", (d) => {
@@ -198,7 +270,7 @@ describe("workflow definition validation", () => {
     expect(problems).toHaveLength(3)
     const prompt = problems.find((problem) => problem.id === "qualify")!
     expect(prompt.path).toEqual(["nodes", 1, "data", "prompt"])
-    expect(prompt.message).toBe('Node "qualify" (agentNode): data.prompt must not be empty')
+    expect(prompt.message).toBe("Node \"qualify\" (agentNode): data.prompt must not be empty")
     expect(problems.find((problem) => problem.id === "e2")!.path).toEqual(["edges", 1, "data", "condition"])
   })
 
@@ -242,16 +314,33 @@ describe("starter graph from generated content", () => {
     expect(workflow.dispositionCodes).toEqual(["QUALIFIED", "NOT_INTERESTED"])
     expect(validateDefinition(workflow.definition).problems).toEqual([])
     const types = (workflow.definition.nodes as Array<any>).map((n) => `${n.type}:${n.id}`)
-    expect(types).toEqual(["startCall:start", "agentNode:step_qualify", "agentNode:step_book", "endCall:end", "globalNode:global"])
+    expect(types).toEqual([
+      "startCall:start",
+      "agentNode:step_qualify",
+      "agentNode:step_book",
+      "endCall:end",
+      "globalNode:global"
+    ])
     const end = (workflow.definition.nodes as Array<any>).find((n) => n.id === "end")
     expect(end.data.extraction_variables).toEqual([{ name: "budget", type: "number", prompt: "Their budget in USD" }])
   })
 
   it.each([
-    ["missing fields", (c: any) => { delete c.greeting; delete c.steps }, ["greeting: is required", "steps: is required"]],
-    ["unknown transition target", (c: any) => { c.transitions[2].to = "pricing" }, ['transitions.2.to: "pricing" is not "start", "end" or a step key']],
-    ["a step that cannot be left", (c: any) => { c.transitions.splice(4, 1) }, ['Node "book" (agentNode): an agentNode needs at least one outgoing edge, or the conversation can never leave it']],
-    ["a reserved step key", (c: any) => { c.steps.push({ key: "end", name: "E", prompt: "p" }) }, ['steps.2.key: "end" is used twice or is reserved (start, end)']]
+    ["missing fields", (c: any) => {
+      delete c.greeting
+      delete c.steps
+    }, ["greeting: is required", "steps: is required"]],
+    ["unknown transition target", (c: any) => {
+      c.transitions[2].to = "pricing"
+    }, ["transitions.2.to: \"pricing\" is not \"start\", \"end\" or a step key"]],
+    ["a step that cannot be left", (c: any) => {
+      c.transitions.splice(4, 1)
+    }, [
+      "Node \"book\" (agentNode): an agentNode needs at least one outgoing edge, or the conversation can never leave it"
+    ]],
+    ["a reserved step key", (c: any) => {
+      c.steps.push({ key: "end", name: "E", prompt: "p" })
+    }, ["steps.2.key: \"end\" is used twice or is reserved (start, end)"]]
   ])("explains %s in words the model can act on", (_name, change, expected) => {
     const broken = content()
     change(broken)

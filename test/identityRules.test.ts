@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
+import { makeSecretBox } from "../layers/secrets/secretBox.ts"
 import {
   addMemberRefusal,
   keyManagementRefusal,
@@ -10,7 +11,6 @@ import {
 } from "../src/domain/roles.ts"
 import { emailProblem, passwordProblem } from "../src/identity/credentials.ts"
 import { apiKeyDisplayPrefix, newApiKey, newSessionToken } from "../src/identity/tokens.ts"
-import { makeSecretBox } from "../layers/secrets/secretBox.ts"
 
 describe("tokens", () => {
   it("are unique, prefixed, and show only a short prefix", () => {
@@ -59,8 +59,16 @@ describe("role rules", () => {
   const kind = (refusal: { readonly kind: string } | undefined) => refusal?.kind ?? "allowed"
 
   it("lets admins and owners add members, and only owners add owners", () => {
-    expect([owner, admin, member].map((actor) => kind(addMemberRefusal(actor, "member")))).toEqual(["allowed", "allowed", "forbidden"])
-    expect([owner, admin, member].map((actor) => kind(addMemberRefusal(actor, "owner")))).toEqual(["allowed", "forbidden", "forbidden"])
+    expect([owner, admin, member].map((actor) => kind(addMemberRefusal(actor, "member")))).toEqual([
+      "allowed",
+      "allowed",
+      "forbidden"
+    ])
+    expect([owner, admin, member].map((actor) => kind(addMemberRefusal(actor, "owner")))).toEqual([
+      "allowed",
+      "forbidden",
+      "forbidden"
+    ])
   })
 
   it("keeps an owner in every organization", () => {
@@ -81,7 +89,10 @@ describe("role rules", () => {
   })
 
   it("lets a key's creator manage it, and admins or owners ranking at least as high as its creator", () => {
-    const keyOf = (creator: { userId: number; role: "owner" | "admin" | "member" }) => ({ createdBy: creator.userId, creatorRole: creator.role })
+    const keyOf = (creator: { userId: number; role: "owner" | "admin" | "member" }) => ({
+      createdBy: creator.userId,
+      creatorRole: creator.role
+    })
     expect(kind(keyManagementRefusal(member, keyOf(member)))).toBe("allowed")
     expect(kind(keyManagementRefusal(member, keyOf(owner)))).toBe("forbidden")
     expect(kind(keyManagementRefusal(admin, keyOf(member)))).toBe("allowed")
@@ -90,8 +101,12 @@ describe("role rules", () => {
   })
 
   it("leaves a revocation to be undone only by its author or someone ranking at least as high", () => {
-    const revoked = (by: { userId: number; role: "owner" | "admin" | "member" }) =>
-      ({ createdBy: member.userId, creatorRole: "member" as const, revokedBy: by.userId, revokerRole: by.role })
+    const revoked = (by: { userId: number; role: "owner" | "admin" | "member" }) => ({
+      createdBy: member.userId,
+      creatorRole: "member" as const,
+      revokedBy: by.userId,
+      revokerRole: by.role
+    })
     expect(kind(reactivationRefusal(member, revoked(member)))).toBe("allowed")
     expect(kind(reactivationRefusal(member, revoked(admin)))).toBe("forbidden")
     expect(kind(reactivationRefusal(admin, revoked(admin)))).toBe("allowed")
@@ -100,17 +115,43 @@ describe("role rules", () => {
   })
 
   it("says which role an action needs", () => {
-    expect(roleRefusal(member, "admin")).toEqual({ kind: "forbidden", message: "This needs the admin or owner role; you are a member" })
+    expect(roleRefusal(member, "admin")).toEqual({
+      kind: "forbidden",
+      message: "This needs the admin or owner role; you are a member"
+    })
     expect(roleRefusal(admin, "admin")).toBeUndefined()
   })
 })
 
 describe("new account credentials", () => {
   it("accepts ordinary addresses and refuses what is not one", () => {
-    for (const email of ["ada@example.com", "a.b+tag@mail.example.co.uk", "admin@talkgraph.local", "josé@exämple.de", "ops@localhost"]) {
+    for (
+      const email of [
+        "ada@example.com",
+        "a.b+tag@mail.example.co.uk",
+        "admin@talkgraph.local",
+        "josé@exämple.de",
+        "ops@localhost"
+      ]
+    ) {
       expect(emailProblem(email)).toBeUndefined()
     }
-    for (const email of ["not-an-email", "@example.com", "ada@", "ada@@example.com", "a da@example.com", " ada@example.com", ".ada@example.com", "ada..b@example.com", "ada@-example.com", "ada@example..com", `${"a".repeat(65)}@example.com`, `ada@${"e".repeat(250)}.com`]) {
+    for (
+      const email of [
+        "not-an-email",
+        "@example.com",
+        "ada@",
+        "ada@@example.com",
+        "a da@example.com",
+        " ada@example.com",
+        ".ada@example.com",
+        "ada..b@example.com",
+        "ada@-example.com",
+        "ada@example..com",
+        `${"a".repeat(65)}@example.com`,
+        `ada@${"e".repeat(250)}.com`
+      ]
+    ) {
       expect(emailProblem(email)).toBeDefined()
     }
   })

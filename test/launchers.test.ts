@@ -32,7 +32,10 @@ const stopThroughNpm = async (command: ReadonlyArray<string>, signal: NodeJS.Sig
     expect(pid).not.toBe(launched.launcher.pid)
     process.kill(target === "group" ? -launched.launcher.pid! : launched.launcher.pid!, signal)
     await eventually(async () => !isRunning(pid!), 15_000)
-    const npmExited = await Promise.race([launched.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))])
+    const npmExited = await Promise.race([
+      launched.exited.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000))
+    ])
     return {
       npmExited,
       serverRunning: isRunning(pid),
@@ -49,9 +52,13 @@ const stopThroughNpm = async (command: ReadonlyArray<string>, signal: NodeJS.Sig
 const cleanlyStopped = { npmExited: true, serverRunning: false, lockLeft: false, portFree: true }
 
 describe("stopping a server started with npm start", () => {
-  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("%s to npm stops the server, frees the port and releases the data dir", async (signal) => {
-    expect(await stopThroughNpm(["npm", "start"], signal, "npm")).toMatchObject(cleanlyStopped)
-  }, 90_000)
+  it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(
+    "%s to npm stops the server, frees the port and releases the data dir",
+    async (signal) => {
+      expect(await stopThroughNpm(["npm", "start"], signal, "npm")).toMatchObject(cleanlyStopped)
+    },
+    90_000
+  )
 
   it("Ctrl-C in the terminal (SIGINT to npm and the server at once) stops it cleanly", async () => {
     expect(await stopThroughNpm(["npm", "start"], "SIGINT", "group")).toMatchObject(cleanlyStopped)

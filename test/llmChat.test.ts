@@ -22,7 +22,13 @@ const connectionTo = (baseUrl: string, apiKey: string | null = null): LlmConnect
 })
 
 /** Asks the stand-in; the text pieces handed to `onText` are collected in `pieces`. */
-const ask = (options: { tools?: ReadonlyArray<{ name: string; description: string }>; timeoutSeconds?: number; connection?: LlmConnection } = {}) =>
+const ask = (
+  options: {
+    tools?: ReadonlyArray<{ name: string; description: string }>
+    timeoutSeconds?: number
+    connection?: LlmConnection
+  } = {}
+) =>
   Effect.flatMap(LlmChat, (chat) => {
     const pieces: Array<string> = []
     return chat.reply(
@@ -44,7 +50,7 @@ const abandonedByClient = Effect.sync(() => llm.requests[0]?.abandoned() === tru
 
 describe("streaming chat completions against an OpenAI-compatible stand-in", () => {
   it.live("hands over the text piece by piece as it arrives, then answers the whole reply with its tool calls and the provider's usage", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       llm.reset()
       llm.enqueue(reply.toolCalls([{ name: "book_visit", arguments: { day: "Tuesday, after the long weekend" } }], {
         content: "Let me book that.",
@@ -56,16 +62,24 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       expect(pieces.length).toBeGreaterThan(1)
       expect(pieces.join("")).toBe("Let me book that.")
       expect(answer.text).toBe("Let me book that.")
-      expect(answer.toolCalls).toEqual([{ name: "book_visit", arguments: JSON.stringify({ day: "Tuesday, after the long weekend" }) }])
+      expect(answer.toolCalls).toEqual([{
+        name: "book_visit",
+        arguments: JSON.stringify({ day: "Tuesday, after the long weekend" })
+      }])
       expect(answer.usage).toEqual({ prompt_tokens: 31, completion_tokens: 9 })
       const request = llm.requests[0]!
       expect(request.toolNames).toEqual(["book_visit"])
-      expect(request.body).toMatchObject({ model: "scripted", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Hello?" }] })
+      expect(request.body).toMatchObject({
+        model: "scripted",
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: "user", content: "Hello?" }]
+      })
       expect(request.abandoned()).toBe(false)
     }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("sends the organization's key as a bearer token, and no authorization at all without one", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       llm.reset()
       llm.enqueue(reply.content("One."), reply.content("Two."))
       yield* ask({ connection: connectionTo(`${llm.baseUrl}/`, "sk-org-key-123456") })
@@ -76,7 +90,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
     }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("aborts the provider's request when the reply is interrupted (a barge-in, a client gone)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       llm.reset()
       llm.enqueue(reply.content("one two three four five six seven eight", { chunkDelayMs: 100 }))
       const reading = yield* Effect.fork(ask())
@@ -86,7 +100,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
     }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("bounds the whole reply, not only its start: a reply still streaming at the bound fails as a timeout and is aborted", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       llm.reset()
       llm.enqueue(reply.content("one two three four five six seven eight nine ten", { chunkDelayMs: 300 }))
       const started = Date.now()
@@ -98,25 +112,43 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
     }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("fails with a classified error, never the provider's text, when the provider refuses, breaks off, reports an error mid-reply or cannot be reached", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       llm.reset()
       llm.enqueue(reply.error(429), reply.breakOff("Half an answer"), reply.errorInStream("Almost"))
       const refused = yield* ask()
-      expect(Either.isLeft(refused.result) && refused.result.left).toMatchObject({ _tag: "LlmFailed", reason: "rejected", status: 429 })
+      expect(Either.isLeft(refused.result) && refused.result.left).toMatchObject({
+        _tag: "LlmFailed",
+        reason: "rejected",
+        status: 429
+      })
       const broken = yield* ask()
       expect(broken.pieces.join("")).toBe("Half an answer")
-      expect(Either.isLeft(broken.result) && broken.result.left).toMatchObject({ _tag: "LlmFailed", reason: "unreachable" })
+      expect(Either.isLeft(broken.result) && broken.result.left).toMatchObject({
+        _tag: "LlmFailed",
+        reason: "unreachable"
+      })
       const failedMidReply = yield* ask()
       expect(failedMidReply.pieces.join("")).toBe("Almost")
-      expect(Either.isLeft(failedMidReply.result) && failedMidReply.result.left).toMatchObject({ _tag: "LlmFailed", reason: "rejected", status: null })
+      expect(Either.isLeft(failedMidReply.result) && failedMidReply.result.left).toMatchObject({
+        _tag: "LlmFailed",
+        reason: "rejected",
+        status: null
+      })
       const nobody = yield* ask({ connection: connectionTo("http://127.0.0.1:9/v1") })
-      expect(Either.isLeft(nobody.result) && nobody.result.left).toMatchObject({ _tag: "LlmFailed", reason: "unreachable" })
-      for (const outcome of [refused, broken, failedMidReply]) expect(JSON.stringify(outcome.result)).not.toContain("internal-detail")
+      expect(Either.isLeft(nobody.result) && nobody.result.left).toMatchObject({
+        _tag: "LlmFailed",
+        reason: "unreachable"
+      })
+      for (const outcome of [refused, broken, failedMidReply]) {
+        expect(JSON.stringify(outcome.result)).not.toContain("internal-detail")
+      }
     }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("sends again, once, a request whose kept-alive connection the provider closed as it was reused", () =>
-    Effect.gen(function* () {
-      const streamed = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "Fine." } }] })}\n\ndata: [DONE]\n\n`
+    Effect.gen(function*() {
+      const streamed = `data: ${
+        JSON.stringify({ choices: [{ index: 0, delta: { content: "Fine." } }] })
+      }\n\ndata: [DONE]\n\n`
       const requestsPerConnection = new Map<unknown, number>()
       const server = http.createServer((request, response) => {
         request.resume()
@@ -138,14 +170,21 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
     }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("takes a whole JSON answer from an endpoint that does not stream, and a JSON error in one as a refusal", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const answers = [
         {
-          id: "chatcmpl-whole", object: "chat.completion", created: 0, model: "m",
+          id: "chatcmpl-whole",
+          object: "chat.completion",
+          created: 0,
+          model: "m",
           choices: [{
             index: 0,
             finish_reason: "tool_calls",
-            message: { role: "assistant", content: "Booking it.", tool_calls: [{ id: "c1", type: "function", function: { name: "book_visit", arguments: "{}" } }] }
+            message: {
+              role: "assistant",
+              content: "Booking it.",
+              tool_calls: [{ id: "c1", type: "function", function: { name: "book_visit", arguments: "{}" } }]
+            }
           }],
           usage: { prompt_tokens: 12, completion_tokens: 4, total_tokens: 16 }
         },
@@ -158,19 +197,25 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       })
       yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
       const connection = connectionTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`)
-      const [whole, refusal] = yield* Effect.all([ask({ connection }), ask({ connection })]).pipe(Effect.ensuring(Effect.sync(() => server.close())))
+      const [whole, refusal] = yield* Effect.all([ask({ connection }), ask({ connection })]).pipe(
+        Effect.ensuring(Effect.sync(() => server.close()))
+      )
       expect(Either.getOrThrow(whole!.result)).toMatchObject({
         text: "Booking it.",
         toolCalls: [{ name: "book_visit", arguments: "{}" }],
         usage: { prompt_tokens: 12, completion_tokens: 4 }
       })
       expect(whole!.pieces).toEqual(["Booking it."])
-      expect(Either.isLeft(refusal!.result) && refusal!.result.left).toMatchObject({ _tag: "LlmFailed", reason: "rejected", status: null })
+      expect(Either.isLeft(refusal!.result) && refusal!.result.left).toMatchObject({
+        _tag: "LlmFailed",
+        reason: "rejected",
+        status: null
+      })
       expect(JSON.stringify(refusal!.result)).not.toContain("internal-detail")
     }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 
   it.live("reads replies however the provider's bytes are split and whatever line endings it uses", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       // A provider writing one byte at a time with CRLF line endings, a comment and a multi-byte character.
       const events = [
         ": keep-alive",
@@ -184,13 +229,21 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
         request.resume()
         response.writeHead(200, { "content-type": "text/event-stream" })
         let at = 0
-        const next = () => (at < bytes.length ? response.write(bytes.subarray(at, ++at), () => setImmediate(next)) : response.end())
+        const next = () => (at < bytes.length
+          ? response.write(bytes.subarray(at, ++at), () => setImmediate(next))
+          : response.end())
         next()
       })
       yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
-      const { result } = yield* ask({ connection: connectionTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`) }).pipe(
+      const { result } = yield* ask({
+        connection: connectionTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`)
+      }).pipe(
         Effect.ensuring(Effect.sync(() => server.close()))
       )
-      expect(Either.getOrThrow(result)).toMatchObject({ text: "Grüße, €5 off.", toolCalls: [], usage: { prompt_tokens: 7, completion_tokens: 3 } })
+      expect(Either.getOrThrow(result)).toMatchObject({
+        text: "Grüße, €5 off.",
+        toolCalls: [],
+        usage: { prompt_tokens: 7, completion_tokens: 3 }
+      })
     }).pipe(Effect.provide(LlmChatLive.pipe(Layer.provide(LoopbackOutbound)))))
 })

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { admitLoginAttempt, clearLoginAttempts } from "../layers/identity/loginAttempts.ts"
 import { defaultThrottlePolicy } from "../src/identity/loginThrottle.ts"
 import { newAccount } from "./support/accounts.ts"
+import { type Client, client } from "./support/client.ts"
 import { postgresUrl } from "./support/database.ts"
-import { client, type Client } from "./support/client.ts"
 import { type RunningServer, startServer, uniqueEmail } from "./support/server.ts"
 
 let server: RunningServer
@@ -24,7 +24,10 @@ describe("login throttle under concurrency", () => {
   it("checks at most five passwords of one account when a burst of wrong guesses arrives at once, then refuses the right one", async () => {
     const account = await newAccount(api, "burst")
     const guesses = await Promise.all(
-      Array.from({ length: 120 }, (_, i) => api.post("/api/v1/auth/login", { email: account.email, password: `guess-${i}` }))
+      Array.from(
+        { length: 120 },
+        (_, i) => api.post("/api/v1/auth/login", { email: account.email, password: `guess-${i}` })
+      )
     )
     const counts = statusCounts(guesses.map((reply) => reply.status))
     // A 401 is a password that was checked and found wrong; a 429 was refused before any check.
@@ -39,17 +42,25 @@ describe("login throttle under concurrency", () => {
   it("keeps the lock when more wrong guesses arrive while it holds, whether or not they overlap", async () => {
     const account = await newAccount(api, "overlap")
     const first = Promise.all(
-      Array.from({ length: 30 }, (_, i) => api.post("/api/v1/auth/login", { email: account.email, password: `first-${i}` }))
+      Array.from(
+        { length: 30 },
+        (_, i) => api.post("/api/v1/auth/login", { email: account.email, password: `first-${i}` })
+      )
     )
     const second = Promise.all(
-      Array.from({ length: 30 }, (_, i) => api.post("/api/v1/auth/login", { email: account.email, password: `second-${i}` }))
+      Array.from(
+        { length: 30 },
+        (_, i) => api.post("/api/v1/auth/login", { email: account.email, password: `second-${i}` })
+      )
     )
     const statuses = [...await first, ...await second].map((reply) => reply.status)
     expect(statusCounts(statuses)[401]).toBe(5)
     for (let i = 0; i < 3; i++) {
       expect((await api.post("/api/v1/auth/login", { email: account.email, password: `late-${i}` })).status).toBe(429)
     }
-    expect((await api.post("/api/v1/auth/login", { email: account.email, password: account.password })).status).toBe(429)
+    expect((await api.post("/api/v1/auth/login", { email: account.email, password: account.password })).status).toBe(
+      429
+    )
   })
 
   it("lets the right password in while wrong guesses for the same account are being checked", async () => {
@@ -66,9 +77,12 @@ describe("login throttle under concurrency", () => {
     const account = await newAccount(api, "reset")
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 4; i++) {
-        expect((await api.post("/api/v1/auth/login", { email: account.email, password: `wrong-${round}-${i}` })).status).toBe(401)
+        expect((await api.post("/api/v1/auth/login", { email: account.email, password: `wrong-${round}-${i}` })).status)
+          .toBe(401)
       }
-      expect((await api.post("/api/v1/auth/login", { email: account.email, password: account.password })).status).toBe(200)
+      expect((await api.post("/api/v1/auth/login", { email: account.email, password: account.password })).status).toBe(
+        200
+      )
     }
   })
 })
@@ -80,11 +94,15 @@ describe("login throttle across processes", () => {
       const other = client(second.url)
       const account = await newAccount(api, "spread")
       const guesses = await Promise.all(
-        Array.from({ length: 80 }, (_, i) =>
-          (i % 2 === 0 ? api : other).post("/api/v1/auth/login", { email: account.email, password: `guess-${i}` }))
+        Array.from(
+          { length: 80 },
+          (_, i) =>
+            (i % 2 === 0 ? api : other).post("/api/v1/auth/login", { email: account.email, password: `guess-${i}` })
+        )
       )
       expect(statusCounts(guesses.map((reply) => reply.status))[401]).toBe(5)
-      expect((await other.post("/api/v1/auth/login", { email: account.email, password: account.password })).status).toBe(429)
+      expect((await other.post("/api/v1/auth/login", { email: account.email, password: account.password })).status)
+        .toBe(429)
     } finally {
       await second.close()
     }
@@ -97,7 +115,9 @@ describe("login attempt rule, at given times", () => {
     const key = uniqueEmail("rule")
     return {
       attempt: (seconds: number) =>
-        server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => admitLoginAttempt(sql, key, at(seconds), defaultThrottlePolicy))),
+        server.run(
+          Effect.flatMap(SqlClient.SqlClient, (sql) => admitLoginAttempt(sql, key, at(seconds), defaultThrottlePolicy))
+        ),
       succeed: () => server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => clearLoginAttempts(sql, key)))
     }
   }

@@ -125,7 +125,11 @@ describe("Twilio Media Streams", () => {
     const streamSid = "MZ18ad3ab5a668481ce02b83e7395059f0"
     expect(protocol.receive(json({ event: "mark", sequenceNumber: "4", streamSid, mark: { name: "g1:m3" } })))
       .toEqual([{ _tag: "Played", name: "g1:m3" }])
-    expect(protocol.receive(json({ event: "dtmf", streamSid, sequenceNumber: "5", dtmf: { track: "inbound_track", digit: "7" } })))
+    expect(
+      protocol.receive(
+        json({ event: "dtmf", streamSid, sequenceNumber: "5", dtmf: { track: "inbound_track", digit: "7" } })
+      )
+    )
       .toEqual([{ _tag: "Dtmf", digit: "7" }])
     expect(protocol.receive(json({
       event: "stop",
@@ -165,7 +169,11 @@ describe("Twilio Media Streams", () => {
     const [tail, mark] = protocol.mark("reply-1:end").map(parsed)
     expect(bytesOf(tail!.media.payload)).toHaveLength(160)
     expect(bytesOf(tail!.media.payload).slice(140)).toEqual(Array(20).fill(0xff))
-    expect(mark).toEqual({ event: "mark", streamSid: "MZ18ad3ab5a668481ce02b83e7395059f0", mark: { name: "reply-1:end" } })
+    expect(mark).toEqual({
+      event: "mark",
+      streamSid: "MZ18ad3ab5a668481ce02b83e7395059f0",
+      mark: { name: "reply-1:end" }
+    })
     expect(protocol.mark("again").map(parsed)).toEqual([
       { event: "mark", streamSid: "MZ18ad3ab5a668481ce02b83e7395059f0", mark: { name: "again" } }
     ])
@@ -240,7 +248,10 @@ describe("Vonage WebSockets (audio/l16;rate=16000)", () => {
 
   it("reports websocket:dtmf digits", () => {
     const { protocol } = connected()
-    expect(protocol.receive(json({ event: "websocket:dtmf", digit: "#", duration: 260 }))).toEqual([{ _tag: "Dtmf", digit: "#" }])
+    expect(protocol.receive(json({ event: "websocket:dtmf", digit: "#", duration: 260 }))).toEqual([{
+      _tag: "Dtmf",
+      digit: "#"
+    }])
   })
 })
 
@@ -250,12 +261,19 @@ describe("Telnyx media streaming (PCMU, bidirectional rtp)", () => {
     json({
       event: "media",
       sequence_number: String(sequence),
-      media: { track, chunk: String(sequence - 1), timestamp: String((sequence - 2) * 20), payload: base64(Array(160).fill(sample)) },
+      media: {
+        track,
+        chunk: String(sequence - 1),
+        timestamp: String((sequence - 2) * 20),
+        payload: base64(Array(160).fill(sample))
+      },
       stream_id: STREAM
     })
   /** Which frames came out, by their first μ-law byte's decoded value. */
   const order = (events: ReadonlyArray<InboundMedia>) =>
-    events.flatMap((event): Array<number | string | undefined> => (event._tag === "Audio" ? [event.pcm[0]] : [event._tag]))
+    events.flatMap((
+      event
+    ): Array<number | string | undefined> => (event._tag === "Audio" ? [event.pcm[0]] : [event._tag]))
   const decoded = (byte: number) => {
     const protocol = mediaProtocolFor("telnyx")
     return audioOf(protocol.receive(json({ event: "media", media: { payload: base64([byte]) } })))[0]
@@ -317,7 +335,9 @@ describe("Telnyx media streaming (PCMU, bidirectional rtp)", () => {
   it("flushes waiting frames, in order, when the stop arrives", () => {
     const { protocol } = started()
     expect(protocol.receive(media(3, 0x83))).toEqual([])
-    const out = protocol.receive(json({ event: "stop", sequence_number: "4", stop: { call_control_id: "v3:x" }, stream_id: STREAM }))
+    const out = protocol.receive(
+      json({ event: "stop", sequence_number: "4", stop: { call_control_id: "v3:x" }, stream_id: STREAM })
+    )
     expect(order(out)).toEqual([decoded(0x83), "Stopped"])
   })
 
@@ -333,7 +353,8 @@ describe("Telnyx media streaming (PCMU, bidirectional rtp)", () => {
       .toEqual([{ _tag: "Played", name: "m1" }])
     expect(protocol.receive(json({ event: "dtmf", sequence_number: "3", stream_id: STREAM, dtmf: { digit: "9" } })))
       .toEqual([{ _tag: "Dtmf", digit: "9" }])
-    expect(protocol.receive(json({ event: "error", payload: { code: 100002, title: "unknown_error", detail: "x" } }))).toEqual([])
+    expect(protocol.receive(json({ event: "error", payload: { code: 100002, title: "unknown_error", detail: "x" } })))
+      .toEqual([])
   })
 
   it("sends base64 PCMU media, marks and clears", () => {
@@ -406,7 +427,9 @@ describe("Plivo audio streams (audio/x-mulaw;rate=8000, bidirectional)", () => {
 
   it("reads extra headers given as a JSON object too", () => {
     const protocol = mediaProtocolFor("plivo")
-    const [event] = protocol.receive(json({ event: "start", start: { streamId: STREAM, callId: "c" }, extra_headers: json({ run: "8" }) }))
+    const [event] = protocol.receive(
+      json({ event: "start", start: { streamId: STREAM, callId: "c" }, extra_headers: json({ run: "8" }) })
+    )
     expect(event).toMatchObject({ parameters: { run: "8" } })
   })
 })

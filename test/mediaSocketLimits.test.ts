@@ -4,7 +4,7 @@ import WebSocket from "ws"
 import { messageSizeGuard } from "../http/webSocketMessageLimit.ts"
 import { newAccount } from "./support/accounts.ts"
 import { createWorkflow } from "./support/chatFixtures.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
 import { type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
@@ -32,7 +32,12 @@ describe("WebSocket message size guard", () => {
   const text = (size: number) => Buffer.alloc(size, "a")
   for (const [label, feed] of [["whole", feedWhole], ["byte by byte", feedByteByByte]] as const) {
     it(`follows frames of every length encoding fed ${label}`, () => {
-      const stream = Buffer.concat([frame(1, text(10)), frame(2, text(300)), frame(2, text(70_000)), frame(1, text(100_000))])
+      const stream = Buffer.concat([
+        frame(1, text(10)),
+        frame(2, text(300)),
+        frame(2, text(70_000)),
+        frame(1, text(100_000))
+      ])
       expect(feed(messageSizeGuard(100_000), stream)).toBe(true)
       expect(feed(messageSizeGuard(99_999), stream)).toBe(false)
     })
@@ -73,23 +78,27 @@ describe("media WebSocket message limit", () => {
     await Promise.all([deepgram?.close(), speech?.close(), llm?.close()])
   })
 
-  it("closes a call's media socket with 1009 on a message over 64 KiB, and keeps it open for ordinary frames", async () => {
-    const account = await newAccount(api)
-    await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
-    const workflowId = await createWorkflow(api, server, account, voiceDefinition())
-    const started = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
-    expect(started.status).toBe(200)
-    const socket = new WebSocket(started.body.media_url)
-    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-      socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
-    )
-    socket.on("error", () => undefined)
-    await new Promise((resolve) => socket.once("open", resolve))
-    socket.send(JSON.stringify({ event: "start" }))
-    for (let index = 0; index < 10; index++) socket.send(new Uint8Array(640))
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    expect(socket.readyState).toBe(WebSocket.OPEN)
-    socket.send(new Uint8Array(1024 * 1024))
-    expect(await closed).toEqual({ code: 1009, reason: "Messages are limited to 65536 bytes" })
-  }, 60_000)
+  it(
+    "closes a call's media socket with 1009 on a message over 64 KiB, and keeps it open for ordinary frames",
+    async () => {
+      const account = await newAccount(api)
+      await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
+      const workflowId = await createWorkflow(api, server, account, voiceDefinition())
+      const started = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
+      expect(started.status).toBe(200)
+      const socket = new WebSocket(started.body.media_url)
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
+      )
+      socket.on("error", () => undefined)
+      await new Promise((resolve) => socket.once("open", resolve))
+      socket.send(JSON.stringify({ event: "start" }))
+      for (let index = 0; index < 10; index++) socket.send(new Uint8Array(640))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(socket.readyState).toBe(WebSocket.OPEN)
+      socket.send(new Uint8Array(1024 * 1024))
+      expect(await closed).toEqual({ code: 1009, reason: "Messages are limited to 65536 bytes" })
+    },
+    60_000
+  )
 })

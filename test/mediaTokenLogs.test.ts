@@ -21,7 +21,12 @@ const refusedWith = (url: string) =>
 
 describe("media stream tokens in logs and traces", () => {
   it("a media URL's token is in no log line and no exported span, for a call held and for refused links", async () => {
-    const [collector, llm, deepgram, speech] = await Promise.all([startOtlpCollector(), startScriptedLlm(), startFakeDeepgram(), startFakeSpeechApis()])
+    const [collector, llm, deepgram, speech] = await Promise.all([
+      startOtlpCollector(),
+      startScriptedLlm(),
+      startFakeDeepgram(),
+      startFakeSpeechApis()
+    ])
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-media-logs-"))
     const port = String(await freePort())
     const url = `http://127.0.0.1:${port}`
@@ -41,12 +46,29 @@ describe("media stream tokens in logs and traces", () => {
       const token = (await api.post("/api/v1/auth/login", admin)).body.token as string
       const settings = await api.put("/api/v1/organizations/model-configurations", {
         llm: { provider: "openai", model: "scripted-model", api_key: "sk-test-key-123456", base_url: llm.baseUrl },
-        stt: { provider: "deepgram", model: "nova-3", api_key: deepgram.apiKey, base_url: deepgram.url, language: "en" },
-        tts: { provider: "elevenlabs", model: "eleven_flash_v2_5", api_key: speech.apiKey, base_url: speech.url, voice: "test-voice" }
+        stt: {
+          provider: "deepgram",
+          model: "nova-3",
+          api_key: deepgram.apiKey,
+          base_url: deepgram.url,
+          language: "en"
+        },
+        tts: {
+          provider: "elevenlabs",
+          model: "eleven_flash_v2_5",
+          api_key: speech.apiKey,
+          base_url: speech.url,
+          voice: "test-voice"
+        }
       }, { token })
       expect(settings.status).toBe(200)
-      const workflow = await api.post("/api/v1/workflow/create/definition", { name: "Logged call", workflow_definition: voiceDefinition() }, { token })
-      const started = await api.post(`/api/v1/workflow/${workflow.body.id}/browser-calls`, { use_draft: true }, { token })
+      const workflow = await api.post("/api/v1/workflow/create/definition", {
+        name: "Logged call",
+        workflow_definition: voiceDefinition()
+      }, { token })
+      const started = await api.post(`/api/v1/workflow/${workflow.body.id}/browser-calls`, { use_draft: true }, {
+        token
+      })
       expect(started.status).toBe(200)
       runId = started.body.workflow_run_id
       const mediaUrl = new URL(started.body.media_url)
@@ -62,10 +84,16 @@ describe("media stream tokens in logs and traces", () => {
       expect(await refusedWith(`${base}/browser/media/999999999/${forged}`)).toBe(403)
       expect(await refusedWith(`${base}/browser/media/${runId}?token=${forged}`)).toBe(404)
       expect((await fetch(`${url}/api/v1/telephony/plivo/media/${runId}/${forged}`)).status).toBe(403)
-      const call = await connectCallee({ url: mediaUrl.toString(), provider: "browser", script: [{ waitForAgent: { quietMs: 500, timeoutMs: 10_000 } }, { hangUp: true }] })
+      const call = await connectCallee({
+        url: mediaUrl.toString(),
+        provider: "browser",
+        script: [{ waitForAgent: { quietMs: 500, timeoutMs: 10_000 } }, { hangUp: true }]
+      })
       expect((await call.done).agentBursts.length).toBeGreaterThan(0)
       const deadline = Date.now() + 15_000
-      while (!proc.output().includes("Voice call ended") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+      while (!proc.output().includes("Voice call ended") && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
       // The genuine link used once is refused afterwards, and that refusal is logged too.
       expect(await refusedWith(mediaUrl.toString())).toBe(403)
     } finally {
@@ -76,9 +104,14 @@ describe("media stream tokens in logs and traces", () => {
     const lines = proc.output().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
     expect(lines).toContainEqual(expect.objectContaining({
       message: "Sent HTTP response",
-      annotations: expect.objectContaining({ "http.path": `/api/v1/telephony/twilio/media/${runId}/[token]`, "http.status": 403 })
+      annotations: expect.objectContaining({
+        "http.path": `/api/v1/telephony/twilio/media/${runId}/[token]`,
+        "http.status": 403
+      })
     }))
-    expect(lines).toContainEqual(expect.objectContaining({ message: ["Voice call ended", expect.objectContaining({ run_id: runId })] }))
+    expect(lines).toContainEqual(
+      expect.objectContaining({ message: ["Voice call ended", expect.objectContaining({ run_id: runId })] })
+    )
     const spans = collector.exports.filter((sent) => sent.path === "/v1/traces")
     expect(spans.some((sent) => sent.text.includes(`/api/v1/telephony/browser/media/${runId}/[token]`))).toBe(true)
     for (const secret of tokens) {

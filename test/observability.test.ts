@@ -9,9 +9,13 @@ import { freePort, spawnTalkgraph, stop, waitUntilServing } from "./support/proc
 const admin = { email: "owner@example.test", password: "owner-password-otlp-1" }
 
 const spansOf = (body: any): Array<any> =>
-  (body.resourceSpans ?? []).flatMap((resource: any) => (resource.scopeSpans ?? []).flatMap((scope: any) => scope.spans ?? []))
+  (body.resourceSpans ?? []).flatMap((resource: any) =>
+    (resource.scopeSpans ?? []).flatMap((scope: any) => scope.spans ?? [])
+  )
 const logRecordsOf = (body: any): Array<any> =>
-  (body.resourceLogs ?? []).flatMap((resource: any) => (resource.scopeLogs ?? []).flatMap((scope: any) => scope.logRecords ?? []))
+  (body.resourceLogs ?? []).flatMap((resource: any) =>
+    (resource.scopeLogs ?? []).flatMap((scope: any) => scope.logRecords ?? [])
+  )
 const attribute = (resource: any, key: string) => resource?.attributes?.find((entry: any) => entry.key === key)?.value
 
 describe("OpenTelemetry export (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {

@@ -24,7 +24,9 @@ const operations = (): Array<{ method: string; path: string; operation: any }> =
 
 /** A schema with its `$ref`s and `allOf` wrappers followed, and a nullable `anyOf` reduced to its non-null member. */
 const resolved = (schema: any): any => {
-  if (schema?.$ref) return resolved({ ...spec.components.schemas[schema.$ref.split("/").pop()], ...without(schema, "$ref") })
+  if (schema?.$ref) {
+    return resolved({ ...spec.components.schemas[schema.$ref.split("/").pop()], ...without(schema, "$ref") })
+  }
   if (schema?.allOf?.length === 1) return resolved({ ...schema.allOf[0], ...without(schema, "allOf") })
   if (Array.isArray(schema?.anyOf)) {
     const present = schema.anyOf.filter((member: any) => member.type !== "null")
@@ -32,7 +34,8 @@ const resolved = (schema: any): any => {
   }
   return schema
 }
-const without = (schema: any, key: string) => Object.fromEntries(Object.entries(schema).filter(([name]) => name !== key))
+const without = (schema: any, key: string) =>
+  Object.fromEntries(Object.entries(schema).filter(([name]) => name !== key))
 
 /** Every named property of every object schema in the document, with where it was found. */
 const properties = (): Array<{ where: string; name: string; schema: any }> => {
@@ -85,27 +88,51 @@ describe("the OpenAPI document", () => {
       for (const name of inPath) {
         const parameter = declared.find((candidate: any) => candidate.name === name)
         if (!parameter) problems.push(`${method.toUpperCase()} ${path}: {${name}} not declared`)
-        else if (parameter.required !== true || !resolved(parameter.schema)?.type && !resolved(parameter.schema)?.enum) {
+        else if (
+          parameter.required !== true || !resolved(parameter.schema)?.type && !resolved(parameter.schema)?.enum
+        ) {
           problems.push(`${method.toUpperCase()} ${path}: {${name}} not required or untyped`)
         }
       }
     }
     expect(problems).toEqual([])
-    const ids = operations().flatMap(({ operation }) => operation.parameters ?? []).filter((parameter: any) => /_id$|^id$/.test(parameter.name) && parameter.in === "path")
-    expect(ids.filter((parameter: any) => parameter.name !== "id" || resolved(parameter.schema).type !== "string").every((parameter: any) => resolved(parameter.schema).type === "integer")).toBe(true)
+    const ids = operations().flatMap(({ operation }) => operation.parameters ?? []).filter((parameter: any) =>
+      /_id$|^id$/.test(parameter.name) && parameter.in === "path"
+    )
+    expect(
+      ids.filter((parameter: any) => parameter.name !== "id" || resolved(parameter.schema).type !== "string").every((
+        parameter: any
+      ) => resolved(parameter.schema).type === "integer")
+    ).toBe(true)
   })
 
   it("declares the query parameters, e.g. the seven of the usage runs list", () => {
     const runs = spec.paths["/api/v1/organizations/usage/runs"].get
     const query = Object.fromEntries(
-      runs.parameters.filter((parameter: any) => parameter.in === "query").map((parameter: any) => [parameter.name, parameter])
+      runs.parameters.filter((parameter: any) => parameter.in === "query").map((
+        parameter: any
+      ) => [parameter.name, parameter])
     )
-    expect(Object.keys(query).sort()).toEqual(["end_date", "filters", "limit", "page", "sort_by", "sort_order", "start_date"])
+    expect(Object.keys(query).sort()).toEqual([
+      "end_date",
+      "filters",
+      "limit",
+      "page",
+      "sort_by",
+      "sort_order",
+      "start_date"
+    ])
     expect(query.page.schema).toMatchObject({ type: "integer", minimum: 1 })
     expect(query.limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
     expect(Object.values(query).every((parameter: any) => parameter.required === false)).toBe(true)
     const keys = spec.paths["/api/v1/user/api-keys"].get.parameters
-    expect(keys).toContainEqual(expect.objectContaining({ name: "include_archived", in: "query", schema: expect.objectContaining({ type: "boolean" }) }))
+    expect(keys).toContainEqual(
+      expect.objectContaining({
+        name: "include_archived",
+        in: "query",
+        schema: expect.objectContaining({ type: "boolean" })
+      })
+    )
     const workflows = spec.paths["/api/v1/workflow/fetch"].get.parameters
     expect(workflows).toContainEqual(expect.objectContaining({ name: "status", in: "query" }))
   })
@@ -117,7 +144,10 @@ describe("the OpenAPI document", () => {
     for (const { where, name, schema } of properties()) {
       const type = resolved(schema)
       if (where.includes("HTTPValidationError") || where.includes("ValidationError")) continue
-      if (integral.test(name) && type.type !== "integer" && !(name === "id" && type.type === "string") && !(name.endsWith("_id") && type.type === "string")) {
+      if (
+        integral.test(name) && type.type !== "integer" && !(name === "id" && type.type === "string") &&
+        !(name.endsWith("_id") && type.type === "string")
+      ) {
         wrong.push(`${where} ${name}: ${JSON.stringify(type)}`)
       }
       if (timestamp.test(name) && !(type.type === "string" && type.format === "date-time")) {
@@ -126,6 +156,9 @@ describe("the OpenAPI document", () => {
     }
     expect(wrong).toEqual([])
     expect(resolved(spec.components.schemas.CampaignResponse.properties.id)).toMatchObject({ type: "integer" })
-    expect(resolved(spec.components.schemas.CampaignResponse.properties.created_at)).toMatchObject({ type: "string", format: "date-time" })
+    expect(resolved(spec.components.schemas.CampaignResponse.properties.created_at)).toMatchObject({
+      type: "string",
+      format: "date-time"
+    })
   })
 })

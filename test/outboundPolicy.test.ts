@@ -2,7 +2,12 @@ import { ConfigProvider, Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { classifyAddress } from "../src/outbound/addressRanges.ts"
 import { baseUrlProblem, endpointUnder } from "../src/outbound/baseUrls.ts"
-import { addressRefusal, defaultOutboundAllow, outboundPolicyConfig, parseOutboundAllow } from "../src/outbound/outboundPolicy.ts"
+import {
+  addressRefusal,
+  defaultOutboundAllow,
+  outboundPolicyConfig,
+  parseOutboundAllow
+} from "../src/outbound/outboundPolicy.ts"
 
 const policy = (text: string) => Either.getOrThrow(parseOutboundAllow(text))
 
@@ -33,8 +38,12 @@ describe("outbound address ranges", () => {
     expect(classifyAddress("127.0.0.2")?.class).toBe("loopback")
     expect(classifyAddress("::1")?.class).toBe("loopback")
     expect(classifyAddress("::ffff:127.0.0.1")?.class).toBe("loopback")
-    for (const address of ["10.1.2.3", "172.20.0.5", "192.168.1.1", "100.64.0.7", "fd12:3456::1"]) expect(classifyAddress(address)?.class, address).toBe("private")
-    for (const address of ["8.8.8.8", "52.94.236.248", "2606:4700::1111"]) expect(classifyAddress(address)?.class, address).toBe("public")
+    for (const address of ["10.1.2.3", "172.20.0.5", "192.168.1.1", "100.64.0.7", "fd12:3456::1"]) {
+      expect(classifyAddress(address)?.class, address).toBe("private")
+    }
+    for (const address of ["8.8.8.8", "52.94.236.248", "2606:4700::1111"]) {
+      expect(classifyAddress(address)?.class, address).toBe("public")
+    }
     expect(classifyAddress("api.openai.com")).toBeNull()
   })
 })
@@ -44,7 +53,9 @@ describe("TALKGRAPH_OUTBOUND_ALLOW", () => {
     const selfHosted = policy(defaultOutboundAllow(false))
     expect(addressRefusal(selfHosted, "model", "127.0.0.1")).toBeNull()
     expect(addressRefusal(selfHosted, "model", "192.168.1.20")).toBeNull()
-    expect(addressRefusal(selfHosted, "carrier", "127.0.0.1")).toMatch(/loopback address .* TALKGRAPH_OUTBOUND_ALLOW does not allow for carrier endpoints/)
+    expect(addressRefusal(selfHosted, "carrier", "127.0.0.1")).toMatch(
+      /loopback address .* TALKGRAPH_OUTBOUND_ALLOW does not allow for carrier endpoints/
+    )
     const open = policy(defaultOutboundAllow(true))
     expect(addressRefusal(open, "model", "127.0.0.1")).toMatch(/does not allow/)
     expect(addressRefusal(open, "model", "8.8.8.8")).toBeNull()
@@ -64,7 +75,11 @@ describe("TALKGRAPH_OUTBOUND_ALLOW", () => {
 
   it("is read from the environment, its default following TALKGRAPH_SIGNUP, and a bad value names the variable", async () => {
     const read = (env: Record<string, string>) =>
-      Effect.runPromise(Effect.either(Effect.withConfigProvider(outboundPolicyConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))))
+      Effect.runPromise(
+        Effect.either(
+          Effect.withConfigProvider(outboundPolicyConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))
+        )
+      )
     const closed = Either.getOrThrow(await read({}))
     expect(addressRefusal(closed, "model", "127.0.0.1")).toBeNull()
     const open = Either.getOrThrow(await read({ TALKGRAPH_SIGNUP: "true" }))
@@ -90,7 +105,9 @@ describe("provider base URLs", () => {
     expect(baseUrlProblem("https://evil.example/x#")).toMatch(/fragment/)
     expect(baseUrlProblem("https://user:pass@api.example.com")).toMatch(/credentials/)
     expect(baseUrlProblem("ftp://files.example.com")).toMatch(/http\(s\)/)
-    expect(endpointUnder("https://api.example.com/v1/", "/chat/completions")?.href).toBe("https://api.example.com/v1/chat/completions")
+    expect(endpointUnder("https://api.example.com/v1/", "/chat/completions")?.href).toBe(
+      "https://api.example.com/v1/chat/completions"
+    )
     expect(endpointUnder("https://evil.example/x?", "/chat/completions")).toBeNull()
   })
 })

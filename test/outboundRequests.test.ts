@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
 import { createWorkflow, salesDefinition, useLlm } from "./support/chatFixtures.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
@@ -32,8 +32,7 @@ const listen = async (handler: http.RequestListener, host: string) => {
 beforeAll(async () => {
   provider = await startScriptedLlm({ host: ALLOWED_HOST })
   internal = await startScriptedLlm()
-  const internalPort = new URL(internal.baseUrl).port
-  // An allowed host that sends every request on to the internal one.
+  const internalPort = new URL(internal.baseUrl).port // An allowed host that sends every request on to the internal one.
   ;({ standIn: redirector, url: redirectorUrl } = await listen((request, response) => {
     request.resume()
     response.writeHead(307, { location: `http://127.0.0.1:${internalPort}${request.url}` })
@@ -56,9 +55,11 @@ const TWILIO = { provider: "twilio", account_sid: "AC0123456789abcdef", auth_tok
 
 /** Points the organization's LLM at `baseUrl` as if it had passed the checks when saved (a name that resolved elsewhere then). */
 const storeLlmBaseUrl = (account: TestAccount, baseUrl: string) =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE organization_model_settings SET llm = jsonb_set(llm, '{base_url}', to_jsonb(${baseUrl}::text))
-        WHERE organization_id = ${account.organizationId}`))
+  server.run(
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`UPDATE organization_model_settings SET llm = jsonb_set(llm, '{base_url}', to_jsonb(${baseUrl}::text))
+        WHERE organization_id = ${account.organizationId}`)
+  )
 
 /** A chat whose first message goes to the LLM at `baseUrl`: the reply's status and detail, and the run's error. */
 const chatThrough = async (baseUrl: string) => {
@@ -69,7 +70,9 @@ const chatThrough = async (baseUrl: string) => {
   const sessions = `/api/v1/workflow/${workflowId}/text-chat/sessions`
   const session = await api.post(sessions, {}, { token: account.token })
   expect(session.status).toBe(200)
-  const answer = await api.post(`${sessions}/${session.body.workflow_run_id}/messages`, { text: "Hello?" }, { token: account.token })
+  const answer = await api.post(`${sessions}/${session.body.workflow_run_id}/messages`, { text: "Hello?" }, {
+    token: account.token
+  })
   const run = await api.get(`${sessions}/${session.body.workflow_run_id}`, { token: account.token })
   return { status: answer.status, detail: answer.body.detail, error: run.body.error }
 }
@@ -85,7 +88,11 @@ describe("outbound requests to providers", () => {
     }, as)
     expect(models.status).toBe(422)
     expect(models.body.detail).toEqual([
-      { loc: ["body", "llm", "base_url"], msg: expect.stringMatching(/link-local address .*never sends requests there/), type: "value_error" },
+      {
+        loc: ["body", "llm", "base_url"],
+        msg: expect.stringMatching(/link-local address .*never sends requests there/),
+        type: "value_error"
+      },
       { loc: ["body", "stt", "base_url"], msg: expect.stringMatching(/link-local address/), type: "value_error" },
       { loc: ["body", "tts", "base_url"], msg: expect.stringMatching(/cloud metadata address/), type: "value_error" }
     ])
@@ -96,32 +103,57 @@ describe("outbound requests to providers", () => {
       expect(carrier.status, base).toBe(422)
       expect(carrier.body.detail[0].loc).toEqual(["body", "config", "api_base_url"])
     }
-    const created = await api.post(CARRIERS, { name: "Allowed", config: { ...TWILIO, api_base_url: redirectorUrl } }, as)
+    const created = await api.post(
+      CARRIERS,
+      { name: "Allowed", config: { ...TWILIO, api_base_url: redirectorUrl } },
+      as
+    )
     expect(created.status).toBe(200)
-    const moved = await api.put(`${CARRIERS}/${created.body.id}`, { config: { ...TWILIO, api_base_url: "http://169.254.169.254" } }, as)
+    const moved = await api.put(`${CARRIERS}/${created.body.id}`, {
+      config: { ...TWILIO, api_base_url: "http://169.254.169.254" }
+    }, as)
     expect(moved.status).toBe(422)
     expect((await api.get(`${CARRIERS}/${created.body.id}`, as)).body.config.api_base_url).toBe(redirectorUrl)
   })
 
   it("refuses, when saved, an address the policy does not allow and a name that resolves to one", async () => {
     const account = await newAccount(api, "outbound")
-    const direct = await api.put(MODELS, { llm: { provider: "openai", model: "m", base_url: internal.baseUrl } }, { token: account.token })
+    const direct = await api.put(MODELS, { llm: { provider: "openai", model: "m", base_url: internal.baseUrl } }, {
+      token: account.token
+    })
     expect(direct.status).toBe(422)
-    expect(direct.body.detail[0].msg).toMatch(/127\.0\.0\.1 is a loopback address .*TALKGRAPH_OUTBOUND_ALLOW does not allow for model/)
-    const named = await api.put(MODELS, { llm: { provider: "openai", model: "m", base_url: internal.baseUrl.replace("127.0.0.1", "localhost") } }, { token: account.token })
+    expect(direct.body.detail[0].msg).toMatch(
+      /127\.0\.0\.1 is a loopback address .*TALKGRAPH_OUTBOUND_ALLOW does not allow for model/
+    )
+    const named = await api.put(MODELS, {
+      llm: { provider: "openai", model: "m", base_url: internal.baseUrl.replace("127.0.0.1", "localhost") }
+    }, { token: account.token })
     expect(named.status).toBe(422)
     expect(named.body.detail[0].msg).toMatch(/localhost resolves to 127\.0\.0\.1/)
-    const allowed = await api.put(MODELS, { llm: { provider: "openai", model: "m", base_url: provider.baseUrl } }, { token: account.token })
+    const allowed = await api.put(MODELS, { llm: { provider: "openai", model: "m", base_url: provider.baseUrl } }, {
+      token: account.token
+    })
     expect(allowed.status).toBe(200)
   })
 
   it("refuses base URLs whose query string, fragment or credentials would change the paths requested under them", async () => {
     const account = await newAccount(api, "outbound")
-    for (const base of [`${provider.baseUrl}?`, `${provider.baseUrl}?x=1`, `${provider.baseUrl}#`, provider.baseUrl.replace("http://", "http://user:pw@")]) {
-      const models = await api.put(MODELS, { llm: { provider: "openai", model: "m", base_url: base } }, { token: account.token })
+    for (
+      const base of [
+        `${provider.baseUrl}?`,
+        `${provider.baseUrl}?x=1`,
+        `${provider.baseUrl}#`,
+        provider.baseUrl.replace("http://", "http://user:pw@")
+      ]
+    ) {
+      const models = await api.put(MODELS, { llm: { provider: "openai", model: "m", base_url: base } }, {
+        token: account.token
+      })
       expect(models.status, base).toBe(422)
       expect(models.body.detail[0].loc).toEqual(["body", "llm", "base_url"])
-      const carrier = await api.post(CARRIERS, { name: "Paths", config: { ...TWILIO, api_base_url: base } }, { token: account.token })
+      const carrier = await api.post(CARRIERS, { name: "Paths", config: { ...TWILIO, api_base_url: base } }, {
+        token: account.token
+      })
       expect(carrier.status, base).toBe(422)
     }
   })
@@ -144,7 +176,11 @@ describe("outbound requests to providers", () => {
     await useLlm(api, account, `${redirectorUrl}/v1`)
     const template = await api.post(
       "/api/v1/workflow/create/template",
-      { call_type: "outbound", use_case: "Lead qualification", activity_description: "Call leads who asked for a demo." },
+      {
+        call_type: "outbound",
+        use_case: "Lead qualification",
+        activity_description: "Call leads who asked for a demo."
+      },
       { token: account.token }
     )
     expect(template.status).toBe(502)
@@ -167,6 +203,8 @@ describe("outbound requests to providers", () => {
       expect(outcome.detail).toBe(outcomes[0]!.detail)
       expect(outcome.error).toBe(outcomes[0]!.error)
     }
-    expect(`${outcomes[0]!.detail} ${outcomes[0]!.error}`).not.toMatch(/HTTP|404|ECONN|refused|unreachable|rejected|blocked|redirect/i)
+    expect(`${outcomes[0]!.detail} ${outcomes[0]!.error}`).not.toMatch(
+      /HTTP|404|ECONN|refused|unreachable|rejected|blocked|redirect/i
+    )
   })
 })

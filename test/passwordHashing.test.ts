@@ -13,7 +13,7 @@ const instrumentedArgon2 = () => {
   let peak = 0
   let finished = 0
   const work = <A>(value: A) =>
-    Effect.uninterruptible(Effect.gen(function* () {
+    Effect.uninterruptible(Effect.gen(function*() {
       const done = yield* Deferred.make<A>()
       running++
       peak = Math.max(peak, running)
@@ -42,20 +42,24 @@ describe("password hashing", () => {
   })
 
   it.effect("runs no more checks at once than it has permits, however many are asked for", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { argon2, stats } = instrumentedArgon2()
       const hashing = yield* makePasswordHashing(2, argon2)
-      const all = yield* Effect.fork(Effect.all(Array.from({ length: 40 }, () => hashing.verify("h", "p")), { concurrency: "unbounded" }))
+      const all = yield* Effect.fork(
+        Effect.all(Array.from({ length: 40 }, () => hashing.verify("h", "p")), { concurrency: "unbounded" })
+      )
       yield* TestClock.adjust("1 second")
       expect(yield* Fiber.join(all)).toHaveLength(40)
       expect(stats().peak).toBe(2)
     }))
 
   it.effect("tells callers to retry once too many are waiting, and serves them again when the queue drains", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { argon2 } = instrumentedArgon2()
       const hashing = yield* makePasswordHashing(1, argon2, 3)
-      const waiting = yield* Effect.fork(Effect.all(Array.from({ length: 4 }, () => hashing.verify("h", "p")), { concurrency: "unbounded" }))
+      const waiting = yield* Effect.fork(
+        Effect.all(Array.from({ length: 4 }, () => hashing.verify("h", "p")), { concurrency: "unbounded" })
+      )
       yield* settle
       const refused = yield* Effect.flip(hashing.verify("h", "p"))
       expect(refused).toMatchObject({ _tag: "TooManyRequests", retryAfterSeconds: 1 })
@@ -67,11 +71,13 @@ describe("password hashing", () => {
     }))
 
   it.effect("keeps a check's permit until the check ends, even when its caller goes away", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { argon2, stats } = instrumentedArgon2()
       const hashing = yield* makePasswordHashing(1, argon2)
       const started = yield* Deferred.make<void>()
-      const abandoned = yield* Effect.fork(Effect.zipRight(Deferred.succeed(started, undefined), hashing.verify("h", "p")))
+      const abandoned = yield* Effect.fork(
+        Effect.zipRight(Deferred.succeed(started, undefined), hashing.verify("h", "p"))
+      )
       yield* Deferred.await(started)
       yield* settle
       const interrupting = yield* Effect.fork(Fiber.interrupt(abandoned))

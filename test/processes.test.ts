@@ -1,8 +1,8 @@
-import pg from "pg"
 import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { client } from "./support/client.ts"
 import { databaseKind, postgresUrl } from "./support/database.ts"
@@ -41,7 +41,8 @@ describe("embedded mode", () => {
     await waitUntilServing(first, url)
     const login = await api.post("/api/v1/auth/login", admin)
     expect(login.status).toBe(200)
-    const key = (await api.post("/api/v1/user/api-keys", { name: "survives" }, { token: login.body.token })).body.api_key
+    const key =
+      (await api.post("/api/v1/user/api-keys", { name: "survives" }, { token: login.body.token })).body.api_key
 
     const intruder = spawnTalkgraph(["serve"], { ...env, PORT: String(await freePort()) })
     expect(await intruder.exited).toBe(1)
@@ -84,10 +85,15 @@ describe("shutdown", () => {
       await waitUntilServing(proc, `http://127.0.0.1:${env.PORT}`)
       socket = net.connect(Number(env.PORT), "127.0.0.1")
       await new Promise((resolve) => socket!.once("connect", resolve))
-      socket.write("POST /api/v1/auth/login HTTP/1.1\r\nHost: talkgraph\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\"")
+      socket.write(
+        "POST /api/v1/auth/login HTTP/1.1\r\nHost: talkgraph\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\""
+      )
       await new Promise((resolve) => setTimeout(resolve, 300))
       proc.child.kill("SIGTERM")
-      const exited = await Promise.race([proc.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 10_000))])
+      const exited = await Promise.race([
+        proc.exited,
+        new Promise((resolve) => setTimeout(() => resolve("still running"), 10_000))
+      ])
       expect(exited).toBe(0)
     } finally {
       socket?.destroy()
@@ -103,22 +109,46 @@ describe("logs", () => {
     const url = `http://127.0.0.1:${env.PORT}`
     const api = client(url)
     const proc = spawnTalkgraph(["serve"], env)
-    const secrets: Array<string> = [admin.password, "wrong-password-77", "sk-log-test-llm-key-9f8e", "tw-log-test-auth-5566", "query-credential-31337"]
+    const secrets: Array<string> = [
+      admin.password,
+      "wrong-password-77",
+      "sk-log-test-llm-key-9f8e",
+      "tw-log-test-auth-5566",
+      "query-credential-31337"
+    ]
     try {
       await waitUntilServing(proc, url)
-      expect((await api.post("/api/v1/auth/login", { email: admin.email, password: "wrong-password-77" })).status).toBe(401)
+      expect((await api.post("/api/v1/auth/login", { email: admin.email, password: "wrong-password-77" })).status).toBe(
+        401
+      )
       const token = (await api.post("/api/v1/auth/login", admin)).body.token as string
       const key = (await api.post("/api/v1/user/api-keys", { name: "logged?" }, { token })).body.api_key as string
       secrets.push(token, key)
-      const llmSettings = { llm: { provider: "openai", model: "m", api_key: "sk-log-test-llm-key-9f8e", base_url: llm.baseUrl } }
-      expect((await api.put("/api/v1/organizations/model-configurations", llmSettings, { apiKey: key })).status).toBe(200)
-      const twilio = { name: "Main", config: { provider: "twilio", account_sid: "AC11112222333344445555", auth_token: "tw-log-test-auth-5566", api_base_url: "http://127.0.0.1:9" } }
+      const llmSettings = {
+        llm: { provider: "openai", model: "m", api_key: "sk-log-test-llm-key-9f8e", base_url: llm.baseUrl }
+      }
+      expect((await api.put("/api/v1/organizations/model-configurations", llmSettings, { apiKey: key })).status).toBe(
+        200
+      )
+      const twilio = {
+        name: "Main",
+        config: {
+          provider: "twilio",
+          account_sid: "AC11112222333344445555",
+          auth_token: "tw-log-test-auth-5566",
+          api_base_url: "http://127.0.0.1:9"
+        }
+      }
       expect((await api.post("/api/v1/organizations/telephony-configs", twilio, { apiKey: key })).status).toBe(200)
-      const workflow = (await api.post("/api/v1/workflow/create/definition", { name: "Logged agent", workflow_definition: runnableDefinition() }, { apiKey: key })).body
+      const workflow = (await api.post("/api/v1/workflow/create/definition", {
+        name: "Logged agent",
+        workflow_definition: runnableDefinition()
+      }, { apiKey: key })).body
       const sessions = `/api/v1/workflow/${workflow.id}/text-chat/sessions`
       const run = (await api.post(sessions, {}, { apiKey: key })).body.workflow_run_id
       llm.enqueue(reply.error(401, "invalid key sk-log-test-llm-key-9f8e"))
-      expect((await api.post(`${sessions}/${run}/messages`, { text: "Hello?" }, { apiKey: key })).status).toBeGreaterThanOrEqual(500)
+      expect((await api.post(`${sessions}/${run}/messages`, { text: "Hello?" }, { apiKey: key })).status)
+        .toBeGreaterThanOrEqual(500)
       expect((await api.get("/api/v1/health?token=query-credential-31337")).status).toBe(200)
     } finally {
       await stop(proc)
@@ -141,7 +171,7 @@ describe("command line", () => {
     const proc = spawnTalkgraph([], { TALKGRAPH_DATA_DIR: dataDir, PORT: String(await freePort()) })
     try {
       expect(await proc.exited).toBe(1)
-      expect(proc.output()).toMatch(/Usage:\n  talkgraph serve/)
+      expect(proc.output()).toMatch(/Usage:\n {2}talkgraph serve/)
       await expect(fs.access(dataDir)).rejects.toThrow()
     } finally {
       proc.child.kill("SIGKILL")
@@ -151,7 +181,7 @@ describe("command line", () => {
   it.each([["--help"], ["help"], ["-h"]])("prints usage for %s and exits 0", async (flag) => {
     const proc = spawnTalkgraph([flag], { TALKGRAPH_DATA_DIR: path.join(await tempDir(), "never-created") })
     expect(await proc.exited).toBe(0)
-    expect(proc.output()).toMatch(/Usage:\n  talkgraph serve/)
+    expect(proc.output()).toMatch(/Usage:\n {2}talkgraph serve/)
   })
 })
 
@@ -191,9 +221,9 @@ describe("starting", () => {
     try {
       while (answers.at(-1) !== 200) {
         if (proc.child.exitCode !== null) throw new Error(proc.output())
-        const reply = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(10_000) }).catch((error: Error) =>
-          error.name === "TimeoutError" ? Promise.reject(error) : undefined
-        )
+        const reply = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(10_000) }).catch((
+          error: Error
+        ) => error.name === "TimeoutError" ? Promise.reject(error) : undefined)
         if (reply) {
           answers.push(reply.status)
           if (reply.status === 503) expect(await reply.json()).toEqual({ detail: "talkgraph is starting or stopping" })
@@ -211,7 +241,11 @@ describe("starting", () => {
 describe("an unusable DATABASE_URL", () => {
   const secretKey = "k".repeat(40)
   const failsWith = async (command: string, databaseUrl: string, password: string) => {
-    const env: Record<string, string> = { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: secretKey, TALKGRAPH_DATA_DIR: await tempDir() }
+    const env: Record<string, string> = {
+      DATABASE_URL: databaseUrl,
+      TALKGRAPH_SECRET_KEY: secretKey,
+      TALKGRAPH_DATA_DIR: await tempDir()
+    }
     if (command === "serve") env.PORT = String(await freePort())
     const proc = spawnTalkgraph([command], env)
     expect(await proc.exited).toBe(1)
@@ -222,20 +256,36 @@ describe("an unusable DATABASE_URL", () => {
 
   it.each(["migrate", "serve"])("%s says the connection was refused", async (command) => {
     const port = await freePort()
-    expect(await failsWith(command, `postgres://talkgraph:refused-pw-5521@127.0.0.1:${port}/talkgraph`, "refused-pw-5521"))
+    expect(
+      await failsWith(command, `postgres://talkgraph:refused-pw-5521@127.0.0.1:${port}/talkgraph`, "refused-pw-5521")
+    )
       .toContain(`talkgraph: PostgreSQL at 127.0.0.1:${port} refused the connection`)
   })
 
   it("says the host is unknown", async () => {
-    expect(await failsWith("migrate", "postgres://talkgraph:unknown-pw-8812@no-such-host.invalid:5432/talkgraph", "unknown-pw-8812"))
+    expect(
+      await failsWith(
+        "migrate",
+        "postgres://talkgraph:unknown-pw-8812@no-such-host.invalid:5432/talkgraph",
+        "unknown-pw-8812"
+      )
+    )
       .toContain("talkgraph: the DATABASE_URL host no-such-host.invalid is unknown")
   })
 
   it("says the password was refused, without printing it", async () => {
     const postgres = await startPasswordRefusingPostgres()
     try {
-      expect(await failsWith("migrate", `postgres://talkgraph:wrong-pw-7731@127.0.0.1:${postgres.port}/talkgraph`, "wrong-pw-7731"))
-        .toContain(`talkgraph: PostgreSQL at 127.0.0.1:${postgres.port} refused the password of user "talkgraph" (authentication failed)`)
+      expect(
+        await failsWith(
+          "migrate",
+          `postgres://talkgraph:wrong-pw-7731@127.0.0.1:${postgres.port}/talkgraph`,
+          "wrong-pw-7731"
+        )
+      )
+        .toContain(
+          `talkgraph: PostgreSQL at 127.0.0.1:${postgres.port} refused the password of user "talkgraph" (authentication failed)`
+        )
     } finally {
       await postgres.close()
     }
@@ -264,7 +314,10 @@ describe("S3 storage that cannot be used", () => {
     await fs.cp(inject("pgliteTemplate"), dataDir, { recursive: true })
     const proc = spawnTalkgraph(["serve"], { ...(await embeddedEnv(dataDir)), ...s3.env, ...settings })
     try {
-      const exited = await Promise.race([proc.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 45_000))])
+      const exited = await Promise.race([
+        proc.exited,
+        new Promise((resolve) => setTimeout(() => resolve("still running"), 45_000))
+      ])
       expect(exited, proc.output()).toBe(1)
       return proc.output()
     } finally {
@@ -283,7 +336,9 @@ describe("S3 storage that cannot be used", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve))
     const endpoint = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`
     try {
-      expect(await startFailsWith({ S3_ENDPOINT: endpoint })).toContain(`talkgraph: S3 storage at ${endpoint} did not answer within 10 s`)
+      expect(await startFailsWith({ S3_ENDPOINT: endpoint })).toContain(
+        `talkgraph: S3 storage at ${endpoint} did not answer within 10 s`
+      )
     } finally {
       silent.close()
     }
@@ -320,7 +375,11 @@ describe.runIf(databaseKind() === "postgres")("PostgreSQL", () => {
     try {
       const url = new URL(base.toString())
       url.pathname = `/${database}`
-      const env = { DATABASE_URL: url.toString(), TALKGRAPH_SECRET_KEY: "k".repeat(40), TALKGRAPH_DATA_DIR: await tempDir() }
+      const env = {
+        DATABASE_URL: url.toString(),
+        TALKGRAPH_SECRET_KEY: "k".repeat(40),
+        TALKGRAPH_DATA_DIR: await tempDir()
+      }
       const runs = [1, 2, 3].map(() => spawnTalkgraph(["migrate"], env))
       const codes = await Promise.all(runs.map((run) => run.exited))
       expect(codes, runs.map((run) => run.output()).join("\n")).toEqual([0, 0, 0])

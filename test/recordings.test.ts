@@ -6,7 +6,7 @@ import { Storage } from "../services/Storage.ts"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { rawMuLaw, silentMp3, sine, wavFile } from "./support/audioClips.ts"
 import { useLlm } from "./support/chatFixtures.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type LocalS3, startS3 } from "./support/s3.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { uploadCsv } from "./support/uploads.ts"
@@ -34,7 +34,9 @@ interface Upload {
 }
 
 const grantFor = async (target: Client, account: TestAccount, mime: string, size?: number): Promise<Upload> => {
-  const grant = await target.post(`${BASE}/upload-url`, { files: [{ filename: "greeting.wav", mime_type: mime, ...(size ? { file_size: size } : {}) }] }, { token: account.token })
+  const grant = await target.post(`${BASE}/upload-url`, {
+    files: [{ filename: "greeting.wav", mime_type: mime, ...(size ? { file_size: size } : {}) }]
+  }, { token: account.token })
   expect(grant.status).toBe(200)
   return grant.body.items[0]
 }
@@ -50,9 +52,18 @@ const register = (target: Client, account: TestAccount, recordings: ReadonlyArra
   target.post(`${BASE}/`, { recordings }, { token: account.token })
 
 /** Uploads and registers a one-second tone under `recordingId`. */
-const newClip = async (account: TestAccount, recordingId: string, extra: Record<string, unknown> = {}, target = api) => {
+const newClip = async (
+  account: TestAccount,
+  recordingId: string,
+  extra: Record<string, unknown> = {},
+  target = api
+) => {
   const item = await upload(target, account, toneWav())
-  const reply = await register(target, account, [{ recording_id: recordingId, storage_key: item.storage_key, ...extra }])
+  const reply = await register(target, account, [{
+    recording_id: recordingId,
+    storage_key: item.storage_key,
+    ...extra
+  }])
   expect(reply.status).toBe(200)
   return reply.body.recordings[0]
 }
@@ -78,7 +89,13 @@ const roundTrip = async (running: RunningServer, target: Client, backend: "local
   expect(item.recording_id).toMatch(/^[a-z2-9]{8}$/)
 
   const created = await register(target, account, [
-    { recording_id: "welcome-1", storage_key: item.storage_key, label: "Welcome", transcript: "Hi, thanks for calling Acme.", workflow_id: workflow }
+    {
+      recording_id: "welcome-1",
+      storage_key: item.storage_key,
+      label: "Welcome",
+      transcript: "Hi, thanks for calling Acme.",
+      workflow_id: workflow
+    }
   ])
   expect(created.status).toBe(200)
   const clip = created.body.recordings[0]
@@ -96,8 +113,12 @@ const roundTrip = async (running: RunningServer, target: Client, backend: "local
   })
 
   // Stored once in the forms calls play: 1.5 s of 8 kHz μ-law and of 16 kHz 16-bit PCM.
-  const ulaw = await running.run(Effect.flatMap(Recordings, (r) => r.playback(account.organizationId, "welcome-1", "ulaw_8k")))
-  const pcm = await running.run(Effect.flatMap(Recordings, (r) => r.playback(account.organizationId, "welcome-1", "pcm_16k")))
+  const ulaw = await running.run(
+    Effect.flatMap(Recordings, (r) => r.playback(account.organizationId, "welcome-1", "ulaw_8k"))
+  )
+  const pcm = await running.run(
+    Effect.flatMap(Recordings, (r) => r.playback(account.organizationId, "welcome-1", "pcm_16k"))
+  )
   expect(ulaw.length).toBe(12000)
   expect(pcm.length).toBe(48000)
 
@@ -154,7 +175,13 @@ describe("the recordings library", () => {
     expect(reply.status).toBe(200)
     expect(reply.body.recordings).toMatchObject([
       { recording_id: "mp3clip", label: "mp3clip", source_format: "mp3", source_sample_rate: 44100 },
-      { recording_id: "ulawclip", label: "Hold on", source_format: "mulaw", source_sample_rate: 8000, duration_ms: 2000 }
+      {
+        recording_id: "ulawclip",
+        label: "Hold on",
+        source_format: "mulaw",
+        source_sample_rate: 8000,
+        duration_ms: 2000
+      }
     ])
   })
 })
@@ -162,19 +189,31 @@ describe("the recordings library", () => {
 describe("refusing clips", () => {
   it("refuses audio types it cannot decode and files over the size cap when asked for an upload URL", async () => {
     const account = await newAccount(api, "refuse")
-    const csv = await api.post(`${BASE}/upload-url`, { files: [{ filename: "x.csv", mime_type: "text/csv" }] }, { token: account.token })
+    const csv = await api.post(`${BASE}/upload-url`, { files: [{ filename: "x.csv", mime_type: "text/csv" }] }, {
+      token: account.token
+    })
     expect(csv.status).toBe(422)
     expect(csv.body.detail[0].loc).toEqual(["body", "files", 0, "mime_type"])
-    const big = await api.post(`${BASE}/upload-url`, { files: [{ filename: "x.wav", mime_type: "audio/wav", file_size: 200001 }] }, { token: account.token })
+    const big = await api.post(`${BASE}/upload-url`, {
+      files: [{ filename: "x.wav", mime_type: "audio/wav", file_size: 200001 }]
+    }, { token: account.token })
     expect(big.status).toBe(413)
   })
 
   it("refuses an upload larger than the cap at the signed URL", async () => {
     const account = await newAccount(api, "refuse")
     const item = await grantFor(api, account, "audio/wav")
-    const put = await fetch(item.upload_url, { method: "PUT", headers: { "content-type": "audio/wav" }, body: new Uint8Array(200001) })
+    const put = await fetch(item.upload_url, {
+      method: "PUT",
+      headers: { "content-type": "audio/wav" },
+      body: new Uint8Array(200001)
+    })
     expect(put.status).toBe(413)
-    const wrongType = await fetch(item.upload_url, { method: "PUT", headers: { "content-type": "audio/mpeg" }, body: toneWav() })
+    const wrongType = await fetch(item.upload_url, {
+      method: "PUT",
+      headers: { "content-type": "audio/mpeg" },
+      body: toneWav()
+    })
     expect(wrongType.status).toBe(403)
   })
 
@@ -200,10 +239,14 @@ describe("refusing clips", () => {
         { recording_id: "bad", storage_key: item.storage_key }
       ])
       expect(reply.status).toBe(422)
-      expect(reply.body.detail).toEqual([{ loc: ["body", "recordings", 1, "storage_key"], msg: expect.stringMatching(message), type }])
+      expect(reply.body.detail).toEqual([{
+        loc: ["body", "recordings", 1, "storage_key"],
+        msg: expect.stringMatching(message),
+        type
+      }])
     }
     expect(await list(account)).toEqual([])
-    const stored = await server.run(Effect.gen(function* () {
+    const stored = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return yield* sql`SELECT 1 FROM workflow_recordings WHERE organization_id = ${account.organizationId}`
     }))
@@ -225,7 +268,10 @@ describe("refusing clips", () => {
       { recording_id: "again", storage_key: item.storage_key }
     ])
     expect(twice.status).toBe(422)
-    expect(twice.body.detail[0]).toMatchObject({ loc: ["body", "recordings", 1, "recording_id"], type: "recording_id_duplicate" })
+    expect(twice.body.detail[0]).toMatchObject({
+      loc: ["body", "recordings", 1, "recording_id"],
+      type: "recording_id_duplicate"
+    })
     expect((await list(account)).map((clip) => clip.recording_id)).toEqual(["greeting"])
   })
 })
@@ -234,14 +280,20 @@ describe("clips in use", () => {
   it("refuses to delete a clip a published graph greets with, until the graph stops using it", async () => {
     const account = await newAccount(api, "guard")
     await newClip(account, "hello")
-    const created = await api.post("/api/v1/workflow/create/definition", { name: "Greeter", workflow_definition: greetingDefinition("hello") }, { token: account.token })
+    const created = await api.post("/api/v1/workflow/create/definition", {
+      name: "Greeter",
+      workflow_definition: greetingDefinition("hello")
+    }, { token: account.token })
     expect(created.status).toBe(200)
     const refused = await api.delete(`${BASE}/hello`, { token: account.token })
     expect(refused.status).toBe(409)
     expect(refused.body.detail).toMatch(/published version of workflow "Greeter"/)
 
-    await api.put(`/api/v1/workflow/${created.body.id}`, { workflow_definition: runnableDefinition() }, { token: account.token })
-    expect((await api.post(`/api/v1/workflow/${created.body.id}/publish`, undefined, { token: account.token })).status).toBe(200)
+    await api.put(`/api/v1/workflow/${created.body.id}`, { workflow_definition: runnableDefinition() }, {
+      token: account.token
+    })
+    expect((await api.post(`/api/v1/workflow/${created.body.id}/publish`, undefined, { token: account.token })).status)
+      .toBe(200)
     expect((await api.delete(`${BASE}/hello`, { token: account.token })).status).toBe(200)
   })
 
@@ -249,16 +301,25 @@ describe("clips in use", () => {
     const account = await newAccount(api, "guard")
     await newClip(account, "promo")
     const workflowId = await insertWorkflow(server, account.organizationId)
-    const sourceId = await uploadCsv(api, { token: account.token },
-      "phone_number,greeting_override_type,greeting_override_recording_id\n+14155550101,audio,promo\n+14155550102,,\n")
-    const campaign = await api.post("/api/v1/campaign/create", { name: "Promo", workflow_id: workflowId, source_type: "csv", source_id: sourceId }, { token: account.token })
+    const sourceId = await uploadCsv(
+      api,
+      { token: account.token },
+      "phone_number,greeting_override_type,greeting_override_recording_id\n+14155550101,audio,promo\n+14155550102,,\n"
+    )
+    const campaign = await api.post("/api/v1/campaign/create", {
+      name: "Promo",
+      workflow_id: workflowId,
+      source_type: "csv",
+      source_id: sourceId
+    }, { token: account.token })
     expect(campaign.status).toBe(200)
-    const setState = (state: string) => server.run(Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      // Leased to another process, so this server's campaign engine leaves the campaign alone.
-      yield* sql`UPDATE campaigns SET state = ${state}, lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 hour'
+    const setState = (state: string) =>
+      server.run(Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // Leased to another process, so this server's campaign engine leaves the campaign alone.
+        yield* sql`UPDATE campaigns SET state = ${state}, lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 hour'
                  WHERE id = ${campaign.body.id}`
-    }))
+      }))
     for (const state of ["running", "paused"]) {
       await setState(state)
       const refused = await api.delete(`${BASE}/promo`, { token: account.token })
@@ -273,17 +334,28 @@ describe("clips in use", () => {
 describe("references to clips", () => {
   it("refuses a graph naming a clip the organization does not have, naming the node or edge", async () => {
     const account = await newAccount(api, "refs")
-    const missing = await api.post("/api/v1/workflow/create/definition", { name: "Greeter", workflow_definition: greetingDefinition("nope") }, { token: account.token })
+    const missing = await api.post("/api/v1/workflow/create/definition", {
+      name: "Greeter",
+      workflow_definition: greetingDefinition("nope")
+    }, { token: account.token })
     expect(missing.status).toBe(422)
     expect(missing.body.detail).toContainEqual({
       loc: ["body", "workflow_definition", "nodes", 0, "data", "greeting_recording_id"],
-      msg: expect.stringMatching(/^Node "start" \(startCall\): data.greeting_recording_id "nope" is not a recording of this organization/),
+      msg: expect.stringMatching(
+        /^Node "start" \(startCall\): data.greeting_recording_id "nope" is not a recording of this organization/
+      ),
       type: "recording_unknown"
     })
 
     const definition = runnableDefinition()
-    Object.assign(definition.edges[0]!.data, { transition_speech_type: "audio", transition_speech_recording_id: "later" })
-    const edge = await api.post("/api/v1/workflow/create/definition", { name: "Mover", workflow_definition: definition }, { token: account.token })
+    Object.assign(definition.edges[0]!.data, {
+      transition_speech_type: "audio",
+      transition_speech_recording_id: "later"
+    })
+    const edge = await api.post("/api/v1/workflow/create/definition", {
+      name: "Mover",
+      workflow_definition: definition
+    }, { token: account.token })
     expect(edge.status).toBe(422)
     expect(edge.body.detail).toContainEqual(expect.objectContaining({
       loc: ["body", "workflow_definition", "edges", 0, "data", "transition_speech_recording_id"],
@@ -293,20 +365,43 @@ describe("references to clips", () => {
 
     await newClip(account, "nope")
     await newClip(account, "later")
-    expect((await api.post("/api/v1/workflow/create/definition", { name: "Greeter", workflow_definition: greetingDefinition("nope") }, { token: account.token })).status).toBe(200)
-    expect((await api.post("/api/v1/workflow/create/definition", { name: "Mover", workflow_definition: definition }, { token: account.token })).status).toBe(200)
+    expect(
+      (await api.post("/api/v1/workflow/create/definition", {
+        name: "Greeter",
+        workflow_definition: greetingDefinition("nope")
+      }, { token: account.token })).status
+    ).toBe(200)
+    expect(
+      (await api.post("/api/v1/workflow/create/definition", { name: "Mover", workflow_definition: definition }, {
+        token: account.token
+      })).status
+    ).toBe(200)
   })
 
   it("refuses a contacts CSV whose greeting override names a missing clip, naming the rows", async () => {
     const account = await newAccount(api, "refs")
     await newClip(account, "known")
     const workflowId = await insertWorkflow(server, account.organizationId)
-    const sourceId = await uploadCsv(api, { token: account.token },
-      "phone_number,greeting_override_type,greeting_override_recording_id\n+14155550101,audio,known\n+14155550102,audio,ghost\n")
-    const reply = await api.post("/api/v1/campaign/create", { name: "Ghost", workflow_id: workflowId, source_type: "csv", source_id: sourceId }, { token: account.token })
+    const sourceId = await uploadCsv(
+      api,
+      { token: account.token },
+      "phone_number,greeting_override_type,greeting_override_recording_id\n+14155550101,audio,known\n+14155550102,audio,ghost\n"
+    )
+    const reply = await api.post("/api/v1/campaign/create", {
+      name: "Ghost",
+      workflow_id: workflowId,
+      source_type: "csv",
+      source_id: sourceId
+    }, { token: account.token })
     expect(reply.status).toBe(422)
     expect(reply.body.detail).toEqual([
-      { loc: ["body", "source_id"], msg: expect.stringMatching(/Row 3: greeting_override_recording_id "ghost" is not a recording of this organization/i), type: "csv_invalid" }
+      {
+        loc: ["body", "source_id"],
+        msg: expect.stringMatching(
+          /Row 3: greeting_override_recording_id "ghost" is not a recording of this organization/i
+        ),
+        type: "csv_invalid"
+      }
     ])
   })
 
@@ -314,13 +409,20 @@ describe("references to clips", () => {
     const account = await newAccount(api, "chat")
     await useLlm(api, account, "http://127.0.0.1:9")
     await newClip(account, "hello", { label: "Hello clip", transcript: "Hello from the recording!" })
-    const created = await api.post("/api/v1/workflow/create/definition", { name: "Greeter", workflow_definition: greetingDefinition("hello") }, { token: account.token })
-    const session = await api.post(`/api/v1/workflow/${created.body.id}/text-chat/sessions`, {}, { token: account.token })
+    const created = await api.post("/api/v1/workflow/create/definition", {
+      name: "Greeter",
+      workflow_definition: greetingDefinition("hello")
+    }, { token: account.token })
+    const session = await api.post(`/api/v1/workflow/${created.body.id}/text-chat/sessions`, {}, {
+      token: account.token
+    })
     expect(session.status).toBe(200)
     expect(session.body.reply).toBe("Hello from the recording!")
 
     await api.patch(`${BASE}/hello`, { transcript: null }, { token: account.token })
-    const labelled = await api.post(`/api/v1/workflow/${created.body.id}/text-chat/sessions`, {}, { token: account.token })
+    const labelled = await api.post(`/api/v1/workflow/${created.body.id}/text-chat/sessions`, {}, {
+      token: account.token
+    })
     expect(labelled.body.reply).toBe("Hello clip")
   })
 })
@@ -339,8 +441,14 @@ describe("tenancy and scopes", () => {
 
     const stolen = await register(api, stranger, [{ recording_id: "stolen", storage_key: clip.storage_key }])
     expect(stolen.status).toBe(422)
-    expect(stolen.body.detail[0]).toMatchObject({ loc: ["body", "recordings", 0, "storage_key"], type: "storage_key_invalid" })
-    const graph = await api.post("/api/v1/workflow/create/definition", { name: "Borrower", workflow_definition: greetingDefinition("secret") }, { token: stranger.token })
+    expect(stolen.body.detail[0]).toMatchObject({
+      loc: ["body", "recordings", 0, "storage_key"],
+      type: "storage_key_invalid"
+    })
+    const graph = await api.post("/api/v1/workflow/create/definition", {
+      name: "Borrower",
+      workflow_definition: greetingDefinition("secret")
+    }, { token: stranger.token })
     expect(graph.status).toBe(422)
 
     // Public ids are unique per organization, not globally.

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Exit, Fiber } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { databaseKind } from "./support/database.ts"
 import { insertWorkflow } from "./support/runRows.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
@@ -20,13 +20,16 @@ afterAll(() => server?.close())
 const poolSize = databaseKind() === "postgres" ? 20 : 1
 
 const sleepingStatement = (seconds: number, label: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ label: string }>`SELECT pg_sleep(${seconds}), ${label}::text AS label`)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ label: string }>`SELECT pg_sleep(${seconds}), ${label}::text AS label`
+  )
 
 const millisSince = (started: number) => performance.now() - started
 
 /** Runs written in one statement, enough that a usage report takes a while to read. */
 const seedRuns = (organizationId: number, workflowId: number, count: number) =>
-  server.run(Effect.gen(function* () {
+  server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`
       INSERT INTO runs (organization_id, workflow_id, name, mode, channel, direction, state, caller_number, called_number,
@@ -37,8 +40,11 @@ const seedRuns = (organizationId: number, workflowId: number, count: number) =>
       FROM generate_series(1, ${count}) g`
   }))
 
-const usageRuns = "/api/v1/organizations/usage/runs?start_date=2024-01-01&end_date=2025-01-01&sort_by=duration&limit=100" +
-  `&filters=${encodeURIComponent(JSON.stringify([{ attribute: "callerNumber", type: "text", value: { value: "555000" } }]))}`
+const usageRuns =
+  "/api/v1/organizations/usage/runs?start_date=2024-01-01&end_date=2025-01-01&sort_by=duration&limit=100" +
+  `&filters=${
+    encodeURIComponent(JSON.stringify([{ attribute: "callerNumber", type: "text", value: { value: "555000" } }]))
+  }`
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -47,7 +53,10 @@ const abandonRequests = async (account: TestAccount, until: number) => {
   let abandoned = 0
   while (Date.now() < until) {
     const controller = new AbortController()
-    const request = fetch(`${server.url}${usageRuns}`, { headers: { authorization: `Bearer ${account.token}` }, signal: controller.signal })
+    const request = fetch(`${server.url}${usageRuns}`, {
+      headers: { authorization: `Bearer ${account.token}` },
+      signal: controller.signal
+    })
       .then((response) => response.arrayBuffer())
       .catch(() => undefined)
     await sleep(2 + Math.random() * 30)
@@ -62,14 +71,19 @@ const abandonRequests = async (account: TestAccount, until: number) => {
 const readPatiently = async (account: TestAccount, until: number) => {
   const statuses: Array<number | string> = []
   while (Date.now() < until) {
-    statuses.push(await api.get(usageRuns, { token: account.token }).then((reply) => reply.status, (error) => String(error.cause ?? error)))
+    statuses.push(
+      await api.get(usageRuns, { token: account.token }).then(
+        (reply) => reply.status,
+        (error) => String(error.cause ?? error)
+      )
+    )
   }
   return statuses
 }
 
 describe(`request cancellation on ${databaseKind()}`, () => {
   it("cancels only the interrupted statement, never the one that runs next on its connection", async () => {
-    const outcome = await server.run(Effect.gen(function* () {
+    const outcome = await server.run(Effect.gen(function*() {
       const started = performance.now()
       // The interrupted request's statement, then every other connection busy, then another
       // request waiting for a connection: it gets the interrupted request's connection next.
@@ -89,7 +103,8 @@ describe(`request cancellation on ${databaseKind()}`, () => {
       yield* Fiber.joinAll(busy)
       return { nextExit, nextDone }
     }))
-    expect(Exit.isSuccess(outcome.nextExit), String(Exit.isFailure(outcome.nextExit) ? outcome.nextExit.cause : "")).toBe(true)
+    expect(Exit.isSuccess(outcome.nextExit), String(Exit.isFailure(outcome.nextExit) ? outcome.nextExit.cause : ""))
+      .toBe(true)
     if (databaseKind() === "postgres") {
       // Its connection was free once the interrupted statement was cancelled (at 0.3 s), not when
       // that statement would have ended (1.5 s): done by 1.3 s rather than 2.5 s.
@@ -98,9 +113,11 @@ describe(`request cancellation on ${databaseKind()}`, () => {
   })
 
   it("an interrupted transaction's statement holds up no other request beyond its own end", async () => {
-    const outcome = await server.run(Effect.gen(function* () {
+    const outcome = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const transaction = yield* Effect.fork(sql.withTransaction(Effect.zipRight(sql`SELECT 1`, sleepingStatement(0.8, "in transaction"))))
+      const transaction = yield* Effect.fork(
+        sql.withTransaction(Effect.zipRight(sql`SELECT 1`, sleepingStatement(0.8, "in transaction")))
+      )
       yield* Effect.sleep(Duration.millis(200))
       yield* Fiber.interruptFork(transaction)
       const started = performance.now()
@@ -121,20 +138,24 @@ describe(`request cancellation on ${databaseKind()}`, () => {
     expect(outcome.after.every((row) => !row.open)).toBe(true)
   })
 
-  it("clients aborting many requests mid-query never fail another organization's requests", { timeout: 120_000 }, async () => {
-    const aborter = await newAccount(api, "aborter")
-    const bystander = await newAccount(api, "bystander")
-    await seedRuns(aborter.organizationId, await insertWorkflow(server, aborter.organizationId), 3_000)
-    await seedRuns(bystander.organizationId, await insertWorkflow(server, bystander.organizationId), 3_000)
-    // More readers than the pool has connections, so statements wait for one and reuse it at once.
-    const until = Date.now() + 4_000
-    const [abandoned, statuses] = await Promise.all([
-      Promise.all(Array.from({ length: 6 }, () => abandonRequests(aborter, until))),
-      Promise.all(Array.from({ length: poolSize + 4 }, () => readPatiently(bystander, until)))
-    ])
-    const replies = statuses.flat()
-    const failures = replies.filter((status) => status !== 200)
-    expect(abandoned.reduce((sum, count) => sum + count, 0)).toBeGreaterThan(100)
-    expect(failures, `${failures.length} of ${replies.length} requests failed`).toEqual([])
-  })
+  it(
+    "clients aborting many requests mid-query never fail another organization's requests",
+    { timeout: 120_000 },
+    async () => {
+      const aborter = await newAccount(api, "aborter")
+      const bystander = await newAccount(api, "bystander")
+      await seedRuns(aborter.organizationId, await insertWorkflow(server, aborter.organizationId), 3_000)
+      await seedRuns(bystander.organizationId, await insertWorkflow(server, bystander.organizationId), 3_000)
+      // More readers than the pool has connections, so statements wait for one and reuse it at once.
+      const until = Date.now() + 4_000
+      const [abandoned, statuses] = await Promise.all([
+        Promise.all(Array.from({ length: 6 }, () => abandonRequests(aborter, until))),
+        Promise.all(Array.from({ length: poolSize + 4 }, () => readPatiently(bystander, until)))
+      ])
+      const replies = statuses.flat()
+      const failures = replies.filter((status) => status !== 200)
+      expect(abandoned.reduce((sum, count) => sum + count, 0)).toBeGreaterThan(100)
+      expect(failures, `${failures.length} of ${replies.length} requests failed`).toEqual([])
+    }
+  )
 })

@@ -33,7 +33,10 @@ describe("what text, numbers and JSON a request may carry", () => {
       { path: Array(64).fill(0), reason: "JSON must not be nested more than 64 levels deep" }
     ])
     expect(jsonValueProblems(JSON.parse(`${"[".repeat(64)}${"]".repeat(64)}`))).toEqual([])
-    expect(jsonValueProblems({ list: Array(1001).fill(0) })).toEqual([{ path: ["list"], reason: "Arrays must not hold more than 1000 items" }])
+    expect(jsonValueProblems({ list: Array(1001).fill(0) })).toEqual([{
+      path: ["list"],
+      reason: "Arrays must not hold more than 1000 items"
+    }])
     expect(jsonValueProblems({ list: Array(1000).fill(0) })).toEqual([])
   })
 })
@@ -44,17 +47,25 @@ describe("what a 422 message quotes back", () => {
   })
 
   it("cuts a quoted scalar to a short excerpt, without splitting a surrogate pair", () => {
-    expect(problemMessage(["body", "name"], `Expected a string at most 5 character(s) long, actual "${"🚀".repeat(40)}"`))
+    expect(
+      problemMessage(["body", "name"], `Expected a string at most 5 character(s) long, actual "${"🚀".repeat(40)}"`)
+    )
       .toBe(`Expected a string at most 5 character(s) long, actual "${"🚀".repeat(15)}…"`)
     expect(problemMessage(["body", "count"], "Expected an integer, actual 1.5")).toBe("Expected an integer, actual 1.5")
   })
 
   it("never quotes a credential field, an object or array, or the whole body", () => {
-    for (const field of ["password", "auth_token", "api_key", "api_secret", "private_key", "signature_secret", "token"]) {
-      expect(problemMessage(["body", "config", field], 'Expected a string at most 8192 character(s) long, actual "s3cr3t"'))
+    for (
+      const field of ["password", "auth_token", "api_key", "api_secret", "private_key", "signature_secret", "token"]
+    ) {
+      expect(
+        problemMessage(["body", "config", field], "Expected a string at most 8192 character(s) long, actual \"s3cr3t\"")
+      )
         .toBe("Expected a string at most 8192 character(s) long")
     }
-    expect(problemMessage(["body", "email"], 'Expected string, actual {"password":"s3cr3t"}')).toBe("Expected string")
-    expect(problemMessage(["body"], 'Expected LoginRequest, actual "password=s3cr3t"')).toBe("Expected LoginRequest")
+    expect(problemMessage(["body", "email"], "Expected string, actual {\"password\":\"s3cr3t\"}")).toBe(
+      "Expected string"
+    )
+    expect(problemMessage(["body"], "Expected LoginRequest, actual \"password=s3cr3t\"")).toBe("Expected LoginRequest")
   })
 })

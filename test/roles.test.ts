@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer, uniqueEmail } from "./support/server.ts"
 
 let server: RunningServer
@@ -25,16 +25,25 @@ const TWILIO = {
 }
 const LLM = { llm: { provider: "openai", model: "gpt-4o-mini", api_key: "sk-role-test-1234" } }
 
-
 /** Adds a member to `by`'s organization through the API and signs them in. */
-const addMember = async (by: { readonly token: string }, role: "owner" | "admin" | "member", name: string = role): Promise<TestAccount> => {
+const addMember = async (
+  by: { readonly token: string },
+  role: "owner" | "admin" | "member",
+  name: string = role
+): Promise<TestAccount> => {
   const email = uniqueEmail(name)
   const password = `${name}-password-${Math.random().toString(36).slice(2)}`
   const added = await api.post(MEMBERS, { email, password, name, role }, { token: by.token })
   if (added.status !== 200) throw new Error(`adding a member failed: ${added.status} ${JSON.stringify(added.body)}`)
   const login = await api.post("/api/v1/auth/login", { email, password })
   if (login.status !== 200) throw new Error(`the new member could not log in: ${login.status}`)
-  return { userId: added.body.user_id, email, password, token: login.body.token, organizationId: login.body.user.organization_id }
+  return {
+    userId: added.body.user_id,
+    email,
+    password,
+    token: login.body.token,
+    organizationId: login.body.user.organization_id
+  }
 }
 
 /** An organization with one owner, one admin and one member. */
@@ -75,9 +84,13 @@ describe("members", () => {
     const common = await api.post(MEMBERS, { email: uniqueEmail(), password: "password123" }, { token: owner.token })
     expect(common.status).toBe(422)
     expect(common.body.detail[0].msg).toMatch(/commonly used/)
-    const taken = await api.post(MEMBERS, { email: owner.email.toUpperCase(), password: "fresh-password-1" }, { token: owner.token })
+    const taken = await api.post(MEMBERS, { email: owner.email.toUpperCase(), password: "fresh-password-1" }, {
+      token: owner.token
+    })
     expect(taken.status).toBe(409)
-    const role = await api.post(MEMBERS, { email: uniqueEmail(), password: "fresh-password-1", role: "root" }, { token: owner.token })
+    const role = await api.post(MEMBERS, { email: uniqueEmail(), password: "fresh-password-1", role: "root" }, {
+      token: owner.token
+    })
     expect(role.status).toBe(422)
     expect(role.body.detail[0].loc).toEqual(["body", "role"])
   })
@@ -98,9 +111,13 @@ describe("what a member may not do", () => {
     expect((await api.put(MODEL, LLM, { token: owner.token })).status).toBe(200)
 
     const attempts = [
-      await api.put(MODEL, { llm: { provider: "openai", model: "other", base_url: "http://attacker.example/v1" } }, { token: member.token }),
+      await api.put(MODEL, { llm: { provider: "openai", model: "other", base_url: "http://attacker.example/v1" } }, {
+        token: member.token
+      }),
       await api.post(TELEPHONY, { name: "Mine", config: TWILIO }, { token: member.token }),
-      await api.put(`${TELEPHONY}/${config.id}`, { config: { api_base_url: "http://attacker.example" } }, { token: member.token }),
+      await api.put(`${TELEPHONY}/${config.id}`, { config: { api_base_url: "http://attacker.example" } }, {
+        token: member.token
+      }),
       await api.post(`${TELEPHONY}/${config.id}/phone-numbers`, { address: "+14155550100" }, { token: member.token }),
       await api.delete(`${TELEPHONY}/${config.id}`, { token: member.token })
     ]
@@ -116,7 +133,9 @@ describe("what a member may not do", () => {
 
   it("cannot add members, change roles or remove anyone but themselves", async () => {
     const { owner, admin, member } = await team()
-    expect((await api.post(MEMBERS, { email: uniqueEmail(), password: "fresh-password-1" }, { token: member.token })).status).toBe(403)
+    expect(
+      (await api.post(MEMBERS, { email: uniqueEmail(), password: "fresh-password-1" }, { token: member.token })).status
+    ).toBe(403)
     expect((await api.put(`${MEMBERS}/${member.userId}`, { role: "admin" }, { token: member.token })).status).toBe(403)
     expect((await api.put(`${MEMBERS}/${owner.userId}`, { role: "member" }, { token: member.token })).status).toBe(403)
     expect((await api.delete(`${MEMBERS}/${admin.userId}`, { token: member.token })).status).toBe(403)
@@ -138,7 +157,11 @@ describe("what a member may not do", () => {
     expect(revoke.body.detail).toMatch(/another member's API keys/)
     expect((await api.delete(`${KEYS}/${ownerKeyId}`, { token: owner.token })).status).toBe(200)
     expect((await api.put(`${KEYS}/${ownerKeyId}/reactivate`, undefined, { token: member.token })).status).toBe(403)
-    expect((await api.get(`${KEYS}?include_archived=true`, { token: owner.token })).body.find((key: any) => key.id === ownerKeyId).is_active).toBe(false)
+    expect(
+      (await api.get(`${KEYS}?include_archived=true`, { token: owner.token })).body.find((key: any) =>
+        key.id === ownerKeyId
+      ).is_active
+    ).toBe(false)
 
     expect((await api.delete(`${KEYS}/${memberKeyId}`, { token: member.token })).status).toBe(200)
     expect((await api.put(`${KEYS}/${memberKeyId}/reactivate`, undefined, { token: member.token })).status).toBe(200)
@@ -168,7 +191,9 @@ describe("what an admin may do", () => {
     expect((await api.delete(`${KEYS}/${memberKeyId}`, { token: admin.token })).status).toBe(200)
 
     const another = await addMember(admin, "admin", "second-admin")
-    expect((await api.put(`${MEMBERS}/${another.userId}`, { role: "member" }, { token: admin.token })).body.role).toBe("member")
+    expect((await api.put(`${MEMBERS}/${another.userId}`, { role: "member" }, { token: admin.token })).body.role).toBe(
+      "member"
+    )
     expect((await api.delete(`${MEMBERS}/${another.userId}`, { token: admin.token })).status).toBe(200)
   })
 
@@ -176,7 +201,9 @@ describe("what an admin may do", () => {
     const { owner, admin, member } = await team()
     const ownerKeyId = await keyIdOf(owner)
     const refusals = [
-      await api.post(MEMBERS, { email: uniqueEmail(), password: "fresh-password-1", role: "owner" }, { token: admin.token }),
+      await api.post(MEMBERS, { email: uniqueEmail(), password: "fresh-password-1", role: "owner" }, {
+        token: admin.token
+      }),
       await api.put(`${MEMBERS}/${member.userId}`, { role: "owner" }, { token: admin.token }),
       await api.put(`${MEMBERS}/${owner.userId}`, { role: "admin" }, { token: admin.token }),
       await api.delete(`${MEMBERS}/${owner.userId}`, { token: admin.token }),
@@ -204,7 +231,9 @@ describe("owners", () => {
     expect(demote.body.detail).toMatch(/last owner/)
     expect((await api.delete(`${MEMBERS}/${owner.userId}`, { token: owner.token })).status).toBe(409)
 
-    expect((await api.put(`${MEMBERS}/${admin.userId}`, { role: "owner" }, { token: owner.token })).body.role).toBe("owner")
+    expect((await api.put(`${MEMBERS}/${admin.userId}`, { role: "owner" }, { token: owner.token })).body.role).toBe(
+      "owner"
+    )
     expect((await api.put(`${MEMBERS}/${owner.userId}`, { role: "member" }, { token: owner.token })).status).toBe(200)
     // Their session now acts as a member.
     expect((await api.put(MODEL, LLM, { token: owner.token })).status).toBe(403)
@@ -255,11 +284,15 @@ describe("removing a member", () => {
     expect((await api.get("/api/v1/auth/me", { token: member.token })).status).toBe(401)
     expect((await api.get("/api/v2/status", { apiKey: key })).status).toBe(401)
     expect((await api.post("/api/v1/auth/login", { email: member.email, password: member.password })).status).toBe(401)
-    expect((await api.get(MEMBERS, { token: owner.token })).body.map((entry: any) => entry.user_id)).not.toContain(member.userId)
+    expect((await api.get(MEMBERS, { token: owner.token })).body.map((entry: any) => entry.user_id)).not.toContain(
+      member.userId
+    )
 
     const again = await api.post(MEMBERS, { email: member.email, password: "second-chance-1" }, { token: owner.token })
     expect(again.status).toBe(200)
-    expect((await api.post("/api/v1/auth/login", { email: member.email, password: "second-chance-1" })).status).toBe(200)
+    expect((await api.post("/api/v1/auth/login", { email: member.email, password: "second-chance-1" })).status).toBe(
+      200
+    )
   })
 
   it("lets a member leave on their own", async () => {

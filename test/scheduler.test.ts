@@ -31,16 +31,19 @@ const MONDAY_10_UTC = Date.parse("2026-03-02T10:00:00Z")
 const dialerTest = <A>(body: (carrier: TestCarrier) => Effect.Effect<A, unknown, any>, settings = testSettings) => {
   const carrier = makeTestCarrier()
   return Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* TestClock.setTime(MONDAY_10_UTC)
       return yield* Effect.scoped(
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const dialer = yield* Layer.build(dialerLayer(database, carrier, settings))
           return yield* Effect.provide(body(carrier), dialer)
         })
       ).pipe(
         Effect.ensuring(
-          Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE campaigns SET state = 'cancelled' WHERE state = 'running'`).pipe(Effect.orDie)
+          Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql`UPDATE campaigns SET state = 'cancelled' WHERE state = 'running'`
+          ).pipe(Effect.orDie)
         )
       )
     }).pipe(
@@ -59,14 +62,16 @@ const busiestSecond = (times: ReadonlyArray<number>) =>
 const liveAttempts = (campaignId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ live: number }>`SELECT count(*)::int AS live FROM campaign_attempts WHERE campaign_id = ${campaignId} AND ended_at IS NULL`,
+      sql<
+        { live: number }
+      >`SELECT count(*)::int AS live FROM campaign_attempts WHERE campaign_id = ${campaignId} AND ended_at IS NULL`,
       (rows) => rows[0]!.live
     ))
 
 describe("the campaign dialer on TestClock time", () => {
   it("never exceeds max_concurrency, and fills a slot as soon as a call ends", () =>
     dialerTest((carrier) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { campaignId } = yield* runningCampaign({ contacts: 5, max_concurrency: 2 })
         yield* advance(3000)
         expect(placedFor(carrier, campaignId)).toHaveLength(2)
@@ -80,7 +85,7 @@ describe("the campaign dialer on TestClock time", () => {
 
   it("places at most rate_limit_per_second calls in any one-second window", () =>
     dialerTest((carrier) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { campaignId } = yield* runningCampaign({ contacts: 9, rate_limit_per_second: 3 })
         for (let step = 0; step < 40; step++) {
           yield* advance(100, 100)
@@ -88,14 +93,16 @@ describe("the campaign dialer on TestClock time", () => {
         }
         const times = placedFor(carrier, campaignId).map((call) => call.at)
         expect(times).toHaveLength(9)
-        const busiest = Math.max(...times.map((start) => times.filter((time) => time >= start && time < start + 1000).length))
+        const busiest = Math.max(
+          ...times.map((start) => times.filter((time) => time >= start && time < start + 1000).length)
+        )
         expect(busiest).toBe(3)
       })
     ))
 
   it("claims contacts in batches at a high rate, keeping to the rate in every one-second window and reaching it", () =>
     dialerTest((carrier) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { campaignId } = yield* runningCampaign({ contacts: 60, rate_limit_per_second: 20 })
         yield* advance(2000, 50)
         // 20 in each of the first two seconds: the rate, reached.
@@ -110,13 +117,12 @@ describe("the campaign dialer on TestClock time", () => {
           FROM campaign_attempts WHERE campaign_id = ${campaignId}`
         expect(attempts).toEqual({ attempts: 60, runs: 60, contacts: 60 })
         expect((yield* campaignRow(campaignId)).executed_count).toBe(60)
-      }), { ...testSettings, orgMaxConcurrentCalls: 1000 }
-    ))
+      }), { ...testSettings, orgMaxConcurrentCalls: 1000 }))
 
   it("keeps the organization's live calls within its limit across its campaigns, and refills a freed slot", () =>
     dialerTest(
       (carrier) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const first = yield* runningCampaign({ contacts: 5 })
           const second = yield* runningCampaign({ contacts: 5, organization: first.organization })
           const placed = () => [...placedFor(carrier, first.campaignId), ...placedFor(carrier, second.campaignId)]
@@ -133,10 +139,16 @@ describe("the campaign dialer on TestClock time", () => {
 
   it("retries exactly the reasons the retry config names, after the delay, up to max_retries", () =>
     dialerTest((carrier) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { campaignId } = yield* runningCampaign({
           contacts: 3,
-          retry_config: { max_retries: 1, retry_delay_seconds: 60, retry_on_busy: true, retry_on_no_answer: false, retry_on_voicemail: true }
+          retry_config: {
+            max_retries: 1,
+            retry_delay_seconds: 60,
+            retry_on_busy: true,
+            retry_on_no_answer: false,
+            retry_on_voicemail: true
+          }
         })
         yield* advance(1000)
         const [busy, noAnswer, voicemail] = placedFor(carrier, campaignId)
@@ -163,7 +175,7 @@ describe("the campaign dialer on TestClock time", () => {
 
   it("trips the breaker (pausing and logging the failures), and starts a fresh window after resume", () =>
     dialerTest((carrier) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { campaignId } = yield* runningCampaign({
           contacts: 6,
           max_concurrency: 3,
@@ -201,11 +213,15 @@ describe("the campaign dialer on TestClock time", () => {
 
   it("reconciles calls without a final event at their deadline, freeing their slots", () =>
     dialerTest((carrier) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { campaignId } = yield* runningCampaign({ contacts: 3, max_concurrency: 2 })
         yield* advance(1000)
         const [ended, stuck] = placedFor(carrier, campaignId)
-        carrier.statuses.set(ended!.providerCallId, { providerCallId: ended!.providerCallId, outcome: "completed", durationSeconds: 42 })
+        carrier.statuses.set(ended!.providerCallId, {
+          providerCallId: ended!.providerCallId,
+          outcome: "completed",
+          durationSeconds: 42
+        })
         yield* advance(65_000, 1000)
         expect(placedFor(carrier, campaignId)).toHaveLength(2)
         yield* advance(10_000, 1000)
@@ -222,30 +238,35 @@ describe("the campaign dialer on TestClock time", () => {
     ))
 
   it("waits for the next calling window, across days, then dials", () =>
-    dialerTest((carrier) =>
-      Effect.gen(function* () {
-        // Monday 10:00 UTC is 11:00 in Paris; the only slot is Tuesday 09:00–10:00 Paris time.
-        const { campaignId } = yield* runningCampaign({
-          contacts: 1,
-          schedule_config: { enabled: true, timezone: "Europe/Paris", slots: [{ day_of_week: 1, start_time: "09:00", end_time: "10:00" }] }
-        })
-        yield* advance(5000)
-        expect(placedFor(carrier, campaignId)).toHaveLength(0)
-        yield* TestClock.adjust(Date.parse("2026-03-03T07:59:00Z") - MONDAY_10_UTC - 5000)
-        yield* settle(100)
-        yield* advance(50_000, 5000)
-        expect(placedFor(carrier, campaignId)).toHaveLength(0)
-        yield* advance(70_000, 5000)
-        const [call] = placedFor(carrier, campaignId)
-        expect(call).toBeDefined()
-        expect(call!.at).toBeGreaterThanOrEqual(Date.parse("2026-03-03T08:00:00Z"))
-      }), // A day of TestClock time at a one-second poll is 80,000 supervisor ticks; a minute's poll keeps the jump quick.
+    dialerTest(
+      (carrier) =>
+        Effect.gen(function*() {
+          // Monday 10:00 UTC is 11:00 in Paris; the only slot is Tuesday 09:00–10:00 Paris time.
+          const { campaignId } = yield* runningCampaign({
+            contacts: 1,
+            schedule_config: {
+              enabled: true,
+              timezone: "Europe/Paris",
+              slots: [{ day_of_week: 1, start_time: "09:00", end_time: "10:00" }]
+            }
+          })
+          yield* advance(5000)
+          expect(placedFor(carrier, campaignId)).toHaveLength(0)
+          yield* TestClock.adjust(Date.parse("2026-03-03T07:59:00Z") - MONDAY_10_UTC - 5000)
+          yield* settle(100)
+          yield* advance(50_000, 5000)
+          expect(placedFor(carrier, campaignId)).toHaveLength(0)
+          yield* advance(70_000, 5000)
+          const [call] = placedFor(carrier, campaignId)
+          expect(call).toBeDefined()
+          expect(call!.at).toBeGreaterThanOrEqual(Date.parse("2026-03-03T08:00:00Z"))
+        }), // A day of TestClock time at a one-second poll is 80,000 supervisor ticks; a minute's poll keeps the jump quick.
       { ...testSettings, pollMillis: 60_000 }
     ))
 
   it("completes the campaign once nothing is pending, scheduled or live, with exact counters", () =>
     dialerTest((carrier) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const { campaignId } = yield* runningCampaign({ contacts: 4 })
         yield* advance(1000)
         const calls = placedFor(carrier, campaignId)

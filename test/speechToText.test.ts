@@ -36,11 +36,16 @@ const connection = (overrides: Partial<SpeechConnection>): SpeechConnection => (
 const silence = (rate: number, seconds: number) => new Int16Array(Math.round(rate * seconds))
 
 /** Sends audio in 20 ms frames, as the call delivers it (faster than real time: the fake keeps the audio clock). */
-const sendAll = (send: (pcm: Int16Array) => Effect.Effect<void, unknown>, rate: number, ...parts: ReadonlyArray<Int16Array>) =>
-  Effect.forEach(parts, (audio) =>
-    Effect.forEach(Array.from({ length: Math.ceil(audio.length / (rate / 50)) }, (_, i) => i), (i) =>
-      send(audio.subarray(i * (rate / 50), (i + 1) * (rate / 50)))
-    )
+const sendAll = (
+  send: (pcm: Int16Array) => Effect.Effect<void, unknown>,
+  rate: number,
+  ...parts: ReadonlyArray<Int16Array>
+) =>
+  Effect.forEach(
+    parts,
+    (audio) =>
+      Effect.forEach(Array.from({ length: Math.ceil(audio.length / (rate / 50)) }, (_, i) => i), (i) =>
+        send(audio.subarray(i * (rate / 50), (i + 1) * (rate / 50))))
   )
 
 const open = (speech: SpeechConnection, rate: 8000 | 16000, tag?: string) =>
@@ -48,7 +53,7 @@ const open = (speech: SpeechConnection, rate: 8000 | 16000, tag?: string) =>
 
 /** Collects a session's events as they arrive, for the rest of the test's scope. */
 const collect = (events: Stream.Stream<TranscriptEvent, unknown>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const seen: Array<TranscriptEvent> = []
     yield* events.pipe(
       Stream.runForEach((event) => Effect.sync(() => seen.push(event))),
@@ -75,7 +80,7 @@ const finalsOf = (events: ReadonlyArray<TranscriptEvent>) =>
 
 describe("Deepgram live transcription", () => {
   it.live("streams interim and final results and utterance ends, timed from the audio", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const rate = 8000
       deepgram.script("run-interim", ["Hello?", "Yes, I am interested"])
       const hello = yield* Effect.promise(() => speak("Hello?", rate))
@@ -114,11 +119,10 @@ describe("Deepgram live transcription", () => {
         language: "en",
         tag: "run-interim"
       })
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
-  )
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback)))
 
   it.live("finalize closes an utterance still open, and closing the scope sends CloseStream", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const rate = 16000
       deepgram.script("run-finalize", ["I would like to book a table"])
       // Cut eSpeak's trailing silence: the utterance is still open when finalize is sent.
@@ -133,9 +137,15 @@ describe("Deepgram live transcription", () => {
       yield* sendAll(session.send, rate, line)
       yield* session.finalize
       const final = yield* Fiber.join(firstFinal).pipe(Effect.timeout("5 seconds"))
-      expect(Option.getOrThrow(final)).toMatchObject({ _tag: "Final", text: "I would like to book a table", speechFinal: true })
+      expect(Option.getOrThrow(final)).toMatchObject({
+        _tag: "Final",
+        text: "I would like to book a table",
+        speechFinal: true
+      })
       const server = deepgram.connections.find((candidate) => candidate.tag === "run-finalize")!
-      expect(server.sent.filter((message) => message.type === "Results" && message.is_final)).toMatchObject([{ from_finalize: true }])
+      expect(server.sent.filter((message) => message.type === "Results" && message.is_final)).toMatchObject([{
+        from_finalize: true
+      }])
       expect(server.finalizes).toBe(1)
       expect(server.closeStreamReceived).toBe(false)
       yield* Scope.close(scope, Exit.void)
@@ -143,11 +153,10 @@ describe("Deepgram live transcription", () => {
       yield* Effect.sleep("50 millis")
       expect(server.closed).toBe(true)
       expect(server.sent.at(-1)).toMatchObject({ type: "Metadata" })
-    }).pipe(Effect.provide(SpeechToTextLiveOverLoopback))
-  )
+    }).pipe(Effect.provide(SpeechToTextLiveOverLoopback)))
 
   it.scoped("keeps an idle stream open with KeepAlive", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const session = yield* open(connection({}), 8000, "run-idle")
       yield* session.send(silence(8000, 0.02))
       const server = deepgram.connections.find((candidate) => candidate.tag === "run-idle")!
@@ -156,11 +165,10 @@ describe("Deepgram live transcription", () => {
       yield* TestClock.adjust("2 seconds")
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
       expect(server.keepAlives).toBe(1)
-    }).pipe(Effect.provide(SpeechToTextLiveOverLoopback))
-  )
+    }).pipe(Effect.provide(SpeechToTextLiveOverLoopback)))
 
   it.live("a wrong key is refused, a dead host is unreachable, an unknown provider unsupported", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const refused = yield* open(connection({ apiKey: "wrong-key" }), 8000).pipe(Effect.flip)
       expect(refused).toMatchObject({ _tag: "SpeechFailed", provider: "deepgram", reason: "refused" })
       expect(refused.message).not.toContain("wrong-key")
@@ -170,11 +178,10 @@ describe("Deepgram live transcription", () => {
       expect(noKey).toMatchObject({ reason: "refused" })
       const unknown = yield* open(connection({ provider: "whisper-local" }), 8000).pipe(Effect.flip)
       expect(unknown).toMatchObject({ _tag: "SpeechFailed", reason: "unsupported" })
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
-  )
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback)))
 
   it.live("a stream the provider drops fails the events and later sends", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const session = yield* open(connection({}), 8000, "run-dropped")
       const events = yield* session.events.pipe(Stream.runDrain, Effect.flip, Effect.fork)
       yield* session.send(silence(8000, 0.1))
@@ -184,15 +191,15 @@ describe("Deepgram live transcription", () => {
       expect(failure).toMatchObject({ _tag: "SpeechFailed", reason: "protocol" })
       expect(failure.message).toContain("1011")
       expect(yield* session.send(silence(8000, 0.02)).pipe(Effect.flip)).toMatchObject({ _tag: "SpeechFailed" })
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
-  )
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback)))
 })
 
 describe("OpenAI transcription", () => {
-  const openai = () => connection({ provider: "openai", apiKey: apis.apiKey, baseUrl: `${apis.url}/v1`, model: "gpt-4o-mini-transcribe" })
+  const openai = () =>
+    connection({ provider: "openai", apiKey: apis.apiKey, baseUrl: `${apis.url}/v1`, model: "gpt-4o-mini-transcribe" })
 
   it.live("posts each finalized utterance as a WAV and answers a speech-final Final", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const rate = 16000
       apis.scriptTranscriptions(["Yes, I am interested", "Call me tomorrow"])
       const first = yield* Effect.promise(() => speak("Yes, I am interested", rate))
@@ -205,7 +212,13 @@ describe("OpenAI transcription", () => {
       yield* session.finalize
       const events = Chunk.toReadonlyArray(yield* Fiber.join(finals).pipe(Effect.timeout("10 seconds")))
       expect(events).toEqual([
-        { _tag: "Final", text: "Yes, I am interested", speechFinal: true, startMs: 0, endMs: Math.round((first.length * 1000) / rate) },
+        {
+          _tag: "Final",
+          text: "Yes, I am interested",
+          speechFinal: true,
+          startMs: 0,
+          endMs: Math.round((first.length * 1000) / rate)
+        },
         {
           _tag: "Final",
           text: "Call me tomorrow",
@@ -221,16 +234,18 @@ describe("OpenAI transcription", () => {
       ])
       expect(posted[0]!.audioSeconds).toBeCloseTo(first.length / rate, 3)
       expect(yield* session.audioSeconds).toBeCloseTo((first.length + 0.5 * rate + second.length) / rate, 3)
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
-  )
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback)))
 
   it.live("a wrong key fails the events as refused", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const session = yield* open(connection({ ...openai(), apiKey: "wrong-key" }), 8000)
       const failure = yield* session.events.pipe(Stream.runDrain, Effect.flip, Effect.fork)
       yield* session.send(silence(8000, 0.5))
       yield* session.finalize
-      expect(yield* Fiber.join(failure).pipe(Effect.timeout("5 seconds"))).toMatchObject({ _tag: "SpeechFailed", provider: "openai", reason: "refused" })
-    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback))
-  )
+      expect(yield* Fiber.join(failure).pipe(Effect.timeout("5 seconds"))).toMatchObject({
+        _tag: "SpeechFailed",
+        provider: "openai",
+        reason: "refused"
+      })
+    }).pipe(Effect.scoped, Effect.provide(SpeechToTextLiveOverLoopback)))
 })

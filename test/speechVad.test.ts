@@ -29,23 +29,27 @@ const concat = (...parts: ReadonlyArray<Int16Array>) => {
 
 /** Feeds the audio in 20 ms media frames, as a telephony stream delivers it. */
 const detect = (rate: VoiceSampleRate, audio: Int16Array) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const vad = yield* VoiceActivity
     const detector = yield* vad.detector(rate)
     const frame = rate / 50
     const events: Array<VoiceActivityEvent> = []
-    for (let at = 0; at < audio.length; at += frame) events.push(...(yield* detector.push(audio.subarray(at, at + frame))))
+    for (let at = 0; at < audio.length; at += frame) {
+      events.push(...(yield* detector.push(audio.subarray(at, at + frame))))
+    }
     return events
   })
 
 const workers = (count: number) =>
-  VoiceActivityLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TALKGRAPH_VAD_WORKERS", `${count}`]])))))
+  VoiceActivityLive.pipe(
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TALKGRAPH_VAD_WORKERS", `${count}`]]))))
+  )
 
 for (const [engine, count] of [["an inference worker", 1], ["the event loop", 0]] as const) {
   layer(workers(count), { timeout: 120_000 })(`Silero VAD on ${engine}`, (it) => {
     for (const rate of [8000, 16000] as const) {
       it.effect(`finds eSpeak speech at ${rate} Hz, dated where it is`, () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const speech = yield* Effect.promise(() => speak(LINE, rate))
           const speechMs = (speech.length * 1000) / rate
           const events = yield* detect(rate, concat(silence(rate, 1), speech, silence(rate, 1)))
@@ -57,29 +61,28 @@ for (const [engine, count] of [["an inference worker", 1], ["the event loop", 0]
           expect(ended.atMs).toBeGreaterThan(1000 + speechMs - 400)
           expect(ended.atMs).toBeLessThanOrEqual(1000 + speechMs + 100)
           expect(ended.speechMs).toBeGreaterThan(speechMs * 0.7)
-        })
-      )
+        }))
 
       it.effect(`hears nothing in silence or steady noise at ${rate} Hz`, () =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           expect(yield* detect(rate, silence(rate, 2))).toEqual([])
           expect(yield* detect(rate, noise(rate, 3))).toEqual([])
-        })
-      )
+        }))
     }
 
     it.effect("gives every call of a batch the answer it would get alone", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rate = 8000
         const audio = concat(silence(rate, 0.5), yield* Effect.promise(() => speak(LINE, rate)), silence(rate, 0.6))
         const alone = yield* detect(rate, audio)
-        const together = yield* Effect.all(Array.from({ length: 12 }, () => detect(rate, audio)), { concurrency: "unbounded" })
+        const together = yield* Effect.all(Array.from({ length: 12 }, () => detect(rate, audio)), {
+          concurrency: "unbounded"
+        })
         for (const events of together) expect(events).toEqual(alone)
-      })
-    )
+      }))
 
     it.effect("a raised threshold mid-call stops reporting quieter speech", () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rate = 16000
         const vad = yield* VoiceActivity
         const detector = yield* vad.detector(rate)
@@ -91,7 +94,6 @@ for (const [engine, count] of [["an inference worker", 1], ["the event loop", 0]
           "SpeechStarted",
           "SpeechEnded"
         ])
-      })
-    )
+      }))
   })
 }

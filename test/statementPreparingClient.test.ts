@@ -36,7 +36,11 @@ afterAll(async () => {
 })
 
 const preparedCount = async (client: pg.PoolClient, text: string) =>
-  Number((await client.query(`SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = '${text.replaceAll("'", "''")}'`)).rows[0].n)
+  Number(
+    (await client.query(
+      `SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = '${text.replaceAll("'", "''")}'`
+    )).rows[0].n
+  )
 
 const withClient = async <A>(use: (client: pg.PoolClient) => Promise<A>) => {
   const client = await pool.connect()
@@ -78,7 +82,9 @@ describe("preparing statements once per connection", () => {
 
   it("stops preparing past its limit, and those statements still run", () =>
     withClient(async (client) => {
-      for (let i = 0; i < 520; i++) expect((await client.query(`SELECT $1::int + ${i} AS n`, [1])).rows).toEqual([{ n: 1 + i }])
+      for (let i = 0; i < 520; i++) {
+        expect((await client.query(`SELECT $1::int + ${i} AS n`, [1])).rows).toEqual([{ n: 1 + i }])
+      }
       const prepared = Number((await client.query("SELECT count(*) AS n FROM pg_prepared_statements")).rows[0].n)
       expect(prepared).toBeLessThanOrEqual(500)
       expect(prepared).toBeGreaterThan(400)

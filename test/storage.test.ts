@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Storage } from "../services/Storage.ts"
 import { newAccount, newApiKey } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type LocalS3, startS3 } from "./support/s3.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { insertWorkflow } from "./support/workflowRows.ts"
@@ -26,7 +26,9 @@ describe("local storage (embedded default)", () => {
     const account = await newAccount(api)
     const reply = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: account.token })
     expect(reply.status).toBe(200)
-    expect(reply.body.s3_key).toMatch(new RegExp(`^organizations/${account.organizationId}/contacts/[0-9a-f-]{36}\\.csv$`))
+    expect(reply.body.s3_key).toMatch(
+      new RegExp(`^organizations/${account.organizationId}/contacts/[0-9a-f-]{36}\\.csv$`)
+    )
     expect(reply.body.upload_url).toMatch(new RegExp(`^${server.url}/api/v1/uploads/local\\?`))
     expect(reply.body.expires_in).toBe(900)
     expect(reply.body.max_size_bytes).toBe(4096)
@@ -35,7 +37,11 @@ describe("local storage (embedded default)", () => {
 
   it("takes Dograh's body {file_name, file_size, content_type} and answers file_key beside s3_key", async () => {
     const account = await newAccount(api)
-    const grant = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "leads.csv", file_size: CSV.length, content_type: "text/csv" }, {
+    const grant = await api.post("/api/v1/s3/presigned-upload-url", {
+      file_name: "leads.csv",
+      file_size: CSV.length,
+      content_type: "text/csv"
+    }, {
       token: account.token
     })
     expect(grant.status).toBe(200)
@@ -48,7 +54,11 @@ describe("local storage (embedded default)", () => {
     const doc = (await api.get("/openapi.json")).body
     const body = doc.paths["/api/v1/s3/presigned-upload-url"].post.requestBody
     expect(body.required).toBe(false)
-    expect(Object.keys(body.content["application/json"].schema.properties).sort()).toEqual(["content_type", "file_name", "file_size"])
+    expect(Object.keys(body.content["application/json"].schema.properties).sort()).toEqual([
+      "content_type",
+      "file_name",
+      "file_size"
+    ])
     expect(body.content["application/json"].schema.required ?? []).toEqual([])
     const response = doc.components.schemas.PresignedUploadResponse
     expect(response.required).toEqual(expect.arrayContaining(["upload_url", "s3_key", "file_key"]))
@@ -60,7 +70,10 @@ describe("local storage (embedded default)", () => {
     for (const contentType of ["application/vnd.ms-excel", "application/octet-stream"]) {
       const grant = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: account.token })
       expect((await put(grant.body.upload_url, CSV, contentType)).status).toBe(204)
-      const declared = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "leads.csv", content_type: contentType }, {
+      const declared = await api.post("/api/v1/s3/presigned-upload-url", {
+        file_name: "leads.csv",
+        content_type: contentType
+      }, {
         token: account.token
       })
       expect(declared.status).toBe(200)
@@ -79,7 +92,10 @@ describe("local storage (embedded default)", () => {
 
   it("round-trips a CSV: PUT without a service key, then a campaign reads it", async () => {
     const account = await newAccount(api)
-    const grant = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "My Leads.csv", content_type: "text/csv" }, {
+    const grant = await api.post("/api/v1/s3/presigned-upload-url", {
+      file_name: "My Leads.csv",
+      content_type: "text/csv"
+    }, {
       token: account.token
     })
     expect(grant.body.s3_key).toMatch(/_My-Leads\.csv$/)
@@ -98,7 +114,10 @@ describe("local storage (embedded default)", () => {
 
   it("checks the optional body: file name, content type and announced size", async () => {
     const account = await newAccount(api)
-    const bad = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "leads.xlsx", content_type: "application/pdf" }, {
+    const bad = await api.post("/api/v1/s3/presigned-upload-url", {
+      file_name: "leads.xlsx",
+      content_type: "application/pdf"
+    }, {
       token: account.token
     })
     expect(bad.status).toBe(422)
@@ -127,8 +146,16 @@ describe("local storage (embedded default)", () => {
 
   it("refuses an expired URL with 403", async () => {
     const grant = await server.run(
-      Effect.flatMap(Storage, (storage) =>
-        storage.presignUpload("organizations/1/contacts/expiring.csv", { contentType: "text/csv", maxBytes: 4096, expiresInSeconds: 1, publicUrl: server.url }))
+      Effect.flatMap(
+        Storage,
+        (storage) =>
+          storage.presignUpload("organizations/1/contacts/expiring.csv", {
+            contentType: "text/csv",
+            maxBytes: 4096,
+            expiresInSeconds: 1,
+            publicUrl: server.url
+          })
+      )
     )
     await new Promise((resolve) => setTimeout(resolve, 2100))
     const reply = await put(grant.url, CSV)
@@ -141,7 +168,9 @@ describe("local storage (embedded default)", () => {
     const grant = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: account.token })
     const reply = await put(grant.body.upload_url, CSV, "application/json")
     expect(reply.status).toBe(403)
-    expect(((await reply.json()) as { detail: string }).detail).toBe("This upload URL only accepts Content-Type: text/csv")
+    expect(((await reply.json()) as { detail: string }).detail).toBe(
+      "This upload URL only accepts Content-Type: text/csv"
+    )
   })
 
   it("refuses a file over the size cap with 413 and stores nothing", async () => {
@@ -166,7 +195,10 @@ describe("local storage (embedded default)", () => {
       source_id: grant.body.s3_key
     }, { token: intruder.token })
     expect(reply.status).toBe(422)
-    expect(reply.body.detail[0]).toMatchObject({ loc: ["body", "source_id"], msg: expect.stringMatching(/not an upload of this organization/) })
+    expect(reply.body.detail[0]).toMatchObject({
+      loc: ["body", "source_id"],
+      msg: expect.stringMatching(/not an upload of this organization/)
+    })
   })
 
   it("needs a key with campaigns:write to hand out upload URLs", async () => {
@@ -197,7 +229,9 @@ describe("S3 storage (s3rver on loopback)", () => {
     const account = await newAccount(api)
     const grant = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: account.token })
     expect(grant.status).toBe(200)
-    expect(grant.body.upload_url).toContain(`${s3.endpoint}/${s3.bucket}/uploads/organizations/${account.organizationId}/contacts/`)
+    expect(grant.body.upload_url).toContain(
+      `${s3.endpoint}/${s3.bucket}/uploads/organizations/${account.organizationId}/contacts/`
+    )
     expect(grant.body.upload_url).toContain("X-Amz-Signature=")
     const upload = await put(grant.body.upload_url, CSV)
     expect(upload.status).toBe(200)
@@ -219,7 +253,9 @@ describe("S3 storage (s3rver on loopback)", () => {
       const grant = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: account.token })
       expect((await put(grant.body.upload_url, CSV, contentType)).status).toBe(200)
     }
-    const sized = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "leads.csv", file_size: CSV.length }, { token: account.token })
+    const sized = await api.post("/api/v1/s3/presigned-upload-url", { file_name: "leads.csv", file_size: CSV.length }, {
+      token: account.token
+    })
     expect((await put(sized.body.upload_url, CSV, "application/vnd.ms-excel")).status).toBe(200)
   })
 
@@ -238,7 +274,10 @@ describe("S3 storage (s3rver on loopback)", () => {
   })
 
   it("does not serve local upload URLs when storage is S3", async () => {
-    const reply = await put(`${server.url}/api/v1/uploads/local?key=organizations/1/contacts/a.csv&expires=1&max=1&content_type=text/csv&signature=x`, CSV)
+    const reply = await put(
+      `${server.url}/api/v1/uploads/local?key=organizations/1/contacts/a.csv&expires=1&max=1&content_type=text/csv&signature=x`,
+      CSV
+    )
     expect(reply.status).toBe(404)
   })
 })

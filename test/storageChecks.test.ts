@@ -29,11 +29,16 @@ const startRefusingS3 = async (status: number, code: string, message: string) =>
     request.resume()
     request.on("end", () => {
       response.writeHead(status, { "content-type": "application/xml", "x-amz-request-id": "0A49CE4060975EAC" })
-      response.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>0A49CE4060975EAC</RequestId></Error>`)
+      response.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>0A49CE4060975EAC</RequestId></Error>`
+      )
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) }
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(resolve))
+  }
 }
 
 describe("the S3 storage check at start", () => {
@@ -50,9 +55,24 @@ describe("the S3 storage check at start", () => {
   })
 
   it.each([
-    [403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.", "refused AWS_SECRET_ACCESS_KEY for that access key (SignatureDoesNotMatch)"],
-    [403, "AccessDenied", "Access Denied", "the S3 credentials may not write to s3://talkgraph/uploads/ (AccessDenied)"],
-    [301, "PermanentRedirect", "The bucket you are attempting to access must be addressed using the specified endpoint.", "the bucket of s3://talkgraph/uploads/ is in another region than S3_REGION"]
+    [
+      403,
+      "SignatureDoesNotMatch",
+      "The request signature we calculated does not match the signature you provided.",
+      "refused AWS_SECRET_ACCESS_KEY for that access key (SignatureDoesNotMatch)"
+    ],
+    [
+      403,
+      "AccessDenied",
+      "Access Denied",
+      "the S3 credentials may not write to s3://talkgraph/uploads/ (AccessDenied)"
+    ],
+    [
+      301,
+      "PermanentRedirect",
+      "The bucket you are attempting to access must be addressed using the specified endpoint.",
+      "the bucket of s3://talkgraph/uploads/ is in another region than S3_REGION"
+    ]
   ])("names a %i %s refusal", async (status, code, message, expected) => {
     const refusing = await startRefusingS3(status, code, message)
     try {

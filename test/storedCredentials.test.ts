@@ -11,10 +11,14 @@ describe("the rule for stored credentials", () => {
 
   it("keeps a stored credential omitted or sent back masked only while the endpoint is unchanged", () => {
     expect(carryCredential(undefined, "sealed", openai, { ...openai })).toEqual({ _tag: "Kept", stored: "sealed" })
-    expect(carryCredential("****WXYZ", "sealed", local, { ...local, base_url: comparableUrl("http://127.0.0.1:11434/v1/") })).toEqual({ _tag: "Kept", stored: "sealed" })
+    expect(
+      carryCredential("****WXYZ", "sealed", local, { ...local, base_url: comparableUrl("http://127.0.0.1:11434/v1/") })
+    ).toEqual({ _tag: "Kept", stored: "sealed" })
     expect(carryCredential(undefined, "sealed", openai, local)).toEqual({ _tag: "Withheld" })
     expect(carryCredential("****WXYZ", "sealed", openai, local)).toEqual({ _tag: "MaskedOnly" })
-    expect(carryCredential("****WXYZ", "sealed", { ...openai, account: "AC1" }, { ...openai, account: "AC2" })).toEqual({ _tag: "MaskedOnly" })
+    expect(carryCredential("****WXYZ", "sealed", { ...openai, account: "AC1" }, { ...openai, account: "AC2" })).toEqual(
+      { _tag: "MaskedOnly" }
+    )
   })
 
   it("has nothing to keep where nothing is stored", () => {

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { closedWindow, newTelephony, uploadCsv } from "./support/uploads.ts"
 import { insertWorkflow } from "./support/workflowRows.ts"
@@ -18,13 +18,23 @@ beforeAll(async () => {
 afterAll(() => server?.close())
 
 const BASE = "/api/v1/organizations/telephony-configs"
-const TWILIO = { provider: "twilio", account_sid: "AC11112222333344445555", auth_token: "tw-secret-token-abcd1234", amd_enabled: true }
+const TWILIO = {
+  provider: "twilio",
+  account_sid: "AC11112222333344445555",
+  auth_token: "tw-secret-token-abcd1234",
+  amd_enabled: true
+}
 
 describe("telephony configurations", () => {
   it("creates a configuration, masks its secrets on every read and encrypts them at rest", async () => {
     const account = await newAccount(api)
     const as = { token: account.token }
-    const created = await api.post(BASE, { name: "Twilio US", is_default_outbound: true, default_region: "us", config: TWILIO }, as)
+    const created = await api.post(BASE, {
+      name: "Twilio US",
+      is_default_outbound: true,
+      default_region: "us",
+      config: TWILIO
+    }, as)
     expect(created.status).toBe(200)
     expect(created.body).toMatchObject({
       name: "Twilio US",
@@ -46,9 +56,11 @@ describe("telephony configurations", () => {
     expect(read.body.config.auth_token).toBe("****1234")
     expect(JSON.stringify(read.body)).not.toContain("tw-secret-token")
 
-    const stored = await server.run(Effect.gen(function* () {
+    const stored = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      return yield* sql<{ row: string }>`SELECT row_to_json(t)::text AS row FROM telephony_configurations t WHERE id = ${created.body.id}`
+      return yield* sql<
+        { row: string }
+      >`SELECT row_to_json(t)::text AS row FROM telephony_configurations t WHERE id = ${created.body.id}`
     }))
     expect(stored[0]!.row).not.toContain("tw-secret-token")
   })
@@ -57,8 +69,19 @@ describe("telephony configurations", () => {
     const account = await newAccount(api)
     const as = { token: account.token }
     const providers = [
-      { provider: "vonage", api_key: "vk", api_secret: "vonage-secret-0001", application_id: "app-1", private_key: "-----BEGIN PRIVATE KEY-----xyz9" },
-      { provider: "telnyx", api_key: "KEY-telnyx-000000001", connection_id: "conn-1", api_base_url: "http://127.0.0.1:9999" },
+      {
+        provider: "vonage",
+        api_key: "vk",
+        api_secret: "vonage-secret-0001",
+        application_id: "app-1",
+        private_key: "-----BEGIN PRIVATE KEY-----xyz9"
+      },
+      {
+        provider: "telnyx",
+        api_key: "KEY-telnyx-000000001",
+        connection_id: "conn-1",
+        api_base_url: "http://127.0.0.1:9999"
+      },
       { provider: "plivo", auth_id: "MA123", auth_token: "plivo-token-00000009" }
     ]
     for (const [index, config] of providers.entries()) {
@@ -91,12 +114,14 @@ describe("telephony configurations", () => {
     const first = await api.post(BASE, { name: "First", is_default_outbound: true, config: TWILIO }, as)
     const second = await api.post(BASE, { name: "Second", is_default_outbound: true, config: TWILIO }, as)
     const list = await api.get(BASE, as)
-    const defaults = list.body.configurations.filter((item: { is_default_outbound: boolean }) => item.is_default_outbound)
+    const defaults = list.body.configurations.filter((item: { is_default_outbound: boolean }) =>
+      item.is_default_outbound
+    )
     expect(defaults.map((item: { id: number }) => item.id)).toEqual([second.body.id])
     expect(first.body.id).not.toBe(second.body.id)
     const duplicate = await api.post(BASE, { name: "first", config: TWILIO }, as)
     expect(duplicate.status).toBe(409)
-    expect(duplicate.body.detail).toBe('A telephony configuration named "first" already exists')
+    expect(duplicate.body.detail).toBe("A telephony configuration named \"first\" already exists")
   })
 
   it("updates with PUT, keeping secrets that come back masked or omitted while the endpoint stays the same", async () => {
@@ -104,54 +129,110 @@ describe("telephony configurations", () => {
     const as = { token: account.token }
     const created = await api.post(BASE, { name: "Main", config: TWILIO }, as)
     const id = created.body.id
-    const masked = await api.put(`${BASE}/${id}`, { name: "Main edge", config: { ...created.body.config, amd_enabled: false } }, as)
+    const masked = await api.put(`${BASE}/${id}`, {
+      name: "Main edge",
+      config: { ...created.body.config, amd_enabled: false }
+    }, as)
     expect(masked.status).toBe(200)
-    expect(masked.body).toMatchObject({ name: "Main edge", config: { amd_enabled: false, auth_token: "****1234", api_base_url: "https://api.twilio.com" } })
-    const omitted = await api.put(`${BASE}/${id}`, { config: { account_sid: TWILIO.account_sid, amd_enabled: true } }, as)
+    expect(masked.body).toMatchObject({
+      name: "Main edge",
+      config: { amd_enabled: false, auth_token: "****1234", api_base_url: "https://api.twilio.com" }
+    })
+    const omitted = await api.put(
+      `${BASE}/${id}`,
+      { config: { account_sid: TWILIO.account_sid, amd_enabled: true } },
+      as
+    )
     expect(omitted.body.config).toMatchObject({ amd_enabled: true, auth_token: "****1234" })
-    const edge = await api.put(`${BASE}/${id}`, { config: { ...TWILIO, api_base_url: "https://api.dublin.ie1.twilio.com" } }, as)
-    expect(edge.body.config).toMatchObject({ auth_token: "****1234", api_base_url: "https://api.dublin.ie1.twilio.com" })
-    const rotated = await api.put(`${BASE}/${id}`, { config: { account_sid: "AC999", auth_token: "rotated-token-zzzz9876" } }, as)
+    const edge = await api.put(`${BASE}/${id}`, {
+      config: { ...TWILIO, api_base_url: "https://api.dublin.ie1.twilio.com" }
+    }, as)
+    expect(edge.body.config).toMatchObject({
+      auth_token: "****1234",
+      api_base_url: "https://api.dublin.ie1.twilio.com"
+    })
+    const rotated = await api.put(`${BASE}/${id}`, {
+      config: { account_sid: "AC999", auth_token: "rotated-token-zzzz9876" }
+    }, as)
     expect(rotated.body.config).toMatchObject({ account_sid: "AC999", auth_token: "****9876" })
     const switched = await api.put(`${BASE}/${id}`, { config: { provider: "plivo", auth_id: "MA1" } }, as)
     expect(switched.status).toBe(422)
-    expect(switched.body.detail).toEqual([{ loc: ["body", "config", "auth_token"], msg: "Field required", type: "missing" }])
+    expect(switched.body.detail).toEqual([{
+      loc: ["body", "config", "auth_token"],
+      msg: "Field required",
+      type: "missing"
+    }])
   })
 
   it("never lets a stored secret follow a changed api_base_url or account: it must be sent again", async () => {
     const account = await newAccount(api)
     const as = { token: account.token }
-    const created = await api.post(BASE, { name: "Main", config: { ...TWILIO, api_base_url: "http://127.0.0.1:9" } }, as)
+    const created = await api.post(
+      BASE,
+      { name: "Main", config: { ...TWILIO, api_base_url: "http://127.0.0.1:9" } },
+      as
+    )
     const id = created.body.id
-    const secretDetail = (name: string) => [{ loc: ["body", "config", name], msg: expect.stringMatching(/only kept while provider, account and api_base_url stay the same/), type: "value_error" }]
+    const secretDetail = (
+      name: string
+    ) => [{
+      loc: ["body", "config", name],
+      msg: expect.stringMatching(/only kept while provider, account and api_base_url stay the same/),
+      type: "value_error"
+    }]
 
     // Someone who can only read the mask re-points the configuration at a host of theirs.
-    const masked = await api.put(`${BASE}/${id}`, { config: { ...created.body.config, api_base_url: "http://127.0.0.1:8" } }, as)
+    const masked = await api.put(`${BASE}/${id}`, {
+      config: { ...created.body.config, api_base_url: "http://127.0.0.1:8" }
+    }, as)
     expect(masked.status).toBe(422)
     expect(masked.body.detail).toEqual(secretDetail("auth_token"))
-    const omitted = await api.put(`${BASE}/${id}`, { config: { account_sid: TWILIO.account_sid, api_base_url: "http://127.0.0.1:8" } }, as)
+    const omitted = await api.put(`${BASE}/${id}`, {
+      config: { account_sid: TWILIO.account_sid, api_base_url: "http://127.0.0.1:8" }
+    }, as)
     expect(omitted.status).toBe(422)
     expect(omitted.body.detail).toEqual(secretDetail("auth_token"))
     // Back to the provider's default API is a change of endpoint too.
     const toDefault = await api.put(`${BASE}/${id}`, { config: { account_sid: TWILIO.account_sid } }, as)
     expect(toDefault.status).toBe(422)
-    const otherAccount = await api.put(`${BASE}/${id}`, { config: { ...created.body.config, account_sid: "AC-theirs" } }, as)
+    const otherAccount = await api.put(`${BASE}/${id}`, {
+      config: { ...created.body.config, account_sid: "AC-theirs" }
+    }, as)
     expect(otherAccount.status).toBe(422)
     expect(otherAccount.body.detail).toEqual(secretDetail("auth_token"))
 
     const after = await api.get(`${BASE}/${id}`, as)
-    expect(after.body.config).toMatchObject({ account_sid: TWILIO.account_sid, auth_token: "****1234", api_base_url: "http://127.0.0.1:9" })
-    const resent = await api.put(`${BASE}/${id}`, { config: { ...TWILIO, api_base_url: "http://127.0.0.1:8", auth_token: "new-token-for-the-new-host-5678" } }, as)
+    expect(after.body.config).toMatchObject({
+      account_sid: TWILIO.account_sid,
+      auth_token: "****1234",
+      api_base_url: "http://127.0.0.1:9"
+    })
+    const resent = await api.put(`${BASE}/${id}`, {
+      config: { ...TWILIO, api_base_url: "http://127.0.0.1:8", auth_token: "new-token-for-the-new-host-5678" }
+    }, as)
     expect(resent.status).toBe(200)
     expect(resent.body.config).toMatchObject({ auth_token: "****5678", api_base_url: "http://127.0.0.1:8" })
 
     const vonage = await api.post(BASE, {
       name: "Vonage",
-      config: { provider: "vonage", api_key: "vk-1", api_secret: "vonage-secret-0001", application_id: "app-1", private_key: "-----BEGIN PRIVATE KEY-----xyz9", signature_secret: "sig-secret-000000042" }
+      config: {
+        provider: "vonage",
+        api_key: "vk-1",
+        api_secret: "vonage-secret-0001",
+        application_id: "app-1",
+        private_key: "-----BEGIN PRIVATE KEY-----xyz9",
+        signature_secret: "sig-secret-000000042"
+      }
     }, as)
-    const moved = await api.put(`${BASE}/${vonage.body.id}`, { config: { ...vonage.body.config, application_id: "app-2" } }, as)
+    const moved = await api.put(`${BASE}/${vonage.body.id}`, {
+      config: { ...vonage.body.config, application_id: "app-2" }
+    }, as)
     expect(moved.status).toBe(422)
-    expect(moved.body.detail.map((problem: { loc: Array<string> }) => problem.loc[2]).sort()).toEqual(["api_secret", "private_key", "signature_secret"])
+    expect(moved.body.detail.map((problem: { loc: Array<string> }) => problem.loc[2]).sort()).toEqual([
+      "api_secret",
+      "private_key",
+      "signature_secret"
+    ])
   })
 
   it("manages phone numbers: E.164 normalisation, one default caller ID, counts on the list", async () => {
@@ -161,14 +242,23 @@ describe("telephony configurations", () => {
     const numbers = `${BASE}/${config.body.id}/phone-numbers`
     const first = await api.post(numbers, { address: "020 7946 0958", label: "London", is_default_caller_id: true }, as)
     expect(first.status).toBe(200)
-    expect(first.body).toMatchObject({ address: "+442079460958", label: "London", is_active: true, is_default_caller_id: true })
+    expect(first.body).toMatchObject({
+      address: "+442079460958",
+      label: "London",
+      is_active: true,
+      is_default_caller_id: true
+    })
     const second = await api.post(numbers, { address: "+1 415 555 0199", is_default_caller_id: true }, as)
     expect(second.body.address).toBe("+14155550199")
     const sip = await api.post(numbers, { address: "sip:agent@pbx.example.com", is_active: false }, as)
     expect(sip.status).toBe(200)
 
     const listed = await api.get(numbers, as)
-    expect(listed.body.phone_numbers.map((n: { address: string; is_default_caller_id: boolean }) => [n.address, n.is_default_caller_id])).toEqual([
+    expect(
+      listed.body.phone_numbers.map((
+        n: { address: string; is_default_caller_id: boolean }
+      ) => [n.address, n.is_default_caller_id])
+    ).toEqual([
       ["+442079460958", false],
       ["+14155550199", true],
       ["sip:agent@pbx.example.com", false]
@@ -177,13 +267,20 @@ describe("telephony configurations", () => {
     expect((await api.post(numbers, { address: "hello" }, as)).status).toBe(422)
 
     const list = await api.get(BASE, as)
-    expect(list.body.configurations[0]).toMatchObject({ phone_number_count: 2, is_ready_for_outbound: true, outbound_blocked_reason: null })
+    expect(list.body.configurations[0]).toMatchObject({
+      phone_number_count: 2,
+      is_ready_for_outbound: true,
+      outbound_blocked_reason: null
+    })
 
     const deactivated = await api.put(`${numbers}/${second.body.id}`, { is_active: false, label: "Paused" }, as)
     expect(deactivated.body).toMatchObject({ is_active: false, label: "Paused" })
     expect((await api.delete(`${numbers}/${first.body.id}`, as)).body).toEqual({})
     expect((await api.delete(`${numbers}/${first.body.id}`, as)).status).toBe(404)
-    expect((await api.get(BASE, as)).body.configurations[0]).toMatchObject({ phone_number_count: 0, is_ready_for_outbound: false })
+    expect((await api.get(BASE, as)).body.configurations[0]).toMatchObject({
+      phone_number_count: 0,
+      is_ready_for_outbound: false
+    })
   })
 
   it("refuses to delete a configuration a running or paused campaign uses, then deletes it with {}", async () => {
@@ -197,7 +294,13 @@ describe("telephony configurations", () => {
     const sourceId = await uploadCsv(api, as, "phone_number\n+14155550101\n")
     const campaign = await api.post(
       "/api/v1/campaign/create",
-      { name: "Uses it", workflow_id: workflowId, source_type: "csv", source_id: sourceId, schedule_config: closedWindow() },
+      {
+        name: "Uses it",
+        workflow_id: workflowId,
+        source_type: "csv",
+        source_id: sourceId,
+        schedule_config: closedWindow()
+      },
       as
     )
     await api.post(`/api/v1/campaign/${campaign.body.id}/start`, undefined, as)

@@ -14,14 +14,21 @@ afterEach(() => llm.reset())
 afterAll(() => llm?.close())
 
 const tools = [
-  { type: "function" as const, function: { name: "transfer_to_billing", parameters: { type: "object", properties: {} } } },
+  {
+    type: "function" as const,
+    function: { name: "transfer_to_billing", parameters: { type: "object", properties: {} } }
+  },
   { type: "function" as const, function: { name: "end_call", parameters: { type: "object", properties: {} } } }
 ]
 
 describe("scripted OpenAI-compatible server", () => {
   it("answers queued content with usage and records the request", async () => {
     llm.enqueue(reply.content("Hello there!", { usage: { prompt_tokens: 11 } }))
-    const completion = await openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], tools })
+    const completion = await openai.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      tools
+    })
     expect(completion.choices[0]!.message.content).toBe("Hello there!")
     expect(completion.usage).toEqual({ prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 })
     expect(llm.requests[0]!.toolNames).toEqual(["transfer_to_billing", "end_call"])
@@ -31,10 +38,14 @@ describe("scripted OpenAI-compatible server", () => {
 
   it("answers tool calls without streaming", async () => {
     llm.enqueue(reply.toolCalls([{ name: "end_call", arguments: { reason: "done" } }]))
-    const completion = await openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "bye" }], tools })
+    const completion = await openai.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "bye" }],
+      tools
+    })
     expect(completion.choices[0]!.finish_reason).toBe("tool_calls")
     expect(completion.choices[0]!.message.tool_calls).toEqual([
-      { id: "call_1", type: "function", function: { name: "end_call", arguments: '{"reason":"done"}' } }
+      { id: "call_1", type: "function", function: { name: "end_call", arguments: "{\"reason\":\"done\"}" } }
     ])
   })
 
@@ -62,18 +73,27 @@ describe("scripted OpenAI-compatible server", () => {
   })
 
   it("streams tool calls as fragments the client can reassemble", async () => {
-    llm.enqueue(reply.toolCalls([{ name: "transfer_to_billing", arguments: { note: "wants a refund for order 1234" } }], { content: "One moment." }))
-    const stream = openai.chat.completions.stream({ model: "m", messages: [{ role: "user", content: "refund" }], tools })
+    llm.enqueue(
+      reply.toolCalls([{ name: "transfer_to_billing", arguments: { note: "wants a refund for order 1234" } }], {
+        content: "One moment."
+      })
+    )
+    const stream = openai.chat.completions.stream({
+      model: "m",
+      messages: [{ role: "user", content: "refund" }],
+      tools
+    })
     const final = await stream.finalChatCompletion()
     expect(final.choices[0]!.message.content).toBe("One moment.")
     expect(final.choices[0]!.message.tool_calls?.[0]).toMatchObject({
-      function: { name: "transfer_to_billing", arguments: '{"note":"wants a refund for order 1234"}' }
+      function: { name: "transfer_to_billing", arguments: "{\"note\":\"wants a refund for order 1234\"}" }
     })
   })
 
   it("answers a scripted HTTP error with an OpenAI-style body", async () => {
     llm.enqueue(reply.error(429, "slow down"))
-    await expect(openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ status: 429 })
+    await expect(openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] })).rejects
+      .toMatchObject({ status: 429 })
   })
 
   it("delays a reply, or hangs until the client gives up", async () => {
@@ -84,10 +104,13 @@ describe("scripted OpenAI-compatible server", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290)
 
     llm.enqueue(reply.hang())
-    await expect(openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] }, { timeout: 300 })).rejects.toThrow(/timed out/i)
+    await expect(
+      openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] }, { timeout: 300 })
+    ).rejects.toThrow(/timed out/i)
   })
 
   it("fails loudly when no reply is queued", async () => {
-    await expect(openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ status: 500 })
+    await expect(openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] })).rejects
+      .toMatchObject({ status: 500 })
   })
 })

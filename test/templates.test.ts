@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { validateDefinition } from "../src/graph/validation.ts"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { generatedAgentContent } from "./support/workflowGraphs.ts"
@@ -23,7 +23,11 @@ afterAll(async () => {
 })
 
 const LLM_KEY = "sk-scripted-0123456789"
-const request = { call_type: "outbound", use_case: "Lead qualification", activity_description: "Call leads who asked for a demo and qualify them." }
+const request = {
+  call_type: "outbound",
+  use_case: "Lead qualification",
+  activity_description: "Call leads who asked for a demo and qualify them."
+}
 
 const accountWithLlm = async (baseUrl = llm.baseUrl) => {
   const account = await newAccount(api)
@@ -37,7 +41,8 @@ const accountWithLlm = async (baseUrl = llm.baseUrl) => {
 const create = (account: TestAccount, body: unknown = request) =>
   api.post("/api/v1/workflow/create/template", body, { token: account.token })
 
-const workflowsOf = async (account: TestAccount) => (await api.get("/api/v1/workflow/fetch", { token: account.token })).body
+const workflowsOf = async (account: TestAccount) =>
+  (await api.get("/api/v1/workflow/fetch", { token: account.token })).body
 
 describe("creating an agent from a template", () => {
   it("asks the organization's LLM for structured content and stores it in a validated, published starter graph", async () => {
@@ -55,7 +60,13 @@ describe("creating an agent from a template", () => {
     })
     const definition = created.body.workflow_definition
     expect(validateDefinition(definition).problems).toEqual([])
-    expect(definition.nodes.map((node: any) => node.type)).toEqual(["startCall", "agentNode", "agentNode", "endCall", "globalNode"])
+    expect(definition.nodes.map((node: any) => node.type)).toEqual([
+      "startCall",
+      "agentNode",
+      "agentNode",
+      "endCall",
+      "globalNode"
+    ])
     expect(definition.nodes[0].data.greeting).toBe("Hi {{first_name | there}}, this is Sam from Acme.")
     expect(definition.edges).toHaveLength(5)
 
@@ -63,7 +74,10 @@ describe("creating an agent from a template", () => {
     const sent = llm.requests[0]!
     expect(sent.headers.authorization).toBe(`Bearer ${LLM_KEY}`)
     expect(sent.body.model).toBe("scripted-model")
-    expect(sent.body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "agent_template", strict: true } })
+    expect(sent.body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "agent_template", strict: true }
+    })
     expect(sent.body.response_format.json_schema.schema.required).toContain("transitions")
     const userMessage = sent.body.messages.find((message: any) => message.role === "user").content
     expect(userMessage).toContain("Lead qualification")
@@ -84,7 +98,7 @@ describe("creating an agent from a template", () => {
     const retry = llm.requests[1]!.body.messages
     expect(retry.at(-2)).toEqual({ role: "assistant", content: JSON.stringify(broken) })
     expect(retry.at(-1).role).toBe("user")
-    expect(retry.at(-1).content).toContain('Node "book" (agentNode): an agentNode needs at least one outgoing edge')
+    expect(retry.at(-1).content).toContain("Node \"book\" (agentNode): an agentNode needs at least one outgoing edge")
   })
 
   it("recovers from an answer that is not JSON at all", async () => {
@@ -145,7 +159,11 @@ describe("creating an agent from a template", () => {
     const account = await newAccount(api)
     const created = await create(account)
     expect(created.status).toBe(422)
-    expect(created.body.detail).toEqual([{ loc: ["body"], msg: expect.stringMatching(/No LLM is configured for this organization/), type: "llm_not_configured" }])
+    expect(created.body.detail).toEqual([{
+      loc: ["body"],
+      msg: expect.stringMatching(/No LLM is configured for this organization/),
+      type: "llm_not_configured"
+    }])
     expect(llm.requests).toHaveLength(0)
     expect(await workflowsOf(configured)).toEqual([])
   })

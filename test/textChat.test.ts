@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { createWorkflow, readEvents, salesDefinition, useLlm } from "./support/chatFixtures.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
@@ -44,12 +44,19 @@ const systemPromptOf = (index: number): string => llm.requests[index]!.body.mess
 
 describe("text chat sessions", () => {
   it("opens with the start greeting rendered from initial_context over template defaults, without calling the model", async () => {
-    const { account, workflowId } = await setup(salesDefinition(), { templateContextVariables: { company: "Acme", product: "widgets" } })
+    const { account, workflowId } = await setup(salesDefinition(), {
+      templateContextVariables: { company: "Acme", product: "widgets" }
+    })
     const session = await start(account, workflowId, { initial_context: { first_name: "Ada" } })
     expect(session.reply).toBe("Hi Ada, this is Acme!")
     expect(session.state).toBe("running")
     expect(session.node_id).toBe("start")
-    expect(session.transcript).toEqual([{ role: "assistant", text: "Hi Ada, this is Acme!", node_id: "start", at: expect.any(String) }])
+    expect(session.transcript).toEqual([{
+      role: "assistant",
+      text: "Hi Ada, this is Acme!",
+      node_id: "start",
+      at: expect.any(String)
+    }])
     expect(llm.requests).toHaveLength(0)
 
     const fallback = await start(account, workflowId)
@@ -62,18 +69,24 @@ describe("text chat sessions", () => {
 
   it("uses a per-run greeting override from initial_context", async () => {
     const { account, workflowId } = await setup()
-    const session = await start(account, workflowId, { initial_context: { first_name: "Bo", greeting_override: "Hello {{first_name}}, calling about your order." } })
+    const session = await start(account, workflowId, {
+      initial_context: { first_name: "Bo", greeting_override: "Hello {{first_name}}, calling about your order." }
+    })
     expect(session.reply).toBe("Hello Bo, calling about your order.")
   })
 
   it("renders the system prompt from the global and node prompts and offers each edge as a tool plus end_call", async () => {
-    const { account, workflowId } = await setup(salesDefinition(), { templateContextVariables: { company: "Acme", product: "widgets" } })
+    const { account, workflowId } = await setup(salesDefinition(), {
+      templateContextVariables: { company: "Acme", product: "widgets" }
+    })
     const session = await start(account, workflowId, { initial_context: { first_name: "Ada", product: "gadgets" } })
     llm.enqueue(reply.content("Great to hear from you, Ada."))
     const answer = await say(account, workflowId, session.workflow_run_id, "Hello")
     expect(answer.status).toBe(200)
     expect(answer.body.reply).toBe("Great to hear from you, Ada.")
-    expect(systemPromptOf(0)).toBe("Be brief. Company: Acme.\n\nYou sell gadgets for Acme. Ask whether Ada is interested.")
+    expect(systemPromptOf(0)).toBe(
+      "Be brief. Company: Acme.\n\nYou sell gadgets for Acme. Ask whether Ada is interested."
+    )
     expect(llm.requests[0]!.toolNames).toEqual(["interested", "end_call"])
     expect(llm.requests[0]!.body.tools[0].function.description).toBe("The caller wants to hear more")
     expect(llm.requests[0]!.body.messages.slice(1)).toEqual([
@@ -91,7 +104,10 @@ describe("text chat sessions", () => {
     const runId = session.workflow_run_id
 
     // start: the model moves on without words, so qualify answers the same message.
-    llm.enqueue(reply.toolCalls([{ name: "interested", arguments: {} }]), reply.content("What budget do you have in mind?"))
+    llm.enqueue(
+      reply.toolCalls([{ name: "interested", arguments: {} }]),
+      reply.content("What budget do you have in mind?")
+    )
     const first = await say(account, workflowId, runId, "Yes, tell me more")
     expect(first.status).toBe(200)
     expect(first.body.reply).toBe("Let me note that down.\nWhat budget do you have in mind?")
@@ -119,7 +135,10 @@ describe("text chat sessions", () => {
     })
     expect(llm.requests[3]!.body.response_format.type).toBe("json_schema")
     expect(llm.requests[4]!.toolNames).toEqual([])
-    expect(llm.requests[5]!.body.response_format.json_schema.schema.properties.mapped_call_disposition.enum).toEqual(["QUALIFIED", "NOT_INTERESTED"])
+    expect(llm.requests[5]!.body.response_format.json_schema.schema.properties.mapped_call_disposition.enum).toEqual([
+      "QUALIFIED",
+      "NOT_INTERESTED"
+    ])
     expect(second.body.transcript.map((turn: any) => [turn.role, turn.node_id])).toEqual([
       ["assistant", "start"],
       ["user", "start"],
@@ -141,18 +160,32 @@ describe("text chat sessions", () => {
     const answer = await say(account, workflowId, session.workflow_run_id, "Not interested, bye")
     expect(answer.status).toBe(200)
     expect(answer.body).toMatchObject({ reply: "Goodbye!", state: "completed", end_reason: "end_call_tool" })
-    expect(answer.body.gathered_context).toEqual({ call_disposition: "end_call_tool", mapped_call_disposition: "end_call_tool" })
+    expect(answer.body.gathered_context).toEqual({
+      call_disposition: "end_call_tool",
+      mapped_call_disposition: "end_call_tool"
+    })
     expect(llm.pending()).toBe(0)
   })
 
   it("says goodbye when the model calls end_call without a word: one more model request, without tools, for the farewell", async () => {
     const { account, workflowId } = await setup()
     const session = await start(account, workflowId)
-    llm.enqueue(reply.toolCalls([{ name: "end_call", arguments: {} }]), reply.content("Understood, thanks for your time. Goodbye!"))
+    llm.enqueue(
+      reply.toolCalls([{ name: "end_call", arguments: {} }]),
+      reply.content("Understood, thanks for your time. Goodbye!")
+    )
     const answer = await say(account, workflowId, session.workflow_run_id, "Not interested, bye")
     expect(answer.status).toBe(200)
-    expect(answer.body).toMatchObject({ reply: "Understood, thanks for your time. Goodbye!", state: "completed", end_reason: "end_call_tool" })
-    expect(answer.body.transcript.at(-1)).toMatchObject({ role: "assistant", text: "Understood, thanks for your time. Goodbye!", node_id: "start" })
+    expect(answer.body).toMatchObject({
+      reply: "Understood, thanks for your time. Goodbye!",
+      state: "completed",
+      end_reason: "end_call_tool"
+    })
+    expect(answer.body.transcript.at(-1)).toMatchObject({
+      role: "assistant",
+      text: "Understood, thanks for your time. Goodbye!",
+      node_id: "start"
+    })
     expect(llm.requests[1]!.toolNames).toEqual([])
     expect(systemPromptOf(1)).toContain("The conversation is ending now")
     expect(llm.requests[1]!.body.messages.at(-1)).toEqual({ role: "user", content: "Not interested, bye" })
@@ -213,7 +246,9 @@ describe("text chat sessions", () => {
     expect(rejected.status).toBe(502)
     expect(JSON.stringify(rejected.body)).not.toContain("internal-detail-7f3a")
     // The server is still fine.
-    expect((await api.get(`${chatPath(other.workflowId)}/${fresh.workflow_run_id}`, { token: other.account.token })).status).toBe(200)
+    expect(
+      (await api.get(`${chatPath(other.workflowId)}/${fresh.workflow_run_id}`, { token: other.account.token })).status
+    ).toBe(200)
   })
 
   it("streams the reply as server-sent events token by token", async () => {
@@ -222,7 +257,11 @@ describe("text chat sessions", () => {
     llm.enqueue(reply.content("Hello there, how can I help?"))
     const response = await fetch(`${server.url}${chatPath(workflowId)}/${session.workflow_run_id}/messages`, {
       method: "POST",
-      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json", accept: "text/event-stream" },
+      headers: {
+        authorization: `Bearer ${account.token}`,
+        "content-type": "application/json",
+        accept: "text/event-stream"
+      },
       body: JSON.stringify({ text: "Hi" })
     })
     expect(response.status).toBe(200)
@@ -241,7 +280,11 @@ describe("text chat sessions", () => {
     llm.enqueue(reply.breakOff("Partial words here"))
     const response = await fetch(`${server.url}${chatPath(workflowId)}/${session.workflow_run_id}/messages`, {
       method: "POST",
-      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json", accept: "text/event-stream" },
+      headers: {
+        authorization: `Bearer ${account.token}`,
+        "content-type": "application/json",
+        accept: "text/event-stream"
+      },
       body: JSON.stringify({ text: "Hi" })
     })
     const events = await readEvents(response)
@@ -260,7 +303,13 @@ describe("text chat sessions", () => {
     expect((await first).status).toBe(200)
     const third = await say(account, workflowId, session.workflow_run_id, "three")
     expect(third.body.reply).toBe("Second answer.")
-    expect(third.body.transcript.map((turn: any) => turn.text)).toEqual(["Hi there, this is !", "one", "First answer.", "three", "Second answer."])
+    expect(third.body.transcript.map((turn: any) => turn.text)).toEqual([
+      "Hi there, this is !",
+      "one",
+      "First answer.",
+      "three",
+      "Second answer."
+    ])
   })
 
   it("totals usage exactly as the provider reported it, extraction and disposition included", async () => {
@@ -273,13 +322,23 @@ describe("text chat sessions", () => {
     await say(account, workflowId, session.workflow_run_id, "yes")
     llm.enqueue(
       reply.json({ budget: 10, decision_maker: null }, { usage: { prompt_tokens: 40, completion_tokens: 9 } }),
-      reply.json({ call_disposition: "ok", mapped_call_disposition: "DONE" }, { usage: { prompt_tokens: 30, completion_tokens: 7 } })
+      reply.json({ call_disposition: "ok", mapped_call_disposition: "DONE" }, {
+        usage: { prompt_tokens: 30, completion_tokens: 7 }
+      })
     )
-    const ended = await api.post(`${chatPath(workflowId)}/${session.workflow_run_id}/end`, undefined, { token: account.token })
+    const ended = await api.post(`${chatPath(workflowId)}/${session.workflow_run_id}/end`, undefined, {
+      token: account.token
+    })
     expect(ended.status).toBe(200)
-    expect(ended.body).toMatchObject({ state: "completed", end_reason: "user_ended", gathered_context: { budget: 10, mapped_call_disposition: "DONE" } })
+    expect(ended.body).toMatchObject({
+      state: "completed",
+      end_reason: "user_ended",
+      gathered_context: { budget: 10, mapped_call_disposition: "DONE" }
+    })
     expect(ended.body.usage).toEqual({ prompt_tokens: 290, completion_tokens: 24, service_tokens: 314 })
-    const again = await api.post(`${chatPath(workflowId)}/${session.workflow_run_id}/end`, undefined, { token: account.token })
+    const again = await api.post(`${chatPath(workflowId)}/${session.workflow_run_id}/end`, undefined, {
+      token: account.token
+    })
     expect(again.status).toBe(200)
     expect(again.body.usage.service_tokens).toBe(314)
   })
@@ -287,7 +346,10 @@ describe("text chat sessions", () => {
   it("runs the draft with use_draft and refuses a workflow without a configured LLM", async () => {
     const { account, workflowId } = await setup()
     const edited = salesDefinition({ greeting: "Draft hello" })
-    expect((await api.put(`/api/v1/workflow/${workflowId}`, { workflow_definition: edited }, { token: account.token })).status).toBe(200)
+    expect(
+      (await api.put(`/api/v1/workflow/${workflowId}`, { workflow_definition: edited }, { token: account.token }))
+        .status
+    ).toBe(200)
     expect((await start(account, workflowId)).reply).toBe("Hi there, this is !")
     expect((await start(account, workflowId, { use_draft: true })).reply).toBe("Draft hello")
 
@@ -312,15 +374,20 @@ describe("text chat sessions", () => {
     expect((await api.get(`${chatPath(workflowId)}/${runId}`)).status).toBe(401)
 
     const readOnly = await newApiKey(api, account, ["agents:read"])
-    expect((await api.post(`${chatPath(workflowId)}/${runId}/messages`, { text: "hi" }, { apiKey: readOnly })).status).toBe(403)
+    expect((await api.post(`${chatPath(workflowId)}/${runId}/messages`, { text: "hi" }, { apiKey: readOnly })).status)
+      .toBe(403)
     expect((await api.post(chatPath(workflowId), {}, { apiKey: readOnly })).status).toBe(403)
 
     const intruder = await newAccount(api, "intruder")
     await useLlm(api, intruder, llm.baseUrl)
     expect((await api.post(chatPath(workflowId), {}, { token: intruder.token })).status).toBe(404)
     expect((await api.get(`${chatPath(workflowId)}/${runId}`, { token: intruder.token })).status).toBe(404)
-    expect((await api.post(`${chatPath(workflowId)}/${runId}/messages`, { text: "hi" }, { token: intruder.token })).status).toBe(404)
-    expect((await api.post(`${chatPath(workflowId)}/${runId}/end`, undefined, { token: intruder.token })).status).toBe(404)
+    expect(
+      (await api.post(`${chatPath(workflowId)}/${runId}/messages`, { text: "hi" }, { token: intruder.token })).status
+    ).toBe(404)
+    expect((await api.post(`${chatPath(workflowId)}/${runId}/end`, undefined, { token: intruder.token })).status).toBe(
+      404
+    )
 
     // Under another workflow of the same organization the session does not exist either.
     const otherWorkflow = await createWorkflow(api, server, account, salesDefinition())

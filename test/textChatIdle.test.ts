@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount } from "./support/accounts.ts"
 import { createWorkflow, salesDefinition, useLlm } from "./support/chatFixtures.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
@@ -33,14 +33,19 @@ describe("text chat session lifetime", () => {
   it("ends a session that stays idle past the configured timeout, with a disposition", async () => {
     const account = await newAccount(api, "idle")
     await useLlm(api, account, llm.baseUrl)
-    const workflowId = await createWorkflow(api, server, account, salesDefinition(), { dispositionCodes: ["NO_RESPONSE", "QUALIFIED"] })
+    const workflowId = await createWorkflow(api, server, account, salesDefinition(), {
+      dispositionCodes: ["NO_RESPONSE", "QUALIFIED"]
+    })
     const created = await api.post(`/api/v1/workflow/${workflowId}/text-chat/sessions`, {}, { token: account.token })
     expect(created.status).toBe(200)
     llm.enqueue(reply.json({ call_disposition: "User went quiet", mapped_call_disposition: "NO_RESPONSE" }))
     const path = `/api/v1/workflow/${workflowId}/text-chat/sessions/${created.body.workflow_run_id}`
     const ended = await waitFor(() => api.get(path, { token: account.token }), (read) => read.body.state !== "running")
     expect(ended.body).toMatchObject({ state: "completed", end_reason: "idle_timeout" })
-    expect(ended.body.gathered_context).toEqual({ call_disposition: "User went quiet", mapped_call_disposition: "NO_RESPONSE" })
+    expect(ended.body.gathered_context).toEqual({
+      call_disposition: "User went quiet",
+      mapped_call_disposition: "NO_RESPONSE"
+    })
     expect(ended.body.ended_at).not.toBeNull()
     const late = await api.post(`${path}/messages`, { text: "still there?" }, { token: account.token })
     expect(late.status).toBe(409)
@@ -57,7 +62,11 @@ describe("text chat session lifetime", () => {
     const abort = new AbortController()
     const response = await fetch(`${server.url}${path}/messages`, {
       method: "POST",
-      headers: { authorization: `Bearer ${account.token}`, "content-type": "application/json", accept: "text/event-stream" },
+      headers: {
+        authorization: `Bearer ${account.token}`,
+        "content-type": "application/json",
+        accept: "text/event-stream"
+      },
       body: JSON.stringify({ text: "Tell me everything" }),
       signal: abort.signal
     })
@@ -72,6 +81,10 @@ describe("text chat session lifetime", () => {
       (answer) => answer.status !== 409
     )
     expect(next.status).toBe(200)
-    expect(next.body.transcript.map((turn: any) => turn.text)).toEqual(["Hi there, this is !", "Just the short version", "Short answer."])
+    expect(next.body.transcript.map((turn: any) => turn.text)).toEqual([
+      "Hi there, this is !",
+      "Just the short version",
+      "Short answer."
+    ])
   })
 })

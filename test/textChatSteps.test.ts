@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { createWorkflow, salesDefinition, useLlm } from "./support/chatFixtures.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
@@ -33,7 +33,9 @@ const chatPath = (workflowId: number) => `/api/v1/workflow/${workflowId}/text-ch
 const setup = async () => {
   const account = await newAccount(api, "steps")
   await useLlm(api, account, llm.baseUrl)
-  const workflowId = await createWorkflow(api, server, account, salesDefinition(), { templateContextVariables: { company: "Acme" } })
+  const workflowId = await createWorkflow(api, server, account, salesDefinition(), {
+    templateContextVariables: { company: "Acme" }
+  })
   return { account, workflowId }
 }
 
@@ -94,7 +96,10 @@ describe("text chat steps", () => {
     expect(usage.body).toMatchObject({ total_count: 1, total_service_tokens: 20 })
     expect(usage.body.runs[0].service_tokens).toBe(20)
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
-    const daily = await api.get(`/api/v1/organizations/usage/daily-breakdown?start_date=${day(-1)}&end_date=${day(1)}`, { token: account.token })
+    const daily = await api.get(
+      `/api/v1/organizations/usage/daily-breakdown?start_date=${day(-1)}&end_date=${day(1)}`,
+      { token: account.token }
+    )
     expect(daily.body).toMatchObject({ total_runs: 1, total_service_tokens: 20 })
   })
 
@@ -103,13 +108,20 @@ describe("text chat steps", () => {
     const saveDraft = async (qualifyPrompt: string) => {
       const draft = salesDefinition()
       draft.nodes[1]!.data.prompt = qualifyPrompt
-      expect((await api.put(`/api/v1/workflow/${workflowId}`, { workflow_definition: draft }, { token: account.token })).status).toBe(200)
+      expect(
+        (await api.put(`/api/v1/workflow/${workflowId}`, { workflow_definition: draft }, { token: account.token }))
+          .status
+      ).toBe(200)
     }
     await saveDraft("Ask about their budget, as the draft says.")
     const runId = await start(account, workflowId, { use_draft: true })
     await saveDraft("Ask about their timeline.")
 
-    llm.enqueue(reply.toolCalls([{ name: "interested", arguments: {} }]), reply.content("Your budget?"), reply.content("And who decides?"))
+    llm.enqueue(
+      reply.toolCalls([{ name: "interested", arguments: {} }]),
+      reply.content("Your budget?"),
+      reply.content("And who decides?")
+    )
     await say(account, workflowId, runId, "Yes")
     await say(account, workflowId, runId, "About 10k")
     const systemPrompts = llm.requests.map((request) => request.body.messages[0].content as string)

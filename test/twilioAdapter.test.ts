@@ -3,8 +3,8 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { twilioAdapter } from "../layers/telephony/carriers/twilio.ts"
-import type { CarrierAccount, WebhookRequest } from "../services/Telephony.ts"
 import type { OutboundHttp } from "../services/OutboundHttp.ts"
+import type { CarrierAccount, WebhookRequest } from "../services/Telephony.ts"
 import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
 import { LoopbackOutbound } from "./support/outbound.ts"
 
@@ -18,7 +18,11 @@ const startReceiver = async () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${request.url}`
       received.push({ url, headers: request.headers as Record<string, string>, rawBody: body })
       response.writeHead(200, { "content-type": "text/xml" })
-      response.end(request.url?.startsWith("/answer") ? twilioAdapter.answerMarkup("wss://talkgraph.test/media/1?token=a&b=c").body : "")
+      response.end(
+        request.url?.startsWith("/answer")
+          ? twilioAdapter.answerMarkup("wss://talkgraph.test/media/1?token=a&b=c").body
+          : ""
+      )
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -37,7 +41,9 @@ const scripts: Record<string, "completed" | "voicemail" | "busy" | "silent"> = {
 }
 
 beforeAll(async () => {
-  carrier = await startFakeTwilio({ script: ({ to }) => ({ outcome: scripts[to] ?? "completed", ringMs: 5, talkMs: 20 }) })
+  carrier = await startFakeTwilio({
+    script: ({ to }) => ({ outcome: scripts[to] ?? "completed", ringMs: 5, talkMs: 20 })
+  })
   receiver = await startReceiver()
   account = {
     configurationId: 1,
@@ -53,7 +59,8 @@ afterAll(async () => {
 })
 
 /** Runs an adapter call through the outbound client the suite's stand-ins need (loopback allowed). */
-const run = <A, E>(effect: Effect.Effect<A, E, OutboundHttp>) => Effect.runPromise(Effect.provide(effect, LoopbackOutbound))
+const run = <A, E>(effect: Effect.Effect<A, E, OutboundHttp>) =>
+  Effect.runPromise(Effect.provide(effect, LoopbackOutbound))
 
 const place = (to: string) =>
   run(twilioAdapter.placeCall(account, {
@@ -85,7 +92,7 @@ describe("Twilio adapter", () => {
     expect(call.statusCallback).toBe(`${receiver.base}/status?attempt=7`)
     await waitFor(() => finalStatuses(providerCallId).length === 1)
     expect(finalStatuses(providerCallId)[0]!.outcome).toBe("completed")
-    expect(call.answerMarkup).toContain('<Stream url="wss://talkgraph.test/media/1?token=a&amp;b=c"/>')
+    expect(call.answerMarkup).toContain("<Stream url=\"wss://talkgraph.test/media/1?token=a&amp;b=c\"/>")
   })
 
   it("accepts the carrier's signed callbacks and refuses forged or altered ones", async () => {
@@ -93,15 +100,21 @@ describe("Twilio adapter", () => {
     await waitFor(() => receiver.received.length > 0)
     const genuine = receiver.received.find((request) => request.url.includes("/status"))!
     expect(twilioAdapter.verifyWebhook(account, genuine)).toBe(true)
-    expect(twilioAdapter.verifyWebhook(account, { ...genuine, rawBody: genuine.rawBody.replace("initiated", "completed") })).toBe(false)
+    expect(
+      twilioAdapter.verifyWebhook(account, { ...genuine, rawBody: genuine.rawBody.replace("initiated", "completed") })
+    ).toBe(false)
     expect(twilioAdapter.verifyWebhook(account, { ...genuine, headers: {} })).toBe(false)
-    expect(twilioAdapter.verifyWebhook({ ...account, credentials: { ...account.credentials, auth_token: "other" } }, genuine)).toBe(false)
+    expect(
+      twilioAdapter.verifyWebhook({ ...account, credentials: { ...account.credentials, auth_token: "other" } }, genuine)
+    ).toBe(false)
   })
 
   it("reports an answering machine as voicemail and a busy line as busy", async () => {
     const voicemail = await place("+15550000002")
     const busy = await place("+15550000003")
-    await waitFor(() => finalStatuses(voicemail.providerCallId).length === 1 && finalStatuses(busy.providerCallId).length === 1)
+    await waitFor(() =>
+      finalStatuses(voicemail.providerCallId).length === 1 && finalStatuses(busy.providerCallId).length === 1
+    )
     expect(finalStatuses(voicemail.providerCallId)[0]!.outcome).toBe("voicemail")
     expect(finalStatuses(busy.providerCallId)[0]!.outcome).toBe("busy")
   })
@@ -120,12 +133,26 @@ describe("Twilio adapter", () => {
   it("tells a refused call (permanent) from an unreachable carrier (transient)", async () => {
     carrier.rejectNextCalls(1, 400, 21211)
     const refused = await run(Effect.flip(twilioAdapter.placeCall(account, {
-      to: "+1555", from: "+15559990000", answerUrl: "http://x/a", statusCallbackUrl: "http://x/s", timeLimitSeconds: 60
+      to: "+1555",
+      from: "+15559990000",
+      answerUrl: "http://x/a",
+      statusCallbackUrl: "http://x/s",
+      timeLimitSeconds: 60
     })))
-    expect(refused).toMatchObject({ _tag: "CallNotPlaced", permanent: true, message: "Twilio refused the call (HTTP 400, code 21211)" })
-    const unreachable = await run(Effect.flip(twilioAdapter.placeCall({ ...account, apiBaseUrl: "http://127.0.0.1:1" }, {
-      to: "+15550000001", from: "+15559990000", answerUrl: "http://x/a", statusCallbackUrl: "http://x/s", timeLimitSeconds: 60
-    })))
+    expect(refused).toMatchObject({
+      _tag: "CallNotPlaced",
+      permanent: true,
+      message: "Twilio refused the call (HTTP 400, code 21211)"
+    })
+    const unreachable = await run(
+      Effect.flip(twilioAdapter.placeCall({ ...account, apiBaseUrl: "http://127.0.0.1:1" }, {
+        to: "+15550000001",
+        from: "+15559990000",
+        answerUrl: "http://x/a",
+        statusCallbackUrl: "http://x/s",
+        timeLimitSeconds: 60
+      }))
+    )
     expect(unreachable).toMatchObject({ _tag: "CallNotPlaced", permanent: false })
   })
 })

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { Storage } from "../services/Storage.ts"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { postgresUrl } from "./support/database.ts"
 import { startInProcessServer } from "./support/inProcessServer.ts"
 import { type LocalS3, startS3 } from "./support/s3.ts"
@@ -23,7 +23,9 @@ const presign = (api: Client, account: TestAccount, body?: unknown) =>
   api.post("/api/v1/s3/presigned-upload-url", body, { token: account.token })
 
 const partialFiles = async (root: string) =>
-  (await fs.readdir(root, { recursive: true }).catch(() => [] as Array<string>)).filter((name) => name.endsWith(".part"))
+  (await fs.readdir(root, { recursive: true }).catch(() => [] as Array<string>)).filter((name) =>
+    name.endsWith(".part")
+  )
 
 const until = async (condition: () => Promise<boolean>, what: string) => {
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -60,7 +62,10 @@ describe("an upload URL on local storage", () => {
     const account = await newAccount(api)
     const grant = await presign(api, account)
     const storageRoot = path.join(server.dataDir, "storage")
-    const request = http.request(grant.body.upload_url, { method: "PUT", headers: { "content-type": "text/csv", "content-length": "4000" } })
+    const request = http.request(grant.body.upload_url, {
+      method: "PUT",
+      headers: { "content-type": "text/csv", "content-length": "4000" }
+    })
     request.on("error", () => undefined)
     request.write(csvOf(100))
     await until(async () => (await partialFiles(storageRoot)).length > 0, "the upload is being written")
@@ -85,7 +90,9 @@ const sharedSettings = (dataDir: string) => ({
   TALKGRAPH_ADMIN_EMAIL: TEST_ADMIN.email,
   TALKGRAPH_ADMIN_PASSWORD: TEST_ADMIN.password,
   LOG_LEVEL: "error",
-  ...(postgresUrl() ? { DATABASE_URL: postgresUrl()!, TALKGRAPH_SECRET_KEY: "test-secret-key-test-secret-key-0123456789" } : {})
+  ...(postgresUrl()
+    ? { DATABASE_URL: postgresUrl()!, TALKGRAPH_SECRET_KEY: "test-secret-key-test-secret-key-0123456789" }
+    : {})
 })
 
 describe("uploads across processes", () => {
@@ -127,7 +134,10 @@ describe("uploads across processes", () => {
 
     const server = await startInProcessServer(sharedSettings(dataDir))
     try {
-      await until(async () => !(await fs.access(abandoned).then(() => true, () => false)), "the abandoned partial file is removed")
+      await until(
+        async () => !(await fs.access(abandoned).then(() => true, () => false)),
+        "the abandoned partial file is removed"
+      )
       await fs.access(fresh)
     } finally {
       await server.close()
@@ -182,7 +192,9 @@ describe("the storage quota on local storage", () => {
   it("lets only one of two concurrent uploads that together pass the quota through", async () => {
     const account = await newAccount(api)
     const grants = await Promise.all([presign(api, account), presign(api, account)])
-    const statuses = await Promise.all(grants.map((grant) => put(grant.body.upload_url, csvOf(45)).then((reply) => reply.status)))
+    const statuses = await Promise.all(
+      grants.map((grant) => put(grant.body.upload_url, csvOf(45)).then((reply) => reply.status))
+    )
     expect(statuses.sort()).toEqual([204, 413])
   })
 

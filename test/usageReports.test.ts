@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
 import { parse } from "csv-parse/sync"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { insertRuns, insertWorkflow, setOrganizationTimezone } from "./support/runRows.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
@@ -36,7 +36,10 @@ describe("daily breakdown", () => {
       // after the window
       { workflowId: workflow, createdAt: "2024-05-05T04:00:00Z", durationSeconds: 999, serviceTokens: 999 }
     ])
-    const reply = await get(BREAKDOWN, account, { start_date: "2024-05-01T04:00:00Z", end_date: "2024-05-05T03:59:59Z" })
+    const reply = await get(BREAKDOWN, account, {
+      start_date: "2024-05-01T04:00:00Z",
+      end_date: "2024-05-05T03:59:59Z"
+    })
     expect(reply.status).toBe(200)
     expect(reply.body).toEqual({
       timezone: "America/New_York",
@@ -76,7 +79,10 @@ describe("daily breakdown", () => {
     const account = await newAccount(api, "daily-invalid")
     const reply = await get(BREAKDOWN, account, { start_date: "soon", filters: "[" })
     expect(reply.status).toBe(422)
-    expect(reply.body.detail.map((problem: any) => problem.loc)).toEqual([["query", "start_date"], ["query", "filters"]])
+    expect(reply.body.detail.map((problem: any) => problem.loc)).toEqual([["query", "start_date"], [
+      "query",
+      "filters"
+    ]])
   })
 
   it("shows only the caller's organization", async () => {
@@ -95,8 +101,21 @@ describe("CSV report", () => {
     const account = await newAccount(api, "csv")
     const workflow = await insertWorkflow(server, account.organizationId, "Renewals")
     const [first, second] = await insertRuns(server, account.organizationId, [
-      { workflowId: workflow, name: "call one", durationSeconds: 10, serviceTokens: 5, createdAt: "2024-05-01T09:00:00Z", disposition: "won" },
-      { workflowId: workflow, name: "call two", durationSeconds: 20, serviceTokens: 6, createdAt: "2024-05-02T09:00:00Z" },
+      {
+        workflowId: workflow,
+        name: "call one",
+        durationSeconds: 10,
+        serviceTokens: 5,
+        createdAt: "2024-05-01T09:00:00Z",
+        disposition: "won"
+      },
+      {
+        workflowId: workflow,
+        name: "call two",
+        durationSeconds: 20,
+        serviceTokens: 6,
+        createdAt: "2024-05-02T09:00:00Z"
+      },
       { workflowId: workflow, name: "inbound", direction: "inbound", createdAt: "2024-05-03T09:00:00Z" }
     ])
     const reply = await get(REPORT, account, {
@@ -136,7 +155,13 @@ describe("CSV report", () => {
     const account = await newAccount(api, "csv-injection")
     const workflow = await insertWorkflow(server, account.organizationId, "=cmd|'/C calc'!A0")
     await insertRuns(server, account.organizationId, [
-      { workflowId: workflow, name: "@SUM(1+1)*cmd", callerNumber: "-2+3", calledNumber: "\t=1", disposition: "=HYPERLINK(\"http://evil\")" }
+      {
+        workflowId: workflow,
+        name: "@SUM(1+1)*cmd",
+        callerNumber: "-2+3",
+        calledNumber: "\t=1",
+        disposition: "=HYPERLINK(\"http://evil\")"
+      }
     ])
     const [row] = csvRows((await get(REPORT, account)).body)
     expect(row).toMatchObject({
@@ -152,7 +177,7 @@ describe("CSV report", () => {
   it("streams exports longer than one database batch without losing or repeating runs, even on tied keys", async () => {
     const account = await newAccount(api, "csv-large")
     const workflow = await insertWorkflow(server, account.organizationId)
-    await server.run(Effect.gen(function* () {
+    await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       // 2,500 runs on five instants and three durations: every batch boundary falls inside a tie.
       yield* sql`
@@ -166,7 +191,12 @@ describe("CSV report", () => {
       const rows = csvRows(text)
       expect(rows).toHaveLength(2500)
       expect(new Set(rows.map((row) => row.id)).size).toBe(2500)
-      const listed = await get("/api/v1/organizations/usage/runs", account, { sort_by, sort_order: "desc", limit: "100", page: "13" })
+      const listed = await get("/api/v1/organizations/usage/runs", account, {
+        sort_by,
+        sort_order: "desc",
+        limit: "100",
+        page: "13"
+      })
       expect(rows.slice(1200, 1300).map((row) => Number(row.id))).toEqual(listed.body.runs.map((run: any) => run.id))
     }
   })

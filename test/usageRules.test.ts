@@ -47,9 +47,18 @@ describe("usage filters", () => {
     ["an entry without a type", "[{\"attribute\":\"runId\",\"value\":{\"value\":1}}]"],
     ["a known filter without a value object", "[{\"attribute\":\"runId\",\"type\":\"number\",\"value\":5}]"],
     ["a fractional id", "[{\"attribute\":\"runId\",\"type\":\"number\",\"value\":{\"value\":1.5}}]"],
-    ["codes that are not strings", "[{\"attribute\":\"dispositionCode\",\"type\":\"multiSelect\",\"value\":{\"codes\":[1]}}]"],
-    ["a range with min above max", "[{\"attribute\":\"duration\",\"type\":\"numberRange\",\"value\":{\"min\":9,\"max\":1}}]"],
-    ["a range bound that is not a number", "[{\"attribute\":\"duration\",\"type\":\"numberRange\",\"value\":{\"min\":\"soon\"}}]"]
+    [
+      "codes that are not strings",
+      "[{\"attribute\":\"dispositionCode\",\"type\":\"multiSelect\",\"value\":{\"codes\":[1]}}]"
+    ],
+    [
+      "a range with min above max",
+      "[{\"attribute\":\"duration\",\"type\":\"numberRange\",\"value\":{\"min\":9,\"max\":1}}]"
+    ],
+    [
+      "a range bound that is not a number",
+      "[{\"attribute\":\"duration\",\"type\":\"numberRange\",\"value\":{\"min\":\"soon\"}}]"
+    ]
   ])("refuses %s", (_, raw) => {
     expect(Either.isLeft(parseUsageFilters(raw))).toBe(true)
   })
@@ -86,7 +95,14 @@ describe("usage dates", () => {
     expect(parsed.spanMs).toBe(spanMs)
   })
 
-  it.each(["yesterday", "2024-13-01T00:00:00Z", "2023-02-29", "2024-05-01T24:00:00Z", "2024-05-01T10:61Z", "1714557600"])(
+  it.each([
+    "yesterday",
+    "2024-13-01T00:00:00Z",
+    "2023-02-29",
+    "2024-05-01T24:00:00Z",
+    "2024-05-01T10:61Z",
+    "1714557600"
+  ])(
     "refuses %s",
     (raw) => expect(Either.isLeft(parseDateBound(raw))).toBe(true)
   )
@@ -99,14 +115,23 @@ describe("usage dates", () => {
   it("reads the first and last storable days, and leaves a window ending on the last one open", () => {
     expect(bound("0001-01-01").instant.toISOString()).toBe("0001-01-01T00:00:00.000Z")
     expect(bound("9999-12-31T23:59:59.999Z").instant.toISOString()).toBe("9999-12-31T23:59:59.999Z")
-    expect(createdWindow(bound("0001-01-01"), bound("9999-12-31"))).toEqual({ from: new Date("0001-01-01T00:00:00Z"), before: null })
+    expect(createdWindow(bound("0001-01-01"), bound("9999-12-31"))).toEqual({
+      from: new Date("0001-01-01T00:00:00Z"),
+      before: null
+    })
     expect(createdWindow(undefined, bound("9999-12-30")).before?.toISOString()).toBe("9999-12-31T00:00:00.000Z")
   })
 
   it("makes the end inclusive of everything its precision names", () => {
-    expect(createdWindow(bound("2024-05-01"), bound("2024-05-31")).before?.toISOString()).toBe("2024-06-01T00:00:00.000Z")
-    expect(createdWindow(undefined, bound("2024-05-31T23:59:59Z")).before?.toISOString()).toBe("2024-06-01T00:00:00.000Z")
-    expect(createdWindow(undefined, bound("2024-05-31T23:59:59.250Z")).before?.toISOString()).toBe("2024-05-31T23:59:59.251Z")
+    expect(createdWindow(bound("2024-05-01"), bound("2024-05-31")).before?.toISOString()).toBe(
+      "2024-06-01T00:00:00.000Z"
+    )
+    expect(createdWindow(undefined, bound("2024-05-31T23:59:59Z")).before?.toISOString()).toBe(
+      "2024-06-01T00:00:00.000Z"
+    )
+    expect(createdWindow(undefined, bound("2024-05-31T23:59:59.250Z")).before?.toISOString()).toBe(
+      "2024-05-31T23:59:59.251Z"
+    )
   })
 
   it("refuses an end before the start but accepts equal bounds", () => {
@@ -126,7 +151,10 @@ describe("usage paging", () => {
 })
 
 describe("channels", () => {
-  it.each([["twilio", "telephony"], ["vonage", "telephony"], ["telnyx", "telephony"], ["plivo", "telephony"], ["ari", "telephony"], [
+  it.each([["twilio", "telephony"], ["vonage", "telephony"], ["telnyx", "telephony"], ["plivo", "telephony"], [
+    "ari",
+    "telephony"
+  ], [
     "webrtc",
     "web"
   ], ["textchat", "chat"]])("groups %s under %s", (mode, channel) => {
@@ -155,6 +183,8 @@ describe("daily series", () => {
   })
 
   it("refuses a window longer than ten years", () => {
-    expect(Either.isLeft(denseDailySeries([], createdWindow(bound("2000-01-01"), bound("2024-01-01")), "UTC"))).toBe(true)
+    expect(Either.isLeft(denseDailySeries([], createdWindow(bound("2000-01-01"), bound("2024-01-01")), "UTC"))).toBe(
+      true
+    )
   })
 })

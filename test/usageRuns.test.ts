@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SecretBox } from "../services/SecretBox.ts"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { insertCampaign, insertRuns, insertWorkflow } from "./support/runRows.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
@@ -22,7 +22,9 @@ const RUNS = "/api/v1/organizations/usage/runs"
 
 const runsPage = (account: TestAccount, query: Record<string, string | number | object>) => {
   const params = new URLSearchParams(
-    Object.entries(query).map(([key, value]): [string, string] => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])
+    Object.entries(query).map((
+      [key, value]
+    ): [string, string] => [key, typeof value === "object" ? JSON.stringify(value) : String(value)])
   )
   return api.get(`${RUNS}?${params}`, { token: account.token })
 }
@@ -39,34 +41,83 @@ beforeAll(async () => {
   support = await insertWorkflow(server, owner.organizationId, "Support")
   spring = await insertCampaign(server, owner.organizationId, sales, "Spring")
   autumn = await insertCampaign(server, owner.organizationId, sales, "Autumn")
-  ids = [0, ...await insertRuns(server, owner.organizationId, [
-    {
-      workflowId: sales, mode: "twilio", direction: "outbound", callerNumber: "+14155550101", calledNumber: "+442071230001",
-      campaignId: spring, disposition: "interested", durationSeconds: 30, serviceTokens: 100, createdAt: "2024-05-01T00:00:00Z",
-      recordingKey: "recordings/1.wav", initialContext: { first_name: "Ada" }
-    },
-    {
-      workflowId: sales, mode: "vonage", direction: "inbound", callerNumber: "+14155550102", calledNumber: "+442071230002",
-      campaignId: spring, disposition: "not_interested", durationSeconds: 120, serviceTokens: 200, createdAt: "2024-05-02T10:00:00Z"
-    },
-    {
-      workflowId: support, mode: "webrtc", direction: "inbound", callerNumber: null, calledNumber: null,
-      disposition: "interested", durationSeconds: 300, serviceTokens: 300, createdAt: "2024-05-03T10:00:00Z",
-      transcriptKey: "transcripts/3.json"
-    },
-    {
-      workflowId: support, mode: "textchat", direction: "inbound", callerNumber: null, calledNumber: null,
-      disposition: null, durationSeconds: 0, serviceTokens: 50, createdAt: "2024-05-04T10:00:00Z"
-    },
-    {
-      workflowId: sales, mode: "telnyx", direction: "outbound", callerNumber: "+13125550199", calledNumber: "+442071239999",
-      campaignId: autumn, disposition: "voicemail", durationSeconds: 45, serviceTokens: 0, createdAt: "2024-05-05T10:00:00Z"
-    },
-    {
-      workflowId: sales, mode: "plivo", direction: "outbound", callerNumber: "+14155550101", calledNumber: "+33155550000",
-      disposition: "busy", durationSeconds: 120, serviceTokens: 75, createdAt: "2024-05-31T23:59:59Z"
-    }
-  ])]
+  ids = [
+    0,
+    ...await insertRuns(server, owner.organizationId, [
+      {
+        workflowId: sales,
+        mode: "twilio",
+        direction: "outbound",
+        callerNumber: "+14155550101",
+        calledNumber: "+442071230001",
+        campaignId: spring,
+        disposition: "interested",
+        durationSeconds: 30,
+        serviceTokens: 100,
+        createdAt: "2024-05-01T00:00:00Z",
+        recordingKey: "recordings/1.wav",
+        initialContext: { first_name: "Ada" }
+      },
+      {
+        workflowId: sales,
+        mode: "vonage",
+        direction: "inbound",
+        callerNumber: "+14155550102",
+        calledNumber: "+442071230002",
+        campaignId: spring,
+        disposition: "not_interested",
+        durationSeconds: 120,
+        serviceTokens: 200,
+        createdAt: "2024-05-02T10:00:00Z"
+      },
+      {
+        workflowId: support,
+        mode: "webrtc",
+        direction: "inbound",
+        callerNumber: null,
+        calledNumber: null,
+        disposition: "interested",
+        durationSeconds: 300,
+        serviceTokens: 300,
+        createdAt: "2024-05-03T10:00:00Z",
+        transcriptKey: "transcripts/3.json"
+      },
+      {
+        workflowId: support,
+        mode: "textchat",
+        direction: "inbound",
+        callerNumber: null,
+        calledNumber: null,
+        disposition: null,
+        durationSeconds: 0,
+        serviceTokens: 50,
+        createdAt: "2024-05-04T10:00:00Z"
+      },
+      {
+        workflowId: sales,
+        mode: "telnyx",
+        direction: "outbound",
+        callerNumber: "+13125550199",
+        calledNumber: "+442071239999",
+        campaignId: autumn,
+        disposition: "voicemail",
+        durationSeconds: 45,
+        serviceTokens: 0,
+        createdAt: "2024-05-05T10:00:00Z"
+      },
+      {
+        workflowId: sales,
+        mode: "plivo",
+        direction: "outbound",
+        callerNumber: "+14155550101",
+        calledNumber: "+33155550000",
+        disposition: "busy",
+        durationSeconds: 120,
+        serviceTokens: 75,
+        createdAt: "2024-05-31T23:59:59Z"
+      }
+    ])
+  ]
   const otherWorkflow = await insertWorkflow(server, other.organizationId, "Elsewhere")
   ;[otherRunId] = await insertRuns(server, other.organizationId, [
     { workflowId: otherWorkflow, campaignId: spring, disposition: "interested", createdAt: "2024-05-10T00:00:00Z" }
@@ -83,26 +134,41 @@ describe("filters", () => {
     ["workflowId matches the agent's runs", () => [f("workflowId", "number", { value: support })], () => runs(4, 3)],
     ["campaignId matches the campaign's runs", () => [f("campaignId", "number", { value: spring })], () => runs(2, 1)],
     ["callerNumber matches a substring", () => [f("callerNumber", "text", { value: "555010" })], () => runs(6, 2, 1)],
-    ["callerNumber matches a pasted, formatted number", () => [f("callerNumber", "text", { value: "(415) 555-0101" })], () =>
-      runs(6, 1)],
+    [
+      "callerNumber matches a pasted, formatted number",
+      () => [f("callerNumber", "text", { value: "(415) 555-0101" })],
+      () => runs(6, 1)
+    ],
     ["callerNumber treats % as text", () => [f("callerNumber", "text", { value: "%" })], () => []],
     ["calledNumber matches a substring", () => [f("calledNumber", "text", { value: "4420712300" })], () => runs(2, 1)],
-    ["dispositionCode matches any listed code", () => [f("dispositionCode", "multiSelect", { codes: ["interested", "busy"] })], () =>
-      runs(6, 3, 1)],
+    [
+      "dispositionCode matches any listed code",
+      () => [f("dispositionCode", "multiSelect", { codes: ["interested", "busy"] })],
+      () => runs(6, 3, 1)
+    ],
     ["duration includes both bounds", () => [f("duration", "numberRange", { min: 45, max: 120 })], () => runs(6, 5, 2)],
     ["duration with equal bounds", () => [f("duration", "numberRange", { min: 120, max: 120 })], () => runs(6, 2)],
     ["duration with only a minimum", () => [f("duration", "numberRange", { min: 200 })], () => runs(3)],
     ["duration with only a maximum of zero", () => [f("duration", "numberRange", { max: 0 })], () => runs(4)],
     ["callDirection inbound", () => [f("callDirection", "radio", { status: "inbound" })], () => runs(4, 3, 2)],
     ["callDirection outbound", () => [f("callDirection", "radio", { status: "outbound" })], () => runs(6, 5, 1)],
-    ["callDirection with any other value matches all", () => [f("callDirection", "radio", { status: "all" })], () =>
-      runs(6, 5, 4, 3, 2, 1)],
-    ["callChannel telephony groups the carriers", () => [f("callChannel", "radio", { status: "telephony" })], () =>
-      runs(6, 5, 2, 1)],
+    [
+      "callDirection with any other value matches all",
+      () => [f("callDirection", "radio", { status: "all" })],
+      () => runs(6, 5, 4, 3, 2, 1)
+    ],
+    [
+      "callChannel telephony groups the carriers",
+      () => [f("callChannel", "radio", { status: "telephony" })],
+      () => runs(6, 5, 2, 1)
+    ],
     ["callChannel web", () => [f("callChannel", "radio", { status: "web" })], () => runs(3)],
     ["callChannel chat", () => [f("callChannel", "radio", { status: "chat" })], () => runs(4)],
-    ["callChannel with any other value matches all", () => [f("callChannel", "radio", { status: "everything" })], () =>
-      runs(6, 5, 4, 3, 2, 1)],
+    [
+      "callChannel with any other value matches all",
+      () => [f("callChannel", "radio", { status: "everything" })],
+      () => runs(6, 5, 4, 3, 2, 1)
+    ],
     ["three filters combine with AND", () => [
       f("callDirection", "radio", { status: "outbound" }),
       f("callChannel", "radio", { status: "telephony" }),
@@ -170,7 +236,9 @@ describe("sorting", () => {
   })
 
   it("keeps tied runs on the same pages whichever page is read", async () => {
-    const pages = await Promise.all([1, 2, 3].map((page) => runsPage(owner, { sort_by: "duration", sort_order: "asc", limit: 2, page })))
+    const pages = await Promise.all(
+      [1, 2, 3].map((page) => runsPage(owner, { sort_by: "duration", sort_order: "asc", limit: 2, page }))
+    )
     expect(pages.flatMap((reply) => idsOf(reply.body))).toEqual(runs(4, 1, 5, 2, 6, 3))
   })
 
@@ -197,7 +265,12 @@ describe("totals and paging", () => {
 
   it("totals follow the filters", async () => {
     const reply = await runsPage(owner, { limit: 1, filters: [f("callDirection", "radio", { status: "inbound" })] })
-    expect(reply.body).toMatchObject({ total_count: 3, total_service_tokens: 550, total_duration_seconds: 420, total_pages: 3 })
+    expect(reply.body).toMatchObject({
+      total_count: 3,
+      total_service_tokens: 550,
+      total_duration_seconds: 420,
+      total_pages: 3
+    })
   })
 
   it("answers a page past the end with no runs and the real totals", async () => {
@@ -256,14 +329,20 @@ describe("run items", () => {
     const recording = (byId.get(ids[1]) as any).recording_url as string
     const transcript = (byId.get(ids[3]) as any).transcript_url as string
     expect((byId.get(ids[3]) as any).recording_url).toBeNull()
-    expect(recording).toMatch(new RegExp(`^https://talkgraph\\.example\\.test/api/v1/artifacts/${ids[1]}/recording\\?expires=\\d+&sig=`))
+    expect(recording).toMatch(
+      new RegExp(`^https://talkgraph\\.example\\.test/api/v1/artifacts/${ids[1]}/recording\\?expires=\\d+&sig=`)
+    )
     expect(transcript).toContain(`/api/v1/artifacts/${ids[3]}/transcript?expires=`)
     const url = new URL(recording)
     const expires = Number(url.searchParams.get("expires"))
     expect(expires * 1000).toBeGreaterThan(Date.now())
     expect(expires * 1000).toBeLessThanOrEqual(Date.now() + 3600_000)
-    const valid = await server.run(Effect.map(SecretBox, (box) =>
-      box.verify("artifact", `${url.pathname}?expires=${expires}`, url.searchParams.get("sig")!)))
+    const valid = await server.run(
+      Effect.map(
+        SecretBox,
+        (box) => box.verify("artifact", `${url.pathname}?expires=${expires}`, url.searchParams.get("sig")!)
+      )
+    )
     expect(valid).toBe(true)
   })
 })
@@ -273,7 +352,9 @@ describe("validation", () => {
     ["filters that are not JSON", { filters: "[{\"attribute\":" }, ["query", "filters"]],
     ["filters that are not an array", { filters: "{\"attribute\":\"runId\"}" }, ["query", "filters"]],
     ["a filter entry that is not an object", { filters: "[42]" }, ["query", "filters"]],
-    ["a known filter with a malformed value", { filters: "[{\"attribute\":\"dispositionCode\",\"type\":\"multiSelect\",\"value\":{\"codes\":\"a\"}}]" }, [
+    ["a known filter with a malformed value", {
+      filters: "[{\"attribute\":\"dispositionCode\",\"type\":\"multiSelect\",\"value\":{\"codes\":\"a\"}}]"
+    }, [
       "query",
       "filters"
     ]],
@@ -289,7 +370,9 @@ describe("validation", () => {
   ])("refuses %s with a 422 naming the parameter", async (_, query, loc) => {
     const reply = await api.get(`${RUNS}?${new URLSearchParams(query)}`, { token: owner.token })
     expect(reply.status).toBe(422)
-    expect(reply.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) })]))
+    expect(reply.body.detail).toEqual(
+      expect.arrayContaining([expect.objectContaining({ loc, msg: expect.any(String), type: expect.any(String) })])
+    )
   })
 
   it("reports every bad parameter at once", async () => {
@@ -320,7 +403,9 @@ describe("access", () => {
     const linksOf = async (apiKey: string) => {
       const reply = await api.get(`${RUNS}?sort_order=asc`, { apiKey })
       expect(reply.status).toBe(200)
-      return reply.body.runs.flatMap((run: any) => [run.recording_url, run.transcript_url]).filter((link: unknown) => link !== null)
+      return reply.body.runs.flatMap((run: any) => [run.recording_url, run.transcript_url]).filter((link: unknown) =>
+        link !== null
+      )
     }
     expect(await linksOf(usageOnly)).toEqual([])
     expect(await linksOf(withConversations)).toHaveLength(2)

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { insertCampaign, insertRuns, insertWorkflow, type RunSeed } from "./support/runRows.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
@@ -42,7 +42,10 @@ beforeAll(async () => {
   server = await startServer()
   api = client(server.url)
   account = await newAccount(api, "totals")
-  workflows = [await insertWorkflow(server, account.organizationId, "A"), await insertWorkflow(server, account.organizationId, "B")]
+  workflows = [
+    await insertWorkflow(server, account.organizationId, "A"),
+    await insertWorkflow(server, account.organizationId, "B")
+  ]
   campaigns = [
     await insertCampaign(server, account.organizationId, workflows[0]),
     await insertCampaign(server, account.organizationId, workflows[1])
@@ -64,10 +67,12 @@ beforeAll(async () => {
     })
   }
   const ids = await insertRuns(server, account.organizationId, seeds)
-  await server.run(Effect.gen(function* () {
+  await server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // What a finished call writes, what a corrected disposition writes, a move across days.
-    yield* sql`UPDATE runs SET duration_seconds = duration_seconds + 1000, service_tokens = service_tokens + 7 WHERE id IN ${sql.in(ids.slice(0, 10))}`
+    yield* sql`UPDATE runs SET duration_seconds = duration_seconds + 1000, service_tokens = service_tokens + 7 WHERE id IN ${
+      sql.in(ids.slice(0, 10))
+    }`
     yield* sql`UPDATE runs SET disposition = 'callback', direction = 'inbound' WHERE id IN ${sql.in(ids.slice(10, 15))}`
     yield* sql`UPDATE runs SET created_at = created_at + interval '2 days' WHERE id IN ${sql.in(ids.slice(15, 20))}`
     yield* sql`UPDATE runs SET state = 'failed', error = 'carrier hung up' WHERE id IN ${sql.in(ids.slice(20, 25))}`
@@ -82,27 +87,55 @@ const f = (attribute: string, type: string, value: unknown) => ({ attribute, typ
 type Case = [string, Record<string, unknown>, (run: StoredRun) => boolean]
 
 const within = (from: string | null, before: string | null) => (run: StoredRun) =>
-  (from === null || run.created_at.getTime() >= Date.parse(from)) && (before === null || run.created_at.getTime() < Date.parse(before))
+  (from === null || run.created_at.getTime() >= Date.parse(from)) &&
+  (before === null || run.created_at.getTime() < Date.parse(before))
 
 // Built again inside each test: at collection time only the names are read, before any data exists.
 const cases = (): Array<Case> => [
   ["everything", {}, () => true],
-  ["whole days", { start_date: "2024-05-02", end_date: "2024-05-04" }, within("2024-05-02T00:00:00Z", "2024-05-05T00:00:00Z")],
-  ["partial days at both ends", { start_date: "2024-05-02T12:00:00Z", end_date: "2024-05-05T06:00:00Z" }, within(
-    "2024-05-02T12:00:00Z",
-    "2024-05-05T06:00:01Z"
-  )],
-  ["a window inside one day", { start_date: "2024-05-03T01:00:00Z", end_date: "2024-05-03T22:00:00Z" }, within(
-    "2024-05-03T01:00:00Z",
-    "2024-05-03T22:00:01Z"
-  )],
+  [
+    "whole days",
+    { start_date: "2024-05-02", end_date: "2024-05-04" },
+    within("2024-05-02T00:00:00Z", "2024-05-05T00:00:00Z")
+  ],
+  [
+    "partial days at both ends",
+    { start_date: "2024-05-02T12:00:00Z", end_date: "2024-05-05T06:00:00Z" },
+    within(
+      "2024-05-02T12:00:00Z",
+      "2024-05-05T06:00:01Z"
+    )
+  ],
+  [
+    "a window inside one day",
+    { start_date: "2024-05-03T01:00:00Z", end_date: "2024-05-03T22:00:00Z" },
+    within(
+      "2024-05-03T01:00:00Z",
+      "2024-05-03T22:00:01Z"
+    )
+  ],
   ["only a start", { start_date: "2024-05-04T23:59:59.999Z" }, within("2024-05-04T23:59:59.999Z", null)],
-  ["agent", { filters: [f("workflowId", "number", { value: workflows?.[1] })] }, (run) => run.workflow_id === workflows?.[1]],
-  ["campaign", { filters: [f("campaignId", "number", { value: campaigns?.[0] })] }, (run) => run.campaign_id === campaigns?.[0]],
+  [
+    "agent",
+    { filters: [f("workflowId", "number", { value: workflows?.[1] })] },
+    (run) => run.workflow_id === workflows?.[1]
+  ],
+  [
+    "campaign",
+    { filters: [f("campaignId", "number", { value: campaigns?.[0] })] },
+    (run) => run.campaign_id === campaigns?.[0]
+  ],
   ["deleted campaign", { filters: [f("campaignId", "number", { value: campaigns?.[1] })] }, () => false],
-  ["dispositions", { filters: [f("dispositionCode", "multiSelect", { codes: ["busy", "callback"] })] }, (run) =>
-    run.disposition === "busy" || run.disposition === "callback"],
-  ["direction", { filters: [f("callDirection", "radio", { status: "inbound" })] }, (run) => run.direction === "inbound"],
+  [
+    "dispositions",
+    { filters: [f("dispositionCode", "multiSelect", { codes: ["busy", "callback"] })] },
+    (run) => run.disposition === "busy" || run.disposition === "callback"
+  ],
+  [
+    "direction",
+    { filters: [f("callDirection", "radio", { status: "inbound" })] },
+    (run) => run.direction === "inbound"
+  ],
   ["channel with partial days", {
     start_date: "2024-05-01T18:00:00Z",
     end_date: "2024-05-06T03:00:00Z",
@@ -120,8 +153,11 @@ const cases = (): Array<Case> => [
   ["agent and direction (counted from runs)", {
     filters: [f("workflowId", "number", { value: workflows?.[0] }), f("callDirection", "radio", { status: "outbound" })]
   }, (run) => run.workflow_id === workflows?.[0] && run.direction === "outbound"],
-  ["duration", { filters: [f("duration", "numberRange", { min: 50, max: 1100 })] }, (run) =>
-    run.duration_seconds >= 50 && run.duration_seconds <= 1100]
+  [
+    "duration",
+    { filters: [f("duration", "numberRange", { min: 50, max: 1100 })] },
+    (run) => run.duration_seconds >= 50 && run.duration_seconds <= 1100
+  ]
 ]
 
 describe("totals stay exact as runs change", () => {
@@ -129,7 +165,9 @@ describe("totals stay exact as runs change", () => {
     const [, query, matches] = cases().find(([candidate]) => candidate === name)!
     const expected = (await storedRuns()).filter(matches)
     const params = new URLSearchParams(
-      Object.entries(query).map(([key, value]): [string, string] => [key, typeof value === "string" ? value : JSON.stringify(value)])
+      Object.entries(query).map((
+        [key, value]
+      ): [string, string] => [key, typeof value === "string" ? value : JSON.stringify(value)])
     )
     const reply = await api.get(`/api/v1/organizations/usage/runs?${params}&limit=1`, { token: account.token })
     expect(reply.status).toBe(200)
@@ -147,11 +185,15 @@ describe("totals stay exact as runs change", () => {
 
   it("forgets an organization's totals when the organization is deleted", async () => {
     const doomed = await newAccount(api, "totals-doomed")
-    await insertRuns(server, doomed.organizationId, [{ workflowId: await insertWorkflow(server, doomed.organizationId) }])
-    const remaining = await server.run(Effect.gen(function* () {
+    await insertRuns(server, doomed.organizationId, [{
+      workflowId: await insertWorkflow(server, doomed.organizationId)
+    }])
+    const remaining = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* sql`DELETE FROM organizations WHERE id = ${doomed.organizationId}`
-      return yield* sql<{ count: number }>`SELECT count(*) AS count FROM run_daily_usage WHERE organization_id = ${doomed.organizationId}`
+      return yield* sql<
+        { count: number }
+      >`SELECT count(*) AS count FROM run_daily_usage WHERE organization_id = ${doomed.organizationId}`
     }))
     expect(remaining[0]!.count).toBe(0)
   })

@@ -39,13 +39,17 @@ describe("talkgraph user create", () => {
     const env = await environment()
     const result = await userCreate(["--email", "not-an-email", "--password", "x"], env)
     expect(result.code).toBe(1)
-    expect(result.output).toBe("talkgraph: --email: Not a valid email address; --password: the password must be at least 8 characters")
+    expect(result.output).toBe(
+      "talkgraph: --email: Not a valid email address; --password: the password must be at least 8 characters"
+    )
   }, 120_000)
 
   it("refuses a commonly used password, an unknown option and a bad role, each in a clear line", async () => {
     const env = await environment()
     const common = await userCreate(["--email", uniqueEmail(), "--password", "password123"], env)
-    expect(common.output).toBe("talkgraph: --password: the password is one of the most commonly used passwords; choose another")
+    expect(common.output).toBe(
+      "talkgraph: --password: the password is one of the most commonly used passwords; choose another"
+    )
     const unknown = await userCreate(["--email", uniqueEmail(), "--password", "fine-password-1", "--admin"], env)
     expect(unknown.code).toBe(1)
     expect(unknown.output).toMatch(/^talkgraph: Unknown option '--admin'/)
@@ -55,48 +59,75 @@ describe("talkgraph user create", () => {
 
   it("names an unknown organization in one line, without a stack trace", async () => {
     const env = await environment()
-    const result = await userCreate(["--email", uniqueEmail(), "--password", "fine-password-1", "--organization-id", "987654321"], env)
+    const result = await userCreate([
+      "--email",
+      uniqueEmail(),
+      "--password",
+      "fine-password-1",
+      "--organization-id",
+      "987654321"
+    ], env)
     expect(result.code).toBe(1)
     expect(result.output).toBe("talkgraph: Organization 987654321 not found")
   }, 120_000)
 
-  it("works while the server runs: the user can sign in at once, joins an organization with a role, and a duplicate is refused", async () => {
-    const env = await environment()
-    const url = `http://127.0.0.1:${env.PORT}`
-    const api = client(url)
-    const server = spawnTalkgraph(["serve"], env)
-    try {
-      await waitUntilServing(server, url)
-      const login = await api.post("/api/v1/auth/signup", { email: uniqueEmail("owner"), password: "owner-password-1" })
-      const organizationId = login.body.user.organization_id as number
+  it(
+    "works while the server runs: the user can sign in at once, joins an organization with a role, and a duplicate is refused",
+    async () => {
+      const env = await environment()
+      const url = `http://127.0.0.1:${env.PORT}`
+      const api = client(url)
+      const server = spawnTalkgraph(["serve"], env)
+      try {
+        await waitUntilServing(server, url)
+        const login = await api.post("/api/v1/auth/signup", {
+          email: uniqueEmail("owner"),
+          password: "owner-password-1"
+        })
+        const organizationId = login.body.user.organization_id as number
 
-      const email = uniqueEmail("cli")
-      const created = await userCreate(
-        ["--email", email, "--password", "cli-password-123", "--name", "Cli", "--organization-id", String(organizationId), "--role", "admin"],
-        env
-      )
-      expect(created.output).toMatch(new RegExp(`^Created user ${email} \\(id \\d+\\) in organization ${organizationId}\\.$`))
-      expect(created.code).toBe(0)
+        const email = uniqueEmail("cli")
+        const created = await userCreate(
+          [
+            "--email",
+            email,
+            "--password",
+            "cli-password-123",
+            "--name",
+            "Cli",
+            "--organization-id",
+            String(organizationId),
+            "--role",
+            "admin"
+          ],
+          env
+        )
+        expect(created.output).toMatch(
+          new RegExp(`^Created user ${email} \\(id \\d+\\) in organization ${organizationId}\\.$`)
+        )
+        expect(created.code).toBe(0)
 
-      const signedIn = await api.post("/api/v1/auth/login", { email, password: "cli-password-123" })
-      expect(signedIn.status).toBe(200)
-      const members = (await api.get("/api/v1/organizations/members", { token: login.body.token })).body
-      expect(members.find((member: any) => member.email === email)).toMatchObject({ role: "admin", name: "Cli" })
+        const signedIn = await api.post("/api/v1/auth/login", { email, password: "cli-password-123" })
+        expect(signedIn.status).toBe(200)
+        const members = (await api.get("/api/v1/organizations/members", { token: login.body.token })).body
+        expect(members.find((member: any) => member.email === email)).toMatchObject({ role: "admin", name: "Cli" })
 
-      const again = await userCreate(["--email", email.toUpperCase(), "--password", "cli-password-123"], env)
-      expect(again.code).toBe(1)
-      expect(again.output).toBe("talkgraph: A user with this email already exists")
+        const again = await userCreate(["--email", email.toUpperCase(), "--password", "cli-password-123"], env)
+        expect(again.code).toBe(1)
+        expect(again.output).toBe("talkgraph: A user with this email already exists")
 
-      const elsewhere = await userCreate(["--email", uniqueEmail("own"), "--password", "cli-password-123"], env)
-      expect(elsewhere.output).toMatch(/^Created user .* in organization (\d+)\.$/)
-      expect(Number(/organization (\d+)/.exec(elsewhere.output)![1])).not.toBe(organizationId)
-    } finally {
-      await stop(server)
-    }
-    // Once the server has stopped, the command opens the database itself.
-    const after = await userCreate(["--email", uniqueEmail("after"), "--password", "cli-password-123"], env)
-    expect(after.code, after.output).toBe(0)
-  }, 180_000)
+        const elsewhere = await userCreate(["--email", uniqueEmail("own"), "--password", "cli-password-123"], env)
+        expect(elsewhere.output).toMatch(/^Created user .* in organization (\d+)\.$/)
+        expect(Number(/organization (\d+)/.exec(elsewhere.output)![1])).not.toBe(organizationId)
+      } finally {
+        await stop(server)
+      }
+      // Once the server has stopped, the command opens the database itself.
+      const after = await userCreate(["--email", uniqueEmail("after"), "--password", "cli-password-123"], env)
+      expect(after.code, after.output).toBe(0)
+    },
+    180_000
+  )
 })
 
 describe.runIf(databaseKind() === "pglite")("the running server's operator endpoint", () => {
@@ -110,14 +141,20 @@ describe.runIf(databaseKind() === "pglite")("the running server's operator endpo
 
       const api = client(server.url)
       const body = { email: uniqueEmail("op"), password: "operator-password-1" }
-      for (const headers of [{}, { "x-talkgraph-operator": "tgo_guess" }, { "x-talkgraph-operator": `${endpoint.token}x` }]) {
+      for (
+        const headers of [{}, { "x-talkgraph-operator": "tgo_guess" }, { "x-talkgraph-operator": `${endpoint.token}x` }]
+      ) {
         const refused = await api.post("/api/v1/operator/users", body, { headers })
         expect(refused.status).toBe(404)
         expect(refused.body).toEqual({ detail: "Not Found" })
       }
-      const bad = await api.post("/api/v1/operator/users", { email: "nope", password: "x" }, { headers: { "x-talkgraph-operator": endpoint.token } })
+      const bad = await api.post("/api/v1/operator/users", { email: "nope", password: "x" }, {
+        headers: { "x-talkgraph-operator": endpoint.token }
+      })
       expect(bad.status).toBe(422)
-      const created = await api.post("/api/v1/operator/users", body, { headers: { "x-talkgraph-operator": endpoint.token } })
+      const created = await api.post("/api/v1/operator/users", body, {
+        headers: { "x-talkgraph-operator": endpoint.token }
+      })
       expect(created.status).toBe(200)
       expect((await api.post("/api/v1/auth/login", body)).status).toBe(200)
     } finally {

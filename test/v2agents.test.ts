@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { runnableDefinition } from "./support/workflowGraphs.ts"
 
@@ -93,7 +93,9 @@ describe("GET /api/v2/agents/{agent_id}", () => {
     const foreign = await api.get(`/api/v2/agents/${id}`, { apiKey: key })
     expect(foreign.status).toBe(404)
     expect(foreign.body).toEqual({ error: { code: "not_found", message: `Agent ${id} not found` } })
-    expect((await api.get("/api/v2/agents/999999999", { apiKey: key })).body).toEqual({ error: { code: "not_found", message: "Agent 999999999 not found" } })
+    expect((await api.get("/api/v2/agents/999999999", { apiKey: key })).body).toEqual({
+      error: { code: "not_found", message: "Agent 999999999 not found" }
+    })
     expect((await api.get("/api/v2/agents", { apiKey: key })).body.pagination.total_items).toBe(0)
     const malformed = await api.get("/api/v2/agents/abc", { apiKey: key })
     expect(malformed.status).toBe(422)
@@ -125,11 +127,27 @@ describe("v2 agents access", () => {
     const spec = (await api.get("/openapi.json")).body
     const agent = spec.components.schemas.V2_Agent
     expect(Object.keys(agent.properties)).toEqual([
-      "id", "uuid", "name", "status", "version_number", "version_status", "created_at", "updated_at", "definition", "configurations"
+      "id",
+      "uuid",
+      "name",
+      "status",
+      "version_number",
+      "version_status",
+      "created_at",
+      "updated_at",
+      "definition",
+      "configurations"
     ])
     expect(spec.paths["/api/v2/agents"].get).toBeDefined()
     expect(spec.paths["/api/v2/agents/{agent_id}"].get.responses["404"]).toBeDefined()
     expect(spec.paths["/api/v1/workflow/create/template"].post).toBeDefined()
-    expect(spec.components.schemas.WorkflowResponse.required).toEqual(["id", "name", "status", "created_at", "workflow_definition", "current_definition_id"])
+    expect(spec.components.schemas.WorkflowResponse.required).toEqual([
+      "id",
+      "name",
+      "status",
+      "created_at",
+      "workflow_definition",
+      "current_definition_id"
+    ])
   })
 })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
 import { createWorkflow, salesDefinition, useLlm } from "./support/chatFixtures.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
@@ -26,7 +26,11 @@ const agentWithChats = async (count: number) => {
   const agentId = await createWorkflow(api, server, account, salesDefinition())
   const runIds: Array<number> = []
   for (let index = 0; index < count; index++) {
-    const created = await api.post(`/api/v1/workflow/${agentId}/text-chat/sessions`, { initial_context: { n: index } }, { token: account.token })
+    const created = await api.post(
+      `/api/v1/workflow/${agentId}/text-chat/sessions`,
+      { initial_context: { n: index } },
+      { token: account.token }
+    )
     runIds.push(created.body.workflow_run_id)
   }
   const apiKey = await newApiKey(api, account, ["conversations:read"])
@@ -53,8 +57,15 @@ describe("v2 conversations", () => {
   it("reads one conversation with its transcript, contexts, disposition and usage", async () => {
     const { account, agentId, runIds, apiKey } = await agentWithChats(1)
     const runId = runIds[0]!
-    llm.enqueue(reply.toolCalls([{ name: "end_call", arguments: {} }], { content: "Bye!", usage: { prompt_tokens: 11, completion_tokens: 2 } }))
-    await api.post(`/api/v1/workflow/${agentId}/text-chat/sessions/${runId}/messages`, { text: "bye" }, { token: account.token })
+    llm.enqueue(
+      reply.toolCalls([{ name: "end_call", arguments: {} }], {
+        content: "Bye!",
+        usage: { prompt_tokens: 11, completion_tokens: 2 }
+      })
+    )
+    await api.post(`/api/v1/workflow/${agentId}/text-chat/sessions/${runId}/messages`, { text: "bye" }, {
+      token: account.token
+    })
     const read = await api.get(`/api/v2/conversations/${runId}`, { apiKey })
     expect(read.status).toBe(200)
     expect(read.body.data).toMatchObject({
@@ -106,9 +117,25 @@ describe("v2 conversations", () => {
     expect(spec.body.paths["/api/v2/agents/{agent_id}/conversations"].get).toBeDefined()
     expect(spec.body.paths["/api/v2/conversations/{conversation_id}"].get).toBeDefined()
     expect(Object.keys(spec.body.components.schemas.V2_Conversation.properties)).toEqual(expect.arrayContaining([
-      "id", "agent_id", "agent_version", "channel", "mode", "direction", "status", "caller_number", "called_number",
-      "campaign_id", "started_at", "ended_at", "duration_seconds", "disposition", "initial_context", "gathered_context",
-      "transcript", "usage", "created_at"
+      "id",
+      "agent_id",
+      "agent_version",
+      "channel",
+      "mode",
+      "direction",
+      "status",
+      "caller_number",
+      "called_number",
+      "campaign_id",
+      "started_at",
+      "ended_at",
+      "duration_seconds",
+      "disposition",
+      "initial_context",
+      "gathered_context",
+      "transcript",
+      "usage",
+      "created_at"
     ]))
     expect(spec.body.paths["/api/v1/workflow/{workflow_id}/text-chat/sessions/{run_id}/messages"].post).toBeDefined()
   })

@@ -8,14 +8,19 @@ import { readWavLayout } from "../src/audio/wav.ts"
 import { mediaStreamUrl, mediaToken } from "../src/telephony/mediaToken.ts"
 import { twilioSignature } from "../src/telephony/twilioSignature.ts"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
-import { createWorkflow } from "./support/chatFixtures.ts"
-import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
 import type { CalleeScript } from "./support/calleeScript.ts"
+import {
+  type CarrierProviderName,
+  carrierProviders,
+  type CarrierStandIn,
+  startCarrierStandIn
+} from "./support/carrierStandIns.ts"
+import { createWorkflow } from "./support/chatFixtures.ts"
+import { type Client, client } from "./support/client.ts"
+import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
 import { CalleeRefused, connectCallee } from "./support/fakeCallee.ts"
 import { type FakeDeepgram, type ScriptLine, startFakeDeepgram } from "./support/fakeDeepgram.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
-import { carrierProviders, type CarrierProviderName, type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
 import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
@@ -31,18 +36,33 @@ let speech: FakeSpeechApis
 let llm: ScriptedLlm
 
 beforeAll(async () => {
-  ;[carrier, deepgram, speech, llm] = await Promise.all([startFakeTwilio(), startFakeDeepgram(), startFakeSpeechApis(), startScriptedLlm({ sameAnswerWithinMs: 2000 })])
+  ;[carrier, deepgram, speech, llm] = await Promise.all([
+    startFakeTwilio(),
+    startFakeDeepgram(),
+    startFakeSpeechApis(),
+    startScriptedLlm({ sameAnswerWithinMs: 2000 })
+  ])
   standIns.set("twilio", carrier)
-  for (const provider of carrierProviders.filter((name) => name !== "twilio")) standIns.set(provider, await startCarrierStandIn(provider))
+  for (const provider of carrierProviders.filter((name) => name !== "twilio")) {
+    standIns.set(provider, await startCarrierStandIn(provider))
+  }
   // Its own database: this server dials the campaigns it sees.
-  server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200", ...(process.env.TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.TEST_LOG_LEVEL } : {}) }, { ownDatabase: true })
+  server = await startServer({
+    TALKGRAPH_SCHEDULER_POLL_MS: "200",
+    ...(process.env.TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.TEST_LOG_LEVEL } : {})
+  }, { ownDatabase: true })
   api = client(server.url)
 }, 60_000)
 // Each test queues the replies it needs; one that failed must not leave its replies to the next.
 beforeEach(() => llm.reset())
 afterAll(async () => {
   await server?.close()
-  await Promise.all([...[...standIns.values()].map((standIn) => standIn.close()), deepgram?.close(), speech?.close(), llm?.close()])
+  await Promise.all([
+    ...[...standIns.values()].map((standIn) => standIn.close()),
+    deepgram?.close(),
+    speech?.close(),
+    llm?.close()
+  ])
 })
 
 const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
@@ -54,13 +74,24 @@ const voiceAccount = async () => {
   return account
 }
 
-const campaignCall = async (account: TestAccount, to: string, definition = voiceDefinition(), through: CarrierStandIn = carrier) => {
+const campaignCall = async (
+  account: TestAccount,
+  to: string,
+  definition = voiceDefinition(),
+  through: CarrierStandIn = carrier
+) => {
   await carrierTelephony(api, { token: account.token }, through)
   const workflowId = await createWorkflow(api, server, account, definition)
   const sourceId = await uploadCsv(api, { token: account.token }, `phone_number,first_name\n${to},Dana\n`)
-  const created = await api.post("/api/v1/campaign/create", { name: "Voice", workflow_id: workflowId, source_type: "csv", source_id: sourceId }, { token: account.token })
+  const created = await api.post("/api/v1/campaign/create", {
+    name: "Voice",
+    workflow_id: workflowId,
+    source_type: "csv",
+    source_id: sourceId
+  }, { token: account.token })
   expect(created.status).toBe(200)
-  expect((await api.post(`/api/v1/campaign/${created.body.id}/start`, undefined, { token: account.token })).status).toBe(200)
+  expect((await api.post(`/api/v1/campaign/${created.body.id}/start`, undefined, { token: account.token })).status)
+    .toBe(200)
   const [run] = await eventually(
     async () => {
       const rows = await query<{ id: number }>((sql) => sql`SELECT id FROM runs WHERE campaign_id = ${created.body.id}`)
@@ -73,7 +104,13 @@ const campaignCall = async (account: TestAccount, to: string, definition = voice
 }
 
 const stored = async (key: string) =>
-  new Uint8Array(await server.run(Effect.scoped(Effect.flatMap(Storage, (storage) => Effect.flatMap(storage.read(key), (body) => Effect.promise(() => buffer(body)))))))
+  new Uint8Array(
+    await server.run(Effect.scoped(Effect.flatMap(Storage, (storage) =>
+      Effect.flatMap(storage.read(key), (body) =>
+        Effect.promise(() =>
+          buffer(body)
+        )))))
+  )
 
 interface StoredRun {
   state: string
@@ -92,82 +129,118 @@ interface StoredRun {
 }
 
 const endedRun = (runId: number, timeoutMs = 60_000) =>
-  eventually(async () => {
-    const [run] = await query<StoredRun>((sql) => sql`SELECT * FROM runs WHERE id = ${runId}`)
-    return run?.ended_at && run.busy_token === null ? run : undefined
-  }, timeoutMs, `run ${runId} ended`)
+  eventually(
+    async () => {
+      const [run] = await query<StoredRun>((sql) => sql`SELECT * FROM runs WHERE id = ${runId}`)
+      return run?.ended_at && run.busy_token === null ? run : undefined
+    },
+    timeoutMs,
+    `run ${runId} ended`
+  )
 
-describe.each(carrierProviders.map((provider, index) => ({ provider, index })))("a campaign call spoken end to end over $provider", ({ provider, index }) => {
-  it("greets, listens, answers each turn, says goodbye and hangs up at the carrier, storing transcript, recording, usage and latency", async () => {
-    const standIn = standIns.get(provider)!
-    const account = await voiceAccount()
-    const speechBefore = speech.requests.length
-    const to = `+1415555010${index + 1}`
-    // Vonage and Plivo write numbers without the "+".
-    standIn.calleeScript(provider === "vonage" || provider === "plivo" ? to.slice(1) : to, [
-      { waitForAgent: { quietMs: 700 } },
-      { say: "Yes, tell me more." },
-      { waitForAgent: { quietMs: 700 } },
-      { say: "About five hundred dollars." },
-      { waitForAgent: { quietMs: 4000, timeoutMs: 30_000 } },
-      { hangUp: true }
-    ])
-    llm.enqueue(
-      reply.toolCalls([{ name: "interested", arguments: {} }]),
-      reply.content("Great! What budget do you have in mind?"),
-      reply.toolCalls([{ name: "budget_known", arguments: {} }]),
-      reply.json({ budget: 500 }),
-      reply.content("Thank you, Dana. Goodbye!")
+describe.each(carrierProviders.map((provider, index) => ({ provider, index })))(
+  "a campaign call spoken end to end over $provider",
+  ({ provider, index }) => {
+    it(
+      "greets, listens, answers each turn, says goodbye and hangs up at the carrier, storing transcript, recording, usage and latency",
+      async () => {
+        const standIn = standIns.get(provider)!
+        const account = await voiceAccount()
+        const speechBefore = speech.requests.length
+        const to = `+1415555010${index + 1}`
+        // Vonage and Plivo write numbers without the "+".
+        standIn.calleeScript(provider === "vonage" || provider === "plivo" ? to.slice(1) : to, [
+          { waitForAgent: { quietMs: 700 } },
+          { say: "Yes, tell me more." },
+          { waitForAgent: { quietMs: 700 } },
+          { say: "About five hundred dollars." },
+          { waitForAgent: { quietMs: 4000, timeoutMs: 30_000 } },
+          { hangUp: true }
+        ])
+        llm.enqueue(
+          reply.toolCalls([{ name: "interested", arguments: {} }]),
+          reply.content("Great! What budget do you have in mind?"),
+          reply.toolCalls([{ name: "budget_known", arguments: {} }]),
+          reply.json({ budget: 500 }),
+          reply.content("Thank you, Dana. Goodbye!")
+        )
+        const call = await campaignCall(account, to, voiceDefinition(), standIn)
+        deepgram.script(call.tag, ["Yes, tell me more.", "About five hundred dollars."])
+
+        const run = await endedRun(call.runId)
+        expect(run.state).toBe("completed")
+        expect(run.end_reason).toBe("end_node_reached")
+        expect(run.transcript.map((turn) => [turn.role, turn.text])).toEqual([
+          ["assistant", "Hi Dana, this is Acme calling about solar panels."],
+          ["user", "Yes, tell me more."],
+          ["assistant", "Great! What budget do you have in mind?"],
+          ["user", "About five hundred dollars."],
+          ["assistant", "Thank you, Dana. Goodbye!"]
+        ])
+        expect(run.gathered_context).toMatchObject({ budget: 500 })
+        // Every agent answer to a caller turn carries its latency; the run summarizes them.
+        const answers = run.transcript.filter((turn, index) => turn.role === "assistant" && index > 0)
+        expect(
+          answers.every((turn) => typeof turn.latency_ms === "number" && turn.latency_ms > 0 && turn.latency_ms < 3000)
+        ).toBe(true)
+        expect(run.latency_p50_ms).toBeGreaterThan(0)
+        expect(run.latency_p90_ms).toBeGreaterThanOrEqual(run.latency_p50_ms!)
+        expect(run.stt_seconds).toBeGreaterThan(2)
+        const spoken = [
+          "Hi Dana, this is Acme calling about solar panels.",
+          "Great!",
+          "What budget do you have in mind?",
+          "Thank you, Dana.",
+          "Goodbye!"
+        ]
+        expect(run.tts_characters).toBe(
+          speech.requests.slice(speechBefore).filter((request) =>
+            request.api === "elevenlabs" && spoken.includes(request.text)
+          ).reduce((sum, request) => sum + request.text.length, 0)
+        )
+        expect(run.prompt_tokens).toBeGreaterThan(0)
+
+        // The recording holds both parties, as long as the call.
+        const layout = readWavLayout(await stored(run.recording_key!))
+        const rate = provider === "vonage" ? 16000 : 8000
+        expect(layout).toMatchObject({ channels: 2, sampleRate: rate })
+        expect(layout.frames / rate).toBeGreaterThan(4)
+
+        // The agent ended the call at the carrier, over its REST API; the carrier's completed
+        // callback then finished the campaign contact.
+        const placed = standIn.calls().find((candidate) => candidate.to.endsWith(to.slice(1)))!
+        const report = (await placed.calleeDone)!
+        expect(report.agentBursts.length).toBeGreaterThanOrEqual(3)
+        expect(placed.hungUpByApi).toBe(true)
+        expect(report.endedBy).toBe("carrier")
+        await eventually(
+          async () => {
+            const [contact] = await query<{ state: string }>((sql) =>
+              sql`SELECT state FROM campaign_contacts WHERE campaign_id = ${call.campaignId}`
+            )
+            return contact?.state === "completed"
+          },
+          10_000,
+          "contact completed"
+        )
+        const conversation = await api.get(`/api/v2/conversations/${call.runId}`, {
+          apiKey: await newApiKey(api, account)
+        })
+        expect(conversation.body.data.latency).toEqual({ p50_ms: run.latency_p50_ms, p90_ms: run.latency_p90_ms })
+        expect(standIn.callbackFailures()).toEqual([])
+      },
+      90_000
     )
-    const call = await campaignCall(account, to, voiceDefinition(), standIn)
-    deepgram.script(call.tag, ["Yes, tell me more.", "About five hundred dollars."])
-
-    const run = await endedRun(call.runId)
-    expect(run.state).toBe("completed")
-    expect(run.end_reason).toBe("end_node_reached")
-    expect(run.transcript.map((turn) => [turn.role, turn.text])).toEqual([
-      ["assistant", "Hi Dana, this is Acme calling about solar panels."],
-      ["user", "Yes, tell me more."],
-      ["assistant", "Great! What budget do you have in mind?"],
-      ["user", "About five hundred dollars."],
-      ["assistant", "Thank you, Dana. Goodbye!"]
-    ])
-    expect(run.gathered_context).toMatchObject({ budget: 500 })
-    // Every agent answer to a caller turn carries its latency; the run summarizes them.
-    const answers = run.transcript.filter((turn, index) => turn.role === "assistant" && index > 0)
-    expect(answers.every((turn) => typeof turn.latency_ms === "number" && turn.latency_ms > 0 && turn.latency_ms < 3000)).toBe(true)
-    expect(run.latency_p50_ms).toBeGreaterThan(0)
-    expect(run.latency_p90_ms).toBeGreaterThanOrEqual(run.latency_p50_ms!)
-    expect(run.stt_seconds).toBeGreaterThan(2)
-    const spoken = ["Hi Dana, this is Acme calling about solar panels.", "Great!", "What budget do you have in mind?", "Thank you, Dana.", "Goodbye!"]
-    expect(run.tts_characters).toBe(speech.requests.slice(speechBefore).filter((request) => request.api === "elevenlabs" && spoken.includes(request.text)).reduce((sum, request) => sum + request.text.length, 0))
-    expect(run.prompt_tokens).toBeGreaterThan(0)
-
-    // The recording holds both parties, as long as the call.
-    const layout = readWavLayout(await stored(run.recording_key!))
-    const rate = provider === "vonage" ? 16000 : 8000
-    expect(layout).toMatchObject({ channels: 2, sampleRate: rate })
-    expect(layout.frames / rate).toBeGreaterThan(4)
-
-    // The agent ended the call at the carrier, over its REST API; the carrier's completed
-    // callback then finished the campaign contact.
-    const placed = standIn.calls().find((candidate) => candidate.to.endsWith(to.slice(1)))!
-    const report = (await placed.calleeDone)!
-    expect(report.agentBursts.length).toBeGreaterThanOrEqual(3)
-    expect(placed.hungUpByApi).toBe(true)
-    expect(report.endedBy).toBe("carrier")
-    await eventually(async () => {
-      const [contact] = await query<{ state: string }>((sql) => sql`SELECT state FROM campaign_contacts WHERE campaign_id = ${call.campaignId}`)
-      return contact?.state === "completed"
-    }, 10_000, "contact completed")
-    const conversation = await api.get(`/api/v2/conversations/${call.runId}`, { apiKey: await newApiKey(api, account) })
-    expect(conversation.body.data.latency).toEqual({ p50_ms: run.latency_p50_ms, p90_ms: run.latency_p90_ms })
-    expect(standIn.callbackFailures()).toEqual([])
-  }, 90_000)
-})
+  }
+)
 
 /** Starts a browser test call and connects a scripted caller to it. */
-const browserCall = async (account: TestAccount, workflowId: number, script: CalleeScript, lines: ReadonlyArray<ScriptLine>) => {
+const browserCall = async (
+  account: TestAccount,
+  workflowId: number,
+  script: CalleeScript,
+  lines: ReadonlyArray<ScriptLine>
+) => {
   const started = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
   expect(started.status).toBe(200)
   const runId: number = started.body.workflow_run_id
@@ -177,43 +250,58 @@ const browserCall = async (account: TestAccount, workflowId: number, script: Cal
 }
 
 describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
-  it("clears the agent's audio within 300 ms of the caller speaking over it and keeps only what was heard", async () => {
-    const account = await voiceAccount()
-    const workflowId = await createWorkflow(api, server, account, voiceDefinition())
-    const long = "Our panels come in three sizes. The small one suits a flat. The medium one suits a house. " +
-      "The large one suits a farm or a business with a big roof. Each comes with a twenty year warranty."
-    llm.enqueue(reply.toolCalls([{ name: "interested", arguments: {} }]), reply.content(long), reply.content("Sure, go ahead."))
-    const { runId, callee } = await browserCall(account, workflowId, [
-      { waitForAgent: { quietMs: 700 } },
-      { say: "Yes, I am interested." },
-      { bargeIn: { afterAgentMs: 1500, say: "Stop, wait a second." } },
-      { silence: 4000 },
-      { hangUp: true }
-    ], ["Yes, I am interested.", "Stop, wait a second."])
+  it(
+    "clears the agent's audio within 300 ms of the caller speaking over it and keeps only what was heard",
+    async () => {
+      const account = await voiceAccount()
+      const workflowId = await createWorkflow(api, server, account, voiceDefinition())
+      const long = "Our panels come in three sizes. The small one suits a flat. The medium one suits a house. " +
+        "The large one suits a farm or a business with a big roof. Each comes with a twenty year warranty."
+      llm.enqueue(
+        reply.toolCalls([{ name: "interested", arguments: {} }]),
+        reply.content(long),
+        reply.content("Sure, go ahead.")
+      )
+      const { runId, callee } = await browserCall(account, workflowId, [
+        { waitForAgent: { quietMs: 700 } },
+        { say: "Yes, I am interested." },
+        { bargeIn: { afterAgentMs: 1500, say: "Stop, wait a second." } },
+        { silence: 4000 },
+        { hangUp: true }
+      ], ["Yes, I am interested.", "Stop, wait a second."])
 
-    const report = await callee.done
-    expect(report.bargeIns).toHaveLength(1)
-    const [bargeIn] = report.bargeIns
-    expect(bargeIn!.clearAtMs).not.toBeNull()
-    expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeLessThanOrEqual(300)
-    const run = await endedRun(runId)
-    const interrupted = run.transcript.find((turn) => turn.interrupted)
-    expect(interrupted?.role).toBe("assistant")
-    expect(long.startsWith(interrupted!.text)).toBe(true)
-    expect(interrupted!.text.length).toBeLessThan(long.length)
-    expect(run.transcript.slice(-2).map((turn) => [turn.role, turn.text])).toEqual([
-      ["user", "Stop, wait a second."],
-      ["assistant", "Sure, go ahead."]
-    ])
-    // The interrupted reply's speech was cancelled at the TTS provider, not played to the end.
-    expect(speech.requests.some((request) => long.includes(request.text) && request.aborted) || speech.requests.filter((request) => long.includes(request.text)).length < 5).toBe(true)
-  }, 90_000)
+      const report = await callee.done
+      expect(report.bargeIns).toHaveLength(1)
+      const [bargeIn] = report.bargeIns
+      expect(bargeIn!.clearAtMs).not.toBeNull()
+      expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeLessThanOrEqual(300)
+      const run = await endedRun(runId)
+      const interrupted = run.transcript.find((turn) => turn.interrupted)
+      expect(interrupted?.role).toBe("assistant")
+      expect(long.startsWith(interrupted!.text)).toBe(true)
+      expect(interrupted!.text.length).toBeLessThan(long.length)
+      expect(run.transcript.slice(-2).map((turn) => [turn.role, turn.text])).toEqual([
+        ["user", "Stop, wait a second."],
+        ["assistant", "Sure, go ahead."]
+      ])
+      // The interrupted reply's speech was cancelled at the TTS provider, not played to the end.
+      expect(
+        speech.requests.some((request) => long.includes(request.text) && request.aborted) ||
+          speech.requests.filter((request) => long.includes(request.text)).length < 5
+      ).toBe(true)
+    },
+    90_000
+  )
 
   it("answers a caller who pauses mid-sentence once, to everything they said, after they finish", async () => {
     const account = await voiceAccount()
     const workflowId = await createWorkflow(api, server, account, voiceDefinition())
     // The pause is long enough for an answer to be prepared, too short to end the turn.
-    llm.enqueue(reply.content("Of course, here is more."), reply.content("Of course, here is more."), reply.content("Of course, here is more."))
+    llm.enqueue(
+      reply.content("Of course, here is more."),
+      reply.content("Of course, here is more."),
+      reply.content("Of course, here is more.")
+    )
     const { runId, callee } = await browserCall(account, workflowId, [
       { waitForAgent: { quietMs: 700 } },
       { say: "I would like" },
@@ -232,16 +320,22 @@ describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
       ["assistant", "Of course, here is more."]
     ])
     // An answer to the first words was prepared during the pause, and dropped unheard.
-    const asked = llm.requests.filter((request) => JSON.stringify(request.body).includes("I would like")).map((request) => request.body.messages.at(-1))
+    const asked = llm.requests.filter((request) => JSON.stringify(request.body).includes("I would like")).map((
+      request
+    ) => request.body.messages.at(-1))
     expect(asked[0]).toMatchObject({ role: "user", content: "I would like" })
     expect(asked.at(-1)).toMatchObject({ role: "user", content: "I would like to hear more about the panels." })
   }, 60_000)
 
   it("ends a silent call with idle_timeout and hangs up", async () => {
     const account = await voiceAccount()
-    const workflowId = await createWorkflow(api, server, account, voiceDefinition(), { configurations: { voice_idle_timeout_seconds: 3 } })
+    const workflowId = await createWorkflow(api, server, account, voiceDefinition(), {
+      configurations: { voice_idle_timeout_seconds: 3 }
+    })
     const started = Date.now()
-    const { runId, callee } = await browserCall(account, workflowId, [{ waitForAgent: { quietMs: 500 } }, { silence: 20_000 }, { hangUp: true }], [])
+    const { runId, callee } = await browserCall(account, workflowId, [{ waitForAgent: { quietMs: 500 } }, {
+      silence: 20_000
+    }, { hangUp: true }], [])
     const report = await callee.done
     expect(report.endedBy).toBe("server")
     const run = await endedRun(runId)
@@ -284,17 +378,24 @@ describe("media stream admission", () => {
       )
     }
     expect(await attempt((target) => (target.pathname = target.pathname.replace(/\/[^/]+$/, "")))).toBe(404)
-    expect(await attempt((target) => {
-      target.pathname = target.pathname.replace(/\/[^/]+$/, "")
-      target.searchParams.set("token", token)
-    })).toBe(404)
+    expect(
+      await attempt((target) => {
+        target.pathname = target.pathname.replace(/\/[^/]+$/, "")
+        target.searchParams.set("token", token)
+      })
+    ).toBe(404)
     expect(await attempt((target) => withToken(target, `${Number(expiry) + 60}.${signature}`))).toBe(403)
     expect(await attempt((target) => withToken(target, `${Math.floor(Date.now() / 1000) - 5}.${signature}`))).toBe(403)
-    expect(await attempt((target) => withToken(target, new URL(other.body.media_url).pathname.split("/").at(-1)!))).toBe(403)
+    expect(await attempt((target) => withToken(target, new URL(other.body.media_url).pathname.split("/").at(-1)!)))
+      .toBe(403)
     expect(await attempt((target) => (target.pathname = target.pathname.replace("/browser/", "/twilio/")))).toBe(403)
 
     // The genuine link works once; replayed after the call it is refused.
-    const call = await connectCallee({ url: url.toString(), provider: "browser", script: [{ silence: 300 }, { hangUp: true }] })
+    const call = await connectCallee({
+      url: url.toString(),
+      provider: "browser",
+      script: [{ silence: 300 }, { hangUp: true }]
+    })
     await call.done
     await endedRun(started.body.workflow_run_id)
     expect(await attempt(() => undefined)).toBe(403)
@@ -310,61 +411,92 @@ describe("media stream admission", () => {
 })
 
 describe("inbound calls", () => {
-  it("answers a call to a number pointed at an agent, with a run of that agent, and refuses forged or unknown calls", async () => {
-    const account = await voiceAccount()
-    const workflowId = await createWorkflow(api, server, account, voiceDefinition())
-    const telephony = await carrierTelephony(api, { token: account.token }, carrier)
-    const number = await api.post(`/api/v1/organizations/telephony-configs/${telephony.id}/phone-numbers`, {
-      address: "+14155550177",
-      inbound_workflow_id: workflowId
-    }, { token: account.token })
-    expect(number.status).toBe(200)
-    expect(number.body.inbound_workflow_id).toBe(workflowId)
+  it(
+    "answers a call to a number pointed at an agent, with a run of that agent, and refuses forged or unknown calls",
+    async () => {
+      const account = await voiceAccount()
+      const workflowId = await createWorkflow(api, server, account, voiceDefinition())
+      const telephony = await carrierTelephony(api, { token: account.token }, carrier)
+      const number = await api.post(`/api/v1/organizations/telephony-configs/${telephony.id}/phone-numbers`, {
+        address: "+14155550177",
+        inbound_workflow_id: workflowId
+      }, { token: account.token })
+      expect(number.status).toBe(200)
+      expect(number.body.inbound_workflow_id).toBe(workflowId)
 
-    const webhook = `${server.url}/api/v1/telephony/twilio/inbound/${telephony.id}`
-    const incoming = async (fields: Record<string, string>, signature = twilioSignature(carrier.authToken, webhook, fields)) =>
-      fetch(webhook, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature }, body: new URLSearchParams(fields) })
-    const fields = { CallSid: "CA00000000000000000000000000000077", From: "+14155550123", To: "+14155550177", AccountSid: carrier.accountSid }
+      const webhook = `${server.url}/api/v1/telephony/twilio/inbound/${telephony.id}`
+      const incoming = async (
+        fields: Record<string, string>,
+        signature = twilioSignature(carrier.authToken, webhook, fields)
+      ) =>
+        fetch(webhook, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature },
+          body: new URLSearchParams(fields)
+        })
+      const fields = {
+        CallSid: "CA00000000000000000000000000000077",
+        From: "+14155550123",
+        To: "+14155550177",
+        AccountSid: carrier.accountSid
+      }
 
-    const forged = await incoming(fields, "forged")
-    expect(forged.status).toBe(403)
-    // An unknown configuration is refused as a forged call to a real one is: its existence is not revealed.
-    const unknown = await fetch(`${server.url}/api/v1/telephony/twilio/inbound/999999999`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "forged" },
-      body: new URLSearchParams(fields)
-    })
-    expect({ status: unknown.status, body: await unknown.text() }).toEqual({ status: 403, body: await forged.text() })
-    expect((await incoming({ ...fields, To: "+14155550199" })).status).toBe(404)
-    const answered = await incoming(fields)
-    expect(answered.status).toBe(200)
-    const twiml = await answered.text()
-    const streamUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!.replaceAll("&amp;", "&")
-    const [run] = await query<{ id: number; direction: string; caller_number: string; called_number: string; workflow_id: number }>((sql) =>
-      sql`SELECT id, direction, caller_number, called_number, workflow_id FROM runs WHERE provider_call_id = ${fields.CallSid}`
-    )
-    expect(run).toMatchObject({ direction: "inbound", caller_number: "+14155550123", called_number: "+14155550177", workflow_id: workflowId })
-    deepgram.script(`talkgraph-run-${run!.id}`, ["Hi, I saw your ad."])
-    llm.enqueue(reply.content("Thanks for calling! How can I help?"))
-    const call = await connectCallee({
-      url: streamUrl,
-      provider: "twilio",
-      twilioAuthToken: carrier.authToken,
-      callId: fields.CallSid,
-      script: [{ waitForAgent: { quietMs: 700 } }, { say: "Hi, I saw your ad." }, { waitForAgent: { quietMs: 700 } }, { hangUp: true }]
-    })
-    await call.done
-    const ended = await endedRun(run!.id)
-    expect(ended).toMatchObject({ state: "completed", end_reason: "user_hangup" })
-    expect(ended.transcript.map((turn) => turn.text)).toEqual([
-      "Hi Dana, this is Acme calling about solar panels.".replace("Dana", "there"),
-      "Hi, I saw your ad.",
-      "Thanks for calling! How can I help?"
-    ])
-    // Without the carrier's signature on the upgrade, the media stream is refused even with the token.
-    const unsigned = await connectCallee({ url: streamUrl, provider: "twilio", script: [{ hangUp: true }] }).then(() => 0, (error) => error.status)
-    expect(unsigned).toBe(403)
-  }, 60_000)
+      const forged = await incoming(fields, "forged")
+      expect(forged.status).toBe(403)
+      // An unknown configuration is refused as a forged call to a real one is: its existence is not revealed.
+      const unknown = await fetch(`${server.url}/api/v1/telephony/twilio/inbound/999999999`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "forged" },
+        body: new URLSearchParams(fields)
+      })
+      expect({ status: unknown.status, body: await unknown.text() }).toEqual({ status: 403, body: await forged.text() })
+      expect((await incoming({ ...fields, To: "+14155550199" })).status).toBe(404)
+      const answered = await incoming(fields)
+      expect(answered.status).toBe(200)
+      const twiml = await answered.text()
+      const streamUrl = /<Stream url="([^"]+)"/.exec(twiml)![1]!.replaceAll("&amp;", "&")
+      const [run] = await query<
+        { id: number; direction: string; caller_number: string; called_number: string; workflow_id: number }
+      >((sql) =>
+        sql`SELECT id, direction, caller_number, called_number, workflow_id FROM runs WHERE provider_call_id = ${fields.CallSid}`
+      )
+      expect(run).toMatchObject({
+        direction: "inbound",
+        caller_number: "+14155550123",
+        called_number: "+14155550177",
+        workflow_id: workflowId
+      })
+      deepgram.script(`talkgraph-run-${run!.id}`, ["Hi, I saw your ad."])
+      llm.enqueue(reply.content("Thanks for calling! How can I help?"))
+      const call = await connectCallee({
+        url: streamUrl,
+        provider: "twilio",
+        twilioAuthToken: carrier.authToken,
+        callId: fields.CallSid,
+        script: [
+          { waitForAgent: { quietMs: 700 } },
+          { say: "Hi, I saw your ad." },
+          { waitForAgent: { quietMs: 700 } },
+          { hangUp: true }
+        ]
+      })
+      await call.done
+      const ended = await endedRun(run!.id)
+      expect(ended).toMatchObject({ state: "completed", end_reason: "user_hangup" })
+      expect(ended.transcript.map((turn) => turn.text)).toEqual([
+        "Hi Dana, this is Acme calling about solar panels.".replace("Dana", "there"),
+        "Hi, I saw your ad.",
+        "Thanks for calling! How can I help?"
+      ])
+      // Without the carrier's signature on the upgrade, the media stream is refused even with the token.
+      const unsigned = await connectCallee({ url: streamUrl, provider: "twilio", script: [{ hangUp: true }] }).then(
+        () => 0,
+        (error) => error.status
+      )
+      expect(unsigned).toBe(403)
+    },
+    60_000
+  )
 })
 
 describe("every carrier's media stream protocol", () => {
@@ -376,13 +508,20 @@ describe("every carrier's media stream protocol", () => {
       const started = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
       const runId: number = started.body.workflow_run_id
       await query((sql) => sql`UPDATE runs SET channel = 'telephony', mode = ${provider} WHERE id = ${runId}`)
-      const token = await server.run(Effect.map(SecretBox, (secrets) => mediaToken(secrets.sign, runId, Math.floor(Date.now() / 1000) + 60)))
+      const token = await server.run(
+        Effect.map(SecretBox, (secrets) => mediaToken(secrets.sign, runId, Math.floor(Date.now() / 1000) + 60))
+      )
       deepgram.script(`talkgraph-run-${runId}`, ["Hello, who is this?"])
       llm.enqueue(reply.content("This is Acme. How are you today?"))
       const callee = await connectCallee({
         url: mediaStreamUrl(server.url, provider, runId, token),
         provider,
-        script: [{ waitForAgent: { quietMs: 700 } }, { say: "Hello, who is this?" }, { waitForAgent: { quietMs: 700 } }, { hangUp: true }]
+        script: [
+          { waitForAgent: { quietMs: 700 } },
+          { say: "Hello, who is this?" },
+          { waitForAgent: { quietMs: 700 } },
+          { hangUp: true }
+        ]
       })
       const report = await callee.done
       expect(report.protocolErrors).toEqual([])

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
+import { readWavLayout } from "../src/audio/wav.ts"
+import { callRecorder } from "../src/voice/callRecorder.ts"
 import { latencySummary, percentile } from "../src/voice/latencyStats.ts"
 import { sentenceChunker } from "../src/voice/sentenceChunker.ts"
-import { callRecorder } from "../src/voice/callRecorder.ts"
-import { readWavLayout } from "../src/audio/wav.ts"
 
 const chunk = (deltas: ReadonlyArray<string>) => {
   const chunker = sentenceChunker()
@@ -12,7 +12,14 @@ const chunk = (deltas: ReadonlyArray<string>) => {
 
 describe("sentence chunker", () => {
   it("sends a long first clause early, then whole sentences", () => {
-    expect(chunk(["Thanks for calling Acme Dental, ", "this is Ava. How can ", "I help you today? ", "We are open until five."])).toEqual([
+    expect(
+      chunk([
+        "Thanks for calling Acme Dental, ",
+        "this is Ava. How can ",
+        "I help you today? ",
+        "We are open until five."
+      ])
+    ).toEqual([
       "Thanks for calling Acme Dental,",
       "this is Ava.",
       "How can I help you today?",
@@ -45,7 +52,9 @@ describe("sentence chunker", () => {
     expect(chunker.flush()).toEqual([])
     chunker.push("Hello there, this is a long opening clause, really")
     chunker.flush()
-    expect(chunker.push("Hello again, this is another long opening, ")).toEqual(["Hello again, this is another long opening,"])
+    expect(chunker.push("Hello again, this is another long opening, ")).toEqual([
+      "Hello again, this is another long opening,"
+    ])
   })
 })
 

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import { client, type Client } from "./support/client.ts"
+import { type Client, client } from "./support/client.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { runnableDefinition } from "./support/workflowGraphs.ts"
 
@@ -16,7 +16,9 @@ beforeAll(async () => {
 afterAll(() => server?.close())
 
 const create = async (account: TestAccount, name = "Sales agent", definition: unknown = runnableDefinition()) => {
-  const reply = await api.post("/api/v1/workflow/create/definition", { name, workflow_definition: definition }, { token: account.token })
+  const reply = await api.post("/api/v1/workflow/create/definition", { name, workflow_definition: definition }, {
+    token: account.token
+  })
   if (reply.status !== 200) throw new Error(`create failed: ${reply.status} ${JSON.stringify(reply.body)}`)
   return reply.body
 }
@@ -32,8 +34,19 @@ describe("creating a workflow from a definition", () => {
     }, { token: account.token })
     expect(reply.status).toBe(200)
     expect(Object.keys(reply.body).sort()).toEqual([
-      "call_disposition_codes", "created_at", "current_definition_id", "id", "name", "status", "template_context_variables",
-      "total_runs", "version_number", "version_status", "workflow_configurations", "workflow_definition", "workflow_uuid"
+      "call_disposition_codes",
+      "created_at",
+      "current_definition_id",
+      "id",
+      "name",
+      "status",
+      "template_context_variables",
+      "total_runs",
+      "version_number",
+      "version_status",
+      "workflow_configurations",
+      "workflow_definition",
+      "workflow_uuid"
     ])
     expect(reply.body).toMatchObject({
       name: "Sales agent",
@@ -57,13 +70,18 @@ describe("creating a workflow from a definition", () => {
     definition.nodes[1].data.prompt = ""
     definition.edges[1].target = "nowhere"
     definition.nodes.push({ id: "start2", type: "startCall", data: { name: "Again", prompt: "p" } })
-    const reply = await api.post("/api/v1/workflow/create/definition", { name: "Broken", workflow_definition: definition }, { token: account.token })
+    const reply = await api.post("/api/v1/workflow/create/definition", {
+      name: "Broken",
+      workflow_definition: definition
+    }, { token: account.token })
     expect(reply.status).toBe(422)
     const locs = reply.body.detail.map((problem: any) => problem.loc)
     expect(locs).toContainEqual(["body", "workflow_definition", "nodes", 1, "data", "prompt"])
     expect(locs).toContainEqual(["body", "workflow_definition", "edges", 1, "target"])
     expect(locs).toContainEqual(["body", "workflow_definition", "nodes", 4])
-    expect(reply.body.detail.find((problem: any) => problem.type === "edge_endpoint_missing").msg).toMatch(/Edge "e2".*nowhere/)
+    expect(reply.body.detail.find((problem: any) => problem.type === "edge_endpoint_missing").msg).toMatch(
+      /Edge "e2".*nowhere/
+    )
     expect(reply.body.detail.length).toBeGreaterThanOrEqual(4)
     const list = await api.get("/api/v1/workflow/fetch", { token: account.token })
     expect(list.body).toEqual([])
@@ -71,9 +89,14 @@ describe("creating a workflow from a definition", () => {
 
   it("validates the request body in FastAPI's shape", async () => {
     const account = await newAccount(api)
-    const reply = await api.post("/api/v1/workflow/create/definition", { name: "", workflow_definition: "graph" }, { token: account.token })
+    const reply = await api.post("/api/v1/workflow/create/definition", { name: "", workflow_definition: "graph" }, {
+      token: account.token
+    })
     expect(reply.status).toBe(422)
-    expect(reply.body.detail.map((problem: any) => problem.loc)).toEqual([["body", "name"], ["body", "workflow_definition"]])
+    expect(reply.body.detail.map((problem: any) => problem.loc)).toEqual([["body", "name"], [
+      "body",
+      "workflow_definition"
+    ]])
   })
 })
 
@@ -83,7 +106,8 @@ describe("reading and listing", () => {
     const first = await create(account, "First")
     const second = await create(account, "Second")
     await api.put(`/api/v1/workflow/${first.id}/status`, { status: "archived" }, { token: account.token })
-    await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+    await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`
       INSERT INTO runs (organization_id, workflow_id, name, channel, mode, direction)
       VALUES (${account.organizationId}, ${second.id}, 'run 1', 'chat', 'textchat', 'inbound'),
              (${account.organizationId}, ${second.id}, 'run 2', 'chat', 'textchat', 'inbound')`))
@@ -125,7 +149,11 @@ describe("reading and listing", () => {
 
     const bad = await api.get("/api/v1/workflow/fetch?status=active,deleted", { token: account.token })
     expect(bad.status).toBe(422)
-    expect(bad.body.detail).toEqual([{ loc: ["query", "status"], msg: expect.stringContaining("\"deleted\""), type: expect.any(String) }])
+    expect(bad.body.detail).toEqual([{
+      loc: ["query", "status"],
+      msg: expect.stringContaining("\"deleted\""),
+      type: expect.any(String)
+    }])
   })
 
   it("answers 404 for an unknown id and 422 for a malformed one", async () => {
@@ -141,14 +169,23 @@ describe("drafts, publishing and versions", () => {
   it("renames at once on a name-only PUT, without a draft, so publishing right after it answers 409 (as the README shows)", async () => {
     const account = await newAccount(api)
     const workflow = await create(account)
-    const renamed = await api.put(`/api/v1/workflow/${workflow.id}`, { name: "Lead qualification (EU)" }, { token: account.token })
+    const renamed = await api.put(`/api/v1/workflow/${workflow.id}`, { name: "Lead qualification (EU)" }, {
+      token: account.token
+    })
     expect(renamed.status).toBe(200)
-    expect(renamed.body).toMatchObject({ name: "Lead qualification (EU)", version_number: 1, version_status: "published" })
+    expect(renamed.body).toMatchObject({
+      name: "Lead qualification (EU)",
+      version_number: 1,
+      version_status: "published"
+    })
     const publish = await api.post(`/api/v1/workflow/${workflow.id}/publish`, undefined, { token: account.token })
     expect(publish.status).toBe(409)
     expect(publish.body.detail).toMatch(/no draft to publish/)
     const versions = await api.get(`/api/v1/workflow/${workflow.id}/versions`, { token: account.token })
-    expect(versions.body.map((version: any) => [version.version_number, version.version_status])).toEqual([[1, "published"]])
+    expect(versions.body.map((version: any) => [version.version_number, version.version_status])).toEqual([[
+      1,
+      "published"
+    ]])
   })
 
   it("edits a single draft created from the published version, then publishes it and archives the old version", async () => {
@@ -157,13 +194,24 @@ describe("drafts, publishing and versions", () => {
     const edited: any = runnableDefinition()
     edited.nodes[1].data.prompt = "Ask about budget and timeline."
 
-    const save = await api.put(`/api/v1/workflow/${workflow.id}`, { workflow_definition: edited }, { token: account.token })
+    const save = await api.put(`/api/v1/workflow/${workflow.id}`, { workflow_definition: edited }, {
+      token: account.token
+    })
     expect(save.status).toBe(200)
     expect(save.body).toMatchObject({ version_number: 2, version_status: "draft", workflow_definition: edited })
     expect(save.body.current_definition_id).not.toBe(workflow.current_definition_id)
 
-    const again = await api.put(`/api/v1/workflow/${workflow.id}`, { name: "Renamed", workflow_configurations: { max_call_duration: 120 } }, { token: account.token })
-    expect(again.body).toMatchObject({ name: "Renamed", version_number: 2, version_status: "draft", workflow_definition: edited, workflow_configurations: { max_call_duration: 120 } })
+    const again = await api.put(`/api/v1/workflow/${workflow.id}`, {
+      name: "Renamed",
+      workflow_configurations: { max_call_duration: 120 }
+    }, { token: account.token })
+    expect(again.body).toMatchObject({
+      name: "Renamed",
+      version_number: 2,
+      version_status: "draft",
+      workflow_definition: edited,
+      workflow_configurations: { max_call_duration: 120 }
+    })
     expect(again.body.current_definition_id).toBe(save.body.current_definition_id)
 
     const publish = await api.post(`/api/v1/workflow/${workflow.id}/publish`, undefined, { token: account.token })
@@ -172,15 +220,27 @@ describe("drafts, publishing and versions", () => {
 
     const versions = await api.get(`/api/v1/workflow/${workflow.id}/versions`, { token: account.token })
     expect(versions.status).toBe(200)
-    expect(versions.body.map((version: any) => [version.version_number, version.version_status])).toEqual([[2, "published"], [1, "archived"]])
+    expect(versions.body.map((version: any) => [version.version_number, version.version_status])).toEqual([[
+      2,
+      "published"
+    ], [1, "archived"]])
     expect(versions.body[0].published_at).not.toBeNull()
 
     const nothing = await api.post(`/api/v1/workflow/${workflow.id}/publish`, undefined, { token: account.token })
     expect(nothing.status).toBe(409)
     expect(nothing.body.detail).toMatch(/no draft/)
 
-    const next = await api.put(`/api/v1/workflow/${workflow.id}`, { template_context_variables: { first_name: "Bo" } }, { token: account.token })
-    expect(next.body).toMatchObject({ version_number: 3, version_status: "draft", workflow_definition: edited, template_context_variables: { first_name: "Bo" } })
+    const next = await api.put(
+      `/api/v1/workflow/${workflow.id}`,
+      { template_context_variables: { first_name: "Bo" } },
+      { token: account.token }
+    )
+    expect(next.body).toMatchObject({
+      version_number: 3,
+      version_status: "draft",
+      workflow_definition: edited,
+      template_context_variables: { first_name: "Bo" }
+    })
   })
 
   it("saves an unfinished draft but refuses to publish it, listing every problem", async () => {
@@ -190,7 +250,9 @@ describe("drafts, publishing and versions", () => {
     unfinished.nodes[1].data.prompt = ""
     unfinished.nodes.push({ id: "later", type: "agentNode", data: { name: "Later", prompt: "" } })
 
-    const save = await api.put(`/api/v1/workflow/${workflow.id}`, { workflow_definition: unfinished }, { token: account.token })
+    const save = await api.put(`/api/v1/workflow/${workflow.id}`, { workflow_definition: unfinished }, {
+      token: account.token
+    })
     expect(save.status).toBe(200)
 
     const validation = await api.post(`/api/v1/workflow/${workflow.id}/validate`, undefined, { token: account.token })
@@ -209,20 +271,29 @@ describe("drafts, publishing and versions", () => {
     expect(publish.body.detail).toHaveLength(4)
     expect(publish.body.detail[0]).toEqual({
       loc: ["body", "workflow_definition", "nodes", 1, "data", "prompt"],
-      msg: 'Node "qualify" (agentNode): data.prompt must not be empty',
+      msg: "Node \"qualify\" (agentNode): data.prompt must not be empty",
       type: "node_data"
     })
 
     const current = await api.get(`/api/v1/workflow/${workflow.id}/versions`, { token: account.token })
-    expect(current.body.map((version: any) => [version.version_number, version.version_status])).toEqual([[2, "draft"], [1, "published"]])
+    expect(current.body.map((version: any) => [version.version_number, version.version_status])).toEqual([
+      [2, "draft"],
+      [1, "published"]
+    ])
   })
 
   it("refuses to save a draft that is not a graph at all", async () => {
     const account = await newAccount(api)
     const workflow = await create(account)
-    const reply = await api.put(`/api/v1/workflow/${workflow.id}`, { workflow_definition: { nodes: [{ id: "a", type: "webhook", data: {} }], edges: [] } }, { token: account.token })
+    const reply = await api.put(`/api/v1/workflow/${workflow.id}`, {
+      workflow_definition: { nodes: [{ id: "a", type: "webhook", data: {} }], edges: [] }
+    }, { token: account.token })
     expect(reply.status).toBe(422)
-    expect(reply.body.detail).toEqual([{ loc: ["body", "workflow_definition", "nodes", 0, "type"], msg: expect.stringMatching(/must be one of/), type: "node_type_unknown" }])
+    expect(reply.body.detail).toEqual([{
+      loc: ["body", "workflow_definition", "nodes", 0, "type"],
+      msg: expect.stringMatching(/must be one of/),
+      type: "node_type_unknown"
+    }])
     const versions = await api.get(`/api/v1/workflow/${workflow.id}/versions`, { token: account.token })
     expect(versions.body).toHaveLength(1)
   })
@@ -239,10 +310,14 @@ describe("status and duplication", () => {
   it("archives and unarchives, and refuses any other status in the v1 422 shape", async () => {
     const account = await newAccount(api)
     const workflow = await create(account)
-    const archive = await api.put(`/api/v1/workflow/${workflow.id}/status`, { status: "archived" }, { token: account.token })
+    const archive = await api.put(`/api/v1/workflow/${workflow.id}/status`, { status: "archived" }, {
+      token: account.token
+    })
     expect(archive.status).toBe(200)
     expect(archive.body.status).toBe("archived")
-    const restore = await api.put(`/api/v1/workflow/${workflow.id}/status`, { status: "active" }, { token: account.token })
+    const restore = await api.put(`/api/v1/workflow/${workflow.id}/status`, { status: "active" }, {
+      token: account.token
+    })
     expect(restore.body.status).toBe("active")
 
     const bad = await api.put(`/api/v1/workflow/${workflow.id}/status`, { status: "deleted" }, { token: account.token })
@@ -263,9 +338,18 @@ describe("status and duplication", () => {
     expect(copy.status).toBe(200)
     expect(copy.body.id).not.toBe(workflow.id)
     expect(copy.body.workflow_uuid).not.toBe(workflow.workflow_uuid)
-    expect(copy.body).toMatchObject({ name: "Original (copy)", version_number: 2, version_status: "draft", workflow_definition: draft, total_runs: 0 })
+    expect(copy.body).toMatchObject({
+      name: "Original (copy)",
+      version_number: 2,
+      version_status: "draft",
+      workflow_definition: draft,
+      total_runs: 0
+    })
     const versions = await api.get(`/api/v1/workflow/${copy.body.id}/versions`, { token: account.token })
-    expect(versions.body.map((version: any) => [version.version_number, version.version_status])).toEqual([[2, "draft"], [1, "published"]])
+    expect(versions.body.map((version: any) => [version.version_number, version.version_status])).toEqual([
+      [2, "draft"],
+      [1, "published"]
+    ])
     expect(versions.body[1].workflow_definition).toEqual(runnableDefinition())
   })
 })
@@ -300,11 +384,15 @@ describe("access", () => {
     expect((await api.get("/api/v1/workflow/fetch")).status).toBe(401)
     const readOnly = await newApiKey(api, account, ["agents:read"])
     expect((await api.get(`/api/v1/workflow/fetch/${workflow.id}`, { apiKey: readOnly })).status).toBe(200)
-    const refused = await api.put(`/api/v1/workflow/${workflow.id}/status`, { status: "archived" }, { apiKey: readOnly })
+    const refused = await api.put(`/api/v1/workflow/${workflow.id}/status`, { status: "archived" }, {
+      apiKey: readOnly
+    })
     expect(refused.status).toBe(403)
     expect(refused.body.detail).toMatch(/agents:write/)
     const writeOnly = await newApiKey(api, account, ["agents:write"])
     expect((await api.get("/api/v1/workflow/fetch", { apiKey: writeOnly })).status).toBe(403)
-    expect((await api.post(`/api/v1/workflow/${workflow.id}/duplicate`, undefined, { apiKey: writeOnly })).status).toBe(200)
+    expect((await api.post(`/api/v1/workflow/${workflow.id}/duplicate`, undefined, { apiKey: writeOnly })).status).toBe(
+      200
+    )
   })
 })

@@ -9,7 +9,14 @@ if (file) {
   histogram.enable()
   setInterval(() => {
     const ms = (ns) => Math.round(ns / 1e4) / 100
-    writeFileSync(file, JSON.stringify({ p50_ms: ms(histogram.percentile(50)), p99_ms: ms(histogram.percentile(99)), max_ms: ms(histogram.max) }))
+    writeFileSync(
+      file,
+      JSON.stringify({
+        p50_ms: ms(histogram.percentile(50)),
+        p99_ms: ms(histogram.percentile(99)),
+        max_ms: ms(histogram.max)
+      })
+    )
   }, 1000).unref()
   process.on("SIGUSR2", () => histogram.reset())
 }

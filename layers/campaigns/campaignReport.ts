@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Chunk, Effect, Option, Stream } from "effect"
-import { csvLine } from "../../src/csv/csvWriter.ts"
 import type { CampaignReport } from "../../services/Campaigns.ts"
+import { csvLine } from "../../src/csv/csvWriter.ts"
 import type { CampaignRow } from "./campaignRows.ts"
 
 interface ReportRow {
@@ -37,7 +37,9 @@ const fixedColumns = [
  * report of a million contacts streams in constant memory.
  */
 export const campaignReport = (sql: SqlClient.SqlClient, campaign: CampaignRow): CampaignReport => {
-  const columns = campaign.source_columns.filter((name) => name.toLowerCase() !== "phone_number" && !name.toLowerCase().startsWith("greeting_override_"))
+  const columns = campaign.source_columns.filter((name) =>
+    name.toLowerCase() !== "phone_number" && !name.toLowerCase().startsWith("greeting_override_")
+  )
   const page = (after: number) =>
     sql<ReportRow>`
       SELECT c.id, c.row_number, c.phone_number, c.state, c.attempt_count, c.last_outcome, c.last_attempt_at, c.last_run_id,

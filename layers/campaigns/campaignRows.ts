@@ -1,9 +1,9 @@
 import type { SqlClient } from "@effect/sql"
+import type { CampaignView } from "../../services/Campaigns.ts"
 import type { CampaignLogEntry } from "../../src/campaign/campaignLog.ts"
 import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../../src/campaign/campaignSettings.ts"
 import type { CampaignState } from "../../src/campaign/campaignState.ts"
 import { importProgress, type ImportStatus } from "../../src/campaign/contactImport.ts"
-import type { CampaignView } from "../../services/Campaigns.ts"
 
 export interface CampaignRow {
   readonly id: number

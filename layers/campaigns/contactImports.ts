@@ -3,13 +3,13 @@ import { Cause, Clock, Deferred, Effect, Exit, FiberMap, Layer, Option, Schedule
 import * as crypto from "node:crypto"
 import * as os from "node:os"
 import type { Readable } from "node:stream"
+import { type ContactImportJob, ContactImports, type ImportOutcome } from "../../services/ContactImports.ts"
+import { DatabaseQueue } from "../../services/DatabaseQueue.ts"
+import { Storage } from "../../services/Storage.ts"
 import { logEntry } from "../../src/campaign/campaignLog.ts"
 import { loaderStopped } from "../../src/campaign/contactImport.ts"
 import { CsvContactsInvalid, type CsvContactsSummary } from "../../src/campaign/csvContacts.ts"
 import { AppConfig } from "../../src/config.ts"
-import { type ContactImportJob, ContactImports, type ImportOutcome } from "../../services/ContactImports.ts"
-import { DatabaseQueue } from "../../services/DatabaseQueue.ts"
-import { Storage } from "../../services/Storage.ts"
 import { ImportTakenOver, ingestContacts } from "./contactIngest.ts"
 
 /** A loader proves it is alive this often (with PostgreSQL, where several processes may load)… */
@@ -37,7 +37,7 @@ const serverSideFailure = "The import failed on the server (the reason is in its
 
 export const ContactImportsLive = Layer.scoped(
   ContactImports,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const storage = yield* Storage
     const queue = yield* DatabaseQueue
@@ -47,10 +47,16 @@ export const ContactImportsLive = Layer.scoped(
 
     /** Marks a loading import failed, and its campaign with it; false when it was no longer loading. */
     const markFailed = (campaignId: number, reasons: ReadonlyArray<string>) =>
-      Effect.gen(function* () {
-        const entry = logEntry(new Date(yield* Clock.currentTimeMillis), "error", "contacts_import_failed", reasons[0] ?? "The import failed", {
-          reasons
-        })
+      Effect.gen(function*() {
+        const entry = logEntry(
+          new Date(yield* Clock.currentTimeMillis),
+          "error",
+          "contacts_import_failed",
+          reasons[0] ?? "The import failed",
+          {
+            reasons
+          }
+        )
         const marked = yield* sql`
           UPDATE campaigns
           SET import_status = 'failed', import_errors = ${JSON.stringify(reasons)}::jsonb,
@@ -64,7 +70,7 @@ export const ContactImportsLive = Layer.scoped(
 
     /** Deletes what a failed import stored, a few thousand contacts per statement. */
     const clear = (campaignId: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         while (true) {
           const deleted = yield* sql`
             DELETE FROM campaign_contacts
@@ -77,17 +83,25 @@ export const ContactImportsLive = Layer.scoped(
 
     /** Makes the stored contacts the campaign's, in one update; false when the import was taken over meanwhile. */
     const publish = (job: ContactImportJob, summary: CsvContactsSummary) =>
-      Effect.gen(function* () {
-        const entry = logEntry(new Date(yield* Clock.currentTimeMillis), "info", "contacts_imported", `${summary.accepted} contacts imported from ${job.sourceId}`, {
-          accepted: summary.accepted,
-          skipped_warnings: summary.warnings.length
-        })
+      Effect.gen(function*() {
+        const entry = logEntry(
+          new Date(yield* Clock.currentTimeMillis),
+          "info",
+          "contacts_imported",
+          `${summary.accepted} contacts imported from ${job.sourceId}`,
+          {
+            accepted: summary.accepted,
+            skipped_warnings: summary.warnings.length
+          }
+        )
         const published = yield* sql`
           UPDATE campaigns
           SET import_status = 'ready', import_owner = NULL, import_heartbeat_at = NULL,
               import_bytes_read = COALESCE(import_bytes_total, import_bytes_read),
               total_rows = ${summary.accepted}, total_queued_count = ${summary.accepted}, import_contacts = ${summary.accepted},
-              source_columns = ${JSON.stringify(summary.columns)}::jsonb, warnings = ${JSON.stringify(summary.warnings)}::jsonb,
+              source_columns = ${JSON.stringify(summary.columns)}::jsonb, warnings = ${
+          JSON.stringify(summary.warnings)
+        }::jsonb,
               logs = logs || ${JSON.stringify([entry])}::jsonb, updated_at = now()
           WHERE id = ${job.campaignId} AND import_status = 'loading' AND import_owner = ${owner}
           RETURNING id`
@@ -114,7 +128,7 @@ export const ContactImportsLive = Layer.scoped(
       )
 
     const load = (job: ContactImportJob, headerAccepted: Deferred.Deferred<boolean>) =>
-      Effect.scoped(Effect.gen(function* () {
+      Effect.scoped(Effect.gen(function*() {
         yield* Effect.forkScoped(heartbeat(job.campaignId))
         const body = counted(yield* storage.read(job.sourceId))
         return yield* ingestContacts(
@@ -160,7 +174,7 @@ export const ContactImportsLive = Layer.scoped(
         Effect.withSpan("ContactImports.run", { attributes: { campaignId: job.campaignId } })
       )
 
-    const start = Effect.fn("ContactImports.start")(function* (job: ContactImportJob) {
+    const start = Effect.fn("ContactImports.start")(function*(job: ContactImportJob) {
       const headerAccepted = yield* Deferred.make<boolean>()
       const outcome = yield* Deferred.make<ImportOutcome>()
       yield* FiberMap.run(
@@ -175,7 +189,7 @@ export const ContactImportsLive = Layer.scoped(
     })
 
     /** Fails imports whose loader went silent, and clears what failed imports left (a loader may die mid-clear). */
-    const sweep = Effect.gen(function* () {
+    const sweep = Effect.gen(function*() {
       // The embedded database belongs to one process (its data dir is locked): another loader is a dead one.
       const lapsed = yield* sql<{ id: number }>`
         SELECT id FROM campaigns
@@ -190,7 +204,10 @@ export const ContactImportsLive = Layer.scoped(
         WHERE import_status = 'failed' AND import_contacts > 0 AND import_heartbeat_at < now() - make_interval(secs => ${LAPSE_SECONDS})
         LIMIT 20`
       for (const { id } of leftovers) yield* clear(id)
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Contact import sweep failed", cause)), Effect.withSpan("ContactImports.sweep"))
+    }).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("Contact import sweep failed", cause)),
+      Effect.withSpan("ContactImports.sweep")
+    )
 
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(SWEEP)))
 

@@ -2,9 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Clock, Context, Data, Effect, Fiber, Option } from "effect"
 import pg from "pg"
-import { nextStatementRows } from "../../src/campaign/contactImport.ts"
 import { contactCopyColumns, contactCopyRows } from "../../src/campaign/contactCopyRows.ts"
-import { type Contact, CsvContactsInvalid, type CsvContactsOptions, type CsvContactsSummary, readContacts } from "../../src/campaign/csvContacts.ts"
+import { nextStatementRows } from "../../src/campaign/contactImport.ts"
+import {
+  type Contact,
+  CsvContactsInvalid,
+  type CsvContactsOptions,
+  type CsvContactsSummary,
+  readContacts
+} from "../../src/campaign/csvContacts.ts"
 
 /** Contacts are read in small batches, each turned into statement data at once and let go of. */
 const READ_BATCH_ROWS = 250
@@ -83,7 +89,7 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
       const count = rows
       parts = []
       rows = 0
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         const started = performance.now()
         const updated = yield* sql<{ id: number }>`
           WITH live AS (
@@ -181,8 +187,16 @@ const copyWriter = (target: ImportTarget): ContactWriter => {
       if (Option.isNone(client)) return Effect.die(new Error("COPY needs the transaction's node-postgres client"))
       return Effect.async<void, SqlError>((resume) => {
         client.value.query(
-          new CopyFromStdin(copyStatement, data, (error) =>
-            resume(error === undefined ? Effect.void : Effect.fail(new SqlError({ cause: error, message: "Failed to copy contacts" }))))
+          new CopyFromStdin(
+            copyStatement,
+            data,
+            (error) =>
+              resume(
+                error === undefined
+                  ? Effect.void
+                  : Effect.fail(new SqlError({ cause: error, message: "Failed to copy contacts" }))
+              )
+          )
         )
       })
     })
@@ -219,7 +233,7 @@ const eventLoopTurn = Effect.async<void>((resume) => {
  * all. Never longer than MAX_DEFER_MS, so that the import always advances.
  */
 const deferToRequests = (contended: Effect.Effect<boolean>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (!(yield* contended)) return
     const until = (yield* Clock.currentTimeMillis) + MAX_DEFER_MS
     let quietSince: number | undefined
@@ -235,7 +249,10 @@ const deferToRequests = (contended: Effect.Effect<boolean>) =>
 
 /** Runs on a connection of its own, even where the caller is inside a transaction. */
 const outsideTransaction = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.mapInputContext(effect, (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context))
+  Effect.mapInputContext(
+    effect,
+    (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context)
+  )
 
 /**
  * The loop both databases share: the next rows are parsed while the last statement runs, and each
@@ -247,9 +264,13 @@ const load = (
   writer: ContactWriter,
   source: AsyncIterable<Uint8Array | string>,
   options: CsvContactsOptions,
-  turn: { readonly pipelined: boolean; readonly contended: Effect.Effect<boolean>; readonly stored: (rows: number) => Effect.Effect<void, SqlError | ImportTakenOver> }
+  turn: {
+    readonly pipelined: boolean
+    readonly contended: Effect.Effect<boolean>
+    readonly stored: (rows: number) => Effect.Effect<void, SqlError | ImportTakenOver>
+  }
 ): Effect.Effect<CsvContactsSummary, CsvContactsInvalid | ImportTakenOver | SqlError> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const batches = readContacts(source, { ...options, batchSize: READ_BATCH_ROWS })
     let inFlight: Fiber.Fiber<number, SqlError | ImportTakenOver> | undefined
     const settle = Effect.suspend(() => (inFlight ? Effect.flatMap(Fiber.join(inFlight), turn.stored) : Effect.void))
@@ -301,7 +322,11 @@ export const ingestContacts = (
   onPostgres: boolean
 ): Effect.Effect<CsvContactsSummary, CsvContactsInvalid | ImportTakenOver | SqlError> => {
   if (!onPostgres) {
-    return load(insertWriter(sql, target), source, options, { pipelined: false, contended: target.contended, stored: () => Effect.void })
+    return load(insertWriter(sql, target), source, options, {
+      pipelined: false,
+      contended: target.contended,
+      stored: () => Effect.void
+    })
   }
   // Outside the import's transaction, so that it is seen while the import runs, and only every
   // PROGRESS_EVERY_MS: each update of the campaign row, which every copied contact's foreign key
@@ -309,7 +334,7 @@ export const ingestContacts = (
   let unrecorded = 0
   let recordedAt = 0
   const recordProgress = (rows: number) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       unrecorded += rows
       const now = yield* Clock.currentTimeMillis
       if (now - recordedAt < PROGRESS_EVERY_MS) return
@@ -322,5 +347,7 @@ export const ingestContacts = (
       unrecorded = 0
       recordedAt = now
     })
-  return sql.withTransaction(load(copyWriter(target), source, options, { pipelined: true, contended: target.contended, stored: recordProgress }))
+  return sql.withTransaction(
+    load(copyWriter(target), source, options, { pipelined: true, contended: target.contended, stored: recordProgress })
+  )
 }

@@ -1,8 +1,12 @@
 import { Effect, Option } from "effect"
-import { localStorageSharedConfig, type SpeechSetting, voicePreflightProblems } from "../../src/campaign/voicePreflight.ts"
+import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
+import {
+  localStorageSharedConfig,
+  type SpeechSetting,
+  voicePreflightProblems
+} from "../../src/campaign/voicePreflight.ts"
 import { AppConfig, InvalidConfiguration } from "../../src/config.ts"
 import { Conflict } from "../../src/domain/errors.ts"
-import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
 
 const settingOf = (connection: Option.Option<SpeechConnection>): SpeechSetting | null =>
   Option.match(connection, {
@@ -11,7 +15,7 @@ const settingOf = (connection: Option.Option<SpeechConnection>): SpeechSetting |
   })
 
 /** The check a campaign passes before it dials (start, resume): every call would fail otherwise. */
-export const makeVoicePreflight = Effect.gen(function* () {
+export const makeVoicePreflight = Effect.gen(function*() {
   const settings = yield* ModelSettings
   const config = yield* AppConfig
   const localStorageShared = yield* localStorageSharedConfig.pipe(
@@ -24,7 +28,7 @@ export const makeVoicePreflight = Effect.gen(function* () {
   }
 
   return (organizationId: number, carrier: { readonly provider: string; readonly apiBaseUrl: string }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const [llm, stt, tts] = yield* Effect.all([
         settings.llmFor(organizationId),
         settings.speechFor(organizationId, "stt"),

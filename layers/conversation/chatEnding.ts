@@ -1,10 +1,10 @@
 import { Effect } from "effect"
+import type { SessionView } from "../../services/ChatSessions.ts"
+import { type Conclusion, ConversationEngine } from "../../services/ConversationEngine.ts"
 import type { ConversationState } from "../../src/conversation/conversationState.ts"
 import { acceptDisposition } from "../../src/conversation/disposition.ts"
 import { type Ending, isFailure } from "../../src/conversation/endReason.ts"
 import { noUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
-import { type Conclusion, ConversationEngine } from "../../services/ConversationEngine.ts"
-import type { SessionView } from "../../services/ChatSessions.ts"
 import type { makeChatPlans } from "./chatPlans.ts"
 import type { ChatRunRows, ClaimedRun } from "./chatRunRows.ts"
 
@@ -27,8 +27,13 @@ export const makeChatEnding = (rows: ChatRunRows, plans: ChatPlans) =>
      * Runs to the end once begun: a client going away must not leave a run half-ended. Answers null
      * only if the claim was lost meanwhile (the row is then someone else's to end).
      */
-    const endClaimed = (run: ClaimedRun, token: string, ending: Ending, transcript: ReadonlyArray<TranscriptTurn> = run.transcript) =>
-      Effect.gen(function* () {
+    const endClaimed = (
+      run: ClaimedRun,
+      token: string,
+      ending: Ending,
+      transcript: ReadonlyArray<TranscriptTurn> = run.transcript
+    ) =>
+      Effect.gen(function*() {
         const state = run.conversation.state
         const plan = yield* plans.planFor(run).pipe(Effect.option)
         const conclusion = plan._tag === "Some"
@@ -46,7 +51,10 @@ export const makeChatEnding = (rows: ChatRunRows, plans: ChatPlans) =>
           usage: conclusion.usage
         })
         return view
-      }).pipe(Effect.uninterruptible, Effect.withSpan("ChatSessions.end", { attributes: { run_id: run.id, reason: ending.reason } }))
+      }).pipe(
+        Effect.uninterruptible,
+        Effect.withSpan("ChatSessions.end", { attributes: { run_id: run.id, reason: ending.reason } })
+      )
 
     return { endClaimed }
   })

@@ -3,10 +3,10 @@ import { Effect, Option } from "effect"
 import type { ConversationPlan } from "../../services/ConversationEngine.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
 import { RecordingCatalog } from "../../services/Recordings.ts"
-import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { Conflict, ValidationFailed } from "../../src/domain/errors.ts"
 import type { WorkflowGraph } from "../../src/graph/definition.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
+import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import type { ClaimedRun } from "./chatRunRows.ts"
 
 const GRAPH_CACHE_LIMIT = 1000
@@ -16,17 +16,23 @@ const noRecordingTexts: ReadonlyMap<string, string> = new Map()
 export const runnableGraph = (definition: unknown): Effect.Effect<WorkflowGraph, ValidationFailed> => {
   const { graph, problems } = validateDefinition(definition)
   if (graph && problems.length === 0) return Effect.succeed(graph)
-  return Effect.fail(new ValidationFailed({
-    message: "The agent's definition cannot run",
-    problems: problems.map((problem) => ({ loc: ["workflow_definition", ...problem.path], msg: problem.message, type: problem.rule }))
-  }))
+  return Effect.fail(
+    new ValidationFailed({
+      message: "The agent's definition cannot run",
+      problems: problems.map((problem) => ({
+        loc: ["workflow_definition", ...problem.path],
+        msg: problem.message,
+        type: problem.rule
+      }))
+    })
+  )
 }
 
 /**
  * Builds the engine's plan for a claimed run. Published and archived versions never change, so
  * their validated graphs are cached by definition id; a draft run carries its own snapshot.
  */
-export const makeChatPlans = Effect.gen(function* () {
+export const makeChatPlans = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const modelSettings = yield* ModelSettings
   const recordings = yield* RecordingCatalog
@@ -34,17 +40,23 @@ export const makeChatPlans = Effect.gen(function* () {
 
   const graphOf = (definition: unknown): Effect.Effect<WorkflowGraph, Conflict> => {
     const { graph } = validateDefinition(definition)
-    return graph ? Effect.succeed(graph) : Effect.fail(new Conflict({ message: "The agent version of this session can no longer run" }))
+    return graph
+      ? Effect.succeed(graph)
+      : Effect.fail(new Conflict({ message: "The agent version of this session can no longer run" }))
   }
 
   const publishedGraph = (definitionId: number | null) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const cached = definitionId === null ? undefined : graphs.get(definitionId)
       if (cached) return cached
       const rows = definitionId === null
         ? []
-        : yield* sql<{ workflow_definition: unknown }>`SELECT workflow_definition FROM workflow_definitions WHERE id = ${definitionId}`.pipe(Effect.orDie)
-      if (!rows[0]) return yield* Effect.fail(new Conflict({ message: "The agent version of this session no longer exists" }))
+        : yield* sql<
+          { workflow_definition: unknown }
+        >`SELECT workflow_definition FROM workflow_definitions WHERE id = ${definitionId}`.pipe(Effect.orDie)
+      if (!rows[0]) {
+        return yield* Effect.fail(new Conflict({ message: "The agent version of this session no longer exists" }))
+      }
       const graph = yield* graphOf(rows[0].workflow_definition)
       if (graphs.size >= GRAPH_CACHE_LIMIT) graphs.clear()
       graphs.set(definitionId!, graph)
@@ -55,7 +67,12 @@ export const makeChatPlans = Effect.gen(function* () {
     modelSettings.llmFor(organizationId).pipe(
       Effect.flatMap(Option.match({
         onNone: () =>
-          Effect.fail(new Conflict({ message: "No LLM is configured for this organization: set one with PUT /api/v1/organizations/model-configurations" })),
+          Effect.fail(
+            new Conflict({
+              message:
+                "No LLM is configured for this organization: set one with PUT /api/v1/organizations/model-configurations"
+            })
+          ),
         onSome: Effect.succeed
       }))
     )
@@ -67,9 +84,11 @@ export const makeChatPlans = Effect.gen(function* () {
   }
 
   const planFor = (run: ClaimedRun): Effect.Effect<ConversationPlan, Conflict> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { conversation } = run
-      const graph = conversation.definition !== undefined ? yield* graphOf(conversation.definition) : yield* publishedGraph(run.definition_id)
+      const graph = conversation.definition !== undefined
+        ? yield* graphOf(conversation.definition)
+        : yield* publishedGraph(run.definition_id)
       return {
         graph,
         context: conversation.context,
@@ -80,5 +99,10 @@ export const makeChatPlans = Effect.gen(function* () {
       }
     })
 
-  return { planFor, connectionFor, recordingTextsFor, cacheGraph: (definitionId: number, graph: WorkflowGraph) => graphs.set(definitionId, graph) }
+  return {
+    planFor,
+    connectionFor,
+    recordingTextsFor,
+    cacheGraph: (definitionId: number, graph: WorkflowGraph) => graphs.set(definitionId, graph)
+  }
 })

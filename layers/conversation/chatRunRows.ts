@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { SessionRef, SessionView } from "../../services/ChatSessions.ts"
 import type { ConversationState } from "../../src/conversation/conversationState.ts"
 import type { ConversationLimits } from "../../src/conversation/limits.ts"
 import type { TokenUsage, TranscriptTurn } from "../../src/conversation/transcript.ts"
-import type { SessionRef, SessionView } from "../../services/ChatSessions.ts"
 
 /** `runs.conversation` of a chat: its place in the graph plus what was fixed when it started. */
 export interface StoredConversation {
@@ -77,10 +77,11 @@ export interface SessionStatus {
 }
 
 /** A database failure here is not the caller's to handle: it becomes a defect (logged, 500). */
-const dying = <Args extends ReadonlyArray<unknown>, A, E, R>(query: (...args: Args) => Effect.Effect<A, E, R>) =>
-(...args: Args): Effect.Effect<A, never, R> => Effect.orDie(query(...args))
+const dying =
+  <Args extends ReadonlyArray<unknown>, A, E, R>(query: (...args: Args) => Effect.Effect<A, E, R>) =>
+  (...args: Args): Effect.Effect<A, never, R> => Effect.orDie(query(...args))
 
-export const makeChatRunRows = Effect.gen(function* () {
+export const makeChatRunRows = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const summaryColumns = `
@@ -94,16 +95,18 @@ export const makeChatRunRows = Effect.gen(function* () {
   const view = (organizationId: number, session: SessionRef) =>
     sql<ViewRow>`
       SELECT ${viewColumns} FROM runs
-      WHERE id = ${session.runId} AND workflow_id = ${session.workflowId} AND organization_id = ${organizationId} AND channel = 'chat'`.pipe(
-      Effect.map((rows) => (rows[0] ? toSessionView(rows[0]) : null))
-    )
+      WHERE id = ${session.runId} AND workflow_id = ${session.workflowId} AND organization_id = ${organizationId} AND channel = 'chat'`
+      .pipe(
+        Effect.map((rows) => (rows[0] ? toSessionView(rows[0]) : null))
+      )
 
   const status = (organizationId: number, session: SessionRef) =>
     sql<SessionStatus>`
       SELECT state, end_reason FROM runs
-      WHERE id = ${session.runId} AND workflow_id = ${session.workflowId} AND organization_id = ${organizationId} AND channel = 'chat'`.pipe(
-      Effect.map((rows) => rows[0] ?? null)
-    )
+      WHERE id = ${session.runId} AND workflow_id = ${session.workflowId} AND organization_id = ${organizationId} AND channel = 'chat'`
+      .pipe(
+        Effect.map((rows) => rows[0] ?? null)
+      )
 
   /** A new running session, already claimed by `token` while the opening is produced. */
   const insert = (input: {
@@ -121,7 +124,9 @@ export const makeChatRunRows = Effect.gen(function* () {
                         max_duration_seconds, busy_until, busy_token)
       VALUES (${input.organizationId}, ${input.workflowId}, ${input.definitionId}, ${input.versionNumber},
               ${"Text chat"}, 'chat', 'textchat', 'inbound', 'running', ${JSON.stringify(input.initialContext)}::jsonb,
-              ${JSON.stringify(input.conversation)}::jsonb, now(), now(), ${input.conversation.limits.idleTimeoutSeconds},
+              ${
+      JSON.stringify(input.conversation)
+    }::jsonb, now(), now(), ${input.conversation.limits.idleTimeoutSeconds},
               ${input.conversation.limits.maxDurationSeconds}, now() + ${`${LEASE_SECONDS} seconds`}::interval, ${input.token})
       RETURNING id, started_at`.pipe(Effect.map((rows) => rows[0]!))
 
@@ -195,7 +200,9 @@ export const makeChatRunRows = Effect.gen(function* () {
         busy_token = ${input.keepClaim ? sql`busy_token` : sql`NULL`}
       WHERE id = ${input.runId} AND busy_token = ${input.token}
       RETURNING ${stepColumns}`.pipe(
-      Effect.map((rows) => (rows[0] ? toSessionView({ ...rows[0], transcript: [...input.history, ...input.turns] }) : null))
+      Effect.map((
+        rows
+      ) => (rows[0] ? toSessionView({ ...rows[0], transcript: [...input.history, ...input.turns] }) : null))
     )
 
   /** Ends the run: final state, reason, gathered context and disposition; the claim is released. */
@@ -220,7 +227,9 @@ export const makeChatRunRows = Effect.gen(function* () {
         disposition = ${input.disposition},
         prompt_tokens = prompt_tokens + ${input.usage.prompt_tokens},
         completion_tokens = completion_tokens + ${input.usage.completion_tokens},
-        service_tokens = prompt_tokens + completion_tokens + ${input.usage.prompt_tokens + input.usage.completion_tokens},
+        service_tokens = prompt_tokens + completion_tokens + ${
+      input.usage.prompt_tokens + input.usage.completion_tokens
+    },
         ended_at = now(),
         duration_seconds = GREATEST(0, round(EXTRACT(EPOCH FROM now() - started_at)))::integer,
         updated_at = now(),

@@ -1,5 +1,5 @@
-import { Clock, Effect, Schedule } from "effect"
 import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Schedule } from "effect"
 import { LEASE_SECONDS } from "./chatRunRows.ts"
 
 /** A claim is renewed once it is this old: at most a third of the lease has run out. */
@@ -13,7 +13,7 @@ const CHECK_EVERY_MS = RENEW_AFTER_MS / 2
  * would be forked and interrupted for nothing on every turn.
  */
 export const makeClaimRenewals = (renew: (runId: number, token: string) => Effect.Effect<unknown, SqlError>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const held = new Map<string, { readonly runId: number; renewedAt: number }>()
 
     const renewDue = Effect.flatMap(Clock.currentTimeMillis, (now) => {

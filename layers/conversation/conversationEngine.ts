@@ -1,11 +1,21 @@
 import { Clock, Duration, Effect, Layer } from "effect"
-import { type Conclusion, ConversationEngine, type ConversationPlan, type Emit } from "../../services/ConversationEngine.ts"
+import {
+  type Conclusion,
+  ConversationEngine,
+  type ConversationPlan,
+  type Emit
+} from "../../services/ConversationEngine.ts"
 import { LlmChat } from "../../services/LlmChat.ts"
 import { LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
 import type { ConversationState, TurnOutcome } from "../../src/conversation/conversationState.ts"
 import { acceptDisposition, dispositionMessages, dispositionSchema } from "../../src/conversation/disposition.ts"
 import { type Ending, isFailure } from "../../src/conversation/endReason.ts"
-import { acceptExtracted, extractionAt, extractionMessages, extractionSchema } from "../../src/conversation/extraction.ts"
+import {
+  acceptExtracted,
+  extractionAt,
+  extractionMessages,
+  extractionSchema
+} from "../../src/conversation/extraction.ts"
 import { type ChatMessage, farewellPromptFor, messagesFor, systemPromptFor } from "../../src/conversation/prompt.ts"
 import { greetingFor } from "../../src/conversation/runContext.ts"
 import { END_CALL_TOOL, type ToolDefinition, toolsAt } from "../../src/conversation/tools.ts"
@@ -23,7 +33,7 @@ const failureEnding = (error: LlmFailed): Ending =>
 
 export const ConversationEngineLive = Layer.effect(
   ConversationEngine,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const chat = yield* LlmChat
     const generator = yield* LlmGenerator
 
@@ -37,12 +47,23 @@ export const ConversationEngineLive = Layer.effect(
     }
 
     /** One streamed model reply, bounded as a whole by the run's LLM timeout; its text is emitted as it arrives. */
-    const modelReply = (plan: ConversationPlan, messages: Array<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, emit: Emit) =>
-      chat.reply({ connection: plan.connection, messages, tools, timeoutSeconds: plan.limits.llmTimeoutSeconds }, emit).pipe(
-        Effect.map((reply) => ({ ...reply, text: reply.text.trim() }))
-      )
+    const modelReply = (
+      plan: ConversationPlan,
+      messages: Array<ChatMessage>,
+      tools: ReadonlyArray<ToolDefinition>,
+      emit: Emit
+    ) =>
+      chat.reply({ connection: plan.connection, messages, tools, timeoutSeconds: plan.limits.llmTimeoutSeconds }, emit)
+        .pipe(
+          Effect.map((reply) => ({ ...reply, text: reply.text.trim() }))
+        )
 
-    const structured = (plan: ConversationPlan, schemaName: string, jsonSchema: Record<string, unknown>, messages: Array<ChatMessage>) =>
+    const structured = (
+      plan: ConversationPlan,
+      schemaName: string,
+      jsonSchema: Record<string, unknown>,
+      messages: Array<ChatMessage>
+    ) =>
       generator.generateStructured({ connection: plan.connection, messages, schemaName, jsonSchema }).pipe(
         Effect.timeoutFail({
           duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
@@ -57,7 +78,12 @@ export const ConversationEngineLive = Layer.effect(
     const extract = (plan: ConversationPlan, node: WorkflowNode, transcript: ReadonlyArray<TranscriptTurn>) => {
       const extraction = extractionAt(node)
       if (!extraction) return Effect.succeed({ values: {}, usage: noUsage })
-      return structured(plan, "extracted_variables", extractionSchema(extraction.variables), extractionMessages(extraction.prompt, extraction.variables, transcript)).pipe(
+      return structured(
+        plan,
+        "extracted_variables",
+        extractionSchema(extraction.variables),
+        extractionMessages(extraction.prompt, extraction.variables, transcript)
+      ).pipe(
         Effect.map((reply) => ({ values: acceptExtracted(extraction.variables, reply.value), usage: reply.usage })),
         Effect.catchAll((error) =>
           Effect.logWarning("Variable extraction failed").pipe(
@@ -72,8 +98,18 @@ export const ConversationEngineLive = Layer.effect(
      * The goodbye after the model called `end_call` without a word, streamed and spoken like any
      * reply. Its failure only loses the goodbye: the conversation ends either way.
      */
-    const farewell = (plan: ConversationPlan, node: WorkflowNode, transcript: ReadonlyArray<TranscriptTurn>, emit: Emit) =>
-      modelReply(plan, messagesFor(farewellPromptFor(systemPromptFor(plan.graph, node, plan.context)), transcript), [], emit).pipe(
+    const farewell = (
+      plan: ConversationPlan,
+      node: WorkflowNode,
+      transcript: ReadonlyArray<TranscriptTurn>,
+      emit: Emit
+    ) =>
+      modelReply(
+        plan,
+        messagesFor(farewellPromptFor(systemPromptFor(plan.graph, node, plan.context)), transcript),
+        [],
+        emit
+      ).pipe(
         Effect.catchAll((error) =>
           Effect.logWarning("The goodbye after end_call failed").pipe(
             Effect.annotateLogs({ node_id: node.id, reason: error.reason }),
@@ -82,22 +118,32 @@ export const ConversationEngineLive = Layer.effect(
         )
       )
 
-    const open = Effect.fn("ConversationEngine.open")(function* (plan: ConversationPlan, emit: Emit) {
+    const open = Effect.fn("ConversationEngine.open")(function*(plan: ConversationPlan, emit: Emit) {
       const start = plan.graph.nodes.find((node) => node.type === "startCall")
       if (!start || start.type !== "startCall") throw new Error("the graph has no start node")
       const state: ConversationState = { node_id: start.id, user_turns: 0, extracted: {} }
       const greeting = greetingFor(start.data, plan.context, plan.recordingTexts)
       if (greeting !== null) {
         yield* emit(greeting)
-        return { state, turns: [{ role: "assistant", text: greeting, node_id: start.id, at: yield* now }], usage: noUsage, ending: null } satisfies TurnOutcome
+        return {
+          state,
+          turns: [{ role: "assistant", text: greeting, node_id: start.id, at: yield* now }],
+          usage: noUsage,
+          ending: null
+        } satisfies TurnOutcome
       }
-      const reply = yield* modelReply(plan, messagesFor(systemPromptFor(plan.graph, start, plan.context), []), [], emit).pipe(Effect.either)
-      if (reply._tag === "Left") return { state, turns: [], usage: noUsage, ending: failureEnding(reply.left) } satisfies TurnOutcome
-      const turns: Array<TranscriptTurn> = reply.right.text ? [{ role: "assistant", text: reply.right.text, node_id: start.id, at: yield* now }] : []
+      const reply = yield* modelReply(plan, messagesFor(systemPromptFor(plan.graph, start, plan.context), []), [], emit)
+        .pipe(Effect.either)
+      if (reply._tag === "Left") {
+        return { state, turns: [], usage: noUsage, ending: failureEnding(reply.left) } satisfies TurnOutcome
+      }
+      const turns: Array<TranscriptTurn> = reply.right.text
+        ? [{ role: "assistant", text: reply.right.text, node_id: start.id, at: yield* now }]
+        : []
       return { state, turns, usage: reply.right.usage, ending: null } satisfies TurnOutcome
     })
 
-    const respond = Effect.fn("ConversationEngine.respond")(function* (
+    const respond = Effect.fn("ConversationEngine.respond")(function*(
       plan: ConversationPlan,
       state: ConversationState,
       history: ReadonlyArray<TranscriptTurn>,
@@ -111,14 +157,21 @@ export const ConversationEngineLive = Layer.effect(
       let extracted = state.extracted
       let ending: Ending | null = null
       const say = (text: string) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now })
         })
 
       for (let hop = 0; hop <= MAX_TRANSITIONS_PER_TURN && ending === null; hop++) {
         const node = nodeById(plan, nodeId)
-        const tools = node.type === "endCall" ? { definitions: [], transitions: new Map() } : toolsAt(plan.graph, nodeId)
-        const reply = yield* modelReply(plan, messagesFor(systemPromptFor(plan.graph, node, plan.context), transcript()), tools.definitions, emit).pipe(Effect.either)
+        const tools = node.type === "endCall"
+          ? { definitions: [], transitions: new Map() }
+          : toolsAt(plan.graph, nodeId)
+        const reply = yield* modelReply(
+          plan,
+          messagesFor(systemPromptFor(plan.graph, node, plan.context), transcript()),
+          tools.definitions,
+          emit
+        ).pipe(Effect.either)
         if (reply._tag === "Left") {
           ending = failureEnding(reply.left)
           break
@@ -129,7 +182,9 @@ export const ConversationEngineLive = Layer.effect(
           ending = { reason: "end_node_reached", error: null }
           break
         }
-        const call = reply.right.toolCalls.map((toolCall) => toolCall.name).find((name) => name === END_CALL_TOOL || tools.transitions.has(name))
+        const call = reply.right.toolCalls.map((toolCall) => toolCall.name).find((name) =>
+          name === END_CALL_TOOL || tools.transitions.has(name)
+        )
         if (call === undefined) break
         const edge = tools.transitions.get(call)
         if (!edge) {
@@ -157,11 +212,13 @@ export const ConversationEngineLive = Layer.effect(
       }
 
       const next: ConversationState = { node_id: nodeId, user_turns: state.user_turns + 1, extracted }
-      if (ending === null && next.user_turns >= plan.limits.maxTurns) ending = { reason: "max_turns_reached", error: null }
+      if (ending === null && next.user_turns >= plan.limits.maxTurns) {
+        ending = { reason: "max_turns_reached", error: null }
+      }
       return { state: next, turns, usage, ending } satisfies TurnOutcome
     })
 
-    const conclude = Effect.fn("ConversationEngine.conclude")(function* (
+    const conclude = Effect.fn("ConversationEngine.conclude")(function*(
       plan: ConversationPlan,
       state: ConversationState,
       history: ReadonlyArray<TranscriptTurn>,
@@ -177,8 +234,15 @@ export const ConversationEngineLive = Layer.effect(
       }
       let answer: unknown = undefined
       if (plan.dispositionCodes.length > 0 && !isFailure(ending.reason)) {
-        const reply = yield* structured(plan, "call_disposition", dispositionSchema(plan.dispositionCodes), dispositionMessages(plan.dispositionCodes, ending.reason, history)).pipe(
-          Effect.tapError((error) => Effect.logWarning("Disposition failed").pipe(Effect.annotateLogs({ reason: error.reason }))),
+        const reply = yield* structured(
+          plan,
+          "call_disposition",
+          dispositionSchema(plan.dispositionCodes),
+          dispositionMessages(plan.dispositionCodes, ending.reason, history)
+        ).pipe(
+          Effect.tapError((error) =>
+            Effect.logWarning("Disposition failed").pipe(Effect.annotateLogs({ reason: error.reason }))
+          ),
           Effect.option
         )
         if (reply._tag === "Some") {

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { type ConversationView, Conversations } from "../../services/Conversations.ts"
+import { Conversations, type ConversationView } from "../../services/Conversations.ts"
 import { NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 
-interface ConversationRow extends Omit<ConversationView, "agent_id" | "agent_version" | "status" | "usage" | "latency"> {
+interface ConversationRow
+  extends Omit<ConversationView, "agent_id" | "agent_version" | "status" | "usage" | "latency">
+{
   readonly latency_p50_ms: number | null
   readonly latency_p90_ms: number | null
   readonly workflow_id: number
@@ -49,7 +51,7 @@ const toView = (row: ConversationRow): ConversationView => ({
 
 export const ConversationsLive = Layer.effect(
   Conversations,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // A live chat settles service_tokens when it ends (chatRunRows.ts); until then it is the running sum.
     const columns = sql.literal(`
@@ -58,21 +60,25 @@ export const ConversationsLive = Layer.effect(
       prompt_tokens, completion_tokens, GREATEST(service_tokens, prompt_tokens + completion_tokens) AS service_tokens,
       tts_characters, stt_seconds, latency_p50_ms, latency_p90_ms, created_at`)
 
-    const listForAgent = Effect.fn("Conversations.listForAgent")(function* (principal: Principal, agentId: number, page: number, pageSize: number) {
-      const [agent] = yield* sql`SELECT 1 FROM workflows WHERE id = ${agentId} AND organization_id = ${principal.organizationId}`
-      if (!agent) return yield* Effect.fail(new NotFound({ resource: "Agent", id: agentId }))
-      // Runs carry their organization, and the agent was just checked to be the caller's.
-      const [counted] = yield* sql<{ total: number }>`
+    const listForAgent = Effect.fn("Conversations.listForAgent")(
+      function*(principal: Principal, agentId: number, page: number, pageSize: number) {
+        const [agent] =
+          yield* sql`SELECT 1 FROM workflows WHERE id = ${agentId} AND organization_id = ${principal.organizationId}`
+        if (!agent) return yield* Effect.fail(new NotFound({ resource: "Agent", id: agentId }))
+        // Runs carry their organization, and the agent was just checked to be the caller's.
+        const [counted] = yield* sql<{ total: number }>`
         SELECT count(*)::integer AS total FROM runs WHERE workflow_id = ${agentId} AND organization_id = ${principal.organizationId}`
-      const rows = yield* sql<ConversationRow>`
+        const rows = yield* sql<ConversationRow>`
         SELECT ${columns} FROM runs
         WHERE workflow_id = ${agentId} AND organization_id = ${principal.organizationId}
         ORDER BY created_at DESC, id DESC
         LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`
-      return { items: rows.map(toView), total: counted?.total ?? 0 }
-    }, Effect.catchTag("SqlError", Effect.die))
+        return { items: rows.map(toView), total: counted?.total ?? 0 }
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
-    const get = Effect.fn("Conversations.get")(function* (principal: Principal, conversationId: number) {
+    const get = Effect.fn("Conversations.get")(function*(principal: Principal, conversationId: number) {
       const [row] = yield* sql<ConversationRow>`
         SELECT ${columns} FROM runs WHERE id = ${conversationId} AND organization_id = ${principal.organizationId}`
       if (!row) return yield* Effect.fail(new NotFound({ resource: "Conversation", id: conversationId }))

@@ -6,7 +6,9 @@ export class DatabaseUnreachable extends Schema.TaggedError<DatabaseUnreachable>
 }) {}
 
 const fieldOf = (cause: unknown, field: "code" | "message") =>
-  typeof cause === "object" && cause !== null && field in cause ? String((cause as Record<string, unknown>)[field]) : undefined
+  typeof cause === "object" && cause !== null && field in cause
+    ? String((cause as Record<string, unknown>)[field])
+    : undefined
 
 /** A connection tried on several addresses fails with an AggregateError whose own code may be missing. */
 const codeOf = (cause: unknown): string | undefined =>
@@ -41,7 +43,11 @@ export const describeDatabaseFailure = (cause: unknown, databaseUrl: string): st
     case "28000":
       return `${where} refused user "${user}": ${told}`
   }
-  if (/timed out|timeout exceeded/i.test(message)) return `${where} did not answer in time: check the host and port in DATABASE_URL`
-  if (/password must be a string/i.test(message)) return `${where} asks user "${user}" for a password and DATABASE_URL has none`
+  if (/timed out|timeout exceeded/i.test(message)) {
+    return `${where} did not answer in time: check the host and port in DATABASE_URL`
+  }
+  if (/password must be a string/i.test(message)) {
+    return `${where} asks user "${user}" for a password and DATABASE_URL has none`
+  }
   return `cannot connect to ${where}: ${told}`
 }

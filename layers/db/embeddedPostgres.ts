@@ -97,7 +97,7 @@ const nextReply = (worker: Worker) =>
  * is owner-only: the process's umask is set so, as PGlite creates files with whatever it allows.
  */
 export const startEmbeddedPostgres = (dir: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* Effect.sync(() => process.umask(PRIVATE_UMASK))
     yield* lockDataDir(dir)
     const socketDir = yield* socketDirectory(dir)
@@ -106,12 +106,18 @@ export const startEmbeddedPostgres = (dir: string) =>
       Effect.tryPromise({
         try: async () => {
           const worker = new Worker(new URL("./pgliteWorker.mjs", import.meta.url), {
-            workerData: { pgdata: path.join(dir, "pgdata"), socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`) }
+            workerData: {
+              pgdata: path.join(dir, "pgdata"),
+              socketPath: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`)
+            }
           })
           const reply = await nextReply(worker)
           if (!reply.started) throw new Error(reply.error)
           const running = { worker, stopping: false }
-          worker.on("error", (error) => Runtime.runSync(runtime)(Effect.logFatal("The embedded database thread failed", error)))
+          worker.on(
+            "error",
+            (error) => Runtime.runSync(runtime)(Effect.logFatal("The embedded database thread failed", error))
+          )
           worker.once("exit", (code) => {
             if (running.stopping) return
             // Nothing works without the database: exit as a crash would, for a supervisor to restart.
@@ -120,7 +126,8 @@ export const startEmbeddedPostgres = (dir: string) =>
           })
           return running
         },
-        catch: (error) => new EmbeddedPostgresFailed({ message: `The embedded database in ${dir} did not start: ${error}` })
+        catch: (error) =>
+          new EmbeddedPostgresFailed({ message: `The embedded database in ${dir} did not start: ${error}` })
       }),
       (running) =>
         Effect.promise(async () => {

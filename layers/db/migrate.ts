@@ -14,10 +14,10 @@ const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations
  * The history table is created under the lock too, because the migrator's own create-if-missing
  * races between processes.
  */
-export const migrate = Effect.gen(function* () {
+export const migrate = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return yield* sql.withTransaction(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
       yield* sql`
         CREATE TABLE IF NOT EXISTS ${sql(MIGRATIONS_TABLE)} (
@@ -33,9 +33,11 @@ export const migrate = Effect.gen(function* () {
 export const MigrationsLive = Layer.effectDiscard(
   migrate.pipe(
     Effect.tap((applied) =>
-      applied.length > 0 ? Effect.logInfo(`Applied ${applied.length} migration(s)`).pipe(
-        Effect.annotateLogs("migrations", applied.map(([id, name]) => `${id}_${name}`).join(","))
-      ) : Effect.void
+      applied.length > 0 ?
+        Effect.logInfo(`Applied ${applied.length} migration(s)`).pipe(
+          Effect.annotateLogs("migrations", applied.map(([id, name]) => `${id}_${name}`).join(","))
+        ) :
+        Effect.void
     ),
     Effect.orDie
   )

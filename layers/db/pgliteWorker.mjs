@@ -2,8 +2,8 @@
 // executes in WASM synchronously, so on the main thread each one would stall the event loop that
 // carries HTTP requests and calls, and a two-core machine would leave its second core idle.
 import { PGlite } from "@electric-sql/pglite"
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { parentPort, workerData } from "node:worker_threads"
@@ -42,4 +42,6 @@ const start = async () => {
   parentPort.postMessage({ started: true })
 }
 
-start().catch((error) => parentPort.postMessage({ error: error instanceof Error ? error.stack ?? error.message : String(error) }))
+start().catch((error) =>
+  parentPort.postMessage({ error: error instanceof Error ? error.stack ?? error.message : String(error) })
+)

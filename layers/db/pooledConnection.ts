@@ -185,7 +185,10 @@ export class PooledConnection extends pg.Client {
     this.on("error", onError)
     Promise.all([this.cancelStatement(), this.idle()]).then(([confirmed]) => {
       this.off("error", onError)
-      release(broken ?? (confirmed ? this.leftInTransaction() : new Error("The cancel of an abandoned statement was not confirmed")))
+      release(
+        broken ??
+          (confirmed ? this.leftInTransaction() : new Error("The cancel of an abandoned statement was not confirmed"))
+      )
     })
   }
 

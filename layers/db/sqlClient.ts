@@ -15,7 +15,9 @@ const INT8_OID = 20
 /** Ids and counters are bigint columns; every value we store fits a JS number exactly. */
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
+    oid === INT8_OID
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 }
 
 /**
@@ -37,7 +39,7 @@ const clientOf = (pool: pg.Pool, embedded: boolean) =>
  * connection only, and the connection returns to the pool once idle.
  */
 export const SqlClientLive = Layer.unwrapScoped(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl)) {
       const url = Redacted.value(config.databaseUrl.value)
@@ -64,7 +66,8 @@ export const SqlClientLive = Layer.unwrapScoped(
       }).pipe(
         Effect.timeoutFail({
           duration: Duration.millis(CONNECT_TIMEOUT_MS),
-          onTimeout: () => new DatabaseUnreachable({ message: describeDatabaseFailure(new Error("Connection timed out"), url) })
+          onTimeout: () =>
+            new DatabaseUnreachable({ message: describeDatabaseFailure(new Error("Connection timed out"), url) })
         })
       )
       return clientOf(pool, false)

@@ -1,13 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer } from "effect"
+import { ApiKeys, type ApiKeyView } from "../../services/ApiKeys.ts"
+import { ApiKeyVerifications } from "../../services/ApiKeyVerifications.ts"
+import { SecretBox, type SecretBoxShape } from "../../services/SecretBox.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { keyManagementRefusal, reactivationRefusal, type Role, seesEveryKey } from "../../src/domain/roles.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
 import { apiKeyDisplayPrefix, newApiKey } from "../../src/identity/tokens.ts"
-import { ApiKeys, type ApiKeyView } from "../../services/ApiKeys.ts"
-import { ApiKeyVerifications } from "../../services/ApiKeyVerifications.ts"
-import { SecretBox, type SecretBoxShape } from "../../services/SecretBox.ts"
 
 /** How long a verified key is trusted without a lookup: the bound on a revocation made elsewhere. */
 const VERIFICATION_TTL_MS = 1000
@@ -85,12 +85,12 @@ const toView = (row: ApiKeyRow): ApiKeyView => ({
 
 /** The key management service and, sharing its knowledge of revocations, the verification cache. */
 export const ApiKeysLive = Layer.effectContext(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const verifications = makeApiKeyVerifications(secrets)
 
-    const create = Effect.fn("ApiKeys.create")(function* (
+    const create = Effect.fn("ApiKeys.create")(function*(
       principal: Principal,
       input: { readonly name: string; readonly scopes?: ReadonlyArray<Scope> | undefined }
     ) {
@@ -112,23 +112,28 @@ export const ApiKeysLive = Layer.effectContext(
       }
     }, Effect.orDie)
 
-    const list = Effect.fn("ApiKeys.list")(function* (principal: Principal, options: { readonly includeArchived: boolean }) {
-      const everyKey = seesEveryKey(principal)
-      const rows = yield* sql<ApiKeyRow>`
+    const list = Effect.fn("ApiKeys.list")(
+      function*(principal: Principal, options: { readonly includeArchived: boolean }) {
+        const everyKey = seesEveryKey(principal)
+        const rows = yield* sql<ApiKeyRow>`
         SELECT ${sql.literal(keyColumns)} FROM api_keys
         WHERE organization_id = ${principal.organizationId} AND (${everyKey} OR created_by = ${principal.userId})
           AND (${options.includeArchived} OR revoked_at IS NULL)
         ORDER BY id`
-      return rows.map(toView)
-    }, Effect.orDie)
+        return rows.map(toView)
+      },
+      Effect.orDie
+    )
 
     /**
      * Decides and stores a revocation or reactivation under the key's row lock, so a reactivation
      * sees a revocation made at the same moment and who made it.
      */
     const setRevoked = (principal: Principal, id: number, revoked: boolean) =>
-      sql.withTransaction(Effect.gen(function* () {
-        const [key] = yield* sql<{ created_by: number; revoked_by: number | null; creator_role: Role | null; revoker_role: Role | null }>`
+      sql.withTransaction(Effect.gen(function*() {
+        const [key] = yield* sql<
+          { created_by: number; revoked_by: number | null; creator_role: Role | null; revoker_role: Role | null }
+        >`
           SELECT k.created_by, k.revoked_by, creator.role AS creator_role, revoker.role AS revoker_role
           FROM api_keys k
           LEFT JOIN memberships creator ON creator.user_id = k.created_by AND creator.organization_id = k.organization_id

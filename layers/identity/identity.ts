@@ -2,6 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Console, Effect, Layer, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
 import * as os from "node:os"
+import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
+import { PasswordHashing } from "../../services/PasswordHashing.ts"
+import { SecretBox } from "../../services/SecretBox.ts"
 import { AppConfig } from "../../src/config.ts"
 import { Forbidden, TooManyRequests, Unauthenticated } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
@@ -15,9 +18,6 @@ import {
   newSessionToken,
   passwordHashingConcurrency
 } from "../../src/identity/mod.ts"
-import { Identity, type NewUser, type UserView } from "../../services/Identity.ts"
-import { PasswordHashing } from "../../services/PasswordHashing.ts"
-import { SecretBox } from "../../services/SecretBox.ts"
 import { makeBoundedGate } from "./boundedGate.ts"
 import { admitLoginAttempt, clearLoginAttempts } from "./loginAttempts.ts"
 import { insertUserRows, prepareNewUser } from "./userRows.ts"
@@ -41,7 +41,7 @@ interface UserRow {
 
 export const IdentityLive = Layer.effect(
   Identity,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const config = yield* AppConfig
@@ -57,12 +57,13 @@ export const IdentityLive = Layer.effect(
 
     const primaryOrganization = (userId: number) =>
       sql<{ organization_id: number }>`
-        SELECT organization_id FROM memberships WHERE user_id = ${userId} ORDER BY created_at, organization_id LIMIT 1`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.organization_id))
-      )
+        SELECT organization_id FROM memberships WHERE user_id = ${userId} ORDER BY created_at, organization_id LIMIT 1`
+        .pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]?.organization_id))
+        )
 
     const openSession = (user: UserRow | { id: number; email: string; name: string }, organizationId: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const token = newSessionToken()
         const now = yield* Clock.currentTimeMillis
         const expiresAt = new Date(now + config.sessionTtlHours * 3_600_000)
@@ -73,45 +74,56 @@ export const IdentityLive = Layer.effect(
       })
 
     const loginSlots = yield* makeBoundedGate(LOGIN_CONCURRENCY, MAX_LOGINS_WAITING)
-    const loginsBusy = new TooManyRequests({ message: "Too many logins are in progress; try again in a moment", retryAfterSeconds: 1 })
-
-    const attemptLogin = (email: string, password: string) => Effect.gen(function* () {
-      const emailKey = normalizeEmail(email)
-      const admission = yield* admitLoginAttempt(sql, emailKey, new Date(yield* Clock.currentTimeMillis), defaultThrottlePolicy)
-      if (!admission.admitted) {
-        return yield* new TooManyRequests({
-          message: `Too many failed logins for this account; try again in ${admission.retryAfterSeconds} seconds`,
-          retryAfterSeconds: admission.retryAfterSeconds
-        })
-      }
-      const rows = yield* sql<UserRow>`SELECT id, email, name, password_hash FROM users WHERE lower(email) = ${emailKey}`
-      const user = rows[0]
-      const valid = yield* hashing.verify(user?.password_hash ?? DECOY_HASH, password)
-      const organizationId = user && valid ? yield* primaryOrganization(user.id) : Option.none()
-      if (!user || !valid || Option.isNone(organizationId)) {
-        return yield* new Unauthenticated({ message: "Incorrect email or password" })
-      }
-      yield* clearLoginAttempts(sql, emailKey)
-      return yield* openSession(user, organizationId.value)
+    const loginsBusy = new TooManyRequests({
+      message: "Too many logins are in progress; try again in a moment",
+      retryAfterSeconds: 1
     })
+
+    const attemptLogin = (email: string, password: string) =>
+      Effect.gen(function*() {
+        const emailKey = normalizeEmail(email)
+        const admission = yield* admitLoginAttempt(
+          sql,
+          emailKey,
+          new Date(yield* Clock.currentTimeMillis),
+          defaultThrottlePolicy
+        )
+        if (!admission.admitted) {
+          return yield* new TooManyRequests({
+            message: `Too many failed logins for this account; try again in ${admission.retryAfterSeconds} seconds`,
+            retryAfterSeconds: admission.retryAfterSeconds
+          })
+        }
+        const rows = yield* sql<
+          UserRow
+        >`SELECT id, email, name, password_hash FROM users WHERE lower(email) = ${emailKey}`
+        const user = rows[0]
+        const valid = yield* hashing.verify(user?.password_hash ?? DECOY_HASH, password)
+        const organizationId = user && valid ? yield* primaryOrganization(user.id) : Option.none()
+        if (!user || !valid || Option.isNone(organizationId)) {
+          return yield* new Unauthenticated({ message: "Incorrect email or password" })
+        }
+        yield* clearLoginAttempts(sql, emailKey)
+        return yield* openSession(user, organizationId.value)
+      })
 
     /**
      * A few logins at a time, each through its statements and its password check: a burst waits
      * here, in memory, instead of in front of the database, where it would hold up every other
      * request (the embedded database has one connection).
      */
-    const login = Effect.fn("Identity.login")(function* (email: string, password: string) {
+    const login = Effect.fn("Identity.login")(function*(email: string, password: string) {
       return yield* loginSlots(attemptLogin(email, password), loginsBusy)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const logout = Effect.fn("Identity.logout")(function* (principal: Principal) {
+    const logout = Effect.fn("Identity.logout")(function*(principal: Principal) {
       if (principal.sessionId !== null) {
         yield* sql`UPDATE sessions SET revoked_at = now() WHERE id = ${principal.sessionId} AND revoked_at IS NULL`
       }
     }, Effect.catchTag("SqlError", Effect.die))
 
     const insertUser = (user: NewUser) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const prepared = yield* prepareNewUser(sql, hashing, user.email, user.password)
         return yield* sql.withTransaction(insertUserRows(sql, {
           ...prepared,
@@ -121,11 +133,11 @@ export const IdentityLive = Layer.effect(
         }))
       })
 
-    const createUser = Effect.fn("Identity.createUser")(function* (user: NewUser) {
+    const createUser = Effect.fn("Identity.createUser")(function*(user: NewUser) {
       return yield* insertUser(user)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const signup = Effect.fn("Identity.signup")(function* (user: NewUser) {
+    const signup = Effect.fn("Identity.signup")(function*(user: NewUser) {
       if (!config.signupOpen) {
         return yield* new Forbidden({ message: "Signup is closed on this server; ask an administrator for an account" })
       }
@@ -136,7 +148,7 @@ export const IdentityLive = Layer.effect(
       return yield* openSession(created, created.organization_id)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const me = Effect.fn("Identity.me")(function* (principal: Principal) {
+    const me = Effect.fn("Identity.me")(function*(principal: Principal) {
       const rows = yield* sql<{ id: number; email: string; name: string }>`
         SELECT id, email, name FROM users WHERE id = ${principal.userId}`
       const user = rows[0]
@@ -152,7 +164,7 @@ export const IdentityLive = Layer.effect(
     }
 
     const authenticateApiKey = (key: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rows = yield* sql<{
           id: number
           organization_id: number
@@ -170,7 +182,9 @@ export const IdentityLive = Layer.effect(
           return yield* new Unauthenticated({ message: "Invalid or revoked API key" })
         }
         if (row.role === null) {
-          return yield* new Forbidden({ message: "The user who created this API key is no longer a member of its organization" })
+          return yield* new Forbidden({
+            message: "The user who created this API key is no longer a member of its organization"
+          })
         }
         yield* touchApiKey(row.id, yield* Clock.currentTimeMillis)
         const principal: Principal = {
@@ -186,7 +200,7 @@ export const IdentityLive = Layer.effect(
       })
 
     const authenticateSession = (token: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const rows = yield* sql<{ id: number; user_id: number; organization_id: number; role: Role }>`
           SELECT s.id, s.user_id, s.organization_id, m.role
           FROM sessions s
@@ -208,7 +222,7 @@ export const IdentityLive = Layer.effect(
         return principal
       })
 
-    const authenticate = Effect.fn("Identity.authenticate")(function* (
+    const authenticate = Effect.fn("Identity.authenticate")(function*(
       credential: string,
       accepts: "sessionOrKey" | "keyOnly"
     ) {
@@ -230,9 +244,11 @@ export const IdentityLive = Layer.effect(
       return yield* new Unauthenticated({ message: "Invalid credentials" })
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const bootstrapAdmin = sql.withTransaction(Effect.gen(function* () {
+    const bootstrapAdmin = sql.withTransaction(Effect.gen(function*() {
       yield* sql`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`
-      const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM users`) as [{ count: number }]
+      const [{ count }] = (yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM users`) as [
+        { count: number }
+      ]
       if (count > 0) return
       const email = Option.getOrElse(config.adminEmail, () => "admin@talkgraph.local")
       const generated = Option.isNone(config.adminPassword)

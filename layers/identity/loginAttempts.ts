@@ -31,7 +31,9 @@ export const admitLoginAttempt = (sql: SqlClient.SqlClient, emailKey: string, no
     SELECT EXISTS (SELECT 1 FROM counted) AS admitted,
            (SELECT locked_until FROM login_attempts WHERE email_key = ${emailKey}) AS locked_until`.pipe(
     Effect.map(([row]): Admission =>
-      row!.admitted ? { admitted: true } : { admitted: false, retryAfterSeconds: retryAfterSeconds(row!.locked_until, now) }
+      row!.admitted
+        ? { admitted: true }
+        : { admitted: false, retryAfterSeconds: retryAfterSeconds(row!.locked_until, now) }
     )
   )
 }

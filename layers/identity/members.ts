@@ -1,5 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
+import { ApiKeyVerifications } from "../../services/ApiKeyVerifications.ts"
+import { Members, type MemberView, type NewMember } from "../../services/Members.ts"
+import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { Conflict, Forbidden, NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import {
@@ -10,19 +13,18 @@ import {
   type Role,
   roleChangeRefusal
 } from "../../src/domain/roles.ts"
-import { ApiKeyVerifications } from "../../services/ApiKeyVerifications.ts"
-import { type MemberView, Members, type NewMember } from "../../services/Members.ts"
-import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { insertUserRows, prepareNewUser } from "./userRows.ts"
 
 const refused = (refusal: Refusal) =>
-  refusal.kind === "forbidden" ? new Forbidden({ message: refusal.message }) : new Conflict({ message: refusal.message })
+  refusal.kind === "forbidden"
+    ? new Forbidden({ message: refusal.message })
+    : new Conflict({ message: refusal.message })
 
 const refuseIf = (refusal: Refusal | undefined) => (refusal ? Effect.fail(refused(refusal)) : Effect.void)
 
 export const MembersLive = Layer.effect(
   Members,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const hashing = yield* PasswordHashing
     const verifications = yield* ApiKeyVerifications
@@ -41,7 +43,7 @@ export const MembersLive = Layer.effect(
      * that reference the organization free to go on.)
      */
     const lockedActor = (principal: Principal) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* sql`SELECT 1 FROM organizations WHERE id = ${principal.organizationId} FOR NO KEY UPDATE`
         const [row] = yield* sql<{ role: Role }>`
           SELECT role FROM memberships WHERE organization_id = ${principal.organizationId} AND user_id = ${principal.userId}`
@@ -58,22 +60,22 @@ export const MembersLive = Layer.effect(
       )
 
     const lockedTarget = (principal: Principal, userId: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const actor = yield* lockedActor(principal)
         const [target] = yield* memberRows(principal.organizationId, userId)
         if (!target) return yield* new NotFound({ resource: "Member", id: userId })
         return { actor, target, owners: yield* ownerCount(principal.organizationId) }
       })
 
-    const list = Effect.fn("Members.list")(function* (principal: Principal) {
+    const list = Effect.fn("Members.list")(function*(principal: Principal) {
       return yield* memberRows(principal.organizationId, null)
     }, Effect.orDie)
 
-    const add = Effect.fn("Members.add")(function* (principal: Principal, member: NewMember) {
+    const add = Effect.fn("Members.add")(function*(principal: Principal, member: NewMember) {
       // Refused before the costly hash when the caller's role already says no; decided again below.
       yield* refuseIf(addMemberRefusal(principal, member.role))
       const prepared = yield* prepareNewUser(sql, hashing, member.email, member.password)
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         const actor = yield* lockedActor(principal)
         yield* refuseIf(addMemberRefusal(actor, member.role))
         const user = yield* insertUserRows(sql, {
@@ -87,8 +89,8 @@ export const MembersLive = Layer.effect(
       }))
     }, Effect.catchTags({ SqlError: Effect.die, NotFound: Effect.die }))
 
-    const changeRole = Effect.fn("Members.changeRole")(function* (principal: Principal, userId: number, role: Role) {
-      const view = yield* sql.withTransaction(Effect.gen(function* () {
+    const changeRole = Effect.fn("Members.changeRole")(function*(principal: Principal, userId: number, role: Role) {
+      const view = yield* sql.withTransaction(Effect.gen(function*() {
         const { actor, target, owners } = yield* lockedTarget(principal, userId)
         yield* refuseIf(roleChangeRefusal(actor, { userId, role: target.role }, role, owners))
         yield* sql`
@@ -100,8 +102,8 @@ export const MembersLive = Layer.effect(
       return view
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const remove = Effect.fn("Members.remove")(function* (principal: Principal, userId: number) {
-      yield* sql.withTransaction(Effect.gen(function* () {
+    const remove = Effect.fn("Members.remove")(function*(principal: Principal, userId: number) {
+      yield* sql.withTransaction(Effect.gen(function*() {
         const { actor, target, owners } = yield* lockedTarget(principal, userId)
         yield* refuseIf(removalRefusal(actor, { userId, role: target.role }, owners))
         const organizationId = principal.organizationId

@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect"
 import * as os from "node:os"
+import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { TooManyRequests } from "../../src/domain/errors.ts"
 import { hashPassword, passwordHashingConcurrency, verifyPassword } from "../../src/identity/passwords.ts"
-import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { makeBoundedGate } from "./boundedGate.ts"
 
 /** At ~10 ms a hash and one at a time, the last of these waits about 2.5 s. */
@@ -18,7 +18,7 @@ export const makePasswordHashing = (
   argon2: Argon2 = { hash: hashPassword, verify: verifyPassword },
   maxWaiting = MAX_WAITING
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const gate = yield* makeBoundedGate(permits, maxWaiting)
     const busy = new TooManyRequests({
       message: "Too many passwords are being checked right now; try again in a moment",
@@ -33,4 +33,7 @@ export const makePasswordHashing = (
     })
   })
 
-export const PasswordHashingLive = Layer.effect(PasswordHashing, makePasswordHashing(passwordHashingConcurrency(os.availableParallelism())))
+export const PasswordHashingLive = Layer.effect(
+  PasswordHashing,
+  makePasswordHashing(passwordHashingConcurrency(os.availableParallelism()))
+)

@@ -1,10 +1,10 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { UserView } from "../../services/Identity.ts"
+import type { PasswordHashingShape } from "../../services/PasswordHashing.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Role } from "../../src/domain/roles.ts"
 import { emailProblem, passwordProblem } from "../../src/identity/credentials.ts"
-import type { UserView } from "../../services/Identity.ts"
-import type { PasswordHashingShape } from "../../services/PasswordHashing.ts"
 
 /** The shared rule for a new account's email and password, as a 422 naming each bad field. */
 export const checkNewCredentials = (email: string, password: string) => {
@@ -23,8 +23,13 @@ export const checkNewCredentials = (email: string, password: string) => {
  * Everything before storing a new user, outside any transaction: the shared rule, a cheap refusal
  * of a taken email (the unique index has the last word), and the costly hash.
  */
-export const prepareNewUser = (sql: SqlClient.SqlClient, hashing: PasswordHashingShape, email: string, password: string) =>
-  Effect.gen(function* () {
+export const prepareNewUser = (
+  sql: SqlClient.SqlClient,
+  hashing: PasswordHashingShape,
+  email: string,
+  password: string
+) =>
+  Effect.gen(function*() {
     const trimmed = email.trim()
     yield* checkNewCredentials(trimmed, password)
     const taken = yield* sql`SELECT 1 FROM users WHERE lower(email) = ${trimmed.toLowerCase()}`
@@ -47,7 +52,7 @@ export interface UserRowsInput {
  * Two signups for one email at once: the unique index decides, and the later one gets 409.
  */
 export const insertUserRows = (sql: SqlClient.SqlClient, input: UserRowsInput) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (input.organizationId !== undefined) {
       const known = yield* sql`SELECT 1 FROM organizations WHERE id = ${input.organizationId}`
       if (known.length === 0) return yield* new NotFound({ resource: "Organization", id: input.organizationId })

@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import type * as http from "node:http"
 import { StringDecoder } from "node:string_decoder"
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions"
-import { endpointUnder } from "../../src/outbound/baseUrls.ts"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
+import { endpointUnder } from "../../src/outbound/baseUrls.ts"
 import { readReply, REPLY_LIMITS } from "../outbound/replyBody.ts"
 import { EventStreamDecoder, type ServerSentEvent } from "./eventStreamDecoder.ts"
 import { brokenReply, type ProviderReplyFailed, refusedRequest } from "./providerFailure.ts"
@@ -44,7 +44,10 @@ export class ChatCompletionChunks {
   private readonly ready: Array<ChatCompletionChunk> = []
   private done = false
   private failure: ProviderReplyFailed | undefined
-  private waiting: { readonly resolve: (chunk: ChatCompletionChunk | undefined) => void; readonly reject: (error: unknown) => void } | undefined
+  private waiting: {
+    readonly resolve: (chunk: ChatCompletionChunk | undefined) => void
+    readonly reject: (error: unknown) => void
+  } | undefined
 
   next(): Promise<ChatCompletionChunk | undefined> {
     if (this.ready.length > 0) return Promise.resolve(this.ready.shift())
@@ -76,7 +79,9 @@ export class ChatCompletionChunks {
     } catch {
       return this.fail(brokenReply(`an answer that is neither an event stream nor JSON: ${text.slice(0, 200)}`))
     }
-    if (!answer || answer.error || !Array.isArray(answer.choices)) return this.fail(refusedRequest(null, text.slice(0, REPLY_LIMITS.refusalText)))
+    if (!answer || answer.error || !Array.isArray(answer.choices)) {
+      return this.fail(refusedRequest(null, text.slice(0, REPLY_LIMITS.refusalText)))
+    }
     this.deliver(asOneChunk(answer))
     this.end()
   }
@@ -114,7 +119,7 @@ export class ChatCompletionChunks {
  * server CPU time (bench/chatTurnOverhead.ts). The wire format is the client's own types
  * (`ChatCompletionChunk`).
  */
-export const makeChatCompletionsStreams = Effect.gen(function* () {
+export const makeChatCompletionsStreams = Effect.gen(function*() {
   const outbound = yield* OutboundHttp
 
   const read = (response: http.IncomingMessage, chunks: ChatCompletionChunks) => {

@@ -49,7 +49,9 @@ export class EventStreamDecoder {
       start = next
     }
     this.rest = buffer.slice(start)
-    if (this.rest.length + this.dataLength > this.eventLimit) throw new EventTooLarge(`an event exceeded ${this.eventLimit} characters`)
+    if (this.rest.length + this.dataLength > this.eventLimit) {
+      throw new EventTooLarge(`an event exceeded ${this.eventLimit} characters`)
+    }
     return events
   }
 
@@ -78,7 +80,6 @@ export class EventStreamDecoder {
       this.data.push(value)
       this.dataLength += value.length
       if (this.dataLength > this.eventLimit) throw new EventTooLarge(`an event exceeded ${this.eventLimit} characters`)
-    }
-    else if (field === "event") this.event = value
+    } else if (field === "event") this.event = value
   }
 }

@@ -1,10 +1,5 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Layer, Option, Redacted } from "effect"
-import { ValidationFailed } from "../../src/domain/errors.ts"
-import type { Principal } from "../../src/domain/principal.ts"
-import { keyHint, maskedKey } from "../../src/domain/secretMask.ts"
-import { carryCredential, comparableUrl } from "../../src/domain/storedCredentials.ts"
-import { speechSettingProblems } from "../../src/voice/speechProviders.ts"
 import type { LlmConnection } from "../../services/LlmGenerator.ts"
 import {
   type ModelSectionInput,
@@ -15,6 +10,11 @@ import {
 } from "../../services/ModelSettings.ts"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
+import { ValidationFailed } from "../../src/domain/errors.ts"
+import type { Principal } from "../../src/domain/principal.ts"
+import { keyHint, maskedKey } from "../../src/domain/secretMask.ts"
+import { carryCredential, comparableUrl } from "../../src/domain/storedCredentials.ts"
+import { speechSettingProblems } from "../../src/voice/speechProviders.ts"
 
 /** A section as stored: the key sealed by SecretBox plus its last characters for the mask. */
 interface StoredSection {
@@ -66,11 +66,14 @@ const viewOf = (row: SettingsRow | undefined): ModelSettingsView => ({
 
 export const ModelSettingsLive = Layer.effect(
   ModelSettings,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const outbound = yield* OutboundHttp
-    const recentLlms = new Map<number, { readonly connection: Option.Option<LlmConnection>; readonly expiresAt: number }>()
+    const recentLlms = new Map<
+      number,
+      { readonly connection: Option.Option<LlmConnection>; readonly expiresAt: number }
+    >()
     // Bumped by every stored change: a read that began before it must not keep what it read.
     let changes = 0
 
@@ -87,9 +90,10 @@ export const ModelSettingsLive = Layer.effect(
 
     const load = (organizationId: number) =>
       sql<SettingsRow>`
-        SELECT llm, stt, tts, updated_at FROM organization_model_settings WHERE organization_id = ${organizationId}`.pipe(
-        Effect.map((rows) => rows[0])
-      )
+        SELECT llm, stt, tts, updated_at FROM organization_model_settings WHERE organization_id = ${organizationId}`
+        .pipe(
+          Effect.map((rows) => rows[0])
+        )
 
     /** A section's key follows the one rule for stored credentials: never to a changed provider or base_url. */
     const merge = (kind: Kind, input: ModelSectionInput, stored: StoredSection | null) => {
@@ -112,8 +116,16 @@ export const ModelSettingsLive = Layer.effect(
         provider: input.provider,
         model: input.model ?? null,
         base_url: baseUrl,
-        api_key_sealed: carried._tag === "Replaced" ? secrets.encrypt(carried.value) : carried._tag === "Kept" ? carried.stored.api_key_sealed : null,
-        api_key_hint: carried._tag === "Replaced" ? keyHint(carried.value) : carried._tag === "Kept" ? carried.stored.api_key_hint : "",
+        api_key_sealed: carried._tag === "Replaced"
+          ? secrets.encrypt(carried.value)
+          : carried._tag === "Kept"
+          ? carried.stored.api_key_sealed
+          : null,
+        api_key_hint: carried._tag === "Replaced"
+          ? keyHint(carried.value)
+          : carried._tag === "Kept"
+          ? carried.stored.api_key_hint
+          : "",
         voice: input.voice ?? null,
         language: input.language ?? null
       }
@@ -126,12 +138,20 @@ export const ModelSettingsLive = Layer.effect(
         )
       }
       if (kind !== "llm") {
-        const problems = speechSettingProblems(kind, { provider: section.provider, base_url: section.base_url, hasKey: section.api_key_sealed !== null })
+        const problems = speechSettingProblems(kind, {
+          provider: section.provider,
+          base_url: section.base_url,
+          hasKey: section.api_key_sealed !== null
+        })
         if (problems.length > 0) {
           return Either.left(
             new ValidationFailed({
               message: problems.map((problem) => problem.message).join("; "),
-              problems: problems.map((problem) => ({ loc: ["body", kind, problem.field], msg: problem.message, type: "value_error" }))
+              problems: problems.map((problem) => ({
+                loc: ["body", kind, problem.field],
+                msg: problem.message,
+                type: "value_error"
+              }))
             })
           )
         }
@@ -139,7 +159,7 @@ export const ModelSettingsLive = Layer.effect(
       return Either.right(section)
     }
 
-    const get = Effect.fn("ModelSettings.get")(function* (principal: Principal) {
+    const get = Effect.fn("ModelSettings.get")(function*(principal: Principal) {
       return viewOf(yield* load(principal.organizationId))
     }, Effect.orDie)
 
@@ -148,15 +168,20 @@ export const ModelSettingsLive = Layer.effect(
       Effect.forEach(KINDS, (kind) => {
         const baseUrl = input[kind]?.base_url
         if (baseUrl === undefined || baseUrl === null) return Effect.succeed([])
-        return Effect.map(outbound.refusal("model", baseUrl), Option.match({
-          onNone: () => [],
-          onSome: (reason) => [{ loc: ["body", kind, "base_url"], msg: `base_url refused: ${reason}`, type: "value_error" }]
-        }))
+        return Effect.map(
+          outbound.refusal("model", baseUrl),
+          Option.match({
+            onNone: () => [],
+            onSome: (
+              reason
+            ) => [{ loc: ["body", kind, "base_url"], msg: `base_url refused: ${reason}`, type: "value_error" }]
+          })
+        )
       }).pipe(Effect.map((problems) => problems.flat()))
 
-    const put = Effect.fn("ModelSettings.put")(function* (principal: Principal, input: ModelSettingsInput) {
+    const put = Effect.fn("ModelSettings.put")(function*(principal: Principal, input: ModelSettingsInput) {
       const refusedAddresses = yield* addressProblems(input)
-      return yield* sql.withTransaction(Effect.gen(function* () {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         yield* sql`
           INSERT INTO organization_model_settings (organization_id) VALUES (${principal.organizationId})
           ON CONFLICT (organization_id) DO NOTHING`
@@ -194,7 +219,7 @@ export const ModelSettingsLive = Layer.effect(
         : secrets.decrypt(section.api_key_sealed).pipe(Effect.orDie)
 
     const loadLlm = (organizationId: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const section = (yield* load(organizationId))?.llm
         if (!section || section.model === null) return Option.none<LlmConnection>()
         const key = yield* unseal(section)
@@ -207,7 +232,7 @@ export const ModelSettingsLive = Layer.effect(
       })
 
     /** Reused for LLM_REUSE_MS; a change stored through this process is seen at once. */
-    const llmFor = Effect.fn("ModelSettings.llmFor")(function* (organizationId: number) {
+    const llmFor = Effect.fn("ModelSettings.llmFor")(function*(organizationId: number) {
       const now = yield* Clock.currentTimeMillis
       const recent = recentLlms.get(organizationId)
       if (recent && recent.expiresAt > now) return recent.connection
@@ -217,7 +242,7 @@ export const ModelSettingsLive = Layer.effect(
       return connection
     }, Effect.orDie)
 
-    const speechFor = Effect.fn("ModelSettings.speechFor")(function* (organizationId: number, kind: "stt" | "tts") {
+    const speechFor = Effect.fn("ModelSettings.speechFor")(function*(organizationId: number, kind: "stt" | "tts") {
       const section = (yield* load(organizationId))?.[kind]
       if (!section) return Option.none()
       return Option.some({

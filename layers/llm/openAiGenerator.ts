@@ -1,8 +1,8 @@
 import { Duration, Effect, Layer, Redacted } from "effect"
 import type { ChatCompletion } from "openai/resources/chat/completions"
-import { endpointUnder } from "../../src/outbound/baseUrls.ts"
 import { type LlmConnection, LlmGenerator, type StructuredRequest } from "../../services/LlmGenerator.ts"
 import { OutboundHttp, type OutboundHttpShape } from "../../services/OutboundHttp.ts"
+import { endpointUnder } from "../../src/outbound/baseUrls.ts"
 import { readReply, REPLY_LIMITS } from "../outbound/replyBody.ts"
 import { llmTimeoutSeconds } from "./llmTimeout.ts"
 import { OPENAI_API } from "./openaiApi.ts"
@@ -19,7 +19,12 @@ const parseJson = (text: string): unknown => {
 }
 
 /** `POST {base}/chat/completions` unstreamed, answered whole as JSON (read within REPLY_LIMITS). */
-const complete = async (outbound: OutboundHttpShape, connection: LlmConnection, body: unknown, signal: AbortSignal): Promise<ChatCompletion> => {
+const complete = async (
+  outbound: OutboundHttpShape,
+  connection: LlmConnection,
+  body: unknown,
+  signal: AbortSignal
+): Promise<ChatCompletion> => {
   const base = connection.baseUrl ?? OPENAI_API
   const url = endpointUnder(base, "/chat/completions")
   if (url === null) throw brokenReply(`the base URL ${base} has a query string, a fragment or credentials`)
@@ -49,7 +54,9 @@ const complete = async (outbound: OutboundHttpShape, connection: LlmConnection, 
   } catch {
     throw brokenReply(`an answer that is not JSON: ${text.slice(0, 200)}`)
   }
-  if (!answer || answer.error || !Array.isArray(answer.choices)) throw refusedRequest(null, text.slice(0, REPLY_LIMITS.refusalText))
+  if (!answer || answer.error || !Array.isArray(answer.choices)) {
+    throw refusedRequest(null, text.slice(0, REPLY_LIMITS.refusalText))
+  }
   return answer
 }
 
@@ -60,17 +67,23 @@ const complete = async (outbound: OutboundHttpShape, connection: LlmConnection, 
  */
 export const LlmGeneratorLive = Layer.effect(
   LlmGenerator,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const timeoutSeconds = yield* llmTimeoutSeconds
     const outbound = yield* OutboundHttp
 
-    const generateStructured = Effect.fn("LlmGenerator.generateStructured")(function* (request: StructuredRequest) {
+    const generateStructured = Effect.fn("LlmGenerator.generateStructured")(function*(request: StructuredRequest) {
       const { connection } = request
-      yield* Effect.annotateCurrentSpan({ "llm.model": connection.model, "llm.base_url": connection.baseUrl ?? OPENAI_API })
+      yield* Effect.annotateCurrentSpan({
+        "llm.model": connection.model,
+        "llm.base_url": connection.baseUrl ?? OPENAI_API
+      })
       const body = {
         model: connection.model,
         messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
-        response_format: { type: "json_schema", json_schema: { name: request.schemaName, strict: true, schema: request.jsonSchema } }
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: request.schemaName, strict: true, schema: request.jsonSchema }
+        }
       }
       const completion = yield* Effect.tryPromise({
         try: (signal) => complete(outbound, connection, body, signal),

@@ -60,11 +60,14 @@ const requestBody = (request: ChatRequest) => ({
  */
 export const LlmChatLive = Layer.scoped(
   LlmChat,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const defaultTimeoutSeconds = yield* llmTimeoutSeconds
     const streams = yield* makeChatCompletionsStreams
 
-    const reply = (request: ChatRequest, onText: (text: string) => Effect.Effect<void>): Effect.Effect<ModelReply, LlmFailed> =>
+    const reply = (
+      request: ChatRequest,
+      onText: (text: string) => Effect.Effect<void>
+    ): Effect.Effect<ModelReply, LlmFailed> =>
       Effect.suspend(() => {
         const timeoutSeconds = request.timeoutSeconds ?? defaultTimeoutSeconds
         const controller = new AbortController()
@@ -83,7 +86,7 @@ export const LlmChatLive = Layer.scoped(
           signal: controller.signal
         })
 
-        const read = Effect.gen(function* () {
+        const read = Effect.gen(function*() {
           const toolCalls: PartialToolCalls = new Map()
           let text = ""
           let usage = noUsage
@@ -104,7 +107,9 @@ export const LlmChatLive = Layer.scoped(
         return read.pipe(
           Effect.catchAll((error) => {
             const failure = timedOut ? llmTimedOut(timeoutSeconds) : classifyLlmFailure(error)
-            return logLlmFailure("LLM chat request failed", connection, timedOut ? failure.message : error).pipe(Effect.zipRight(Effect.fail(failure)))
+            return logLlmFailure("LLM chat request failed", connection, timedOut ? failure.message : error).pipe(
+              Effect.zipRight(Effect.fail(failure))
+            )
           }),
           Effect.ensuring(Effect.sync(() => {
             clearTimeout(timer)

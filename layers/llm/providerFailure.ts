@@ -45,4 +45,6 @@ const providerText = (connection: LlmConnection, error: unknown) => {
 
 /** Logs a failed request with what the provider (or the network) said about it. */
 export const logLlmFailure = (message: string, connection: LlmConnection, error: unknown) =>
-  Effect.logWarning(message).pipe(Effect.annotateLogs({ model: connection.model, error: providerText(connection, error) }))
+  Effect.logWarning(message).pipe(
+    Effect.annotateLogs({ model: connection.model, error: providerText(connection, error) })
+  )

@@ -1,9 +1,9 @@
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import * as crypto from "node:crypto"
+import { OperatorAccess } from "../../services/OperatorAccess.ts"
 import { AppConfig } from "../../src/config.ts"
 import { newOperatorToken } from "../../src/identity/tokens.ts"
-import { OperatorAccess } from "../../services/OperatorAccess.ts"
 import { localUrl, publishOperatorEndpoint } from "./operatorFile.ts"
 
 export const OperatorAccessLive = Layer.sync(OperatorAccess, () => {
@@ -23,7 +23,7 @@ export const OperatorAccessLive = Layer.sync(OperatorAccess, () => {
  * reaches it. On PostgreSQL the command line opens the database itself, so nothing is published.
  */
 export const OperatorEndpointLive = Layer.scopedDiscard(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl)) return
     const server = yield* HttpServer.HttpServer

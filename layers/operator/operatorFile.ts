@@ -26,9 +26,12 @@ const isAlive = (pid: number) => {
 /** The address a client on this machine reaches the server at: a wildcard listen is reached on loopback. */
 export const localUrl = (address: HttpServer.Address): string | undefined => {
   if (address._tag !== "TcpAddress") return undefined
-  const host = address.hostname === "0.0.0.0" || address.hostname === "" ? "127.0.0.1"
-    : address.hostname === "::" ? "[::1]"
-    : address.hostname.includes(":") ? `[${address.hostname}]`
+  const host = address.hostname === "0.0.0.0" || address.hostname === "" ?
+    "127.0.0.1"
+    : address.hostname === "::" ?
+    "[::1]"
+    : address.hostname.includes(":") ?
+    `[${address.hostname}]`
     : address.hostname
   return `http://${host}:${address.port}`
 }

@@ -3,11 +3,16 @@ import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
 import * as net from "node:net"
+import { serviceVersion } from "../../http/version.ts"
+import { OutboundBlocked, OutboundHttp, type OutboundRequest } from "../../services/OutboundHttp.ts"
 import { InvalidConfiguration } from "../../src/config.ts"
 import { baseUrlProblem } from "../../src/outbound/baseUrls.ts"
-import { addressRefusal, type OutboundKind, type OutboundPolicy, outboundPolicyConfig } from "../../src/outbound/outboundPolicy.ts"
-import { OutboundBlocked, OutboundHttp, type OutboundRequest } from "../../services/OutboundHttp.ts"
-import { serviceVersion } from "../../http/version.ts"
+import {
+  addressRefusal,
+  type OutboundKind,
+  type OutboundPolicy,
+  outboundPolicyConfig
+} from "../../src/outbound/outboundPolicy.ts"
 import { guardedLookup } from "./guardedLookup.ts"
 
 /** How long saving a base URL waits for its name to resolve; without an answer the connection-time check decides. */
@@ -19,12 +24,15 @@ const literalHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "")
 
 /** The outbound policy at work over node's HTTP client, with kept-alive agents per kind of endpoint. */
 export const makeOutboundHttp = (policy: OutboundPolicy) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const agents = yield* Effect.acquireRelease(
       Effect.sync(() =>
         new Map(KINDS.map((kind) => {
           const lookup = guardedLookup(policy, kind)
-          return [kind, { http: new http.Agent({ keepAlive: true, lookup }), https: new https.Agent({ keepAlive: true, lookup }) }] as const
+          return [kind, {
+            http: new http.Agent({ keepAlive: true, lookup }),
+            https: new https.Agent({ keepAlive: true, lookup })
+          }] as const
         }))
       ),
       (agents) =>
@@ -73,7 +81,8 @@ export const makeOutboundHttp = (policy: OutboundPolicy) =>
           // Kept even after the answer: an error with no listener would end the process.
           outgoing.on("error", (error: NodeJS.ErrnoException) => {
             if (
-              request.resendOnStaleConnection && !retried && !answered && outgoing.reusedSocket && error.code === "ECONNRESET" &&
+              request.resendOnStaleConnection && !retried && !answered && outgoing.reusedSocket &&
+              error.code === "ECONNRESET" &&
               !request.signal?.aborted
             ) {
               return attempt(true)
@@ -89,10 +98,16 @@ export const makeOutboundHttp = (policy: OutboundPolicy) =>
       Effect.async<Option.Option<string>>((resume) => {
         dns.lookup(host, { all: true }, (error, addresses) => {
           if (error) return resume(Effect.succeed(Option.none()))
-          const refused = addresses.map(({ address }) => addressRefusal(policy, kind, address)).find((reason) => reason !== null)
+          const refused = addresses.map(({ address }) => addressRefusal(policy, kind, address)).find((reason) =>
+            reason !== null
+          )
           resume(Effect.succeed(refused ? Option.some(`${host} resolves to ${refused}`) : Option.none()))
         })
-      }).pipe(Effect.timeoutTo({ duration: SAVE_LOOKUP_TIMEOUT, onSuccess: (refusal) => refusal, onTimeout: () => Option.none<string>() }))
+      }).pipe(Effect.timeoutTo({
+        duration: SAVE_LOOKUP_TIMEOUT,
+        onSuccess: (refusal) => refusal,
+        onTimeout: () => Option.none<string>()
+      }))
 
     const refusal = (kind: OutboundKind, value: string): Effect.Effect<Option.Option<string>> => {
       const problem = baseUrlProblem(value)

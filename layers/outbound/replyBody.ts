@@ -59,7 +59,9 @@ export const readReply = (
     }
     const cutOff = () => {
       response.destroy()
-      settle(() => (options.truncate ? resolve(Buffer.concat(kept).subarray(0, limit)) : reject(new ReplyTooLarge(limit))))
+      settle(
+        () => (options.truncate ? resolve(Buffer.concat(kept).subarray(0, limit)) : reject(new ReplyTooLarge(limit)))
+      )
     }
     const declared = Number(response.headers["content-length"])
     if (!options.truncate && Number.isFinite(declared) && declared > limit) return cutOff()

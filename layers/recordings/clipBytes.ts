@@ -11,7 +11,9 @@ export const readAll = (body: Readable, maxBytes: number) =>
       for await (const chunk of body) {
         const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array)
         size += bytes.length
-        if (size > maxBytes) throw new PayloadTooLarge({ message: `The clip is larger than the ${maxBytes}-byte limit` })
+        if (size > maxBytes) {
+          throw new PayloadTooLarge({ message: `The clip is larger than the ${maxBytes}-byte limit` })
+        }
         chunks.push(bytes)
       }
       const all = Buffer.concat(chunks)

@@ -6,7 +6,8 @@ export interface RecordingRow extends RecordingView {
   readonly pcm_16k_key: string
 }
 
-export const selectRecordings = (sql: SqlClient.SqlClient) => sql`
+export const selectRecordings = (sql: SqlClient.SqlClient) =>
+  sql`
   SELECT id, recording_id, organization_id, workflow_id, label, transcript, storage_key, storage_backend,
          ulaw_8k_key, pcm_16k_key, source_format, source_sample_rate, source_channels, duration_ms, size_bytes,
          created_by, created_at, updated_at

@@ -7,13 +7,17 @@ import { Effect } from "effect"
  * JSON containment keeps this to two indexed-scope queries, whatever the graph's layout.
  */
 export const recordingUsers = (sql: SqlClient.SqlClient, organizationId: number, recordingId: string) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const workflows = yield* sql<{ id: number; name: string }>`
       SELECT w.id, w.name FROM workflows w
       JOIN workflow_definitions d ON d.workflow_id = w.id AND d.version_status = 'published'
       WHERE w.organization_id = ${organizationId}
-        AND (d.workflow_definition @> ${JSON.stringify({ nodes: [{ data: { greeting_recording_id: recordingId } }] })}::jsonb
-          OR d.workflow_definition @> ${JSON.stringify({ edges: [{ data: { transition_speech_recording_id: recordingId } }] })}::jsonb)
+        AND (d.workflow_definition @> ${
+      JSON.stringify({ nodes: [{ data: { greeting_recording_id: recordingId } }] })
+    }::jsonb
+          OR d.workflow_definition @> ${
+      JSON.stringify({ edges: [{ data: { transition_speech_recording_id: recordingId } }] })
+    }::jsonb)
       ORDER BY w.id`
     const campaigns = yield* sql<{ id: number; name: string; state: string }>`
       SELECT c.id, c.name, c.state FROM campaigns c
@@ -26,8 +30,15 @@ export const recordingUsers = (sql: SqlClient.SqlClient, organizationId: number,
     return { workflows, campaigns }
   })
 
-export const describeUsers = (users: { workflows: ReadonlyArray<{ id: number; name: string }>; campaigns: ReadonlyArray<{ id: number; name: string; state: string }> }) =>
+export const describeUsers = (
+  users: {
+    workflows: ReadonlyArray<{ id: number; name: string }>
+    campaigns: ReadonlyArray<{ id: number; name: string; state: string }>
+  }
+) =>
   [
     ...users.workflows.map((workflow) => `the published version of workflow "${workflow.name}" (id ${workflow.id})`),
-    ...users.campaigns.map((campaign) => `contacts of ${campaign.state} campaign "${campaign.name}" (id ${campaign.id})`)
+    ...users.campaigns.map((campaign) =>
+      `contacts of ${campaign.state} campaign "${campaign.name}" (id ${campaign.id})`
+    )
   ].join("; ")

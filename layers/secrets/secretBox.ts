@@ -2,8 +2,8 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { AppConfig } from "../../src/config.ts"
 import { SecretBox, SecretUnreadable } from "../../services/SecretBox.ts"
+import { AppConfig } from "../../src/config.ts"
 import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE } from "../privateFiles.ts"
 
 const derive = (master: Buffer, purpose: string): Buffer =>
@@ -31,7 +31,8 @@ export const makeSecretBox = (master: string) => {
       const nonce = crypto.randomBytes(12)
       const cipher = crypto.createCipheriv("aes-256-gcm", encryptionKey, nonce)
       const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
-      return ["v1", nonce.toString("base64url"), body.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".")
+      return ["v1", nonce.toString("base64url"), body.toString("base64url"), cipher.getAuthTag().toString("base64url")]
+        .join(".")
     },
     decrypt: (sealed) =>
       Effect.try({
@@ -78,7 +79,7 @@ const loadOrCreateKeyFile = (dataDir: string) =>
 
 export const SecretBoxLive = Layer.effect(
   SecretBox,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* AppConfig
     const master = Option.isSome(config.secretKey)
       ? Redacted.value(config.secretKey.value)

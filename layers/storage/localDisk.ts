@@ -4,15 +4,15 @@ import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
+import type { SecretBoxShape } from "../../services/SecretBox.ts"
+import { type ByteRange, type SignedUploadRequest, Storage, type UploadRules } from "../../services/Storage.ts"
+import type { StoredObjectsShape } from "../../services/StoredObjects.ts"
 import { Forbidden, NotFound, PayloadTooLarge, UpstreamFailed } from "../../src/domain/errors.ts"
 import { acceptsMediaType } from "../../src/storage/csvMediaTypes.ts"
 import { ownerOfKey } from "../../src/storage/keyOwner.ts"
 import type { StorageConfigShape } from "../../src/storage/storageConfig.ts"
 import { quotaExceeded, remainingBytes } from "../../src/storage/storageQuota.ts"
 import { mediaTypeOf, uploadSignatureMessage } from "../../src/storage/uploadKeys.ts"
-import type { SecretBoxShape } from "../../services/SecretBox.ts"
-import { type ByteRange, type SignedUploadRequest, Storage, type UploadRules } from "../../services/Storage.ts"
-import type { StoredObjectsShape } from "../../services/StoredObjects.ts"
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../privateFiles.ts"
 
 const SIGNING_PURPOSE = "local-upload"
@@ -39,12 +39,18 @@ export const makeLocalDiskStorage = (
   const missing = (key: string) => new NotFound({ resource: "Uploaded file", id: key })
   const makeParent = (file: string) => fsp.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE })
 
-  const presignUpload = Effect.fn("Storage.presignUpload")(function* (key: string, rules: UploadRules) {
+  const presignUpload = Effect.fn("Storage.presignUpload")(function*(key: string, rules: UploadRules) {
     const expires = Math.floor(Date.now() / 1000) + rules.expiresInSeconds
     const maxBytes = rules.exactBytes ?? rules.maxBytes
     const contentType = mediaTypeOf(rules.contentType)
     const signature = secrets.sign(SIGNING_PURPOSE, uploadSignatureMessage(key, expires, maxBytes, contentType))
-    const query = new URLSearchParams({ key, expires: String(expires), max: String(maxBytes), content_type: contentType, signature })
+    const query = new URLSearchParams({
+      key,
+      expires: String(expires),
+      max: String(maxBytes),
+      content_type: contentType,
+      signature
+    })
     return { url: `${rules.publicUrl}/api/v1/uploads/local?${query}`, expiresInSeconds: rules.expiresInSeconds }
   })
 
@@ -65,7 +71,7 @@ export const makeLocalDiskStorage = (
       (handle) => Effect.promise(() => handle.close())
     )
 
-  const receiveUpload = Effect.fn("Storage.receiveUpload")(function* (
+  const receiveUpload = Effect.fn("Storage.receiveUpload")(function*(
     request: SignedUploadRequest,
     contentType: string,
     declaredBytes: number | undefined,
@@ -83,7 +89,8 @@ export const makeLocalDiskStorage = (
     }
     const owner = ownerOfKey(request.key)
     if (owner === undefined) return yield* new Forbidden({ message: "The upload URL names no organization's file" })
-    const tooLarge = () => new PayloadTooLarge({ message: `The file is larger than this upload URL allows (${request.max} bytes)` })
+    const tooLarge = () =>
+      new PayloadTooLarge({ message: `The file is larger than this upload URL allows (${request.max} bytes)` })
     if (declaredBytes !== undefined && declaredBytes > request.max) return yield* tooLarge()
     const use = yield* ledger.use(owner)
     if (declaredBytes !== undefined) yield* ledger.ensureRoom(owner, declaredBytes)
@@ -93,9 +100,14 @@ export const makeLocalDiskStorage = (
     yield* ledger.claimUpload(owner, request.key)
     const target = fileOf(request.key)
     const partial = `${target}.${crypto.randomUUID()}${PARTIAL_SUFFIX}`
-    return yield* Effect.gen(function* () {
+    return yield* Effect.gen(function*() {
       yield* Effect.promise(() => makeParent(target))
-      const size = yield* writePartial(partial, body, Math.min(request.max, room), () => (room < request.max ? overQuota() : tooLarge()))
+      const size = yield* writePartial(
+        partial,
+        body,
+        Math.min(request.max, room),
+        () => (room < request.max ? overQuota() : tooLarge())
+      )
       // Renamed into place only once counted: a reader never sees half a file, nor one over the quota.
       yield* ledger.completeUpload(owner, request.key, size, Effect.promise(() => fsp.rename(partial, target)))
       return { size }
@@ -105,16 +117,19 @@ export const makeLocalDiskStorage = (
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
           ? Effect.void
-          : Effect.promise(() => fsp.rm(partial, { force: true })).pipe(Effect.zipRight(ledger.releaseUpload(request.key))))
+          : Effect.promise(() => fsp.rm(partial, { force: true })).pipe(
+            Effect.zipRight(ledger.releaseUpload(request.key))
+          )
+      )
     )
   })
 
-  const size = Effect.fn("Storage.size")(function* (key: string) {
+  const size = Effect.fn("Storage.size")(function*(key: string) {
     const stat = yield* Effect.tryPromise({ try: () => fsp.stat(fileOf(key)), catch: () => missing(key) })
     return stat.size
   })
 
-  const read = Effect.fn("Storage.read")(function* (key: string) {
+  const read = Effect.fn("Storage.read")(function*(key: string) {
     const file = fileOf(key)
     yield* Effect.tryPromise({ try: () => fsp.access(file, fs.constants.R_OK), catch: () => missing(key) })
     return yield* Effect.acquireRelease(
@@ -125,11 +140,15 @@ export const makeLocalDiskStorage = (
 
   const download = (key: string, range?: ByteRange) =>
     NodeStream.fromReadable(
-      () => fs.createReadStream(fileOf(key), { highWaterMark: 256 * 1024, ...(range ? { start: range.start, end: range.end } : {}) }),
+      () =>
+        fs.createReadStream(fileOf(key), {
+          highWaterMark: 256 * 1024,
+          ...(range ? { start: range.start, end: range.end } : {})
+        }),
       () => new UpstreamFailed({ message: "Reading from local storage failed" })
     )
 
-  const write = Effect.fn("Storage.write")(function* (key: string, body: Uint8Array | string, _contentType: string) {
+  const write = Effect.fn("Storage.write")(function*(key: string, body: Uint8Array | string, _contentType: string) {
     const file = fileOf(key)
     yield* Effect.tryPromise({
       try: async () => {
@@ -141,7 +160,7 @@ export const makeLocalDiskStorage = (
     yield* ledger.record(key, typeof body === "string" ? Buffer.byteLength(body) : body.byteLength)
   })
 
-  const remove = Effect.fn("Storage.remove")(function* (key: string) {
+  const remove = Effect.fn("Storage.remove")(function*(key: string) {
     yield* Effect.tryPromise({
       try: () => fsp.rm(fileOf(key), { force: true }),
       catch: () => new UpstreamFailed({ message: "Deleting from local storage failed" })

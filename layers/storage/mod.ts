@@ -1,11 +1,11 @@
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { AppConfig } from "../../src/config.ts"
-import { storageConfig } from "../../src/storage/storageConfig.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { Storage } from "../../services/Storage.ts"
 import { StoredObjects } from "../../services/StoredObjects.ts"
+import { AppConfig } from "../../src/config.ts"
+import { storageConfig } from "../../src/storage/storageConfig.ts"
 import { ensurePrivateDir } from "../privateFiles.ts"
 import { makeLocalDiskStorage } from "./localDisk.ts"
 import { sweepPartialUploads } from "./partialSweep.ts"
@@ -18,13 +18,15 @@ const ABANDONED_AFTER_SECONDS = 10 * 60
 
 /** What a process that died mid-upload left: partial files on local disk and claims in the database. */
 const sweepAbandonedUploads = (root: string | undefined) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const ledger = yield* StoredObjects
     const claims = yield* ledger.dropStaleClaims(ABANDONED_AFTER_SECONDS)
     const partials = root === undefined
       ? 0
       : yield* Effect.promise(() => sweepPartialUploads(root, ABANDONED_AFTER_SECONDS * 1000, Date.now()))
-    if (claims + partials > 0) yield* Effect.logInfo("Removed what abandoned uploads left", { claims, partial_files: partials })
+    if (claims + partials > 0) {
+      yield* Effect.logInfo("Removed what abandoned uploads left", { claims, partial_files: partials })
+    }
   }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Sweeping abandoned uploads failed", cause)))
 
 /**
@@ -33,7 +35,7 @@ const sweepAbandonedUploads = (root: string | undefined) =>
  */
 export const StorageLive = Layer.scoped(
   Storage,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const app = yield* AppConfig
     const config = yield* storageConfig.pipe(Effect.orDie)
     const ledger = yield* StoredObjects

@@ -17,7 +17,10 @@ const codeOf = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
 
 /** What the operator should read when the test write to `where` fails with `error`. */
-export const describeS3Failure = (error: unknown, where: { readonly store: string; readonly location: string }): string => {
+export const describeS3Failure = (
+  error: unknown,
+  where: { readonly store: string; readonly location: string }
+): string => {
   const { store, location } = where
   switch (codeOf(error)) {
     case "ECONNREFUSED":
@@ -51,7 +54,9 @@ export const describeS3Failure = (error: unknown, where: { readonly store: strin
   if (error instanceof Error && error.name === "CredentialsProviderError") {
     return "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or give the host an AWS role)"
   }
-  return `S3 storage at ${store} failed a test write to ${location}: ${error instanceof Error ? error.message : String(error)}`
+  return `S3 storage at ${store} failed a test write to ${location}: ${
+    error instanceof Error ? error.message : String(error)
+  }`
 }
 
 /**
@@ -60,7 +65,7 @@ export const describeS3Failure = (error: unknown, where: { readonly store: strin
  * the first upload. A write, not HeadBucket: it needs only the permission talkgraph uses anyway
  * (HeadBucket needs s3:ListBucket), and unlike a HEAD its error body names the refusal.
  */
-export const checkS3Storage = Effect.fn("Storage.check")(function* (storageUrl: string, config: StorageConfigShape) {
+export const checkS3Storage = Effect.fn("Storage.check")(function*(storageUrl: string, config: StorageConfigShape) {
   const { bucket, prefix } = parseS3Url(storageUrl)
   const where = {
     store: Option.getOrElse(config.s3Endpoint, () => `AWS S3 (${config.s3Region})`),
@@ -72,14 +77,22 @@ export const checkS3Storage = Effect.fn("Storage.check")(function* (storageUrl: 
       Effect.tryPromise({
         try: (signal) =>
           client.send(
-            new PutObjectCommand({ Bucket: bucket, Key: `${prefix}${CHECK_KEY}`, Body: "talkgraph checks at start that it can write here\n", ContentType: "text/plain" }),
+            new PutObjectCommand({
+              Bucket: bucket,
+              Key: `${prefix}${CHECK_KEY}`,
+              Body: "talkgraph checks at start that it can write here\n",
+              ContentType: "text/plain"
+            }),
             { abortSignal: signal }
           ),
         catch: (error) => new StorageUnavailable({ message: describeS3Failure(error, where) })
       }).pipe(
         Effect.timeoutFail({
           duration: `${CHECK_TIMEOUT_SECONDS} seconds`,
-          onTimeout: () => new StorageUnavailable({ message: `S3 storage at ${where.store} did not answer within ${CHECK_TIMEOUT_SECONDS} s` })
+          onTimeout: () =>
+            new StorageUnavailable({
+              message: `S3 storage at ${where.store} did not answer within ${CHECK_TIMEOUT_SECONDS} s`
+            })
         })
       ),
     (client) => Effect.sync(() => client.destroy())

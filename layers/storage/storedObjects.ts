@@ -1,14 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
+import { StoredObjects } from "../../services/StoredObjects.ts"
 import { Forbidden, PayloadTooLarge } from "../../src/domain/errors.ts"
 import { ownerOfKey } from "../../src/storage/keyOwner.ts"
 import { storageConfig } from "../../src/storage/storageConfig.ts"
 import { quotaRefusal } from "../../src/storage/storageQuota.ts"
-import { StoredObjects } from "../../services/StoredObjects.ts"
 
 export const StoredObjectsLive = Layer.effect(
   StoredObjects,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const { storageQuotaBytes } = yield* storageConfig.pipe(Effect.orDie)
 
@@ -17,16 +17,16 @@ export const StoredObjectsLive = Layer.effect(
         SELECT coalesce(sum(size_bytes), 0)::bigint AS used FROM stored_objects
         WHERE organization_id = ${organizationId} AND state = 'stored'`.pipe(Effect.map((rows) => rows[0]!.used))
 
-    const use = Effect.fn("StoredObjects.use")(function* (organizationId: number) {
+    const use = Effect.fn("StoredObjects.use")(function*(organizationId: number) {
       return { quotaBytes: storageQuotaBytes, usedBytes: yield* usedBytes(organizationId) }
     }, Effect.orDie)
 
-    const ensureRoom = Effect.fn("StoredObjects.ensureRoom")(function* (organizationId: number, bytes: number) {
+    const ensureRoom = Effect.fn("StoredObjects.ensureRoom")(function*(organizationId: number, bytes: number) {
       const refusal = quotaRefusal(yield* use(organizationId), bytes)
       if (refusal !== undefined) return yield* new PayloadTooLarge({ message: refusal })
     })
 
-    const claimUpload = Effect.fn("StoredObjects.claimUpload")(function* (organizationId: number, key: string) {
+    const claimUpload = Effect.fn("StoredObjects.claimUpload")(function*(organizationId: number, key: string) {
       const claimed = yield* sql<{ key: string }>`
         INSERT INTO stored_objects (key, organization_id, state) VALUES (${key}, ${organizationId}, 'receiving')
         ON CONFLICT (key) DO NOTHING
@@ -37,22 +37,28 @@ export const StoredObjectsLive = Layer.effect(
     })
 
     const completeUpload = <E>(organizationId: number, key: string, bytes: number, place: Effect.Effect<void, E>) =>
-      sql.withTransaction(Effect.gen(function* () {
+      sql.withTransaction(Effect.gen(function*() {
         // Not FOR UPDATE: that would also hold up every insert referencing the organization.
         yield* sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR NO KEY UPDATE`
-        const refusal = quotaRefusal({ quotaBytes: storageQuotaBytes, usedBytes: yield* usedBytes(organizationId) }, bytes)
+        const refusal = quotaRefusal(
+          { quotaBytes: storageQuotaBytes, usedBytes: yield* usedBytes(organizationId) },
+          bytes
+        )
         if (refusal !== undefined) return yield* new PayloadTooLarge({ message: refusal })
         yield* sql`
           INSERT INTO stored_objects (key, organization_id, size_bytes, state) VALUES (${key}, ${organizationId}, ${bytes}, 'stored')
           ON CONFLICT (key) DO UPDATE SET size_bytes = EXCLUDED.size_bytes, state = 'stored', updated_at = now()`
         yield* place
-      })).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("StoredObjects.completeUpload", { attributes: { key, bytes } }))
+      })).pipe(
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("StoredObjects.completeUpload", { attributes: { key, bytes } })
+      )
 
-    const releaseUpload = Effect.fn("StoredObjects.releaseUpload")(function* (key: string) {
+    const releaseUpload = Effect.fn("StoredObjects.releaseUpload")(function*(key: string) {
       yield* sql`DELETE FROM stored_objects WHERE key = ${key} AND state = 'receiving'`
     }, Effect.orDie)
 
-    const record = Effect.fn("StoredObjects.record")(function* (key: string, bytes: number) {
+    const record = Effect.fn("StoredObjects.record")(function*(key: string, bytes: number) {
       const owner = ownerOfKey(key)
       if (owner === undefined) return
       yield* sql`
@@ -60,11 +66,11 @@ export const StoredObjectsLive = Layer.effect(
         ON CONFLICT (key) DO UPDATE SET size_bytes = EXCLUDED.size_bytes, state = 'stored', updated_at = now()`
     }, Effect.orDie)
 
-    const forget = Effect.fn("StoredObjects.forget")(function* (key: string) {
+    const forget = Effect.fn("StoredObjects.forget")(function*(key: string) {
       yield* sql`DELETE FROM stored_objects WHERE key = ${key}`
     }, Effect.orDie)
 
-    const dropStaleClaims = Effect.fn("StoredObjects.dropStaleClaims")(function* (seconds: number) {
+    const dropStaleClaims = Effect.fn("StoredObjects.dropStaleClaims")(function*(seconds: number) {
       const dropped = yield* sql<{ key: string }>`
         DELETE FROM stored_objects
         WHERE state = 'receiving' AND updated_at < now() - make_interval(secs => ${seconds})
@@ -72,6 +78,15 @@ export const StoredObjectsLive = Layer.effect(
       return dropped.length
     }, Effect.orDie)
 
-    return StoredObjects.of({ use, ensureRoom, claimUpload, completeUpload, releaseUpload, record, forget, dropStaleClaims })
+    return StoredObjects.of({
+      use,
+      ensureRoom,
+      claimUpload,
+      completeUpload,
+      releaseUpload,
+      record,
+      forget,
+      dropStaleClaims
+    })
   })
 )

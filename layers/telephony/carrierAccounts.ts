@@ -21,12 +21,12 @@ export const carrierAccount = (outbound: OutboundTelephony): CarrierAccount => {
 const CACHE_MS = 30_000
 
 /** Carrier accounts by configuration, for verifying webhooks and reconciling calls. */
-export const makeCarrierAccounts = Effect.gen(function* () {
+export const makeCarrierAccounts = Effect.gen(function*() {
   const configs = yield* TelephonyConfigs
   const cache = new Map<number, { readonly at: number; readonly account: CarrierAccount }>()
 
   const forConfiguration = (organizationId: number, configurationId: number) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const cached = cache.get(configurationId)
       if (cached && now - cached.at < CACHE_MS) return Option.some(cached.account)

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
-import type { Provider } from "../../src/telephony/providerConfig.ts"
 import { OutboundHttp, type OutboundHttpShape } from "../../services/OutboundHttp.ts"
 import { type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
+import type { Provider } from "../../src/telephony/providerConfig.ts"
 import { plivoAdapter } from "./carriers/plivo.ts"
 import { telnyxAdapter } from "./carriers/telnyx.ts"
 import { twilioAdapter } from "./carriers/twilio.ts"
@@ -18,15 +18,19 @@ const adapters: Readonly<Record<Provider, CarrierAdapter<OutboundHttp>>> = {
 const through = (adapter: CarrierAdapter<OutboundHttp>, outbound: OutboundHttpShape): CarrierAdapter => ({
   ...adapter,
   placeCall: (account, call) => Effect.provideService(adapter.placeCall(account, call), OutboundHttp, outbound),
-  hangUp: (account, providerCallId) => Effect.provideService(adapter.hangUp(account, providerCallId), OutboundHttp, outbound),
-  callStatus: (account, providerCallId) => Effect.provideService(adapter.callStatus(account, providerCallId), OutboundHttp, outbound)
+  hangUp: (account, providerCallId) =>
+    Effect.provideService(adapter.hangUp(account, providerCallId), OutboundHttp, outbound),
+  callStatus: (account, providerCallId) =>
+    Effect.provideService(adapter.callStatus(account, providerCallId), OutboundHttp, outbound)
 })
 
 /** Every carrier behind one port; the configuration's provider picks the adapter. */
 export const TelephonyLive = Layer.effect(
   Telephony,
   Effect.map(OutboundHttp, (outbound) => {
-    const ready = Object.fromEntries(Object.entries(adapters).map(([provider, adapter]) => [provider, through(adapter, outbound)])) as Record<
+    const ready = Object.fromEntries(
+      Object.entries(adapters).map(([provider, adapter]) => [provider, through(adapter, outbound)])
+    ) as Record<
       Provider,
       CarrierAdapter
     >

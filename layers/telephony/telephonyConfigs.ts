@@ -1,18 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
-import { publicUrlProblem } from "../../src/campaign/voicePreflight.ts"
-import { AppConfig } from "../../src/config.ts"
-import { asRegion, toE164 } from "../../src/phone/mod.ts"
-import { Conflict, type FieldProblem, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
-import type { Principal } from "../../src/domain/principal.ts"
-import {
-  defaultApiBaseUrl,
-  carrySecrets,
-  mask,
-  type Provider,
-  ProviderConfig,
-  splitSecrets
-} from "../../src/telephony/providerConfig.ts"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import {
@@ -23,6 +10,19 @@ import {
   TelephonyConfigs,
   type TelephonyConfigUpdate
 } from "../../services/TelephonyConfigs.ts"
+import { publicUrlProblem } from "../../src/campaign/voicePreflight.ts"
+import { AppConfig } from "../../src/config.ts"
+import { Conflict, type FieldProblem, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
+import type { Principal } from "../../src/domain/principal.ts"
+import { asRegion, toE164 } from "../../src/phone/mod.ts"
+import {
+  carrySecrets,
+  defaultApiBaseUrl,
+  mask,
+  type Provider,
+  ProviderConfig,
+  splitSecrets
+} from "../../src/telephony/providerConfig.ts"
 
 interface ConfigRow {
   readonly id: number
@@ -74,7 +74,11 @@ const toListItem = (row: ConfigRow): TelephonyConfigListItem => {
 const problemsOf = (error: ParseResult.ParseError, at: ReadonlyArray<string>): Array<FieldProblem> =>
   ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
     loc: [...at, ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))],
-    msg: issue._tag === "Missing" ? "Field required" : issue._tag === "Unexpected" ? "Extra inputs are not permitted" : issue.message,
+    msg: issue._tag === "Missing"
+      ? "Field required"
+      : issue._tag === "Unexpected"
+      ? "Extra inputs are not permitted"
+      : issue.message,
     type: issue._tag === "Missing" ? "missing" : issue._tag === "Unexpected" ? "extra_forbidden" : "value_error"
   }))
 
@@ -92,7 +96,7 @@ const invalidRegion = (value: string) =>
 
 export const TelephonyConfigsLive = Layer.effect(
   TelephonyConfigs,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const outboundHttp = yield* OutboundHttp
@@ -109,7 +113,10 @@ export const TelephonyConfigsLive = Layer.effect(
         ORDER BY t.id`
 
     const storedSecrets = (row: ConfigRow) =>
-      secrets.decrypt(row.credentials).pipe(Effect.map((text) => JSON.parse(text) as Record<string, string>), Effect.orDie)
+      secrets.decrypt(row.credentials).pipe(
+        Effect.map((text) => JSON.parse(text) as Record<string, string>),
+        Effect.orDie
+      )
 
     const toView = (row: ConfigRow) =>
       Effect.map(storedSecrets(row), (stored) => ({
@@ -123,8 +130,11 @@ export const TelephonyConfigsLive = Layer.effect(
       }))
 
     const findRow = (organizationId: number, id: number) =>
-      Effect.flatMap(selectConfigs(organizationId, id), (rows) =>
-        rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Telephony configuration", id })))
+      Effect.flatMap(
+        selectConfigs(organizationId, id),
+        (rows) =>
+          rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Telephony configuration", id }))
+      )
 
     const regionOf = (value: string | null | undefined) =>
       value === undefined || value === null
@@ -135,43 +145,57 @@ export const TelephonyConfigsLive = Layer.effect(
     const checkApiBaseUrl = (url: string | null | undefined) =>
       url === undefined || url === null
         ? Effect.void
-        : Effect.flatMap(outboundHttp.refusal("carrier", url), Option.match({
-          onNone: () => Effect.void,
-          onSome: (reason) => Effect.fail(ValidationFailed.single(["body", "config", "api_base_url"], `api_base_url refused: ${reason}`))
-        }))
+        : Effect.flatMap(
+          outboundHttp.refusal("carrier", url),
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: (reason) =>
+              Effect.fail(
+                ValidationFailed.single(["body", "config", "api_base_url"], `api_base_url refused: ${reason}`)
+              )
+          })
+        )
 
     /** A carrier that could never call this service back is refused when its configuration is saved. */
     const checkReachable = (provider: Provider, apiBaseUrl: string | null | undefined) => {
-      const problem = publicUrlProblem(appConfig.publicUrl, { provider, apiBaseUrl: apiBaseUrl ?? defaultApiBaseUrl[provider] })
-      return problem === null ? Effect.void : Effect.fail(new Conflict({ message: `This configuration could not take calls: ${problem}` }))
+      const problem = publicUrlProblem(appConfig.publicUrl, {
+        provider,
+        apiBaseUrl: apiBaseUrl ?? defaultApiBaseUrl[provider]
+      })
+      return problem === null
+        ? Effect.void
+        : Effect.fail(new Conflict({ message: `This configuration could not take calls: ${problem}` }))
     }
 
-    const nameTaken = (name: string) => new Conflict({ message: `A telephony configuration named "${name}" already exists` })
+    const nameTaken = (name: string) =>
+      new Conflict({ message: `A telephony configuration named "${name}" already exists` })
 
     const clearOtherDefaults = (organizationId: number, keep: number) =>
       sql`UPDATE telephony_configurations SET is_default_outbound = false, updated_at = now()
           WHERE organization_id = ${organizationId} AND id <> ${keep} AND is_default_outbound`
 
-    const list = Effect.fn("TelephonyConfigs.list")(function* (principal: Principal) {
+    const list = Effect.fn("TelephonyConfigs.list")(function*(principal: Principal) {
       return (yield* selectConfigs(principal.organizationId, null)).map(toListItem)
     }, Effect.orDie)
 
-    const get = Effect.fn("TelephonyConfigs.get")(function* (principal: Principal, id: number) {
+    const get = Effect.fn("TelephonyConfigs.get")(function*(principal: Principal, id: number) {
       return yield* toView(yield* findRow(principal.organizationId, id))
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const create = Effect.fn("TelephonyConfigs.create")(function* (principal: Principal, input: TelephonyConfigInput) {
+    const create = Effect.fn("TelephonyConfigs.create")(function*(principal: Principal, input: TelephonyConfigInput) {
       const region = yield* regionOf(input.default_region)
       yield* checkApiBaseUrl(input.config.api_base_url)
       yield* checkReachable(input.config.provider, input.config.api_base_url)
       const { settings, secrets: secretValues } = splitSecrets(input.config)
-      const id = yield* sql.withTransaction(Effect.gen(function* () {
+      const id = yield* sql.withTransaction(Effect.gen(function*() {
         // Cleared first: the database allows one default per organization at every moment.
         if (input.is_default_outbound) yield* clearOtherDefaults(principal.organizationId, 0)
         const [row] = yield* sql<{ id: number }>`
           INSERT INTO telephony_configurations
             (organization_id, name, provider, is_default_outbound, settings, credentials, api_base_url, default_region)
-          VALUES (${principal.organizationId}, ${input.name}, ${input.config.provider}, ${input.is_default_outbound ?? false},
+          VALUES (${principal.organizationId}, ${input.name}, ${input.config.provider}, ${
+          input.is_default_outbound ?? false
+        },
                   ${JSON.stringify(settings)}::jsonb, ${secrets.encrypt(JSON.stringify(secretValues))},
                   ${input.config.api_base_url ?? null}, ${region ?? null})
           RETURNING id`
@@ -181,59 +205,76 @@ export const TelephonyConfigsLive = Layer.effect(
     }, (effect, _principal, input) =>
       effect.pipe(
         Effect.catchTag("SqlError", (error) =>
-          uniqueViolation(error, "telephony_configurations_name") ? Effect.fail(nameTaken(input.name)) : Effect.die(error))
+          uniqueViolation(error, "telephony_configurations_name")
+            ? Effect.fail(nameTaken(input.name))
+            : Effect.die(error))
       ))
 
-    const update = Effect.fn("TelephonyConfigs.update")(function* (principal: Principal, id: number, input: TelephonyConfigUpdate) {
-      const current = yield* findRow(principal.organizationId, id)
-      const region = input.default_region === undefined ? current.default_region : yield* regionOf(input.default_region)
-      let settings = current.settings
-      let credentials = current.credentials
-      let provider = current.provider
-      let apiBaseUrl = current.api_base_url
-      if (input.config !== undefined) {
-        const given = { provider: current.provider, ...input.config }
-        const stored = { config: { provider: current.provider, ...current.settings, api_base_url: current.api_base_url }, secrets: yield* storedSecrets(current) }
-        const { merged, withheld, maskedOnly } = carrySecrets(stored, given)
-        const decoded = decodeConfig(merged)
-        const problems = [
-          ...maskedOnly.map((name) => secretProblem(name, "This is a masked value; send the real secret")),
-          ...(Either.isLeft(decoded) ? problemsOf(decoded.left, ["body", "config"]) : [])
-            .filter((problem) => !maskedOnly.includes(String(problem.loc[2])))
-            .map((problem) =>
-              problem.type === "missing" && withheld.includes(String(problem.loc[2]))
-                ? secretProblem(String(problem.loc[2]), `Send ${problem.loc[2]} again`)
-                : problem
-            )
-        ]
-        if (problems.length > 0 || Either.isLeft(decoded)) {
-          return yield* new ValidationFailed({ message: "Invalid telephony configuration", problems })
+    const update = Effect.fn("TelephonyConfigs.update")(
+      function*(principal: Principal, id: number, input: TelephonyConfigUpdate) {
+        const current = yield* findRow(principal.organizationId, id)
+        const region = input.default_region === undefined
+          ? current.default_region
+          : yield* regionOf(input.default_region)
+        let settings = current.settings
+        let credentials = current.credentials
+        let provider = current.provider
+        let apiBaseUrl = current.api_base_url
+        if (input.config !== undefined) {
+          const given = { provider: current.provider, ...input.config }
+          const stored = {
+            config: { provider: current.provider, ...current.settings, api_base_url: current.api_base_url },
+            secrets: yield* storedSecrets(current)
+          }
+          const { merged, withheld, maskedOnly } = carrySecrets(stored, given)
+          const decoded = decodeConfig(merged)
+          const problems = [
+            ...maskedOnly.map((name) => secretProblem(name, "This is a masked value; send the real secret")),
+            ...(Either.isLeft(decoded) ? problemsOf(decoded.left, ["body", "config"]) : [])
+              .filter((problem) => !maskedOnly.includes(String(problem.loc[2])))
+              .map((problem) =>
+                problem.type === "missing" && withheld.includes(String(problem.loc[2]))
+                  ? secretProblem(String(problem.loc[2]), `Send ${problem.loc[2]} again`)
+                  : problem
+              )
+          ]
+          if (problems.length > 0 || Either.isLeft(decoded)) {
+            return yield* new ValidationFailed({ message: "Invalid telephony configuration", problems })
+          }
+          yield* checkApiBaseUrl(decoded.right.api_base_url)
+          yield* checkReachable(decoded.right.provider, decoded.right.api_base_url)
+          const split = splitSecrets(decoded.right)
+          settings = split.settings
+          credentials = secrets.encrypt(JSON.stringify(split.secrets))
+          provider = decoded.right.provider
+          apiBaseUrl = decoded.right.api_base_url ?? null
         }
-        yield* checkApiBaseUrl(decoded.right.api_base_url)
-        yield* checkReachable(decoded.right.provider, decoded.right.api_base_url)
-        const split = splitSecrets(decoded.right)
-        settings = split.settings
-        credentials = secrets.encrypt(JSON.stringify(split.secrets))
-        provider = decoded.right.provider
-        apiBaseUrl = decoded.right.api_base_url ?? null
-      }
-      const name = input.name ?? current.name
-      const isDefault = input.is_default_outbound ?? current.is_default_outbound
-      yield* sql.withTransaction(Effect.gen(function* () {
-        if (isDefault) yield* clearOtherDefaults(principal.organizationId, id)
-        yield* sql`
+        const name = input.name ?? current.name
+        const isDefault = input.is_default_outbound ?? current.is_default_outbound
+        yield* sql.withTransaction(Effect.gen(function*() {
+          if (isDefault) yield* clearOtherDefaults(principal.organizationId, id)
+          yield* sql`
           UPDATE telephony_configurations
-          SET name = ${name}, provider = ${provider}, is_default_outbound = ${isDefault}, settings = ${JSON.stringify(settings)}::jsonb,
-              credentials = ${credentials}, api_base_url = ${apiBaseUrl}, default_region = ${region ?? null}, updated_at = now()
+          SET name = ${name}, provider = ${provider}, is_default_outbound = ${isDefault}, settings = ${
+            JSON.stringify(settings)
+          }::jsonb,
+              credentials = ${credentials}, api_base_url = ${apiBaseUrl}, default_region = ${
+            region ?? null
+          }, updated_at = now()
           WHERE id = ${id} AND organization_id = ${principal.organizationId}`
-      })).pipe(
-        Effect.catchTag("SqlError", (error) =>
-          uniqueViolation(error, "telephony_configurations_name") ? Effect.fail(nameTaken(name)) : Effect.die(error))
-      )
-      return yield* toView(yield* findRow(principal.organizationId, id))
-    }, Effect.catchTag("SqlError", Effect.die))
+        })).pipe(
+          Effect.catchTag(
+            "SqlError",
+            (error) =>
+              uniqueViolation(error, "telephony_configurations_name") ? Effect.fail(nameTaken(name)) : Effect.die(error)
+          )
+        )
+        return yield* toView(yield* findRow(principal.organizationId, id))
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
-    const remove = Effect.fn("TelephonyConfigs.remove")(function* (principal: Principal, id: number) {
+    const remove = Effect.fn("TelephonyConfigs.remove")(function*(principal: Principal, id: number) {
       const deleted = yield* sql<{ id: number }>`
         DELETE FROM telephony_configurations t
         WHERE t.id = ${id} AND t.organization_id = ${principal.organizationId}
@@ -252,12 +293,17 @@ export const TelephonyConfigsLive = Layer.effect(
       })
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const numberColumns = sql`id, telephony_configuration_id, address, label, is_active, is_default_caller_id, inbound_workflow_id, created_at, updated_at`
+    const numberColumns =
+      sql`id, telephony_configuration_id, address, label, is_active, is_default_caller_id, inbound_workflow_id, created_at, updated_at`
 
     const findNumber = (configId: number, numberId: number) =>
       Effect.flatMap(
-        sql<PhoneNumberView>`SELECT ${numberColumns} FROM phone_numbers WHERE id = ${numberId} AND telephony_configuration_id = ${configId}`,
-        (rows) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Phone number", id: numberId })))
+        sql<
+          PhoneNumberView
+        >`SELECT ${numberColumns} FROM phone_numbers WHERE id = ${numberId} AND telephony_configuration_id = ${configId}`,
+        (
+          rows
+        ) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Phone number", id: numberId })))
       )
 
     const normalizeAddress = (address: string, region: string | null) => {
@@ -274,7 +320,8 @@ export const TelephonyConfigsLive = Layer.effect(
         )
     }
 
-    const numberTaken = (address: string) => new Conflict({ message: `Phone number ${address} is already registered in this organization` })
+    const numberTaken = (address: string) =>
+      new Conflict({ message: `Phone number ${address} is already registered in this organization` })
 
     const writeNumber = (
       principal: Principal,
@@ -282,22 +329,30 @@ export const TelephonyConfigsLive = Layer.effect(
       numberId: number | null,
       input: PhoneNumberInput
     ) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const config = yield* findRow(principal.organizationId, configId)
-        const address = input.address === undefined ? undefined : yield* normalizeAddress(input.address, config.default_region)
+        const address = input.address === undefined
+          ? undefined
+          : yield* normalizeAddress(input.address, config.default_region)
         if (typeof input.inbound_workflow_id === "number") {
-          const [workflow] = yield* sql`SELECT 1 FROM workflows WHERE id = ${input.inbound_workflow_id} AND organization_id = ${principal.organizationId}`
+          const [workflow] =
+            yield* sql`SELECT 1 FROM workflows WHERE id = ${input.inbound_workflow_id} AND organization_id = ${principal.organizationId}`
           if (!workflow) {
-            return yield* ValidationFailed.single(["body", "inbound_workflow_id"], `Workflow ${input.inbound_workflow_id} does not exist in this organization`)
+            return yield* ValidationFailed.single(
+              ["body", "inbound_workflow_id"],
+              `Workflow ${input.inbound_workflow_id} does not exist in this organization`
+            )
           }
         }
-        const id = yield* sql.withTransaction(Effect.gen(function* () {
+        const id = yield* sql.withTransaction(Effect.gen(function*() {
           let id = numberId
           if (id === null) {
             const [row] = yield* sql<{ id: number }>`
               INSERT INTO phone_numbers (organization_id, telephony_configuration_id, address, label, is_active, is_default_caller_id,
                                          inbound_workflow_id)
-              VALUES (${principal.organizationId}, ${configId}, ${address!}, ${input.label ?? null}, ${input.is_active ?? true},
+              VALUES (${principal.organizationId}, ${configId}, ${address!}, ${input.label ?? null}, ${
+              input.is_active ?? true
+            },
                       false, ${input.inbound_workflow_id ?? null})
               RETURNING id`
             id = row!.id
@@ -308,7 +363,9 @@ export const TelephonyConfigsLive = Layer.effect(
               SET address = ${address ?? current.address},
                   label = ${input.label === undefined ? current.label : input.label},
                   is_active = ${input.is_active ?? current.is_active},
-                  inbound_workflow_id = ${input.inbound_workflow_id === undefined ? current.inbound_workflow_id : input.inbound_workflow_id},
+                  inbound_workflow_id = ${
+              input.inbound_workflow_id === undefined ? current.inbound_workflow_id : input.inbound_workflow_id
+            },
                   updated_at = now()
               WHERE id = ${id}`
           }
@@ -324,10 +381,12 @@ export const TelephonyConfigsLive = Layer.effect(
         return yield* findNumber(configId, id)
       }).pipe(
         Effect.catchTag("SqlError", (error) =>
-          uniqueViolation(error, "phone_numbers_address") ? Effect.fail(numberTaken(input.address ?? "")) : Effect.die(error))
+          uniqueViolation(error, "phone_numbers_address")
+            ? Effect.fail(numberTaken(input.address ?? ""))
+            : Effect.die(error))
       )
 
-    const listNumbers = Effect.fn("TelephonyConfigs.listNumbers")(function* (principal: Principal, configId: number) {
+    const listNumbers = Effect.fn("TelephonyConfigs.listNumbers")(function*(principal: Principal, configId: number) {
       yield* findRow(principal.organizationId, configId)
       return yield* sql<PhoneNumberView>`
         SELECT ${numberColumns} FROM phone_numbers WHERE telephony_configuration_id = ${configId} ORDER BY id`
@@ -343,49 +402,69 @@ export const TelephonyConfigsLive = Layer.effect(
         writeNumber(principal, configId, numberId, input)
     )
 
-    const removeNumber = Effect.fn("TelephonyConfigs.removeNumber")(function* (principal: Principal, configId: number, numberId: number) {
-      yield* findRow(principal.organizationId, configId)
-      const deleted = yield* sql`DELETE FROM phone_numbers WHERE id = ${numberId} AND telephony_configuration_id = ${configId} RETURNING id`
-      if (deleted.length === 0) return yield* new NotFound({ resource: "Phone number", id: numberId })
-    }, Effect.catchTag("SqlError", Effect.die))
+    const removeNumber = Effect.fn("TelephonyConfigs.removeNumber")(
+      function*(principal: Principal, configId: number, numberId: number) {
+        yield* findRow(principal.organizationId, configId)
+        const deleted =
+          yield* sql`DELETE FROM phone_numbers WHERE id = ${numberId} AND telephony_configuration_id = ${configId} RETURNING id`
+        if (deleted.length === 0) return yield* new NotFound({ resource: "Phone number", id: numberId })
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     const noTelephony = (message: string) =>
       ValidationFailed.single(["body", "telephony_configuration_id"], message, "telephony_unavailable")
 
-    const outbound = Effect.fn("TelephonyConfigs.outbound")(function* (organizationId: number, preferredId: number | null) {
-      const rows = preferredId === null
-        ? (yield* selectConfigs(organizationId, null)).filter((row) => row.is_default_outbound)
-        : yield* selectConfigs(organizationId, preferredId)
-      const row = rows[0]
-      if (!row) {
-        return yield* noTelephony(
-          preferredId === null
-            ? "No usable telephony configuration: the organization has no default outbound telephony configuration. Create one at /api/v1/organizations/telephony-configs or set telephony_configuration_id on the campaign"
-            : `No usable telephony configuration: telephony configuration ${preferredId} does not exist`
-        )
-      }
-      const blocked = blockedReason(row)
-      if (blocked) return yield* noTelephony(`No usable telephony configuration: "${row.name}" cannot place calls. ${blocked}`)
-      const stored = yield* storedSecrets(row)
-      const config = yield* Schema.decodeUnknown(ProviderConfig)({
-        provider: row.provider,
-        ...row.settings,
-        ...stored,
-        api_base_url: row.api_base_url
-      }).pipe(Effect.orDie)
-      const callerIds = yield* sql<{ address: string }>`
+    const outbound = Effect.fn("TelephonyConfigs.outbound")(
+      function*(organizationId: number, preferredId: number | null) {
+        const rows = preferredId === null
+          ? (yield* selectConfigs(organizationId, null)).filter((row) => row.is_default_outbound)
+          : yield* selectConfigs(organizationId, preferredId)
+        const row = rows[0]
+        if (!row) {
+          return yield* noTelephony(
+            preferredId === null
+              ? "No usable telephony configuration: the organization has no default outbound telephony configuration. Create one at /api/v1/organizations/telephony-configs or set telephony_configuration_id on the campaign"
+              : `No usable telephony configuration: telephony configuration ${preferredId} does not exist`
+          )
+        }
+        const blocked = blockedReason(row)
+        if (blocked) {
+          return yield* noTelephony(`No usable telephony configuration: "${row.name}" cannot place calls. ${blocked}`)
+        }
+        const stored = yield* storedSecrets(row)
+        const config = yield* Schema.decodeUnknown(ProviderConfig)({
+          provider: row.provider,
+          ...row.settings,
+          ...stored,
+          api_base_url: row.api_base_url
+        }).pipe(Effect.orDie)
+        const callerIds = yield* sql<{ address: string }>`
         SELECT address FROM phone_numbers WHERE telephony_configuration_id = ${row.id} AND is_active
         ORDER BY is_default_caller_id DESC, id`
-      return {
-        id: row.id,
-        name: row.name,
-        default_region: row.default_region,
-        api_base_url: row.api_base_url ?? defaultApiBaseUrl[row.provider],
-        config,
-        caller_ids: callerIds.map((number) => number.address)
-      }
-    }, Effect.catchTag("SqlError", Effect.die))
+        return {
+          id: row.id,
+          name: row.name,
+          default_region: row.default_region,
+          api_base_url: row.api_base_url ?? defaultApiBaseUrl[row.provider],
+          config,
+          caller_ids: callerIds.map((number) => number.address)
+        }
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
-    return TelephonyConfigs.of({ list, get, create, update, remove, listNumbers, addNumber, updateNumber, removeNumber, outbound })
+    return TelephonyConfigs.of({
+      list,
+      get,
+      create,
+      update,
+      remove,
+      listNumbers,
+      addNumber,
+      updateNumber,
+      removeNumber,
+      outbound
+    })
   })
 )

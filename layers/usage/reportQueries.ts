@@ -1,5 +1,12 @@
 import type { Statement } from "@effect/sql"
-import { orderBy, rollupWhere, selectionWhere, type SortBy, type SortOrder, type UsageSelection } from "../../src/usage/query.ts"
+import {
+  orderBy,
+  rollupWhere,
+  selectionWhere,
+  type SortBy,
+  type SortOrder,
+  type UsageSelection
+} from "../../src/usage/query.ts"
 import { type DaySplit, type RollupSlice, rollupSlice, splitByUtcDay } from "../../src/usage/rollup.ts"
 import { runColumns, type UsageRunDetailRow } from "./reportRows.ts"
 

@@ -1,6 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Effect, Either, Layer, Option, Stream } from "effect"
+import { SecretBox } from "../../services/SecretBox.ts"
+import { type UsageCriteria, type UsageOrdering, UsageReports } from "../../services/UsageReports.ts"
 import { AppConfig } from "../../src/config.ts"
+import { csvLine } from "../../src/csv/csvWriter.ts"
 import { ValidationFailed } from "../../src/domain/errors.ts"
 import { hasScope, type Principal } from "../../src/domain/principal.ts"
 import {
@@ -11,13 +14,10 @@ import {
   artifactLinkUrl,
   artifactPath
 } from "../../src/usage/artifactLinks.ts"
-import { csvLine } from "../../src/csv/csvWriter.ts"
 import { type DayTotals, denseDailySeries, knownTimeZone } from "../../src/usage/dailySeries.ts"
 import { checkedWindow } from "../../src/usage/dates.ts"
 import { pageOffset, totalPages } from "../../src/usage/pagination.ts"
 import { afterCursor, orderBy, selectionWhere, type SortCursor, type UsageSelection } from "../../src/usage/query.ts"
-import { SecretBox } from "../../services/SecretBox.ts"
-import { type UsageCriteria, type UsageOrdering, UsageReports } from "../../services/UsageReports.ts"
 import { reportTotals, runsPage } from "./reportQueries.ts"
 import { csvCells, csvHeader, runColumns, toRunView, type UsageRunRow } from "./reportRows.ts"
 
@@ -33,7 +33,7 @@ const selectionOf = (principal: Principal, criteria: UsageCriteria) =>
 
 export const UsageReportsLive = Layer.effect(
   UsageReports,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const config = yield* AppConfig
@@ -42,7 +42,12 @@ export const UsageReportsLive = Layer.effect(
       const expires = Math.floor(now / 1000) + ARTIFACT_LINK_TTL_SECONDS
       return (runId: number, kind: ArtifactKind) => {
         const path = artifactPath(runId, kind)
-        return artifactLinkUrl(config.publicUrl, path, expires, secrets.sign(ARTIFACT_LINK_PURPOSE, artifactLinkMessage(path, expires)))
+        return artifactLinkUrl(
+          config.publicUrl,
+          path,
+          expires,
+          secrets.sign(ARTIFACT_LINK_PURPOSE, artifactLinkMessage(path, expires))
+        )
       }
     })
 
@@ -51,7 +56,7 @@ export const UsageReportsLive = Layer.effect(
     const pageOf = (selection: UsageSelection, ordering: UsageOrdering, limit: number, offset: number) =>
       runsPage(sql, selection, ordering, limit, offset)
 
-    const runs = Effect.fn("UsageReports.runs")(function* (
+    const runs = Effect.fn("UsageReports.runs")(function*(
       principal: Principal,
       criteria: UsageCriteria,
       ordering: UsageOrdering,
@@ -75,7 +80,7 @@ export const UsageReportsLive = Layer.effect(
       }
     })
 
-    const dailyBreakdown = Effect.fn("UsageReports.dailyBreakdown")(function* (
+    const dailyBreakdown = Effect.fn("UsageReports.dailyBreakdown")(function*(
       principal: Principal,
       criteria: UsageCriteria
     ) {
@@ -92,7 +97,8 @@ export const UsageReportsLive = Layer.effect(
         WHERE ${selectionWhere(sql, selection)}
         GROUP BY 1`.pipe(Effect.orDie)
       const days = yield* Either.match(denseDailySeries(totals, selection.window, timezone), {
-        onLeft: (message) => Effect.fail(ValidationFailed.single(["query", "start_date"], `The daily breakdown ${message}`)),
+        onLeft: (message) =>
+          Effect.fail(ValidationFailed.single(["query", "start_date"], `The daily breakdown ${message}`)),
         onRight: Effect.succeed
       })
       const sum = (pick: (day: DayTotals) => number) => totals.reduce((total, day) => total + pick(day), 0)
@@ -117,23 +123,29 @@ export const UsageReportsLive = Layer.effect(
         ORDER BY ${orderBy(sql, ordering.sortBy, ordering.sortOrder)}
         LIMIT ${EXPORT_BATCH}`.pipe(Effect.orDie)
 
-    const runsCsv = Effect.fn("UsageReports.runsCsv")(function* (
+    const runsCsv = Effect.fn("UsageReports.runsCsv")(function*(
       principal: Principal,
       criteria: UsageCriteria,
       ordering: UsageOrdering
     ) {
       const selection = yield* selectionOf(principal, criteria)
       // Keyset batches rather than one cursor: no transaction stays open while a slow client reads.
-      const batches = Stream.paginateChunkEffect(undefined as SortCursor | undefined, (cursor) =>
-        exportBatch(selection, ordering, cursor).pipe(
-          Effect.map((rows) => {
-            const last = rows.at(-1)
-            const next: Option.Option<SortCursor> = last && rows.length === EXPORT_BATCH
-              ? Option.some({ key: ordering.sortBy === "duration" ? last.duration_seconds : last.created_key, id: last.id })
-              : Option.none()
-            return [Chunk.of(rows.map((row) => csvLine(csvCells(row))).join("")), next] as const
-          })
-        ))
+      const batches = Stream.paginateChunkEffect(
+        undefined as SortCursor | undefined,
+        (cursor) =>
+          exportBatch(selection, ordering, cursor).pipe(
+            Effect.map((rows) => {
+              const last = rows.at(-1)
+              const next: Option.Option<SortCursor> = last && rows.length === EXPORT_BATCH
+                ? Option.some({
+                  key: ordering.sortBy === "duration" ? last.duration_seconds : last.created_key,
+                  id: last.id
+                })
+                : Option.none()
+              return [Chunk.of(rows.map((row) => csvLine(csvCells(row))).join("")), next] as const
+            })
+          )
+      )
       return Stream.concat(Stream.make(csvLine(csvHeader)), batches)
     })
 

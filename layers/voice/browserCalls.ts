@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ModelSettings } from "../../services/ModelSettings.ts"
+import { SecretBox } from "../../services/SecretBox.ts"
 import type { BrowserCall } from "../../services/VoiceCalls.ts"
 import { initialState } from "../../src/conversation/conversationState.ts"
 import { limitsFrom } from "../../src/conversation/limits.ts"
@@ -8,10 +9,9 @@ import { runContext } from "../../src/conversation/runContext.ts"
 import { Conflict, NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { mediaStreamUrl, mediaToken } from "../../src/telephony/mediaToken.ts"
-import { SecretBox } from "../../services/SecretBox.ts"
+import { chatIdleTimeoutSeconds } from "../conversation/chatConfig.ts"
 import { runnableGraph } from "../conversation/chatPlans.ts"
 import type { StoredConversation } from "../conversation/chatRunRows.ts"
-import { chatIdleTimeoutSeconds } from "../conversation/chatConfig.ts"
 import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
 
 /** A test call's link is for the page that asked for it, right away. */
@@ -28,31 +28,42 @@ interface VersionRow {
 }
 
 /** Browser test calls: a run on the web channel whose audio is the page's microphone. */
-export const makeBrowserCalls = Effect.gen(function* () {
+export const makeBrowserCalls = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* SecretBox
   const modelSettings = yield* ModelSettings
   const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
 
-  const start = Effect.fn("VoiceCalls.startBrowserCall")(function* (
+  const start = Effect.fn("VoiceCalls.startBrowserCall")(function*(
     principal: Principal,
     workflowId: number,
-    input: { readonly initial_context?: Readonly<Record<string, unknown>> | undefined; readonly use_draft?: boolean | undefined },
+    input: {
+      readonly initial_context?: Readonly<Record<string, unknown>> | undefined
+      readonly use_draft?: boolean | undefined
+    },
     publicUrl: string
   ) {
     const versions = yield* sql<VersionRow>`
       SELECT w.status AS workflow_status, d.id AS definition_id, d.version_number, d.version_status, d.workflow_definition,
              d.template_context_variables, d.workflow_configurations
       FROM workflows w JOIN workflow_definitions d ON d.workflow_id = w.id
-      WHERE w.id = ${workflowId} AND w.organization_id = ${principal.organizationId} AND d.version_status IN ('draft', 'published')`.pipe(Effect.orDie)
+      WHERE w.id = ${workflowId} AND w.organization_id = ${principal.organizationId} AND d.version_status IN ('draft', 'published')`
+      .pipe(Effect.orDie)
     if (versions.length === 0) {
-      const [exists] = yield* sql`SELECT 1 FROM workflows WHERE id = ${workflowId} AND organization_id = ${principal.organizationId}`.pipe(Effect.orDie)
+      const [exists] =
+        yield* sql`SELECT 1 FROM workflows WHERE id = ${workflowId} AND organization_id = ${principal.organizationId}`
+          .pipe(Effect.orDie)
       if (!exists) return yield* new NotFound({ resource: "Workflow", id: workflowId })
     }
     const version = input.use_draft === true
-      ? versions.find((row) => row.version_status === "draft") ?? versions.find((row) => row.version_status === "published")
+      ? versions.find((row) => row.version_status === "draft") ??
+        versions.find((row) => row.version_status === "published")
       : versions.find((row) => row.version_status === "published")
-    if (!version) return yield* new Conflict({ message: "This workflow has no published version yet: publish it, or start the call with use_draft" })
+    if (!version) {
+      return yield* new Conflict({
+        message: "This workflow has no published version yet: publish it, or start the call with use_draft"
+      })
+    }
     if (version.workflow_status === "archived") return yield* new Conflict({ message: "This workflow is archived" })
     const graph = yield* runnableGraph(version.workflow_definition)
     const [stt, tts, llm] = yield* Effect.all([
@@ -62,7 +73,8 @@ export const makeBrowserCalls = Effect.gen(function* () {
     ])
     if (Option.isNone(stt) || Option.isNone(tts) || Option.isNone(llm)) {
       return yield* new Conflict({
-        message: "Voice calls need LLM, STT and TTS settings: set them with PUT /api/v1/organizations/model-configurations"
+        message:
+          "Voice calls need LLM, STT and TTS settings: set them with PUT /api/v1/organizations/model-configurations"
       })
     }
     const start = graph.nodes.find((node) => node.type === "startCall")!
@@ -77,7 +89,9 @@ export const makeBrowserCalls = Effect.gen(function* () {
       INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction, state,
                         initial_context, conversation)
       VALUES (${principal.organizationId}, ${workflowId}, ${version.definition_id}, ${version.version_number}, ${"Browser test call"},
-              'web', 'webrtc', 'inbound', 'initialized', ${JSON.stringify(initialContext)}::jsonb, ${JSON.stringify(conversation)}::jsonb)
+              'web', 'webrtc', 'inbound', 'initialized', ${JSON.stringify(initialContext)}::jsonb, ${
+      JSON.stringify(conversation)
+    }::jsonb)
       RETURNING id`.pipe(Effect.orDie)
     const expires = Math.floor(Date.now() / 1000) + BROWSER_TOKEN_SECONDS
     return {

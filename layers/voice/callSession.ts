@@ -8,7 +8,7 @@ import type { ConversationState, TurnOutcome } from "../../src/conversation/conv
 import type { Ending } from "../../src/conversation/endReason.ts"
 import { addUsage, noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { InboundMedia, MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
-import { callRecorder, type CallRecorder } from "../../src/voice/callRecorder.ts"
+import { type CallRecorder, callRecorder } from "../../src/voice/callRecorder.ts"
 import { sentenceChunker } from "../../src/voice/sentenceChunker.ts"
 import { makePlayout, type Playout } from "./playout.ts"
 
@@ -123,8 +123,11 @@ const logSpeechFailure = (runId: number, failure: SpeechFailed) =>
     Effect.annotateLogs({ run_id: runId, provider: failure.provider, reason: failure.reason, error: failure.message })
   )
 
-export const runCallSession = (services: Services, input: CallSessionInput): Effect.Effect<CallResult, never, Scope.Scope> =>
-  Effect.gen(function* () {
+export const runCallSession = (
+  services: Services,
+  input: CallSessionInput
+): Effect.Effect<CallResult, never, Scope.Scope> =>
+  Effect.gen(function*() {
     const { engine } = services
     const { plan, protocol } = input
     const rate = protocol.sampleRate
@@ -152,13 +155,24 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       }
     })
 
-    const detector = yield* services.vad.detector(rate, { minSpeechMs: MIN_SPEECH_MS, minSilenceMs: END_OF_TURN_SILENCE_MS, pauseMs: PAUSE_MS })
-    const transcription = yield* services.speechToText.open(input.stt, { sampleRate: rate, tag: `talkgraph-run-${input.runId}`, endpointingMs: END_OF_TURN_SILENCE_MS }).pipe(Effect.either)
+    const detector = yield* services.vad.detector(rate, {
+      minSpeechMs: MIN_SPEECH_MS,
+      minSilenceMs: END_OF_TURN_SILENCE_MS,
+      pauseMs: PAUSE_MS
+    })
+    const transcription = yield* services.speechToText.open(input.stt, {
+      sampleRate: rate,
+      tag: `talkgraph-run-${input.runId}`,
+      endpointingMs: END_OF_TURN_SILENCE_MS
+    }).pipe(Effect.either)
     if (transcription._tag === "Left") {
       yield* logSpeechFailure(input.runId, transcription.left)
       yield* input.hangUp
       return {
-        ending: { reason: "speech_error", error: `Speech-to-text (${transcription.left.provider}) could not start; the server log has the details.` },
+        ending: {
+          reason: "speech_error",
+          error: `Speech-to-text (${transcription.left.provider}) could not start; the server log has the details.`
+        },
         state: { node_id: "", user_turns: 0, extracted: {} },
         transcript: [],
         usage: noUsage,
@@ -172,7 +186,10 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     let receivedAudioMs = 0
 
     yield* stt.events.pipe(
-      Stream.runForEach((event) => (event._tag === "Final" && event.text.trim() ? offer({ _tag: "Final", text: event.text.trim() }) : Effect.void)),
+      Stream.runForEach((event) => (event._tag === "Final" && event.text.trim()
+        ? offer({ _tag: "Final", text: event.text.trim() })
+        : Effect.void)
+      ),
       Effect.catchAll((error) => offer({ _tag: "SpeechFailed", error })),
       Effect.forkScoped
     )
@@ -180,13 +197,14 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     const onMedia = (media: CallInput): Effect.Effect<void> => {
       switch (media._tag) {
         case "Audio":
-          return Effect.gen(function* () {
+          return Effect.gen(function*() {
             recorder.caller(media.pcm)
             receivedAudioMs += (media.pcm.length * 1000) / rate
             yield* stt.send(media.pcm).pipe(Effect.catchAll((error) => offer({ _tag: "SpeechFailed", error })))
             for (const event of yield* detector.push(media.pcm)) {
-              if (event._tag === "SpeechEnded") yield* offer({ _tag: "SpeechEnded", atWall: Date.now() - (receivedAudioMs - event.atMs) })
-              else yield* offer({ _tag: event._tag })
+              if (event._tag === "SpeechEnded") {
+                yield* offer({ _tag: "SpeechEnded", atWall: Date.now() - (receivedAudioMs - event.atMs) })
+              } else yield* offer({ _tag: event._tag })
             }
           })
         case "Played":
@@ -202,7 +220,11 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     yield* offer({ _tag: "Tick" }).pipe(Effect.delay(`${TICK_MS} millis`), Effect.forever, Effect.forkScoped)
 
     // What the conversation has become; only the control loop (and replies it starts) change these.
-    let state: ConversationState = { node_id: plan.graph.nodes.find((node) => node.type === "startCall")!.id, user_turns: 0, extracted: {} }
+    let state: ConversationState = {
+      node_id: plan.graph.nodes.find((node) => node.type === "startCall")!.id,
+      user_turns: 0,
+      extracted: {}
+    }
     const transcript: Array<TranscriptTurn> = []
     let usage = noUsage
     let ttsCharacters = 0
@@ -217,7 +239,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
 
     /** Speaks one piece: a recorded clip when the piece is a clip's text, else TTS; then a marker to learn when it was heard. */
     const speakPiece = (speech: Speech, text: string, name: string, mine: number, heardFrom: Deferred.Deferred<void>) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         // A reply cut off by the caller may still be winding down: none of its audio is played.
         const entry = { text, ms: 0, played: false }
         speech.sentences.push(entry)
@@ -225,7 +247,9 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
           Effect.zipRight(
             Deferred.await(heardFrom),
             Effect.suspend(() =>
-              mine === generation ? Effect.zipRight(Effect.sync(() => (entry.ms += (pcm.length * 1000) / rate)), playout.play(pcm)) : Effect.void
+              mine === generation
+                ? Effect.zipRight(Effect.sync(() => (entry.ms += (pcm.length * 1000) / rate)), playout.play(pcm))
+                : Effect.void
             )
           )
         const clip = yield* input.clipAudio(text)
@@ -237,7 +261,10 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
         }
         yield* Deferred.await(heardFrom)
         const played = yield* playout.mark(name)
-        yield* Deferred.await(played).pipe(Effect.tap(() => Effect.sync(() => (entry.played = true))), Effect.forkScoped)
+        yield* Deferred.await(played).pipe(
+          Effect.tap(() => Effect.sync(() => (entry.played = true))),
+          Effect.forkScoped
+        )
       })
 
     /**
@@ -250,7 +277,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       speechEndedAt: number | null,
       held = false
     ) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         generation++
         const mine = generation
         awaitingFirstAudio = speechEndedAt === null ? null : { generation: mine, since: speechEndedAt }
@@ -262,17 +289,21 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
         const chunker = sentenceChunker()
         let index = 0
         const speaker = yield* Queue.take(pieces).pipe(
-          Effect.flatMap((piece) => (piece === null ? Effect.succeed(true) : speakPiece(speech, piece, `g${mine}:s${index++}`, mine, heardFrom).pipe(Effect.as(false)))),
+          Effect.flatMap((piece) => (piece === null
+            ? Effect.succeed(true)
+            : speakPiece(speech, piece, `g${mine}:s${index++}`, mine, heardFrom).pipe(Effect.as(false)))
+          ),
           Effect.repeat({ until: (finished) => finished }),
           Effect.fork
         )
         const emit = (text: string) =>
-          Effect.flatMap(input.clipAudio(text), (clip) =>
-            Queue.offerAll(pieces, Option.isSome(clip) ? [...chunker.flush(), text] : chunker.push(text))
+          Effect.flatMap(
+            input.clipAudio(text),
+            (clip) => Queue.offerAll(pieces, Option.isSome(clip) ? [...chunker.flush(), text] : chunker.push(text))
           ).pipe(Effect.asVoid)
         // The outcome is reported as soon as the model is done (the conversation has moved on even
         // if the caller cuts in now); the audio is finished being queued afterwards.
-        const reply = yield* Effect.gen(function* () {
+        const reply = yield* Effect.gen(function*() {
           const outcome = yield* step(emit)
           yield* offer({ _tag: "ReplyDone", generation: mine, outcome })
           yield* Queue.offerAll(pieces, [...chunker.flush(), null])
@@ -283,7 +314,15 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
           Effect.onInterrupt(() => Fiber.interrupt(speaker)),
           Effect.forkScoped
         )
-        return { generation: mine, fiber: reply, speech, outcome: null as TurnOutcome | null, userText: "", heardFrom, held }
+        return {
+          generation: mine,
+          fiber: reply,
+          speech,
+          outcome: null as TurnOutcome | null,
+          userText: "",
+          heardFrom,
+          held
+        }
       })
 
     /** The agent's step in progress: its model step, then its audio playing. */
@@ -339,7 +378,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
     let userTurn: { start: number; end: number } | null = null
     let speechStartedAt = 0
 
-    const bargeIn = Effect.gen(function* () {
+    const bargeIn = Effect.gen(function*() {
       const active = reply!
       reply = null
       generation++
@@ -360,7 +399,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
 
     /** A reply whose model step is done and whose audio has all played becomes part of the transcript. */
     const recordIfPlayed = (now: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         if (reply === null || reply.held || reply.outcome === null || !reply.speech.done || playout.speaking()) return
         const finished = reply
         const outcome = finished.outcome!
@@ -382,7 +421,11 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       if (held.outcome !== null) {
         // Its tokens were spent even though nobody heard it (an answer cut off mid-stream reports none).
         usage = addUsage(usage, held.outcome.usage)
-        answered = { text: held.userText, transcriptLength: transcript.length, outcome: { ...held.outcome, usage: noUsage } }
+        answered = {
+          text: held.userText,
+          transcriptLength: transcript.length,
+          outcome: { ...held.outcome, usage: noUsage }
+        }
       }
       return Fiber.interruptFork(held.fiber)
     })
@@ -392,15 +435,23 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
      * (a breath, a noise) gets it again: the same question has the same answer, and asking the model
      * twice would cost the tokens and the time again.
      */
-    let answered: { readonly text: string; readonly transcriptLength: number; readonly outcome: TurnOutcome } | null = null
+    let answered: { readonly text: string; readonly transcriptLength: number; readonly outcome: TurnOutcome } | null =
+      null
 
     /** The engine's step answering `text` now, or the earlier answer to the same words. */
     const answerTo = (text: string) => {
-      const earlier = answered !== null && answered.text === text && answered.transcriptLength === transcript.length ? answered.outcome : null
+      const earlier = answered !== null && answered.text === text && answered.transcriptLength === transcript.length
+        ? answered.outcome
+        : null
       answered = null
       if (earlier) {
         return (emit: (text: string) => Effect.Effect<void>) =>
-          Effect.as(Effect.forEach(earlier.turns.filter((turn) => turn.role === "assistant"), (turn) => emit(turn.text), { discard: true }), earlier)
+          Effect.as(
+            Effect.forEach(earlier.turns.filter((turn) => turn.role === "assistant"), (turn) => emit(turn.text), {
+              discard: true
+            }),
+            earlier
+          )
       }
       const history = [...transcript]
       const current = state
@@ -412,7 +463,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
      * has ended. The model and TTS work while the end-of-turn silence runs; if the caller goes
      * on, it is dropped unheard.
      */
-    const prepare = Effect.gen(function* () {
+    const prepare = Effect.gen(function*() {
       yield* dropHeld
       const text = spokenSoFar()
       reply = yield* startReply(answerTo(text), null, true)
@@ -421,7 +472,7 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
 
     /** The turn ended as prepared for: the held reply is heard from now. */
     const release = (endedAt: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const prepared = reply!
         prepared.held = false
         heardText = ""
@@ -434,14 +485,14 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       })
 
     const respondTo = (text: string, endedAt: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         userTurn = { start: msSinceStart(speechStartedAt), end: msSinceStart(endedAt) }
         reply = yield* startReply(answerTo(text), endedAt)
         reply.userText = text
       })
 
     const handle = (event: Control): Effect.Effect<void, never, Scope.Scope> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const now = Date.now()
         switch (event._tag) {
           case "SpeechStarted": {
@@ -450,7 +501,9 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
             speechStartedAt = now - MIN_SPEECH_MS
             lastActivity = now
             turnEndedAt = null
-            if (reply !== null && (playout.speaking() || reply.outcome === null) && currentNodeAllowsInterrupt()) yield* bargeIn
+            if (reply !== null && (playout.speaking() || reply.outcome === null) && currentNodeAllowsInterrupt()) {
+              yield* bargeIn
+            }
             return
           }
           case "SpeechPaused": {
@@ -493,7 +546,10 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
           }
           case "SpeechFailed": {
             yield* logSpeechFailure(input.runId, event.error)
-            ending = { reason: "speech_error", error: `A speech provider (${event.error.provider}) failed; the server log has the details.` }
+            ending = {
+              reason: "speech_error",
+              error: `A speech provider (${event.error.provider}) failed; the server log has the details.`
+            }
             return
           }
           case "HungUp": {
@@ -503,7 +559,9 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
           case "Tick": {
             yield* recordIfPlayed(now)
             if (now - streamStartedAt >= input.maxDurationMs) ending = { reason: "max_duration_exceeded", error: null }
-            else if (reply === null && !userSpeaking && now - lastActivity >= input.idleTimeoutMs) ending = { reason: "idle_timeout", error: null }
+            else if (reply === null && !userSpeaking && now - lastActivity >= input.idleTimeoutMs) {
+              ending = { reason: "idle_timeout", error: null }
+            }
             break
           }
         }
@@ -517,7 +575,9 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
             carriedText = ""
             turnEndedAt = null
             yield* respondTo(text, endedAt)
-          } else if (waited) turnEndedAt = null
+          } else if (waited) {
+            turnEndedAt = null
+          }
         }
       })
 
@@ -531,11 +591,24 @@ export const runCallSession = (services: Services, input: CallSessionInput): Eff
       const active = reply
       reply = null
       yield* Fiber.interrupt(active.fiber)
-      if (active.outcome !== null) record(active.outcome, active.generation, active.speech, userTurn, finalEnding.reason === "user_hangup", playout.playedMs())
+      if (active.outcome !== null) {
+        record(
+          active.outcome,
+          active.generation,
+          active.speech,
+          userTurn,
+          finalEnding.reason === "user_hangup",
+          playout.playedMs()
+        )
+      }
     }
     if (finalEnding.reason !== "user_hangup") {
       // The agent's last words are heard before the line drops.
-      yield* Effect.sleep("50 millis").pipe(Effect.repeat({ while: () => playout.speaking() }), Effect.timeout("10 seconds"), Effect.ignore)
+      yield* Effect.sleep("50 millis").pipe(
+        Effect.repeat({ while: () => playout.speaking() }),
+        Effect.timeout("10 seconds"),
+        Effect.ignore
+      )
       yield* input.hangUp
     }
     const sttSeconds = yield* stt.audioSeconds

@@ -18,48 +18,65 @@ interface Route {
 }
 
 /** Incoming calls to a configuration's numbers: each becomes an inbound run of the number's agent. */
-export const makeInboundCalls = Effect.gen(function* () {
+export const makeInboundCalls = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* SecretBox
   const telephony = yield* Telephony
   const accounts = yield* makeCarrierAccounts
 
-  const answer = Effect.fn("VoiceCalls.inbound")(function* (provider: Provider, configurationId: number, request: WebhookRequest, publicUrl: string) {
-    const [config] = yield* sql<{ organization_id: number; provider: string }>`
-      SELECT organization_id, provider FROM telephony_configurations WHERE id = ${configurationId} AND NOT inactive`.pipe(Effect.orDie)
-    // An unknown configuration is refused as a bad signature is: whoever cannot sign learns nothing.
-    const account = config && config.provider === provider ? yield* accounts.forConfiguration(config.organization_id, configurationId) : Option.none()
-    const adapter = telephony.adapter(provider)
-    if (Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
-      yield* Effect.logWarning("Inbound call refused: unknown configuration or bad signature", { provider, configuration_id: configurationId })
-      return yield* new Forbidden({ message: "Invalid webhook signature" })
-    }
-    const incoming = adapter.parseIncomingCall(request)
-    if (Option.isNone(incoming)) return yield* new NotFound({ resource: "Incoming call", id: configurationId })
-    const { from, to, providerCallId } = incoming.value
-    const called = to.startsWith("+") || to.startsWith("sip:") ? to : `+${to}`
-    // The number's agent answers with its published version; a number without one is not answered.
-    const [route] = yield* sql<Route>`
+  const answer = Effect.fn("VoiceCalls.inbound")(
+    function*(provider: Provider, configurationId: number, request: WebhookRequest, publicUrl: string) {
+      const [config] = yield* sql<{ organization_id: number; provider: string }>`
+      SELECT organization_id, provider FROM telephony_configurations WHERE id = ${configurationId} AND NOT inactive`
+        .pipe(Effect.orDie)
+      // An unknown configuration is refused as a bad signature is: whoever cannot sign learns nothing.
+      const account = config && config.provider === provider
+        ? yield* accounts.forConfiguration(config.organization_id, configurationId)
+        : Option.none()
+      const adapter = telephony.adapter(provider)
+      if (Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
+        yield* Effect.logWarning("Inbound call refused: unknown configuration or bad signature", {
+          provider,
+          configuration_id: configurationId
+        })
+        return yield* new Forbidden({ message: "Invalid webhook signature" })
+      }
+      const incoming = adapter.parseIncomingCall(request)
+      if (Option.isNone(incoming)) return yield* new NotFound({ resource: "Incoming call", id: configurationId })
+      const { from, to, providerCallId } = incoming.value
+      const called = to.startsWith("+") || to.startsWith("sip:") ? to : `+${to}`
+      // The number's agent answers with its published version; a number without one is not answered.
+      const [route] = yield* sql<Route>`
       SELECT p.organization_id, w.id AS workflow_id, d.id AS definition_id, d.version_number
       FROM phone_numbers p
       JOIN workflows w ON w.id = p.inbound_workflow_id AND w.organization_id = p.organization_id AND w.status = 'active'
       JOIN workflow_definitions d ON d.workflow_id = w.id AND d.version_status = 'published'
-      WHERE p.telephony_configuration_id = ${configurationId} AND p.address IN (${to}, ${called}) AND p.is_active`.pipe(Effect.orDie)
-    if (!route) {
-      yield* Effect.logWarning("Inbound call to a number without an agent", { provider, configuration_id: configurationId })
-      return yield* new NotFound({ resource: "Agent for number", id: called })
-    }
-    const [run] = yield* sql<{ id: number }>`
+      WHERE p.telephony_configuration_id = ${configurationId} AND p.address IN (${to}, ${called}) AND p.is_active`.pipe(
+        Effect.orDie
+      )
+      if (!route) {
+        yield* Effect.logWarning("Inbound call to a number without an agent", {
+          provider,
+          configuration_id: configurationId
+        })
+        return yield* new NotFound({ resource: "Agent for number", id: called })
+      }
+      const [run] = yield* sql<{ id: number }>`
       INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction, state,
                         caller_number, called_number, provider_call_id, telephony_configuration_id, initial_context)
       VALUES (${route.organization_id}, ${route.workflow_id}, ${route.definition_id}, ${route.version_number}, ${`Inbound call from ${from}`},
-              ${channelOfMode(provider)}, ${provider}, 'inbound', 'initialized', ${from}, ${called}, ${providerCallId}, ${configurationId},
+              ${
+        channelOfMode(provider)
+      }, ${provider}, 'inbound', 'initialized', ${from}, ${called}, ${providerCallId}, ${configurationId},
               ${JSON.stringify({ caller_number: from, called_number: called })}::jsonb)
       RETURNING id`.pipe(Effect.orDie)
-    yield* Effect.annotateCurrentSpan({ run_id: run!.id, provider })
-    const expires = Math.floor(Date.now() / 1000) + INBOUND_TOKEN_SECONDS
-    return adapter.answerMarkup(mediaStreamUrl(publicUrl, provider, run!.id, mediaToken(secrets.sign, run!.id, expires)))
-  })
+      yield* Effect.annotateCurrentSpan({ run_id: run!.id, provider })
+      const expires = Math.floor(Date.now() / 1000) + INBOUND_TOKEN_SECONDS
+      return adapter.answerMarkup(
+        mediaStreamUrl(publicUrl, provider, run!.id, mediaToken(secrets.sign, run!.id, expires))
+      )
+    }
+  )
 
   return { answer }
 })

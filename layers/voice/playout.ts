@@ -10,7 +10,11 @@ const LEAD_MS = 200
 /** A marker the carrier never echoes is taken as played this long after its audio should have ended. */
 const MARK_GRACE_MS = 1500
 
-type Item = { readonly kind: "audio"; readonly pcm: Int16Array } | { readonly kind: "mark"; readonly name: string; readonly played: Deferred.Deferred<void> }
+type Item = { readonly kind: "audio"; readonly pcm: Int16Array } | {
+  readonly kind: "mark"
+  readonly name: string
+  readonly played: Deferred.Deferred<void>
+}
 
 export interface Playout {
   readonly play: (pcm: Int16Array) => Effect.Effect<void>
@@ -43,7 +47,7 @@ export interface PlayoutOptions {
  * and starve the carrier's buffer), a little ahead of real time.
  */
 export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, never, Scope.Scope> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { protocol, send } = options
     const frameSamples = (protocol.sampleRate * FRAME_MS) / 1000
     const items: Array<Item> = []
@@ -73,11 +77,15 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
     }
 
     const settleOverdueMarks = (now: number) =>
-      Effect.forEach([...pending], ([name, mark]) =>
-        now >= mark.due ? Effect.sync(() => pending.delete(name)).pipe(Effect.zipRight(Deferred.succeed(mark.played, undefined))) : Effect.void
+      Effect.forEach(
+        [...pending],
+        ([name, mark]) =>
+          now >= mark.due
+            ? Effect.sync(() => pending.delete(name)).pipe(Effect.zipRight(Deferred.succeed(mark.played, undefined)))
+            : Effect.void
       )
 
-    const pump = Effect.gen(function* () {
+    const pump = Effect.gen(function*() {
       while (true) {
         const now = Date.now()
         yield* settleOverdueMarks(now)
@@ -120,16 +128,17 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
       }).pipe(Effect.asVoid)
 
     const mark = (name: string) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const played = yield* Deferred.make<void>()
         items.push({ kind: "mark", name, played })
         yield* Queue.offer(wake, undefined)
         return played
       })
 
-    const releaseAll = (marks: Iterable<Deferred.Deferred<void>>) => Effect.forEach(marks, (played) => Deferred.succeed(played, undefined), { discard: true })
+    const releaseAll = (marks: Iterable<Deferred.Deferred<void>>) =>
+      Effect.forEach(marks, (played) => Deferred.succeed(played, undefined), { discard: true })
 
-    const clear = Effect.gen(function* () {
+    const clear = Effect.gen(function*() {
       // What was sent but not yet played is dropped at the carrier: it was never heard.
       sentMs -= Math.max(0, audibleUntil - Date.now())
       const queuedMarks = items.flatMap((item) => (item.kind === "mark" ? [item.played] : []))

@@ -19,20 +19,20 @@ import { limitsFrom } from "../../src/conversation/limits.ts"
 import { runContext } from "../../src/conversation/runContext.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
-import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
-import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
-import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
 import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
+import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
+import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
+import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
 import { latencySummary } from "../../src/voice/latencyStats.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
-import type { StoredConversation } from "../conversation/chatRunRows.ts"
 import { chatIdleTimeoutSeconds } from "../conversation/chatConfig.ts"
+import type { StoredConversation } from "../conversation/chatRunRows.ts"
 import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
 import { makeCarrierAccounts } from "../telephony/carrierAccounts.ts"
-import { type CallInput, runCallSession } from "./callSession.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
+import { type CallInput, runCallSession } from "./callSession.ts"
 import { makeInboundCalls } from "./inboundCalls.ts"
-import { CALL_LEASE_SECONDS, type MediaRun, makeVoiceRuns } from "./voiceRuns.ts"
+import { CALL_LEASE_SECONDS, makeVoiceRuns, type MediaRun } from "./voiceRuns.ts"
 
 /** Frames a slow call may fall behind by before its oldest audio is dropped (10 s of 20 ms frames). */
 const INBOUND_BACKLOG = 500
@@ -41,7 +41,7 @@ const refused = (message: string) => new Forbidden({ message })
 
 export const VoiceCallsLive = Layer.scoped(
   VoiceCalls,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const secrets = yield* SecretBox
     const modelSettings = yield* ModelSettings
     const engine = yield* ConversationEngine
@@ -50,7 +50,12 @@ export const VoiceCallsLive = Layer.scoped(
     const storage = yield* Storage
     const recordings = yield* Recordings
     const catalog = yield* RecordingCatalog
-    const services = { engine, vad: yield* VoiceActivity, speechToText: yield* SpeechToText, textToSpeech: yield* TextToSpeech }
+    const services = {
+      engine,
+      vad: yield* VoiceActivity,
+      speechToText: yield* SpeechToText,
+      textToSpeech: yield* TextToSpeech
+    }
     const runs = yield* makeVoiceRuns
     const accounts = yield* makeCarrierAccounts
     const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
@@ -58,7 +63,11 @@ export const VoiceCallsLive = Layer.scoped(
     const calls = yield* FiberMap.make<number>()
 
     const speechSettings = (organizationId: number) =>
-      Effect.all({ stt: modelSettings.speechFor(organizationId, "stt"), tts: modelSettings.speechFor(organizationId, "tts"), llm: modelSettings.llmFor(organizationId) })
+      Effect.all({
+        stt: modelSettings.speechFor(organizationId, "stt"),
+        tts: modelSettings.speechFor(organizationId, "tts"),
+        llm: modelSettings.llmFor(organizationId)
+      })
 
     /** The conversation a run starts with: fixed at its first media connection. */
     const conversationOf = (run: MediaRun): StoredConversation | null => {
@@ -89,13 +98,18 @@ export const VoiceCallsLive = Layer.scoped(
      * carrier that sends one (a placed Plivo call answered its placement with another id).
      */
     const hangUpAtCarrier = (run: MediaRun, callId: string | null) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const providerCallId = run.provider_call_id ?? callId
         if (run.channel !== "telephony" || run.telephony_configuration_id === null || providerCallId === null) return
         const account = yield* accounts.forConfiguration(run.organization_id, run.telephony_configuration_id)
         if (Option.isNone(account)) return
-        yield* telephony.adapter(account.value.provider).hangUp(account.value, { providerCallId, liveCallId: run.live_call_id ?? callId })
-      }).pipe(Effect.catchAll((error) => Effect.logWarning("Could not hang up a call at the carrier", { run_id: run.id, error: error.message })))
+        yield* telephony.adapter(account.value.provider).hangUp(account.value, {
+          providerCallId,
+          liveCallId: run.live_call_id ?? callId
+        })
+      }).pipe(Effect.catchAll((error) =>
+        Effect.logWarning("Could not hang up a call at the carrier", { run_id: run.id, error: error.message })
+      ))
 
     /** The call on its socket, from the first frame to the stored run. */
     const serve = (
@@ -106,16 +120,20 @@ export const VoiceCallsLive = Layer.scoped(
       speech: { readonly stt: SpeechConnection; readonly tts: SpeechConnection },
       socket: Socket.Socket
     ) =>
-      Effect.scoped(Effect.gen(function* () {
+      Effect.scoped(Effect.gen(function*() {
         const token = crypto.randomUUID()
         if (!(yield* runs.hold(run.id, token, conversation))) {
           yield* Effect.logWarning("A second media connection for a call was refused", { run_id: run.id })
           return
         }
-        yield* runs.renew(run.id, token).pipe(Effect.repeat(Schedule.spaced(`${CALL_LEASE_SECONDS / 3} seconds`)), Effect.forkScoped)
+        yield* runs.renew(run.id, token).pipe(
+          Effect.repeat(Schedule.spaced(`${CALL_LEASE_SECONDS / 3} seconds`)),
+          Effect.forkScoped
+        )
         const protocol = mediaProtocolFor(connection.source)
         const write = yield* socket.writer
-        const send = (messages: ReadonlyArray<string | Uint8Array>) => Effect.forEach(messages, (message) => write(message), { discard: true }).pipe(Effect.ignore)
+        const send = (messages: ReadonlyArray<string | Uint8Array>) =>
+          Effect.forEach(messages, (message) => write(message), { discard: true }).pipe(Effect.ignore)
         const inbound = yield* Queue.sliding<CallInput>(INBOUND_BACKLOG)
         let callId: string | null = null
         yield* socket.runRaw((message) =>
@@ -135,7 +153,7 @@ export const VoiceCallsLive = Layer.scoped(
           plan,
           stt: speech.stt,
           tts: speech.tts,
-          hangUp: Effect.gen(function* () {
+          hangUp: Effect.gen(function*() {
             if (connection.source !== "browser") yield* hangUpAtCarrier(run, callId)
             yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.ignore)
           }),
@@ -149,16 +167,29 @@ export const VoiceCallsLive = Layer.scoped(
         })
 
         // The ending is stored even if the process is asked to stop meanwhile.
-        yield* Effect.gen(function* () {
-          const conclusion = yield* engine.conclude(plan, result.state.node_id ? result.state : conversation.state, result.transcript, result.ending)
+        yield* Effect.gen(function*() {
+          const conclusion = yield* engine.conclude(
+            plan,
+            result.state.node_id ? result.state : conversation.state,
+            result.transcript,
+            result.ending
+          )
           const recordingKey = `calls/${run.organization_id}/${run.id}/recording.wav`
           const transcriptKey = `calls/${run.organization_id}/${run.id}/transcript.json`
           const stored = yield* Effect.all([
             storage.write(recordingKey, result.recorder.toWav(), "audio/wav"),
-            storage.write(transcriptKey, JSON.stringify({ run_id: run.id, transcript: result.transcript }), "application/json")
+            storage.write(
+              transcriptKey,
+              JSON.stringify({ run_id: run.id, transcript: result.transcript }),
+              "application/json"
+            )
           ]).pipe(
             Effect.as(true),
-            Effect.catchAll((error) => Effect.logError("Could not store a call's recording", { run_id: run.id, error: error.message }).pipe(Effect.as(false)))
+            Effect.catchAll((error) =>
+              Effect.logError("Could not store a call's recording", { run_id: run.id, error: error.message }).pipe(
+                Effect.as(false)
+              )
+            )
           )
           const latency = latencySummary(result.latenciesMs)
           yield* runs.finish({
@@ -171,7 +202,10 @@ export const VoiceCallsLive = Layer.scoped(
             transcript: result.transcript,
             gatheredContext: conclusion.gatheredContext,
             disposition: conclusion.disposition,
-            usage: { prompt_tokens: result.usage.prompt_tokens + conclusion.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens + conclusion.usage.completion_tokens },
+            usage: {
+              prompt_tokens: result.usage.prompt_tokens + conclusion.usage.prompt_tokens,
+              completion_tokens: result.usage.completion_tokens + conclusion.usage.completion_tokens
+            },
             ttsCharacters: result.ttsCharacters,
             sttSeconds: Math.round(result.sttSeconds * 100) / 100,
             durationSeconds: Math.round(result.recorder.durationMs() / 1000),
@@ -180,13 +214,21 @@ export const VoiceCallsLive = Layer.scoped(
             recordingKey: stored ? recordingKey : null,
             transcriptKey: stored ? transcriptKey : null
           })
-          yield* Effect.logInfo("Voice call ended", { run_id: run.id, end_reason: result.ending.reason, turns: latency.turns, latency_p50_ms: latency.p50_ms })
+          yield* Effect.logInfo("Voice call ended", {
+            run_id: run.id,
+            end_reason: result.ending.reason,
+            turns: latency.turns,
+            latency_p50_ms: latency.p50_ms
+          })
         }).pipe(Effect.uninterruptible)
       })).pipe(Effect.withSpan("VoiceCalls.call", { attributes: { run_id: run.id, source: connection.source } }))
 
-    const admit = Effect.fn("VoiceCalls.admit")(function* (connection: MediaConnection) {
+    const admit = Effect.fn("VoiceCalls.admit")(function*(connection: MediaConnection) {
       if (!isValidMediaToken(secrets.verify, connection.runId, connection.token, Math.floor(Date.now() / 1000))) {
-        yield* Effect.logWarning("Media connection refused: bad or expired token", { run_id: connection.runId, source: connection.source })
+        yield* Effect.logWarning("Media connection refused: bad or expired token", {
+          run_id: connection.runId,
+          source: connection.source
+        })
         return yield* refused("Invalid or expired media token")
       }
       const run = yield* runs.mediaRun(connection.runId)
@@ -195,7 +237,9 @@ export const VoiceCallsLive = Layer.scoped(
       if (run.mode !== expectedMode) return yield* refused("This media stream belongs to another provider")
       if (run.ended_at !== null || run.held) return yield* refused("This call has ended or is already connected")
       if (connection.source === "twilio") {
-        const account = run.telephony_configuration_id === null ? Option.none() : yield* accounts.forConfiguration(run.organization_id, run.telephony_configuration_id)
+        const account = run.telephony_configuration_id === null
+          ? Option.none()
+          : yield* accounts.forConfiguration(run.organization_id, run.telephony_configuration_id)
         const authToken = Option.isSome(account) ? account.value.credentials.auth_token ?? "" : ""
         if (!isValidTwilioSignature(authToken, connection.url, {}, connection.headers["x-twilio-signature"])) {
           yield* Effect.logWarning("Media connection refused: bad Twilio signature", { run_id: run.id })
@@ -204,8 +248,12 @@ export const VoiceCallsLive = Layer.scoped(
       }
       const conversation = conversationOf(run)
       const settings = yield* speechSettings(run.organization_id)
-      if (conversation === null || Option.isNone(settings.llm) || Option.isNone(settings.stt) || Option.isNone(settings.tts)) {
-        const settingsComplete = Option.isSome(settings.llm) && Option.isSome(settings.stt) && Option.isSome(settings.tts)
+      if (
+        conversation === null || Option.isNone(settings.llm) || Option.isNone(settings.stt) ||
+        Option.isNone(settings.tts)
+      ) {
+        const settingsComplete = Option.isSome(settings.llm) && Option.isSome(settings.stt) &&
+          Option.isSome(settings.tts)
         const reason = settingsComplete
           ? "The agent cannot take voice calls: its version has no valid graph"
           : "The agent cannot take voice calls: its organization needs LLM, STT and TTS settings"

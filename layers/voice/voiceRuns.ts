@@ -51,7 +51,7 @@ export interface FinishedCall {
 }
 
 /** The runs table as voice calls use it. Database failures are defects: the caller cannot fix them. */
-export const makeVoiceRuns = Effect.gen(function* () {
+export const makeVoiceRuns = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const mediaRun = (runId: number) =>
@@ -76,7 +76,9 @@ export const makeVoiceRuns = Effect.gen(function* () {
    */
   const hold = (runId: number, token: string, conversation: StoredConversation) =>
     sql<{ started_at: Date }>`
-      UPDATE runs SET state = 'running', started_at = COALESCE(started_at, now()), conversation = ${JSON.stringify(conversation)}::jsonb,
+      UPDATE runs SET state = 'running', started_at = COALESCE(started_at, now()), conversation = ${
+      JSON.stringify(conversation)
+    }::jsonb,
              busy_until = now() + ${`${CALL_LEASE_SECONDS} seconds`}::interval, busy_token = ${token},
              last_activity_at = now(), updated_at = now()
       WHERE id = ${runId} AND ended_at IS NULL AND state IN ('initialized', 'running')
@@ -84,15 +86,23 @@ export const makeVoiceRuns = Effect.gen(function* () {
       RETURNING started_at`.pipe(Effect.map((rows) => rows[0] ?? null), Effect.orDie)
 
   const renew = (runId: number, token: string) =>
-    sql`UPDATE runs SET busy_until = now() + ${`${CALL_LEASE_SECONDS} seconds`}::interval WHERE id = ${runId} AND busy_token = ${token}`.pipe(
-      Effect.asVoid,
-      Effect.orDie
-    )
+    sql`UPDATE runs SET busy_until = now() + ${`${CALL_LEASE_SECONDS} seconds`}::interval WHERE id = ${runId} AND busy_token = ${token}`
+      .pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
 
   /** The conversation so far, after each turn, so a live call can be read while it runs. */
-  const saveProgress = (runId: number, token: string, conversation: StoredConversation, transcript: ReadonlyArray<TranscriptTurn>) =>
+  const saveProgress = (
+    runId: number,
+    token: string,
+    conversation: StoredConversation,
+    transcript: ReadonlyArray<TranscriptTurn>
+  ) =>
     sql`
-      UPDATE runs SET conversation = ${JSON.stringify(conversation)}::jsonb, transcript = ${JSON.stringify(transcript)}::jsonb,
+      UPDATE runs SET conversation = ${JSON.stringify(conversation)}::jsonb, transcript = ${
+      JSON.stringify(transcript)
+    }::jsonb,
              last_activity_at = now(), updated_at = now()
       WHERE id = ${runId} AND busy_token = ${token}`.pipe(Effect.asVoid, Effect.orDie)
 

@@ -1,6 +1,6 @@
 import { Layer } from "effect"
-import { LlmGeneratorLive } from "../llm/openAiGenerator.ts"
 import { ModelSettingsLive } from "../llm/modelSettings.ts"
+import { LlmGeneratorLive } from "../llm/openAiGenerator.ts"
 import { WorkflowsLive } from "./workflows.ts"
 
 /** Workflows with what they need (model settings, the LLM generator), all three exposed. */

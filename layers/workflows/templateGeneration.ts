@@ -1,4 +1,5 @@
 import { Effect, Either } from "effect"
+import { type LlmConnection, type LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
 import { UpstreamFailed } from "../../src/domain/errors.ts"
 import { buildStarterWorkflow, type StarterWorkflow } from "../../src/graph/starterGraph.ts"
 import { templateContentJsonSchema } from "../../src/graph/templateContent.ts"
@@ -6,10 +7,9 @@ import {
   type ChatMessage,
   correctionMessages,
   TEMPLATE_SCHEMA_NAME,
-  type TemplateRequest,
-  templateMessages
+  templateMessages,
+  type TemplateRequest
 } from "../../src/graph/templatePrompt.ts"
-import { type LlmConnection, type LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
 
 /** One correction round: the model sees its answer and what was wrong with it, once. */
 const ATTEMPTS = 2
@@ -31,7 +31,7 @@ const explain = (failure: LlmFailed, timeoutSeconds: number) => {
  * so no transaction is ever held open across the LLM call.
  */
 export const generateStarterWorkflow = (connection: LlmConnection, request: TemplateRequest) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const llm = yield* LlmGenerator
     let messages: Array<ChatMessage> = templateMessages(request)
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
@@ -51,6 +51,7 @@ export const generateStarterWorkflow = (connection: LlmConnection, request: Temp
       messages = [...messages, ...correctionMessages(reply.text, built.left)]
     }
     return yield* new UpstreamFailed({
-      message: `The organization's LLM did not produce a usable agent in ${ATTEMPTS} attempts; try again or configure a more capable model`
+      message:
+        `The organization's LLM did not produce a usable agent in ${ATTEMPTS} attempts; try again or configure a more capable model`
     })
   }).pipe(Effect.withSpan("Workflows.generateStarterWorkflow"))

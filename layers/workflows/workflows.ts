@@ -1,16 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import * as crypto from "node:crypto"
+import { LlmGenerator } from "../../services/LlmGenerator.ts"
+import { ModelSettings } from "../../services/ModelSettings.ts"
+import { RecordingCatalog } from "../../services/Recordings.ts"
+import { type JsonObject, type NewWorkflow, type WorkflowEdit, Workflows } from "../../services/Workflows.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { GraphProblem } from "../../src/graph/problem.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
 import { structureProblems, validateDefinition } from "../../src/graph/validation.ts"
-import { LlmGenerator } from "../../services/LlmGenerator.ts"
-import { ModelSettings } from "../../services/ModelSettings.ts"
-import { RecordingCatalog } from "../../services/Recordings.ts"
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
-import { type JsonObject, type NewWorkflow, type WorkflowEdit, Workflows } from "../../services/Workflows.ts"
 import { generateStarterWorkflow } from "./templateGeneration.ts"
 import { selectWorkflows, toVersionView, toView, type VersionRow } from "./workflowQueries.ts"
 
@@ -31,7 +31,7 @@ const json = (value: unknown) => JSON.stringify(value)
 
 export const WorkflowsLive = Layer.effect(
   Workflows,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const modelSettings = yield* ModelSettings
     const llm = yield* LlmGenerator
@@ -47,7 +47,9 @@ export const WorkflowsLive = Layer.effect(
     const viewOf = (principal: Principal, id: number) =>
       selectWorkflows(principal.organizationId, (sql) => sql`w.id = ${id}`).pipe(
         Effect.provideService(SqlClient.SqlClient, sql),
-        Effect.flatMap((rows) => (rows[0] ? Effect.succeed(toView(rows[0])) : Effect.fail(new NotFound({ resource: "Workflow", id }))))
+        Effect.flatMap((
+          rows
+        ) => (rows[0] ? Effect.succeed(toView(rows[0])) : Effect.fail(new NotFound({ resource: "Workflow", id }))))
       )
 
     /** Locks the workflow row for the rest of the transaction; another organization's id is NotFound. */
@@ -55,14 +57,22 @@ export const WorkflowsLive = Layer.effect(
       sql<{ id: number; name: string; call_disposition_codes: JsonObject }>`
         SELECT id, name, call_disposition_codes FROM workflows
         WHERE id = ${id} AND organization_id = ${principal.organizationId} FOR UPDATE`.pipe(
-        Effect.flatMap((rows) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Workflow", id }))))
+        Effect.flatMap((
+          rows
+        ) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Workflow", id }))))
       )
 
     const insertWorkflow = (
       principal: Principal,
-      input: { name: string; definition: unknown; templateContextVariables: JsonObject; configurations: JsonObject; dispositionCodes: ReadonlyArray<string> }
+      input: {
+        name: string
+        definition: unknown
+        templateContextVariables: JsonObject
+        configurations: JsonObject
+        dispositionCodes: ReadonlyArray<string>
+      }
     ) =>
-      sql.withTransaction(Effect.gen(function* () {
+      sql.withTransaction(Effect.gen(function*() {
         const [workflow] = yield* sql<{ id: number }>`
           INSERT INTO workflows (organization_id, created_by, workflow_uuid, name, call_disposition_codes)
           VALUES (${principal.organizationId}, ${principal.userId}, ${crypto.randomUUID()}, ${input.name},
@@ -71,78 +81,99 @@ export const WorkflowsLive = Layer.effect(
         yield* sql`
           INSERT INTO workflow_definitions
             (workflow_id, version_number, version_status, workflow_definition, template_context_variables, workflow_configurations, published_at)
-          VALUES (${workflow!.id}, 1, 'published', ${json(input.definition)}::jsonb, ${json(input.templateContextVariables)}::jsonb,
+          VALUES (${workflow!.id}, 1, 'published', ${json(input.definition)}::jsonb, ${
+          json(input.templateContextVariables)
+        }::jsonb,
                   ${json(input.configurations)}::jsonb, now())`
         return workflow!.id
       }))
 
-    const createFromDefinition = Effect.fn("Workflows.createFromDefinition")(function* (principal: Principal, input: NewWorkflow) {
-      const { problems } = yield* fullyValidated(principal, input.workflow_definition)
-      if (problems.length > 0) {
-        return yield* graphRefusal(problems, `The workflow definition cannot run: ${problems.length} problem(s)`)
-      }
-      const id = yield* insertWorkflow(principal, {
-        name: input.name,
-        definition: input.workflow_definition,
-        templateContextVariables: input.template_context_variables ?? {},
-        configurations: input.workflow_configurations ?? {},
-        dispositionCodes: input.call_disposition_codes ?? []
-      })
-      return yield* viewOf(principal, id).pipe(Effect.orDie)
-    }, Effect.catchTag("SqlError", Effect.die))
+    const createFromDefinition = Effect.fn("Workflows.createFromDefinition")(
+      function*(principal: Principal, input: NewWorkflow) {
+        const { problems } = yield* fullyValidated(principal, input.workflow_definition)
+        if (problems.length > 0) {
+          return yield* graphRefusal(problems, `The workflow definition cannot run: ${problems.length} problem(s)`)
+        }
+        const id = yield* insertWorkflow(principal, {
+          name: input.name,
+          definition: input.workflow_definition,
+          templateContextVariables: input.template_context_variables ?? {},
+          configurations: input.workflow_configurations ?? {},
+          dispositionCodes: input.call_disposition_codes ?? []
+        })
+        return yield* viewOf(principal, id).pipe(Effect.orDie)
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
-    const createFromTemplate = Effect.fn("Workflows.createFromTemplate")(function* (principal: Principal, request: TemplateRequest) {
-      const connection = yield* modelSettings.llmFor(principal.organizationId)
-      if (Option.isNone(connection)) {
-        return yield* ValidationFailed.single(
-          ["body"],
-          "No LLM is configured for this organization; set one with PUT /api/v1/organizations/model-configurations",
-          "llm_not_configured"
+    const createFromTemplate = Effect.fn("Workflows.createFromTemplate")(
+      function*(principal: Principal, request: TemplateRequest) {
+        const connection = yield* modelSettings.llmFor(principal.organizationId)
+        if (Option.isNone(connection)) {
+          return yield* ValidationFailed.single(
+            ["body"],
+            "No LLM is configured for this organization; set one with PUT /api/v1/organizations/model-configurations",
+            "llm_not_configured"
+          )
+        }
+        const starter = yield* generateStarterWorkflow(connection.value, request).pipe(
+          Effect.provideService(LlmGenerator, llm)
         )
-      }
-      const starter = yield* generateStarterWorkflow(connection.value, request).pipe(Effect.provideService(LlmGenerator, llm))
-      const id = yield* insertWorkflow(principal, {
-        name: starter.name.slice(0, NAME_MAX),
-        definition: starter.definition,
-        templateContextVariables: {},
-        configurations: {},
-        dispositionCodes: starter.dispositionCodes
-      })
-      return yield* viewOf(principal, id).pipe(Effect.orDie)
-    }, Effect.catchTag("SqlError", Effect.die))
+        const id = yield* insertWorkflow(principal, {
+          name: starter.name.slice(0, NAME_MAX),
+          definition: starter.definition,
+          templateContextVariables: {},
+          configurations: {},
+          dispositionCodes: starter.dispositionCodes
+        })
+        return yield* viewOf(principal, id).pipe(Effect.orDie)
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
-    const list = Effect.fn("Workflows.list")(function* (principal: Principal, statuses: ReadonlyArray<"active" | "archived">) {
-      const rows = yield* selectWorkflows(
-        principal.organizationId,
-        (sql) => (statuses.length > 0 ? sql`w.status IN ${sql.in(statuses)}` : sql`true`)
-      )
-      return rows.map(toView)
-    }, Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
+    const list = Effect.fn("Workflows.list")(
+      function*(principal: Principal, statuses: ReadonlyArray<"active" | "archived">) {
+        const rows = yield* selectWorkflows(
+          principal.organizationId,
+          (sql) => (statuses.length > 0 ? sql`w.status IN ${sql.in(statuses)}` : sql`true`)
+        )
+        return rows.map(toView)
+      },
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.orDie
+    )
 
-    const page = Effect.fn("Workflows.page")(function* (principal: Principal, page: number, pageSize: number) {
-      const [count] = yield* sql<{ total: number }>`
+    const page = Effect.fn("Workflows.page")(
+      function*(principal: Principal, page: number, pageSize: number) {
+        const [count] = yield* sql<{ total: number }>`
         SELECT count(*) AS total FROM workflows WHERE organization_id = ${principal.organizationId}`
-      const rows = yield* selectWorkflows(principal.organizationId, (sql) => sql`true`, {
-        limit: pageSize,
-        offset: (page - 1) * pageSize
-      })
-      return { items: rows.map(toView), total: count?.total ?? 0 }
-    }, Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
+        const rows = yield* selectWorkflows(principal.organizationId, (sql) => sql`true`, {
+          limit: pageSize,
+          offset: (page - 1) * pageSize
+        })
+        return { items: rows.map(toView), total: count?.total ?? 0 }
+      },
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.orDie
+    )
 
     const get = Effect.fn("Workflows.get")(
       (principal: Principal, id: number) => viewOf(principal, id),
       Effect.catchTag("SqlError", Effect.die)
     )
 
-    const update = Effect.fn("Workflows.update")(function* (principal: Principal, id: number, edit: WorkflowEdit) {
+    const update = Effect.fn("Workflows.update")(function*(principal: Principal, id: number, edit: WorkflowEdit) {
       if (edit.workflow_definition !== undefined) {
         const blocking = structureProblems(validateDefinition(edit.workflow_definition).problems)
-        if (blocking.length > 0) return yield* graphRefusal(blocking, "The workflow definition is not a graph that can be saved")
+        if (blocking.length > 0) {
+          return yield* graphRefusal(blocking, "The workflow definition is not a graph that can be saved")
+        }
       }
-      yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql.withTransaction(Effect.gen(function*() {
         yield* lockWorkflow(principal, id)
         if (edit.name !== undefined) yield* sql`UPDATE workflows SET name = ${edit.name} WHERE id = ${id}`
-        const touchesVersion = edit.workflow_definition !== undefined || edit.template_context_variables !== undefined ||
+        const touchesVersion = edit.workflow_definition !== undefined ||
+          edit.template_context_variables !== undefined ||
           edit.workflow_configurations !== undefined
         if (touchesVersion) {
           const [draft] = yield* sql<{ id: number }>`
@@ -156,9 +187,15 @@ export const WorkflowsLive = Layer.effect(
             RETURNING id`)[0]!.id
           yield* sql`
             UPDATE workflow_definitions SET
-              workflow_definition = coalesce(${edit.workflow_definition === undefined ? null : json(edit.workflow_definition)}::jsonb, workflow_definition),
-              template_context_variables = coalesce(${edit.template_context_variables === undefined ? null : json(edit.template_context_variables)}::jsonb, template_context_variables),
-              workflow_configurations = coalesce(${edit.workflow_configurations === undefined ? null : json(edit.workflow_configurations)}::jsonb, workflow_configurations)
+              workflow_definition = coalesce(${
+            edit.workflow_definition === undefined ? null : json(edit.workflow_definition)
+          }::jsonb, workflow_definition),
+              template_context_variables = coalesce(${
+            edit.template_context_variables === undefined ? null : json(edit.template_context_variables)
+          }::jsonb, template_context_variables),
+              workflow_configurations = coalesce(${
+            edit.workflow_configurations === undefined ? null : json(edit.workflow_configurations)
+          }::jsonb, workflow_configurations)
             WHERE id = ${draftId}`
         }
         yield* sql`UPDATE workflows SET updated_at = now() WHERE id = ${id}`
@@ -166,13 +203,15 @@ export const WorkflowsLive = Layer.effect(
       return yield* viewOf(principal, id)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const publish = Effect.fn("Workflows.publish")(function* (principal: Principal, id: number) {
-      yield* sql.withTransaction(Effect.gen(function* () {
+    const publish = Effect.fn("Workflows.publish")(function*(principal: Principal, id: number) {
+      yield* sql.withTransaction(Effect.gen(function*() {
         yield* lockWorkflow(principal, id)
         const [draft] = yield* sql<{ id: number; workflow_definition: unknown }>`
           SELECT id, workflow_definition FROM workflow_definitions WHERE workflow_id = ${id} AND version_status = 'draft'`
         if (!draft) {
-          return yield* new Conflict({ message: `Workflow ${id} has no draft to publish; save changes with PUT /api/v1/workflow/${id} first` })
+          return yield* new Conflict({
+            message: `Workflow ${id} has no draft to publish; save changes with PUT /api/v1/workflow/${id} first`
+          })
         }
         const { problems } = yield* fullyValidated(principal, draft.workflow_definition)
         if (problems.length > 0) {
@@ -185,7 +224,7 @@ export const WorkflowsLive = Layer.effect(
       return yield* viewOf(principal, id)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const versions = Effect.fn("Workflows.versions")(function* (principal: Principal, id: number) {
+    const versions = Effect.fn("Workflows.versions")(function*(principal: Principal, id: number) {
       yield* viewOf(principal, id)
       const rows = yield* sql<VersionRow>`
         SELECT id, version_number, version_status, workflow_definition, template_context_variables, workflow_configurations,
@@ -194,7 +233,7 @@ export const WorkflowsLive = Layer.effect(
       return rows.map(toVersionView)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const validate = Effect.fn("Workflows.validate")(function* (principal: Principal, id: number) {
+    const validate = Effect.fn("Workflows.validate")(function*(principal: Principal, id: number) {
       const workflow = yield* viewOf(principal, id)
       const { problems } = yield* fullyValidated(principal, workflow.workflow_definition)
       return {
@@ -205,16 +244,19 @@ export const WorkflowsLive = Layer.effect(
       }
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const setStatus = Effect.fn("Workflows.setStatus")(function* (principal: Principal, id: number, status: "active" | "archived") {
-      const rows = yield* sql`
+    const setStatus = Effect.fn("Workflows.setStatus")(
+      function*(principal: Principal, id: number, status: "active" | "archived") {
+        const rows = yield* sql`
         UPDATE workflows SET status = ${status}, updated_at = now()
         WHERE id = ${id} AND organization_id = ${principal.organizationId} RETURNING id`
-      if (rows.length === 0) return yield* new NotFound({ resource: "Workflow", id })
-      return yield* viewOf(principal, id)
-    }, Effect.catchTag("SqlError", Effect.die))
+        if (rows.length === 0) return yield* new NotFound({ resource: "Workflow", id })
+        return yield* viewOf(principal, id)
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
-    const duplicate = Effect.fn("Workflows.duplicate")(function* (principal: Principal, id: number) {
-      const copyId = yield* sql.withTransaction(Effect.gen(function* () {
+    const duplicate = Effect.fn("Workflows.duplicate")(function*(principal: Principal, id: number) {
+      const copyId = yield* sql.withTransaction(Effect.gen(function*() {
         const source = yield* lockWorkflow(principal, id)
         const [copy] = yield* sql<{ id: number }>`
           INSERT INTO workflows (organization_id, created_by, workflow_uuid, name, call_disposition_codes)

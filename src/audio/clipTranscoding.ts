@@ -55,7 +55,9 @@ const decode = async (bytes: Uint8Array, kind: ClipKind, limits: ClipLimits): Pr
   if (isMp3(bytes)) return decodeMp3(bytes, limits)
   throw new AudioRejected(
     "audio_format_invalid",
-    kind === "wav" ? "The file is not a WAV file (no RIFF/WAVE header)" : "The file is not an MP3 file (no MPEG audio frame header)"
+    kind === "wav"
+      ? "The file is not a WAV file (no RIFF/WAVE header)"
+      : "The file is not an MP3 file (no MPEG audio frame header)"
   )
 }
 

@@ -12,6 +12,16 @@ export interface DecodedAudio {
  * Sample rates a clip may have. Below 8 kHz a clip cannot fill even the telephone band; above
  * 48 kHz is studio audio that gains nothing on a call.
  */
-export const SUPPORTED_SAMPLE_RATES: ReadonlyArray<number> = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]
+export const SUPPORTED_SAMPLE_RATES: ReadonlyArray<number> = [
+  8000,
+  11025,
+  12000,
+  16000,
+  22050,
+  24000,
+  32000,
+  44100,
+  48000
+]
 
 export const durationMsOf = (frames: number, sampleRate: number) => Math.round((frames * 1000) / sampleRate)

@@ -9,13 +9,15 @@ const SLICE_BYTES = 16 * 1024
 const firstFrameAt = (bytes: Uint8Array) => {
   if (bytes.length >= 10 && bytes[0] === 0x49 && bytes[1] === 0x44 && bytes[2] === 0x33) {
     // ID3v2 sizes are "syncsafe": 7 bits per byte.
-    const size = ((bytes[6]! & 0x7f) << 21) | ((bytes[7]! & 0x7f) << 14) | ((bytes[8]! & 0x7f) << 7) | (bytes[9]! & 0x7f)
+    const size = ((bytes[6]! & 0x7f) << 21) | ((bytes[7]! & 0x7f) << 14) | ((bytes[8]! & 0x7f) << 7) |
+      (bytes[9]! & 0x7f)
     return 10 + size + (bytes[5]! & 0x10 ? 10 : 0)
   }
   return 0
 }
 
-const isFrameSync = (bytes: Uint8Array, at: number) => at + 4 <= bytes.length && bytes[at] === 0xff && (bytes[at + 1]! & 0xe0) === 0xe0
+const isFrameSync = (bytes: Uint8Array, at: number) =>
+  at + 4 <= bytes.length && bytes[at] === 0xff && (bytes[at + 1]! & 0xe0) === 0xe0
 
 /** An MP3 starts with an ID3v2 tag or an MPEG audio frame header. */
 export const isMp3 = (bytes: Uint8Array) => isFrameSync(bytes, firstFrameAt(bytes))
@@ -43,7 +45,9 @@ const joined = (parts: ReadonlyArray<Float32Array>, length: number) => {
  */
 export const decodeMp3 = async (bytes: Uint8Array, limits: Mp3Limits): Promise<DecodedAudio> => {
   const start = firstFrameAt(bytes)
-  if (!isFrameSync(bytes, start)) throw new AudioRejected("audio_format_invalid", "The file is not an MP3 file (no MPEG audio frame header)")
+  if (!isFrameSync(bytes, start)) {
+    throw new AudioRejected("audio_format_invalid", "The file is not an MP3 file (no MPEG audio frame header)")
+  }
   const channels = (bytes[start + 3]! >> 6) === 3 ? 1 : 2
   const decoder = new MPEGDecoder()
   try {
@@ -66,7 +70,10 @@ export const decodeMp3 = async (bytes: Uint8Array, limits: Mp3Limits): Promise<D
         parts.push(mono)
         frames += mono.length
         if (durationMsOf(frames, sampleRate) > limits.maxDurationMs) {
-          throw new AudioRejected("audio_too_long", `The clip is longer than the ${limits.maxDurationMs / 1000}-second limit`)
+          throw new AudioRejected(
+            "audio_too_long",
+            `The clip is longer than the ${limits.maxDurationMs / 1000}-second limit`
+          )
         }
       }
       await limits.pause()

@@ -20,9 +20,11 @@ export interface WavLayout {
   readonly frames: number
 }
 
-const ascii = (bytes: Uint8Array, at: number) => String.fromCharCode(bytes[at]!, bytes[at + 1]!, bytes[at + 2]!, bytes[at + 3]!)
+const ascii = (bytes: Uint8Array, at: number) =>
+  String.fromCharCode(bytes[at]!, bytes[at + 1]!, bytes[at + 2]!, bytes[at + 3]!)
 
-export const isWav = (bytes: Uint8Array) => bytes.length >= 12 && ascii(bytes, 0) === "RIFF" && ascii(bytes, 8) === "WAVE"
+export const isWav = (bytes: Uint8Array) =>
+  bytes.length >= 12 && ascii(bytes, 0) === "RIFF" && ascii(bytes, 8) === "WAVE"
 
 const encodingOf = (format: number, bits: number): Encoding | undefined => {
   if (format === FORMAT_PCM && [8, 16, 24, 32].includes(bits)) return "pcm"
@@ -47,7 +49,9 @@ export const readWavLayout = (bytes: Uint8Array): WavLayout => {
     const size = view.getUint32(at + 4, true)
     const body = at + 8
     if (id === "fmt ") {
-      if (size < 16 || body + 16 > bytes.length) throw new AudioRejected("audio_format_invalid", "The WAV file's fmt chunk is truncated")
+      if (size < 16 || body + 16 > bytes.length) {
+        throw new AudioRejected("audio_format_invalid", "The WAV file's fmt chunk is truncated")
+      }
       let code = view.getUint16(body, true)
       // WAVE_FORMAT_EXTENSIBLE carries the real format in the first two bytes of its sub-format GUID.
       if (code === FORMAT_EXTENSIBLE && size >= 40 && body + 26 <= bytes.length) code = view.getUint16(body + 24, true)
@@ -73,21 +77,30 @@ export const readWavLayout = (bytes: Uint8Array): WavLayout => {
       if (!SUPPORTED_SAMPLE_RATES.includes(format.sampleRate)) {
         throw new AudioRejected(
           "audio_sample_rate_unsupported",
-          `A sample rate of ${format.sampleRate} Hz is not supported; use one of ${SUPPORTED_SAMPLE_RATES.join(", ")} Hz`
+          `A sample rate of ${format.sampleRate} Hz is not supported; use one of ${
+            SUPPORTED_SAMPLE_RATES.join(", ")
+          } Hz`
         )
       }
       const frameBytes = (format.bits / 8) * format.channels
       const available = Math.min(size === 0 ? Infinity : size, bytes.length - body)
       const frames = Math.floor(available / frameBytes)
       if (frames === 0) throw new AudioRejected("audio_empty", "The WAV file holds no audio")
-      return { encoding, sampleRate: format.sampleRate, channels: format.channels, bitsPerSample: format.bits, dataOffset: body, frames }
+      return {
+        encoding,
+        sampleRate: format.sampleRate,
+        channels: format.channels,
+        bitsPerSample: format.bits,
+        dataOffset: body,
+        frames
+      }
     }
     at = body + size + (size % 2)
   }
   throw new AudioRejected("audio_format_invalid", "The WAV file has no data chunk")
 }
 
-const sampleReader = (view: DataView, layout: WavLayout): ((offset: number) => number) => {
+const sampleReader = (view: DataView, layout: WavLayout): (offset: number) => number => {
   switch (layout.encoding) {
     case "alaw":
       return (offset) => A_LAW_DECODE[view.getUint8(offset)]! / 32768
@@ -102,7 +115,9 @@ const sampleReader = (view: DataView, layout: WavLayout): ((offset: number) => n
         case 16:
           return (offset) => view.getInt16(offset, true) / 32768
         case 24:
-          return (offset) => ((view.getUint8(offset + 2) << 24) | (view.getUint8(offset + 1) << 16) | (view.getUint8(offset) << 8)) / 2147483648
+          return (offset) =>
+            ((view.getUint8(offset + 2) << 24) | (view.getUint8(offset + 1) << 16) | (view.getUint8(offset) << 8)) /
+            2147483648
         default:
           return (offset) => view.getInt32(offset, true) / 2147483648
       }
@@ -113,7 +128,13 @@ const sampleReader = (view: DataView, layout: WavLayout): ((offset: number) => n
 export const wavDurationMs = (layout: WavLayout) => durationMsOf(layout.frames, layout.sampleRate)
 
 /** Decodes frames [from, to) of a WAV file into `samples` (mono: channels are averaged). */
-export const decodeWavFrames = (bytes: Uint8Array, layout: WavLayout, samples: Float32Array, from: number, to: number) => {
+export const decodeWavFrames = (
+  bytes: Uint8Array,
+  layout: WavLayout,
+  samples: Float32Array,
+  from: number,
+  to: number
+) => {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const read = sampleReader(view, layout)
   const sampleBytes = layout.bitsPerSample / 8
@@ -128,7 +149,9 @@ export const decodeWavFrames = (bytes: Uint8Array, layout: WavLayout, samples: F
 
 /** What a decoded WAV file is described as, e.g. `wav/pcm16`. */
 export const wavFormatName = (layout: WavLayout) =>
-  `wav/${layout.encoding === "pcm" ? `pcm${layout.bitsPerSample}` : layout.encoding === "float" ? "float32" : layout.encoding}`
+  `wav/${
+    layout.encoding === "pcm" ? `pcm${layout.bitsPerSample}` : layout.encoding === "float" ? "float32" : layout.encoding
+  }`
 
 /** Decodes a WAV file to mono samples in one go (the service decodes in slices instead). */
 export const decodeWav = (bytes: Uint8Array, layout: WavLayout = readWavLayout(bytes)): DecodedAudio => {

@@ -38,7 +38,9 @@ const isTimeZone = (zone: string) => {
 }
 
 const ClockTime = Schema.String.pipe(
-  Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, { message: () => "Expected a time of day as HH:MM (00:00 to 24:00)" })
+  Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, {
+    message: () => "Expected a time of day as HH:MM (00:00 to 24:00)"
+  })
 )
 
 export const ScheduleSlot = Schema.Struct({
@@ -55,7 +57,9 @@ export const ScheduleConfig = Schema.Struct({
   timezone: Schema.String.pipe(Schema.filter((zone) => isTimeZone(zone) || `Unknown IANA time zone "${zone}"`)),
   slots: Schema.Array(ScheduleSlot).pipe(Schema.maxItems(50))
 }).pipe(
-  Schema.filter((schedule) => !schedule.enabled || schedule.slots.length > 0 || "An enabled schedule needs at least one slot"),
+  Schema.filter((schedule) =>
+    !schedule.enabled || schedule.slots.length > 0 || "An enabled schedule needs at least one slot"
+  ),
   Schema.annotations({ identifier: "ScheduleConfigResponse" })
 )
 export type ScheduleConfig = typeof ScheduleConfig.Type
@@ -99,7 +103,9 @@ export type ScheduleConfigPatch = typeof ScheduleConfigPatch.Type
 
 /** The fields a request actually set (an absent field keeps the base value). */
 const defined = <T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } =>
-  Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> }
+  Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>
+  }
 
 export const mergeRetry = (base: RetryConfig, patch: RetryConfigPatch | null | undefined): RetryConfig =>
   patch === null ? retryDefaults : ({ ...base, ...defined(patch ?? {}) }) as RetryConfig
@@ -107,7 +113,8 @@ export const mergeRetry = (base: RetryConfig, patch: RetryConfigPatch | null | u
 export const mergeCircuitBreaker = (
   base: CircuitBreakerConfig,
   patch: CircuitBreakerPatch | null | undefined
-): CircuitBreakerConfig => patch === null ? circuitBreakerDefaults : ({ ...base, ...defined(patch ?? {}) }) as CircuitBreakerConfig
+): CircuitBreakerConfig =>
+  patch === null ? circuitBreakerDefaults : ({ ...base, ...defined(patch ?? {}) }) as CircuitBreakerConfig
 
 export const mergeRateLimit = (base: number, requested: number | null | undefined): number =>
   requested === null ? rateLimitDefault : requested ?? base

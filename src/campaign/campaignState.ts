@@ -37,7 +37,9 @@ export const canApply = (command: CampaignCommand, state: CampaignState) => tran
 
 /** The 409 message for a command the current state does not allow. */
 export const refusal = (command: CampaignCommand, state: CampaignState) =>
-  `Cannot ${command} a campaign that is ${state}; ${command} is allowed only when it is ${transitions[command].from.join(" or ")}`
+  `Cannot ${command} a campaign that is ${state}; ${command} is allowed only when it is ${
+    transitions[command].from.join(" or ")
+  }`
 
 /** The next state, or the reason the command is refused. */
 export const apply = (

@@ -27,7 +27,8 @@ export const withinWindow = (
   outcomes: ReadonlyArray<BreakerOutcome>,
   config: CircuitBreakerConfig,
   now: number
-): Array<BreakerOutcome> => outcomes.filter((outcome) => outcome.at > now - config.window_seconds * 1000 && outcome.at <= now)
+): Array<BreakerOutcome> =>
+  outcomes.filter((outcome) => outcome.at > now - config.window_seconds * 1000 && outcome.at <= now)
 
 /**
  * Trips when the window holds at least `min_calls_in_window` outcomes and the share of failures

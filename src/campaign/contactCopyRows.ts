@@ -21,7 +21,9 @@ export const contactCopyRows = (campaignId: number, batch: ReadonlyArray<Contact
   for (const contact of batch) {
     const greeting = contact.greeting_override === null ? "\\N" : copyText(JSON.stringify(contact.greeting_override))
     // E.164 numbers are `+` and digits: nothing to escape.
-    const row = `${campaignId}\t${contact.row}\t${contact.phone_number}\t${copyText(JSON.stringify(contact.context))}\t${greeting}\n`
+    const row = `${campaignId}\t${contact.row}\t${contact.phone_number}\t${
+      copyText(JSON.stringify(contact.context))
+    }\t${greeting}\n`
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     if (length + row.length * 3 > buffer.length) {
       const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + row.length * 3))

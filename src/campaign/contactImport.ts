@@ -43,12 +43,16 @@ export const importProgress = (row: {
 
 /** The 409 for starting a campaign whose contacts are not all stored yet. */
 export const startWhileLoading = (progress: ImportProgress) =>
-  `Cannot start the campaign while its contacts are loading (${progress.contacts_loaded.toLocaleString("en-US")} stored, ` +
+  `Cannot start the campaign while its contacts are loading (${
+    progress.contacts_loaded.toLocaleString("en-US")
+  } stored, ` +
   `${Math.round(progress.progress * 100)}% of the file read); start it once import.status is "ready"`
 
 /** The 409 for starting a campaign whose contacts failed to load. */
 export const startAfterFailedImport = (progress: ImportProgress) =>
-  `Cannot start the campaign: its contacts failed to load (${progress.errors[0] ?? "unknown reason"}); create it again from a corrected file`
+  `Cannot start the campaign: its contacts failed to load (${
+    progress.errors[0] ?? "unknown reason"
+  }); create it again from a corrected file`
 
 export const cancelledWhileLoading = "The campaign was cancelled while its contacts were loading"
 
@@ -60,7 +64,12 @@ export const loaderStopped =
  * statement runs: sized after each statement so that one takes about `targetMs`, within bounds,
  * growing gently and shrinking at once.
  */
-export const nextStatementRows = (rows: number, elapsedMs: number, targetMs: number, bounds: { readonly min: number; readonly max: number }) => {
+export const nextStatementRows = (
+  rows: number,
+  elapsedMs: number,
+  targetMs: number,
+  bounds: { readonly min: number; readonly max: number }
+) => {
   const fitted = elapsedMs > 0 ? Math.floor((rows * targetMs) / elapsedMs) : bounds.max
   const next = fitted > rows ? Math.min(fitted, Math.ceil(rows * 1.5)) : fitted
   return Math.max(bounds.min, Math.min(bounds.max, next))

@@ -84,7 +84,9 @@ interface Header {
 
 const tooManyColumns = (columns: number) =>
   new CsvContactsInvalid([
-    `The header has ${columns.toLocaleString("en-US")} columns; a contacts CSV may have at most ${MAX_COLUMNS.toLocaleString("en-US")}`
+    `The header has ${columns.toLocaleString("en-US")} columns; a contacts CSV may have at most ${
+      MAX_COLUMNS.toLocaleString("en-US")
+    }`
   ])
 
 const readHeader = (fields: ReadonlyArray<string>, requiredColumns: ReadonlyArray<string>): Header => {
@@ -99,15 +101,25 @@ const readHeader = (fields: ReadonlyArray<string>, requiredColumns: ReadonlyArra
     else if (seen.has(name.toLowerCase())) repeated.push(name)
     seen.add(name.toLowerCase())
   })
-  if (unnamed.count > 0) problems.push(`${unnamed.describe()} of the header ${unnamed.count === 1 ? "has" : "have"} no name`)
+  if (unnamed.count > 0) {
+    problems.push(`${unnamed.describe()} of the header ${unnamed.count === 1 ? "has" : "have"} no name`)
+  }
   if (repeated.length > 0) {
-    problems.push(`${repeated.length === 1 ? "Column" : "Columns"} ${listed(repeated)} ${repeated.length === 1 ? "appears" : "appear"} more than once in the header`)
+    problems.push(
+      `${repeated.length === 1 ? "Column" : "Columns"} ${listed(repeated)} ${
+        repeated.length === 1 ? "appears" : "appear"
+      } more than once in the header`
+    )
   }
   const indexOf = (column: string) => names.findIndex((name) => name.toLowerCase() === column)
   const phone = indexOf(PHONE)
   if (phone < 0) {
     const found = names.filter((name) => name !== "")
-    problems.push(`The header has no "${PHONE}" column (found: ${found.length > 0 ? listed(found, 10).replaceAll("\"", "") : "none"})`)
+    problems.push(
+      `The header has no "${PHONE}" column (found: ${
+        found.length > 0 ? listed(found, 10).replaceAll("\"", "") : "none"
+      })`
+    )
   }
   const present = new Set(names)
   const missing = requiredColumns.filter((column) => !builtInVariables.has(column) && !present.has(column))
@@ -179,7 +191,10 @@ const greetingOf = (
     for (const reference of referencesIn(text)) {
       const name = reference.name.split(".")[0]!
       if (reference.fallback === undefined && !columns.has(name) && !builtInVariables.has(name)) {
-        problems.add(`${GREETING_TEXT} references {{${name.length > 40 ? `${name.slice(0, 40)}…` : name}}}, which is not a column`, row)
+        problems.add(
+          `${GREETING_TEXT} references {{${name.length > 40 ? `${name.slice(0, 40)}…` : name}}}, which is not a column`,
+          row
+        )
       }
     }
     return { type: "text", text }
@@ -220,8 +235,9 @@ const contextOf = (fields: ReadonlyArray<string>, columns: ReadonlyArray<readonl
   const context: Record<string, string> = {}
   for (const [index, name] of columns) {
     const value = fields[index]!.trim()
-    if (name === "__proto__") Object.defineProperty(context, name, { value, enumerable: true, writable: true, configurable: true })
-    else context[name] = value
+    if (name === "__proto__") {
+      Object.defineProperty(context, name, { value, enumerable: true, writable: true, configurable: true })
+    } else context[name] = value
   }
   return context
 }
@@ -229,9 +245,13 @@ const contextOf = (fields: ReadonlyArray<string>, columns: ReadonlyArray<readonl
 const malformed = (error: CsvError) => {
   const near = typeof error.lines === "number" ? ` near row ${error.lines}` : ""
   if (error.code === "CSV_MAX_RECORD_SIZE") {
-    return `The CSV has a row longer than ${MAX_LINE_CHARS.toLocaleString("en-US")} characters${near}; a contacts CSV has one short row per contact`
+    return `The CSV has a row longer than ${
+      MAX_LINE_CHARS.toLocaleString("en-US")
+    } characters${near}; a contacts CSV has one short row per contact`
   }
-  return `The CSV is malformed${near}: ${error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message}`
+  return `The CSV is malformed${near}: ${
+    error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message
+  }`
 }
 
 /**
@@ -307,7 +327,12 @@ export async function* readContacts(
         if (problems.any) continue
         // Spreadsheets leave stray cells right of a table; they are not data of any column.
         if (record.length > header.names.length && hasExtraText(record, header.names.length)) extra.add(row)
-        batch.push({ row, phone_number: phone, context: contextOf(record, header.contextColumns), greeting_override: greeting })
+        batch.push({
+          row,
+          phone_number: phone,
+          context: contextOf(record, header.contextColumns),
+          greeting_override: greeting
+        })
         accepted++
         if (batch.length >= batchSize) {
           yield batch
@@ -322,7 +347,11 @@ export async function* readContacts(
     input.destroy()
   }
 
-  if (!header) throw new CsvContactsInvalid(["The file is empty: a CSV needs a header row with a phone_number column and at least one contact row"])
+  if (!header) {
+    throw new CsvContactsInvalid([
+      "The file is empty: a CSV needs a header row with a phone_number column and at least one contact row"
+    ])
+  }
   if (problems.any) {
     throw new CsvContactsInvalid(problems.describe((kind, list) => `${list.describe()}: ${kind}`))
   }
@@ -330,20 +359,31 @@ export async function* readContacts(
   if (accepted === 0) {
     throw new CsvContactsInvalid([
       `No row has a usable phone number (${rows} ${rows === 1 ? "row" : "rows"} read; numbers must be valid, ` +
-        `in E.164 form such as +14155550123 unless a default region is set)`
+      `in E.164 form such as +14155550123 unless a default region is set)`
     ])
   }
   if (batch.length > 0) yield batch
   const warnings: Array<string> = []
   const skipped = (list: RowList, why: string) => {
-    if (list.count > 0) warnings.push(`${list.count} ${list.count === 1 ? "row" : "rows"} skipped: ${why} (${list.describe().toLowerCase()})`)
+    if (list.count > 0) {
+      warnings.push(
+        `${list.count} ${list.count === 1 ? "row" : "rows"} skipped: ${why} (${list.describe().toLowerCase()})`
+      )
+    }
   }
   skipped(empty, "empty phone number")
-  skipped(invalid, `invalid phone number${options.defaultRegion ? "" : " (without a default region, numbers must start with + and a country code)"}`)
+  skipped(
+    invalid,
+    `invalid phone number${
+      options.defaultRegion ? "" : " (without a default region, numbers must start with + and a country code)"
+    }`
+  )
   skipped(duplicate, "duplicate phone number")
   if (extra.count > 0) {
     warnings.push(
-      `${extra.count} ${extra.count === 1 ? "row has" : "rows have"} more fields than the header's ${header.names.length} columns; ` +
+      `${extra.count} ${
+        extra.count === 1 ? "row has" : "rows have"
+      } more fields than the header's ${header.names.length} columns; ` +
         `the extra fields were ignored (${extra.describe().toLowerCase()})`
     )
   }

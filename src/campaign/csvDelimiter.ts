@@ -89,9 +89,14 @@ export const separatorHint = (line: string): string | undefined => /^sep=([^"\r\
  * exactly one does (a column name may hold another candidate), else the most frequent outside
  * quotes, commas winning ties.
  */
-export const sniffDelimiter = (headerLine: string, phoneColumn: string): { readonly delimiter: string; readonly columns: number } => {
+export const sniffDelimiter = (
+  headerLine: string,
+  phoneColumn: string
+): { readonly delimiter: string; readonly columns: number } => {
   const split = CANDIDATES.map((delimiter) => ({ delimiter, fields: fieldsOf(headerLine, delimiter) }))
-  const naming = split.filter(({ fields }) => fields.length > 1 && fields.some((field) => field.trim().toLowerCase() === phoneColumn))
+  const naming = split.filter(({ fields }) =>
+    fields.length > 1 && fields.some((field) => field.trim().toLowerCase() === phoneColumn)
+  )
   let best = split[0]!
   if (naming.length === 1) best = naming[0]!
   else for (const candidate of split) if (candidate.fields.length > best.fields.length) best = candidate

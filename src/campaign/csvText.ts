@@ -26,7 +26,7 @@ export const MAX_LINE_CHARS = 1024 * 1024
 const lineLimitProblem = (offset: number) =>
   new CsvContactsInvalid([
     `The file has a line longer than ${MAX_LINE_CHARS.toLocaleString("en-US")} characters (after byte ${offset}); ` +
-      "a contacts CSV has one contact per line"
+    "a contacts CSV has one contact per line"
   ])
 
 /** Index of the first line break in `text`, or -1. */
@@ -50,7 +50,10 @@ export async function* utf8Text(source: AsyncIterable<Uint8Array | string>): Asy
   let lineSoFar = 0
   for await (const chunk of source) {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
-    if (first && bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))) {
+    if (
+      first && bytes.length >= 2 &&
+      ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff))
+    ) {
       throw new CsvContactsInvalid(["The file is UTF-16 text; save the CSV as UTF-8"])
     }
     first = bytes.length === 0 && first
@@ -66,7 +69,9 @@ export async function* utf8Text(source: AsyncIterable<Uint8Array | string>): Asy
       ])
     }
     for (const piece of pieces) {
-      if (piece.includes("\u0000")) throw new CsvContactsInvalid(["The file is binary (it contains NUL bytes), not a CSV text file"])
+      if (piece.includes("\u0000")) {
+        throw new CsvContactsInvalid(["The file is binary (it contains NUL bytes), not a CSV text file"])
+      }
       // A piece is far shorter than the limit, so only a line running across pieces can exceed it.
       const opening = firstBreak(piece)
       if (lineSoFar + (opening < 0 ? piece.length : opening) > MAX_LINE_CHARS) throw lineLimitProblem(offset)
@@ -79,7 +84,9 @@ export async function* utf8Text(source: AsyncIterable<Uint8Array | string>): Asy
     const rest = decoder.decode()
     if (rest !== "") yield rest
   } catch {
-    throw new CsvContactsInvalid(["The file is not UTF-8 text (it ends inside a multi-byte character); save the CSV as UTF-8"])
+    throw new CsvContactsInvalid([
+      "The file is not UTF-8 text (it ends inside a multi-byte character); save the CSV as UTF-8"
+    ])
   }
 }
 

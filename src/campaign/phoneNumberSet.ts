@@ -33,7 +33,7 @@ const place = (slots: Float64Array, digits: number): boolean => {
   const high = (digits - low) / TWO_TO_32
   let hash = Math.imul(low ^ Math.imul(high, 0x9e3779b1), 0x85ebca6b)
   hash ^= hash >>> 15
-  for (let i = hash & mask; ; i = (i + 1) & mask) {
+  for (let i = hash & mask;; i = (i + 1) & mask) {
     const slot = slots[i]!
     if (slot === digits) return false
     if (slot === 0) {

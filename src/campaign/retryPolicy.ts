@@ -26,7 +26,12 @@ const retriedBy = (config: RetryConfig, outcome: CallOutcome): boolean => {
  * attempt after the delay while the configuration names the reason and retries remain, otherwise
  * the contact is done (succeeded only when the call completed).
  */
-export const afterOutcome = (config: RetryConfig, outcome: CallOutcome, attemptNumber: number, now: number): AfterOutcome => {
+export const afterOutcome = (
+  config: RetryConfig,
+  outcome: CallOutcome,
+  attemptNumber: number,
+  now: number
+): AfterOutcome => {
   if (outcome !== "completed" && config.enabled && retriedBy(config, outcome) && attemptNumber <= config.max_retries) {
     return { kind: "retry", at: now + config.retry_delay_seconds * 1000 }
   }

@@ -39,7 +39,9 @@ const formatterFor = (zone: string) => {
 const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
 export const localTime = (instant: number, zone: string): LocalTime & { readonly second: number } => {
-  const parts = Object.fromEntries(formatterFor(zone).formatToParts(new Date(instant)).map((part) => [part.type, part.value]))
+  const parts = Object.fromEntries(
+    formatterFor(zone).formatToParts(new Date(instant)).map((part) => [part.type, part.value])
+  )
   return {
     year: Number(parts.year),
     month: Number(parts.month),
@@ -62,7 +64,14 @@ const offsetAt = (instant: number, zone: string) => {
  * The instant a wall-clock time occurs in `zone`. Ambiguous times (clocks going back) take the
  * first occurrence; skipped times (clocks going forward) take the instant the clocks jump to.
  */
-export const instantOf = (year: number, month: number, day: number, hour: number, minute: number, zone: string): number => {
+export const instantOf = (
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  zone: string
+): number => {
   const wall = Date.UTC(year, month - 1, day, hour, minute)
   const candidates = [offsetAt(wall - 86_400_000, zone), offsetAt(wall + 86_400_000, zone)]
   const exact = candidates
@@ -117,7 +126,14 @@ export const nextWindowStart = (schedule: ScheduleConfig | null, instant: number
     for (const slot of schedule.slots) {
       if (slot.day_of_week !== weekday) continue
       const start = minutesOf(slot.start_time)
-      const opens = instantOf(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), Math.floor(start / 60), start % 60, zone)
+      const opens = instantOf(
+        date.getUTCFullYear(),
+        date.getUTCMonth() + 1,
+        date.getUTCDate(),
+        Math.floor(start / 60),
+        start % 60,
+        zone
+      )
       if (opens > instant && (best === null || opens < best)) best = opens
     }
     if (best !== null) return best

@@ -47,10 +47,15 @@ const internalHost = (url: string): "loopback" | "internal" | null => {
  * on loopback or an internal network (a local stand-in, an on-premises gateway) can reach such an
  * address, so it may.
  */
-export const publicUrlProblem = (publicUrl: string, carrier: { readonly provider: string; readonly apiBaseUrl: string }): string | null => {
+export const publicUrlProblem = (
+  publicUrl: string,
+  carrier: { readonly provider: string; readonly apiBaseUrl: string }
+): string | null => {
   const own = internalHost(publicUrl)
   if (own === null || internalHost(carrier.apiBaseUrl) !== null) return null
-  return `PUBLIC_URL is ${publicUrl}, ${own === "loopback" ? "a loopback address" : "an internal address"} ${carrier.provider} cannot reach ` +
+  return `PUBLIC_URL is ${publicUrl}, ${
+    own === "loopback" ? "a loopback address" : "an internal address"
+  } ${carrier.provider} cannot reach ` +
     "for its callbacks and media streams: set PUBLIC_URL to this service's public https address (a tunnel will do to try it out)"
 }
 
@@ -81,7 +86,9 @@ export const voicePreflightProblems = (input: VoicePreflight): Array<string> => 
   ...(input.llm ? [] : ["the organization has no LLM configured"]),
   ...speechProblems("stt", input.stt),
   ...speechProblems("tts", input.tts),
-  ...[publicUrlProblem(input.publicUrl, input.carrier), storageProblem(input.storage)].filter((problem): problem is string => problem !== null)
+  ...[publicUrlProblem(input.publicUrl, input.carrier), storageProblem(input.storage)].filter((
+    problem
+  ): problem is string => problem !== null)
 ]
 
 /** `TALKGRAPH_LOCAL_STORAGE_SHARED` (default false): see `storageProblem`. */

@@ -19,4 +19,8 @@ export interface TurnOutcome {
   readonly ending: Ending | null
 }
 
-export const initialState = (startNodeId: string): ConversationState => ({ node_id: startNodeId, user_turns: 0, extracted: {} })
+export const initialState = (startNodeId: string): ConversationState => ({
+  node_id: startNodeId,
+  user_turns: 0,
+  extracted: {}
+})

@@ -1,6 +1,6 @@
 import type { EndReason } from "./endReason.ts"
 import type { ChatMessage } from "./prompt.ts"
-import { type TranscriptTurn, transcriptText } from "./transcript.ts"
+import { transcriptText, type TranscriptTurn } from "./transcript.ts"
 
 export const dispositionSchema = (codes: ReadonlyArray<string>): Record<string, unknown> => ({
   type: "object",

@@ -23,4 +23,5 @@ export interface Ending {
 }
 
 /** Endings where the run did not finish as designed; the run row is marked `failed`. */
-export const isFailure = (reason: EndReason): boolean => reason === "llm_timeout" || reason === "llm_error" || reason === "speech_error"
+export const isFailure = (reason: EndReason): boolean =>
+  reason === "llm_timeout" || reason === "llm_error" || reason === "speech_error"

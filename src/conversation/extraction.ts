@@ -1,9 +1,11 @@
 import type { ExtractionVariable, WorkflowNode } from "../graph/definition.ts"
 import type { ChatMessage } from "./prompt.ts"
-import { type TranscriptTurn, transcriptText } from "./transcript.ts"
+import { transcriptText, type TranscriptTurn } from "./transcript.ts"
 
 /** The extraction settings of a node that has them switched on and names at least one variable. */
-export const extractionAt = (node: WorkflowNode): { prompt: string; variables: ReadonlyArray<ExtractionVariable> } | null => {
+export const extractionAt = (
+  node: WorkflowNode
+): { prompt: string; variables: ReadonlyArray<ExtractionVariable> } | null => {
   if (node.type === "globalNode" || node.data.extraction_enabled !== true) return null
   const variables = node.data.extraction_variables ?? []
   return variables.length === 0 ? null : { prompt: node.data.extraction_prompt ?? "", variables }
@@ -53,7 +55,10 @@ const coerce = (type: ExtractionVariable["type"], value: unknown): unknown => {
  * The model's answer reduced to the declared variables with their declared types; anything else
  * (extra keys, a non-number for a number) is dropped rather than stored wrongly.
  */
-export const acceptExtracted = (variables: ReadonlyArray<ExtractionVariable>, answer: unknown): Record<string, unknown> => {
+export const acceptExtracted = (
+  variables: ReadonlyArray<ExtractionVariable>,
+  answer: unknown
+): Record<string, unknown> => {
   if (answer === null || typeof answer !== "object") return {}
   const values: Record<string, unknown> = {}
   for (const variable of variables) {

@@ -26,12 +26,25 @@ const bounded = (value: unknown, min: number, max: number, fallback: number): nu
  * established platform's `max_call_duration`), `llm_timeout_seconds` and
  * `text_chat_inactivity_timeout_seconds`; out-of-range values are clamped, missing ones defaulted.
  */
-export const limitsFrom = (configurations: Readonly<Record<string, unknown>> | null, defaults: LimitDefaults): ConversationLimits => {
+export const limitsFrom = (
+  configurations: Readonly<Record<string, unknown>> | null,
+  defaults: LimitDefaults
+): ConversationLimits => {
   const config = configurations ?? {}
   return {
     maxTurns: bounded(config["max_turns"], 1, 10_000, DEFAULT_MAX_TURNS),
-    maxDurationSeconds: bounded(config["max_duration_seconds"] ?? config["max_call_duration"], 1, 86_400, DEFAULT_MAX_DURATION_SECONDS),
-    llmTimeoutSeconds: bounded(config["llm_timeout_seconds"], 1, defaults.llmTimeoutSeconds, defaults.llmTimeoutSeconds),
+    maxDurationSeconds: bounded(
+      config["max_duration_seconds"] ?? config["max_call_duration"],
+      1,
+      86_400,
+      DEFAULT_MAX_DURATION_SECONDS
+    ),
+    llmTimeoutSeconds: bounded(
+      config["llm_timeout_seconds"],
+      1,
+      defaults.llmTimeoutSeconds,
+      defaults.llmTimeoutSeconds
+    ),
     idleTimeoutSeconds: bounded(config["text_chat_inactivity_timeout_seconds"], 1, 86_400, defaults.idleTimeoutSeconds)
   }
 }

@@ -27,6 +27,9 @@ export const messagesFor = (systemPrompt: string, history: ReadonlyArray<Transcr
  * ends the conversation without a word would leave the user, or the caller, with nothing.
  */
 export const farewellPromptFor = (systemPrompt: string): string =>
-  [systemPrompt, "The conversation is ending now. Reply only with a short, polite goodbye to the user, in the language of the conversation."]
+  [
+    systemPrompt,
+    "The conversation is ending now. Reply only with a short, polite goodbye to the user, in the language of the conversation."
+  ]
     .filter((part) => part !== "")
     .join("\n\n")

@@ -30,7 +30,11 @@ const textOverride = (context: Context): string | null => {
  * (an audio override or an audio greeting) cannot be played in text: it reads as its text in
  * `recordingTexts` (transcript, else label), and without one falls back the same way.
  */
-export const greetingFor = (start: StartCallData, context: Context, recordingTexts?: ReadonlyMap<string, string>): string | null => {
+export const greetingFor = (
+  start: StartCallData,
+  context: Context,
+  recordingTexts?: ReadonlyMap<string, string>
+): string | null => {
   const override = textOverride(context)
   const overrideClip = overrideRecordingId(context)
   const clipText = overrideClip === null ? undefined : recordingTexts?.get(overrideClip)

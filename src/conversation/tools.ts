@@ -25,7 +25,10 @@ export const toolsAt = (graph: WorkflowGraph, nodeId: string): NodeTools => {
   for (const edge of graph.edges) {
     if (edge.source === nodeId) transitions.set(toolNameFor(edge.data.label), edge)
   }
-  const definitions: Array<ToolDefinition> = [...transitions].map(([name, edge]) => ({ name, description: edge.data.condition }))
+  const definitions: Array<ToolDefinition> = [...transitions].map(([name, edge]) => ({
+    name,
+    description: edge.data.condition
+  }))
   if (!transitions.has(END_CALL_TOOL)) {
     definitions.push({
       name: END_CALL_TOOL,

@@ -60,7 +60,9 @@ export const roleChangeRefusal = (actor: Actor, target: Member, to: Role, owners
 
 /** Removing yourself is leaving the organization, open to every role but the last owner. */
 export const removalRefusal = (actor: Actor, target: Member, owners: number): Refusal | undefined => {
-  if (actor.userId !== target.userId && !atLeast(actor.role, "admin")) return forbidden("Only an owner or admin can remove members")
+  if (actor.userId !== target.userId && !atLeast(actor.role, "admin")) {
+    return forbidden("Only an owner or admin can remove members")
+  }
   if (target.role === "owner" && actor.role !== "owner") return forbidden("Only an owner can remove an owner")
   if (target.role === "owner" && owners <= 1) return lastOwner("removed")
   return undefined
@@ -79,7 +81,9 @@ export interface KeyOwnership {
 export const keyManagementRefusal = (actor: Actor, key: KeyOwnership): Refusal | undefined => {
   if (actor.userId === key.createdBy) return undefined
   if (!atLeast(actor.role, "admin")) return forbidden("Only an owner or admin can manage another member's API keys")
-  if (key.creatorRole !== null && !atLeast(actor.role, key.creatorRole)) return forbidden("Only an owner can manage an owner's API keys")
+  if (key.creatorRole !== null && !atLeast(actor.role, key.creatorRole)) {
+    return forbidden("Only an owner can manage an owner's API keys")
+  }
   return undefined
 }
 
@@ -97,7 +101,9 @@ export interface KeyRevocation extends KeyOwnership {
 export const reactivationRefusal = (actor: Actor, key: KeyRevocation): Refusal | undefined => {
   const management = keyManagementRefusal(actor, key)
   if (management || key.revokedBy === actor.userId) return management
-  if (!atLeast(actor.role, "admin")) return forbidden("This API key was revoked by someone else; only an owner or admin can reactivate it")
+  if (!atLeast(actor.role, "admin")) {
+    return forbidden("This API key was revoked by someone else; only an owner or admin can reactivate it")
+  }
   if (key.revokerRole !== null && !atLeast(actor.role, key.revokerRole)) {
     return forbidden("This API key was revoked by an owner; only an owner can reactivate it")
   }

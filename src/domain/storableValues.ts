@@ -54,8 +54,12 @@ export const jsonValueProblems = (value: unknown): ReadonlyArray<ValueProblem> =
     if (typeof node === "number") return note(unstorableNumberReason(node))
     if (typeof node !== "object" || node === null) return
     if (path.length >= MAX_JSON_DEPTH) return note(`JSON must not be nested more than ${MAX_JSON_DEPTH} levels deep`)
-    if (Array.isArray(node) && node.length > MAX_ARRAY_ITEMS) return note(`Arrays must not hold more than ${MAX_ARRAY_ITEMS} items`)
-    const entries: Array<[string | number, unknown]> = Array.isArray(node) ? node.map((item, index) => [index, item]) : Object.entries(node)
+    if (Array.isArray(node) && node.length > MAX_ARRAY_ITEMS) {
+      return note(`Arrays must not hold more than ${MAX_ARRAY_ITEMS} items`)
+    }
+    const entries: Array<[string | number, unknown]> = Array.isArray(node)
+      ? node.map((item, index) => [index, item])
+      : Object.entries(node)
     for (const [key, item] of entries) {
       if (typeof key === "string") {
         const reason = unstorableTextReason(key)

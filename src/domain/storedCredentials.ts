@@ -17,7 +17,9 @@ export const comparableUrl = (url: string | null | undefined): string | null => 
 }
 
 const sameEndpoint = (before: CredentialEndpoint, after: CredentialEndpoint) =>
-  [...new Set([...Object.keys(before), ...Object.keys(after)])].every((part) => (before[part] ?? null) === (after[part] ?? null))
+  [...new Set([...Object.keys(before), ...Object.keys(after)])].every((part) =>
+    (before[part] ?? null) === (after[part] ?? null)
+  )
 
 /**
  * What an update does to one stored credential:

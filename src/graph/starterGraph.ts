@@ -28,8 +28,9 @@ export const buildStarterWorkflow = (generated: unknown): Either.Either<StarterW
   const problems: Array<string> = []
   const nodeIdOf = new Map<string, string>([["start", "start"], ["end", "end"]])
   content.steps.forEach((step, index) => {
-    if (nodeIdOf.has(step.key)) problems.push(`steps.${index}.key: "${step.key}" is used twice or is reserved (start, end)`)
-    else nodeIdOf.set(step.key, `step_${step.key}`)
+    if (nodeIdOf.has(step.key)) {
+      problems.push(`steps.${index}.key: "${step.key}" is used twice or is reserved (start, end)`)
+    } else nodeIdOf.set(step.key, `step_${step.key}`)
   })
   content.transitions.forEach((transition, index) => {
     for (const end of ["from", "to"] as const) {
@@ -74,7 +75,12 @@ export const buildStarterWorkflow = (generated: unknown): Either.Either<StarterW
         extraction_variables: variables
       }
     },
-    { id: "global", type: "globalNode", position: { x: 400, y: 0 }, data: { name: "Global", prompt: content.global_prompt } }
+    {
+      id: "global",
+      type: "globalNode",
+      position: { x: 400, y: 0 },
+      data: { name: "Global", prompt: content.global_prompt }
+    }
   ]
   const edges = content.transitions.map((transition, index) => ({
     id: `edge_${index + 1}`,
@@ -85,7 +91,7 @@ export const buildStarterWorkflow = (generated: unknown): Either.Either<StarterW
   const definition = { nodes, edges }
   const validation = validateDefinition(definition)
   if (validation.problems.length > 0) {
-    return Either.left(validation.problems.map((problem) => problem.message.replace(/"step_([a-z0-9_]+)"/g, '"$1"')))
+    return Either.left(validation.problems.map((problem) => problem.message.replace(/"step_([a-z0-9_]+)"/g, "\"$1\"")))
   }
   return Either.right({
     name: content.name.trim(),

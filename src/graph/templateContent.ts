@@ -13,7 +13,9 @@ const Text = (max: number) =>
   )
 
 export const TemplateStep = Schema.Struct({
-  key: Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]{0,39}$/, { message: () => "must be lower_snake_case, at most 40 characters" })),
+  key: Schema.String.pipe(
+    Schema.pattern(/^[a-z][a-z0-9_]{0,39}$/, { message: () => "must be lower_snake_case, at most 40 characters" })
+  ),
   name: Text(100),
   prompt: Text(8000)
 })

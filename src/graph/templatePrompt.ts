@@ -9,7 +9,8 @@ export interface ChatMessage {
   readonly content: string
 }
 
-const SYSTEM = `You design voice AI agents for phone calls. Write the content of one agent as JSON matching the given schema.
+const SYSTEM =
+  `You design voice AI agents for phone calls. Write the content of one agent as JSON matching the given schema.
 - greeting: the first sentence the agent speaks.
 - global_prompt: persona, tone and rules that apply in every step (short spoken sentences, one question at a time).
 - opening_prompt: what the agent does right after the greeting.
@@ -26,7 +27,9 @@ export const templateMessages = (request: TemplateRequest): Array<ChatMessage> =
   {
     role: "user",
     content: [
-      `Call type: ${request.call_type === "inbound" ? "inbound (people call the agent)" : "outbound (the agent calls people)"}`,
+      `Call type: ${
+        request.call_type === "inbound" ? "inbound (people call the agent)" : "outbound (the agent calls people)"
+      }`,
       `Use case: ${request.use_case}`,
       `What the agent should do: ${request.activity_description}`
     ].join("\n")
@@ -38,7 +41,9 @@ export const correctionMessages = (previousAnswer: string, problems: ReadonlyArr
   { role: "assistant", content: previousAnswer },
   {
     role: "user",
-    content: `That answer cannot be used:\n${problems.slice(0, 30).map((problem) => `- ${problem}`).join("\n")}\nReturn the corrected JSON only.`
+    content: `That answer cannot be used:\n${
+      problems.slice(0, 30).map((problem) => `- ${problem}`).join("\n")
+    }\nReturn the corrected JSON only.`
   }
 ]
 

@@ -48,7 +48,10 @@ const issuesOf = (error: ParseResult.ParseError) => {
 }
 
 const dotted = (path: Path): string =>
-  path.reduce<string>((text, part) => (typeof part === "number" ? `${text}[${part}]` : text ? `${text}.${part}` : part), "")
+  path.reduce<string>(
+    (text, part) => (typeof part === "number" ? `${text}[${part}]` : text ? `${text}.${part}` : part),
+    ""
+  )
 
 const record = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
@@ -82,17 +85,31 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
   const problems: Array<GraphProblem> = []
   const workflowProblem = (path: Path, rule: string, message: string, stage: GraphProblem["stage"]) =>
     problems.push({ kind: "workflow", id: null, field: path.length ? dotted(path) : null, path, rule, message, stage })
-  const nodeProblem = (node: { index: number; id: string | null; type?: string }, field: Path, rule: string, message: string, stage: GraphProblem["stage"] = "readiness") =>
+  const nodeProblem = (
+    node: { index: number; id: string | null; type?: string },
+    field: Path,
+    rule: string,
+    message: string,
+    stage: GraphProblem["stage"] = "readiness"
+  ) =>
     problems.push({
       kind: "node",
       id: node.id,
       field: field.length ? dotted(field) : null,
       path: ["nodes", node.index, ...field],
       rule,
-      message: `Node ${node.id === null ? `#${node.index}` : `"${node.id}"`}${node.type ? ` (${node.type})` : ""}: ${message}`,
+      message: `Node ${node.id === null ? `#${node.index}` : `"${node.id}"`}${
+        node.type ? ` (${node.type})` : ""
+      }: ${message}`,
       stage
     })
-  const edgeProblem = (edge: { index: number; id: string | null }, field: Path, rule: string, message: string, stage: GraphProblem["stage"] = "readiness") =>
+  const edgeProblem = (
+    edge: { index: number; id: string | null },
+    field: Path,
+    rule: string,
+    message: string,
+    stage: GraphProblem["stage"] = "readiness"
+  ) =>
     problems.push({
       kind: "edge",
       id: edge.id,
@@ -103,12 +120,21 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
       stage
     })
   const describe = (field: string, issue: { _tag: string; message: string }) =>
-    issue._tag === "Missing" ? `${field} is required` : /^[A-Z]/.test(issue.message) ? `${field}: ${issue.message}` : `${field} ${issue.message}`
+    issue._tag === "Missing"
+      ? `${field} is required`
+      : /^[A-Z]/.test(issue.message)
+      ? `${field}: ${issue.message}`
+      : `${field} ${issue.message}`
 
   const top = decodeAll(DefinitionEnvelope, definition)
   if (Either.isLeft(top)) {
     if (record(definition) !== definition) {
-      workflowProblem([], "definition_shape", "workflow_definition must be an object with nodes and edges arrays", "structure")
+      workflowProblem(
+        [],
+        "definition_shape",
+        "workflow_definition must be an object with nodes and edges arrays",
+        "structure"
+      )
     } else {
       for (const issue of issuesOf(top.left)) {
         workflowProblem(issue.path, "definition_shape", describe(dotted(issue.path), issue), "structure")
@@ -129,7 +155,9 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
           ref,
           issue.path,
           unknownType ? "node_type_unknown" : "node_shape",
-          unknownType ? `type must be one of startCall, agentNode, endCall, globalNode` : describe(dotted(issue.path), issue),
+          unknownType
+            ? `type must be one of startCall, agentNode, endCall, globalNode`
+            : describe(dotted(issue.path), issue),
           "structure"
         )
       }
@@ -159,23 +187,40 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
     } else {
       entry.data = decoded.right
     }
-    checkReferences(data, ["data"], (field, message) => edgeProblem(entry, field, "template_reference_malformed", message))
-    checkTransitionSpeech(data, (field, rule, message) => edgeProblem(entry, field, rule, message), options.recordingIds)
+    checkReferences(
+      data,
+      ["data"],
+      (field, message) => edgeProblem(entry, field, "template_reference_malformed", message)
+    )
+    checkTransitionSpeech(
+      data,
+      (field, rule, message) => edgeProblem(entry, field, rule, message),
+      options.recordingIds
+    )
     edges.push(entry)
   })
 
   const nodesById = new Map<string, NodeEntry>()
   for (const node of nodes) {
-    if (nodesById.has(node.id)) nodeProblem(node, ["id"], "node_id_duplicate", `id "${node.id}" is used by another node`, "structure")
-    else nodesById.set(node.id, node)
+    if (nodesById.has(node.id)) {
+      nodeProblem(node, ["id"], "node_id_duplicate", `id "${node.id}" is used by another node`, "structure")
+    } else nodesById.set(node.id, node)
   }
   const edgeIds = new Set<string>()
   for (const edge of edges) {
-    if (edgeIds.has(edge.id)) edgeProblem(edge, ["id"], "edge_id_duplicate", `id "${edge.id}" is used by another edge`, "structure")
+    if (edgeIds.has(edge.id)) {
+      edgeProblem(edge, ["id"], "edge_id_duplicate", `id "${edge.id}" is used by another edge`, "structure")
+    }
     edgeIds.add(edge.id)
     for (const end of ["source", "target"] as const) {
       if (!nodesById.has(edge[end])) {
-        edgeProblem(edge, [end], "edge_endpoint_missing", `${end} "${edge[end]}" is not a node of this workflow`, "structure")
+        edgeProblem(
+          edge,
+          [end],
+          "edge_endpoint_missing",
+          `${end} "${edge[end]}" is not a node of this workflow`,
+          "structure"
+        )
       }
     }
   }
@@ -191,7 +236,11 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
     }
     checkExtraction(node, (field, rule, message) => nodeProblem(node, field, rule, message))
     checkGreeting(node, (field, rule, message) => nodeProblem(node, field, rule, message), options.recordingIds)
-    checkReferences(node.rawData, ["data"], (field, message) => nodeProblem(node, field, "template_reference_malformed", message))
+    checkReferences(
+      node.rawData,
+      ["data"],
+      (field, message) => nodeProblem(node, field, "template_reference_malformed", message)
+    )
   }
 
   checkTopology(nodes, edges, nodesById, { workflowProblem, nodeProblem, edgeProblem })
@@ -201,18 +250,27 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
     problems,
     graph: {
       nodes: nodes.map((node) => ({ id: node.id, type: node.type, data: node.data }) as WorkflowNode),
-      edges: edges.map((edge): WorkflowEdge => ({ id: edge.id, source: edge.source, target: edge.target, data: edge.data! }))
+      edges: edges.map((edge): WorkflowEdge => ({
+        id: edge.id,
+        source: edge.source,
+        target: edge.target,
+        data: edge.data!
+      }))
     }
   }
 }
 
 /** Problems that keep a value from being stored even as a draft. */
-export const structureProblems = (problems: ReadonlyArray<GraphProblem>) => problems.filter((problem) => problem.stage === "structure")
+export const structureProblems = (problems: ReadonlyArray<GraphProblem>) =>
+  problems.filter((problem) => problem.stage === "structure")
 
 const checkReferences = (value: unknown, path: Path, report: (field: Path, message: string) => void) => {
   if (typeof value === "string") {
     for (const bad of malformedReferences(value)) {
-      report(path, `${dotted(path)} has a malformed template reference ${JSON.stringify(bad)}; use {{name}} or {{name | default}}`)
+      report(
+        path,
+        `${dotted(path)} has a malformed template reference ${JSON.stringify(bad)}; use {{name}} or {{name | default}}`
+      )
     }
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => checkReferences(item, [...path, index], report))
@@ -225,38 +283,73 @@ const checkExtraction = (node: NodeEntry, report: (field: Path, rule: string, me
   if (node.type === "globalNode") return
   const variables = Array.isArray(node.rawData["extraction_variables"]) ? node.rawData["extraction_variables"] : []
   if (node.rawData["extraction_enabled"] === true && variables.length === 0) {
-    report(["data", "extraction_variables"], "extraction_variables_missing", "extraction is enabled but no extraction_variables are defined")
+    report(
+      ["data", "extraction_variables"],
+      "extraction_variables_missing",
+      "extraction is enabled but no extraction_variables are defined"
+    )
   }
   const seen = new Set<string>()
   variables.forEach((variable, index) => {
     const name = record(variable)["name"]
     if (typeof name !== "string") return
     if (seen.has(name)) {
-      report(["data", "extraction_variables", index, "name"], "extraction_variable_duplicate", `extraction variable "${name}" is defined twice`)
+      report(
+        ["data", "extraction_variables", index, "name"],
+        "extraction_variable_duplicate",
+        `extraction variable "${name}" is defined twice`
+      )
     }
     seen.add(name)
   })
 }
 
-const checkGreeting = (node: NodeEntry, report: (field: Path, rule: string, message: string) => void, recordingIds?: ReadonlySet<string>) => {
+const checkGreeting = (
+  node: NodeEntry,
+  report: (field: Path, rule: string, message: string) => void,
+  recordingIds?: ReadonlySet<string>
+) => {
   if (node.type !== "startCall" || node.rawData["greeting_type"] !== "audio") return
   const recording = node.rawData["greeting_recording_id"]
   if (typeof recording !== "string" || recording.trim() === "") {
-    report(["data", "greeting_recording_id"], "greeting_recording_missing", "greeting_type is audio but greeting_recording_id is empty")
+    report(
+      ["data", "greeting_recording_id"],
+      "greeting_recording_missing",
+      "greeting_type is audio but greeting_recording_id is empty"
+    )
   } else checkRecording(recording, ["data", "greeting_recording_id"], report, recordingIds)
 }
 
-const checkTransitionSpeech = (data: Record<string, unknown>, report: (field: Path, rule: string, message: string) => void, recordingIds?: ReadonlySet<string>) => {
+const checkTransitionSpeech = (
+  data: Record<string, unknown>,
+  report: (field: Path, rule: string, message: string) => void,
+  recordingIds?: ReadonlySet<string>
+) => {
   if (data["transition_speech_type"] !== "audio") return
   const recording = data["transition_speech_recording_id"]
   if (typeof recording !== "string" || recording.trim() === "") {
-    report(["data", "transition_speech_recording_id"], "transition_recording_missing", "transition_speech_type is audio but transition_speech_recording_id is empty")
+    report(
+      ["data", "transition_speech_recording_id"],
+      "transition_recording_missing",
+      "transition_speech_type is audio but transition_speech_recording_id is empty"
+    )
   } else checkRecording(recording, ["data", "transition_speech_recording_id"], report, recordingIds)
 }
 
-const checkRecording = (recording: string, field: Path, report: (field: Path, rule: string, message: string) => void, recordingIds?: ReadonlySet<string>) => {
+const checkRecording = (
+  recording: string,
+  field: Path,
+  report: (field: Path, rule: string, message: string) => void,
+  recordingIds?: ReadonlySet<string>
+) => {
   if (recordingIds && !recordingIds.has(recording.trim())) {
-    report(field, "recording_unknown", `${dotted(field)} "${recording}" is not a recording of this organization; upload it at /api/v1/workflow-recordings first`)
+    report(
+      field,
+      "recording_unknown",
+      `${
+        dotted(field)
+      } "${recording}" is not a recording of this organization; upload it at /api/v1/workflow-recordings first`
+    )
   }
 }
 
@@ -275,12 +368,26 @@ const checkTopology = (
 ) => {
   const ofType = (type: NodeType) => nodes.filter((node) => node.type === type)
   const starts = ofType("startCall")
-  if (starts.length === 0) workflowProblem(["nodes"], "start_missing", "the workflow needs exactly one startCall node; it has none", "readiness")
+  if (starts.length === 0) {
+    workflowProblem(
+      ["nodes"],
+      "start_missing",
+      "the workflow needs exactly one startCall node; it has none",
+      "readiness"
+    )
+  }
   for (const extra of starts.slice(1)) nodeProblem(extra, [], "start_duplicate", "only one startCall node is allowed")
   if (ofType("endCall").length === 0) {
-    workflowProblem(["nodes"], "end_missing", "the workflow needs at least one endCall node so a conversation can finish", "readiness")
+    workflowProblem(
+      ["nodes"],
+      "end_missing",
+      "the workflow needs at least one endCall node so a conversation can finish",
+      "readiness"
+    )
   }
-  for (const extra of ofType("globalNode").slice(1)) nodeProblem(extra, [], "global_duplicate", "only one globalNode is allowed")
+  for (const extra of ofType("globalNode").slice(1)) {
+    nodeProblem(extra, [], "global_duplicate", "only one globalNode is allowed")
+  }
 
   const outgoing = new Map<string, Array<EdgeEntry>>()
   for (const edge of edges) {
@@ -291,7 +398,9 @@ const checkTopology = (
     if (source.type === "globalNode" || target.type === "globalNode") {
       edgeProblem(edge, [], "global_node_edge", "a globalNode cannot be connected by edges")
     }
-    if (target.type === "startCall") edgeProblem(edge, ["target"], "start_incoming", "no edge may lead into the startCall node")
+    if (target.type === "startCall") {
+      edgeProblem(edge, ["target"], "start_incoming", "no edge may lead into the startCall node")
+    }
     if (source.type === "endCall") edgeProblem(edge, ["source"], "end_outgoing", "no edge may leave an endCall node")
   }
 
@@ -301,22 +410,44 @@ const checkTopology = (
       if (!edge.data) continue
       const name = toolNameFor(edge.data.label)
       if (!/[a-z0-9]/.test(name)) {
-        edgeProblem(edge, ["data", "label"], "label_unusable", "data.label needs at least one letter or digit to name its transition tool")
+        edgeProblem(
+          edge,
+          ["data", "label"],
+          "label_unusable",
+          "data.label needs at least one letter or digit to name its transition tool"
+        )
       } else if (RESERVED_TOOL_NAMES.includes(name)) {
-        edgeProblem(edge, ["data", "label"], "label_reserved", `data.label gives the tool name "${name}", which is reserved for the built-in tool; choose another label`)
+        edgeProblem(
+          edge,
+          ["data", "label"],
+          "label_reserved",
+          `data.label gives the tool name "${name}", which is reserved for the built-in tool; choose another label`
+        )
       } else if (name.length > TOOL_NAME_MAX_LENGTH) {
-        edgeProblem(edge, ["data", "label"], "label_too_long", `data.label makes a tool name longer than ${TOOL_NAME_MAX_LENGTH} characters`)
+        edgeProblem(
+          edge,
+          ["data", "label"],
+          "label_too_long",
+          `data.label makes a tool name longer than ${TOOL_NAME_MAX_LENGTH} characters`
+        )
       }
       const clash = names.get(name)
       if (clash) {
-        edgeProblem(edge, ["data", "label"], "transition_name_duplicate", `data.label gives the tool name "${name}", already used by edge "${clash.id}" leaving node "${sourceId}"`)
+        edgeProblem(
+          edge,
+          ["data", "label"],
+          "transition_name_duplicate",
+          `data.label gives the tool name "${name}", already used by edge "${clash.id}" leaving node "${sourceId}"`
+        )
       } else names.set(name, edge)
     }
   }
 
   const start = starts[0]
   if (!start) return
-  if (!outgoing.has(start.id)) nodeProblem(start, [], "start_no_exit", "the startCall node needs at least one outgoing edge")
+  if (!outgoing.has(start.id)) {
+    nodeProblem(start, [], "start_no_exit", "the startCall node needs at least one outgoing edge")
+  }
   const reached = new Set([start.id])
   const queue = [start.id]
   while (queue.length > 0) {
@@ -330,9 +461,16 @@ const checkTopology = (
   for (const node of nodes) {
     if (node.type !== "agentNode" && node.type !== "endCall") continue
     if (nodesById.get(node.id) !== node) continue
-    if (!reached.has(node.id)) nodeProblem(node, [], "node_unreachable", "no path of edges leads here from the startCall node")
+    if (!reached.has(node.id)) {
+      nodeProblem(node, [], "node_unreachable", "no path of edges leads here from the startCall node")
+    }
     if (node.type === "agentNode" && !outgoing.has(node.id)) {
-      nodeProblem(node, [], "dead_end", "an agentNode needs at least one outgoing edge, or the conversation can never leave it")
+      nodeProblem(
+        node,
+        [],
+        "dead_end",
+        "an agentNode needs at least one outgoing edge, or the conversation can never leave it"
+      )
     }
   }
 }

@@ -33,13 +33,59 @@ export const MAX_PASSWORD = 1024
  * characters or more: the throttle allows five guesses in fifteen minutes, and these come first.
  */
 const COMMON_PASSWORDS = new Set([
-  "password", "password1", "password12", "password123", "passw0rd", "p@ssw0rd", "12345678", "123456789",
-  "1234567890", "0123456789", "87654321", "987654321", "12341234", "12121212", "123123123", "11223344",
-  "qwertyui", "qwertyuiop", "qwerty123", "qwerty12", "1q2w3e4r", "1q2w3e4r5t", "1qaz2wsx", "zaq12wsx",
-  "asdfghjk", "asdfghjkl", "zxcvbnm1", "abcdefgh", "abc12345", "abcd1234", "iloveyou", "sunshine",
-  "princess", "football", "baseball", "superman", "starwars", "whatever", "trustno1", "welcome1",
-  "letmein1", "changeme", "admin123", "administrator", "computer", "internet", "michelle", "jennifer",
-  "master123", "dragon123", "monkey123", "shadow123", "talkgraph"
+  "password",
+  "password1",
+  "password12",
+  "password123",
+  "passw0rd",
+  "p@ssw0rd",
+  "12345678",
+  "123456789",
+  "1234567890",
+  "0123456789",
+  "87654321",
+  "987654321",
+  "12341234",
+  "12121212",
+  "123123123",
+  "11223344",
+  "qwertyui",
+  "qwertyuiop",
+  "qwerty123",
+  "qwerty12",
+  "1q2w3e4r",
+  "1q2w3e4r5t",
+  "1qaz2wsx",
+  "zaq12wsx",
+  "asdfghjk",
+  "asdfghjkl",
+  "zxcvbnm1",
+  "abcdefgh",
+  "abc12345",
+  "abcd1234",
+  "iloveyou",
+  "sunshine",
+  "princess",
+  "football",
+  "baseball",
+  "superman",
+  "starwars",
+  "whatever",
+  "trustno1",
+  "welcome1",
+  "letmein1",
+  "changeme",
+  "admin123",
+  "administrator",
+  "computer",
+  "internet",
+  "michelle",
+  "jennifer",
+  "master123",
+  "dragon123",
+  "monkey123",
+  "shadow123",
+  "talkgraph"
 ])
 
 /**
@@ -72,6 +118,7 @@ export const NewPassword = Schema.String.pipe(
     return problem && `Password ${problem}`
   }),
   Schema.annotations({
-    description: `${MIN_PASSWORD} to ${MAX_PASSWORD} characters, not one character repeated nor a commonly used password`
+    description:
+      `${MIN_PASSWORD} to ${MAX_PASSWORD} characters, not one character repeated nor a commonly used password`
   })
 )

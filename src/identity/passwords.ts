@@ -12,7 +12,8 @@ export const verifyPassword = (passwordHash: string, password: string) =>
  * A fixed hash verified when the email is unknown, so a login for a missing user takes as long
  * as one with a wrong password and does not reveal which emails exist.
  */
-export const DECOY_HASH = "$argon2id$v=19$m=19456,t=2,p=1$w/RKW8rDLOCXe+OVazY/Ag$McU0JjCsie95LZOuFhYbY3DsR8VG9NlsLgSBjhpmjo8"
+export const DECOY_HASH =
+  "$argon2id$v=19$m=19456,t=2,p=1$w/RKW8rDLOCXe+OVazY/Ag$McU0JjCsie95LZOuFhYbY3DsR8VG9NlsLgSBjhpmjo8"
 
 /**
  * How many hashes may run at once on a machine with `cores` cores: half of them, so other

@@ -14,8 +14,18 @@ interface Range {
   readonly name: string
 }
 
-const v4 = (subnet: string, prefix: number, name: string): Range & { readonly type: "ipv4" } => ({ subnet, prefix, name, type: "ipv4" })
-const v6 = (subnet: string, prefix: number, name: string): Range & { readonly type: "ipv6" } => ({ subnet, prefix, name, type: "ipv6" })
+const v4 = (subnet: string, prefix: number, name: string): Range & { readonly type: "ipv4" } => ({
+  subnet,
+  prefix,
+  name,
+  type: "ipv4"
+})
+const v6 = (subnet: string, prefix: number, name: string): Range & { readonly type: "ipv6" } => ({
+  subnet,
+  prefix,
+  name,
+  type: "ipv6"
+})
 
 /** Checked first: an address here is refused whatever the policy says (RFC 6890 and the clouds' metadata endpoints). */
 const NEVER = [
@@ -74,7 +84,9 @@ const embeddedIpv4 = (address: string): string | null => {
   if (zeroHead && groups[5] === 0xffff) return quad(groups[6]!, groups[7]!)
   // `::` and `::1` are IPv6's own unspecified and loopback addresses.
   if (zeroHead && groups[5] === 0 && (groups[6] !== 0 || groups[7]! > 1)) return quad(groups[6]!, groups[7]!)
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0)) return quad(groups[6]!, groups[7]!)
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0)) {
+    return quad(groups[6]!, groups[7]!)
+  }
   if (groups[0] === 0x2002) return quad(groups[1]!, groups[2]!)
   return null
 }

@@ -11,8 +11,12 @@ export const baseUrlProblem = (value: string): string | null => {
   } catch {
     return "must be an absolute http(s) URL, e.g. https://api.example.com/v1"
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return "must be an http(s) URL, e.g. https://api.example.com/v1"
-  if (url.username !== "" || url.password !== "") return "must not carry credentials (user:password@); send them in the key fields"
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return "must be an http(s) URL, e.g. https://api.example.com/v1"
+  }
+  if (url.username !== "" || url.password !== "") {
+    return "must not carry credentials (user:password@); send them in the key fields"
+  }
   if (value.includes("?")) return "must not have a query string: requests go to fixed paths under the base URL"
   if (value.includes("#")) return "must not have a fragment: requests go to fixed paths under the base URL"
   return null

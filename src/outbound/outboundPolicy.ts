@@ -56,7 +56,9 @@ export const parseOutboundAllow = (text: string): Either.Either<OutboundPolicy, 
     const prefix = Object.keys(KIND_PREFIX).find((candidate) => entry.startsWith(candidate))
     const kinds: ReadonlyArray<OutboundKind> = prefix ? [KIND_PREFIX[prefix]!] : ["model", "carrier"]
     const body = prefix ? entry.slice(prefix.length) : entry
-    const target: Target | null = body === "loopback" || body === "private" ? { _tag: "Class", class: body } : subnet(body)
+    const target: Target | null = body === "loopback" || body === "private"
+      ? { _tag: "Class", class: body }
+      : subnet(body)
     if (target === null) {
       return Either.left(
         `"${entry}" is not an entry: use none, or a comma-separated list of loopback, private or CIDR ranges (10.0.0.0/8), each optionally prefixed with models: or carriers:`
@@ -93,7 +95,9 @@ export const addressRefusal = (policy: OutboundPolicy, kind: OutboundKind, addre
       const allowed = policy.allowances.some((allowance) =>
         allowance.kinds.includes(kind) && covers(allowance.target, address.replace(/^\[|\]$/g, ""), addressClass)
       )
-      return allowed ? null : `${address} is ${classified.description}, which ${OUTBOUND_ALLOW} does not allow for ${endpointsOf(kind)}`
+      return allowed
+        ? null
+        : `${address} is ${classified.description}, which ${OUTBOUND_ALLOW} does not allow for ${endpointsOf(kind)}`
     }
   }
 }

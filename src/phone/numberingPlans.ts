@@ -100,7 +100,8 @@ const regionsByCode = new Map(
  * The regions sharing a calling code, main region first (NANPA's +1 is US, CA, …). Undefined for
  * a code that is not a region's (see `isNonGeographicCode`) or not a calling code at all.
  */
-export const regionsOf = (callingCode: string): ReadonlyArray<NumberingPlan> | undefined => regionsByCode.get(callingCode)
+export const regionsOf = (callingCode: string): ReadonlyArray<NumberingPlan> | undefined =>
+  regionsByCode.get(callingCode)
 
 /** Calling codes of global services (+800 freephone, +882 networks, …), which belong to no region. */
 export const isNonGeographicCode = (callingCode: string): boolean =>

@@ -11,7 +11,9 @@ const UPLOAD_KEY = /^organizations\/(\d+)\/recordings\/uploads\/[A-Za-z0-9][A-Za
 const KIND_OF_EXTENSION: Readonly<Record<string, ClipKind>> = { wav: "wav", mp3: "mp3", ulaw: "mulaw" }
 
 /** The organization and decoding of an upload key this service handed out, or undefined. */
-export const parseUploadKey = (key: string): { readonly organizationId: number; readonly kind: ClipKind } | undefined => {
+export const parseUploadKey = (
+  key: string
+): { readonly organizationId: number; readonly kind: ClipKind } | undefined => {
   const match = UPLOAD_KEY.exec(key)
   return match ? { organizationId: Number(match[1]), kind: KIND_OF_EXTENSION[match[2]!]! } : undefined
 }
@@ -23,7 +25,9 @@ export const newUploadKey = (organizationId: number, kind: ClipKind, fileName?: 
     .replace(/[^A-Za-z0-9._-]+/g, "-")
     .replace(/^[-.]+|[-.]+$/g, "")
     .slice(0, 80)
-  return `organizations/${organizationId}/recordings/uploads/${crypto.randomUUID()}${stem ? `_${stem}` : ""}.${extensionOf[kind]}`
+  return `organizations/${organizationId}/recordings/uploads/${crypto.randomUUID()}${stem ? `_${stem}` : ""}.${
+    extensionOf[kind]
+  }`
 }
 
 /** Where the converted forms of one registered clip are kept. */

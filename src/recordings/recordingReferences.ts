@@ -13,8 +13,12 @@ const named = (value: unknown) => (typeof value === "string" && value.trim() !==
  */
 export const definitionRecordingIds = (definition: unknown): ReadonlySet<string> =>
   new Set([
-    ...list(record(definition)["nodes"]).flatMap((node) => named(record(record(node)["data"])["greeting_recording_id"])),
-    ...list(record(definition)["edges"]).flatMap((edge) => named(record(record(edge)["data"])["transition_speech_recording_id"]))
+    ...list(record(definition)["nodes"]).flatMap((node) =>
+      named(record(record(node)["data"])["greeting_recording_id"])
+    ),
+    ...list(record(definition)["edges"]).flatMap((edge) =>
+      named(record(record(edge)["data"])["transition_speech_recording_id"])
+    )
   ])
 
 /** The recording a run's greeting override plays, from a contact row (`greeting_override`) or the CSV columns. */
@@ -28,7 +32,10 @@ export const overrideRecordingId = (context: Readonly<Record<string, unknown>>):
 }
 
 /** The clips a run of `graph` with `context` may play. */
-export const runRecordingIds = (graph: WorkflowGraph, context: Readonly<Record<string, unknown>>): ReadonlySet<string> => {
+export const runRecordingIds = (
+  graph: WorkflowGraph,
+  context: Readonly<Record<string, unknown>>
+): ReadonlySet<string> => {
   const override = overrideRecordingId(context)
   return new Set([...definitionRecordingIds(graph), ...(override === null ? [] : [override])])
 }

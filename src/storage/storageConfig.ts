@@ -15,7 +15,7 @@ export interface StorageConfigShape {
   readonly storageQuotaBytes: number
 }
 
-export const storageConfig = Effect.gen(function* () {
+export const storageConfig = Effect.gen(function*() {
   const s3Endpoint = yield* Config.string("S3_ENDPOINT").pipe(Config.option)
   const shape: StorageConfigShape = {
     s3Endpoint,
@@ -25,15 +25,24 @@ export const storageConfig = Effect.gen(function* () {
     accessKeyId: yield* Config.redacted("AWS_ACCESS_KEY_ID").pipe(Config.option),
     secretAccessKey: yield* Config.redacted("AWS_SECRET_ACCESS_KEY").pipe(Config.option),
     uploadMaxBytes: yield* Config.integer("UPLOAD_MAX_BYTES").pipe(
-      Config.validate({ message: "UPLOAD_MAX_BYTES must be between 1 and 10737418240", validation: (n) => n >= 1 && n <= 10 * 1024 ** 3 }),
+      Config.validate({
+        message: "UPLOAD_MAX_BYTES must be between 1 and 10737418240",
+        validation: (n) => n >= 1 && n <= 10 * 1024 ** 3
+      }),
       Config.withDefault(100 * 1024 * 1024)
     ),
     uploadUrlTtlSeconds: yield* Config.integer("UPLOAD_URL_TTL_SECONDS").pipe(
-      Config.validate({ message: "UPLOAD_URL_TTL_SECONDS must be between 1 and 604800", validation: (n) => n >= 1 && n <= 604_800 }),
+      Config.validate({
+        message: "UPLOAD_URL_TTL_SECONDS must be between 1 and 604800",
+        validation: (n) => n >= 1 && n <= 604_800
+      }),
       Config.withDefault(900)
     ),
     storageQuotaBytes: yield* Config.integer("STORAGE_QUOTA_BYTES").pipe(
-      Config.validate({ message: "STORAGE_QUOTA_BYTES must be 0 (no quota) or a number of bytes", validation: (n) => n >= 0 && Number.isSafeInteger(n) }),
+      Config.validate({
+        message: "STORAGE_QUOTA_BYTES must be 0 (no quota) or a number of bytes",
+        validation: (n) => n >= 0 && Number.isSafeInteger(n)
+      }),
       Config.withDefault(10 * 1024 ** 3)
     )
   }
@@ -42,5 +51,8 @@ export const storageConfig = Effect.gen(function* () {
 
 export const credentialsOf = (config: StorageConfigShape) =>
   Option.isSome(config.accessKeyId) && Option.isSome(config.secretAccessKey)
-    ? { accessKeyId: Redacted.value(config.accessKeyId.value), secretAccessKey: Redacted.value(config.secretAccessKey.value) }
+    ? {
+      accessKeyId: Redacted.value(config.accessKeyId.value),
+      secretAccessKey: Redacted.value(config.secretAccessKey.value)
+    }
     : undefined

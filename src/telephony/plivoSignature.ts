@@ -8,17 +8,23 @@ import * as crypto from "node:crypto"
  * `validateV3Signature` builds it (`get_sorted_params_string`).
  */
 const sortedQuery = (params: URLSearchParams) =>
-  [...new Set(params.keys())].sort().flatMap((key) => params.getAll(key).sort().map((value) => `${key}=${value}`)).join("&")
+  [...new Set(params.keys())].sort().flatMap((key) => params.getAll(key).sort().map((value) => `${key}=${value}`)).join(
+    "&"
+  )
 
 const sortedFields = (params: URLSearchParams) =>
-  [...new Set(params.keys())].sort().flatMap((key) => params.getAll(key).sort().map((value) => `${key}${value}`)).join("")
+  [...new Set(params.keys())].sort().flatMap((key) => params.getAll(key).sort().map((value) => `${key}${value}`)).join(
+    ""
+  )
 
 export const plivoSigningString = (url: string, form: URLSearchParams) => {
   const parsed = new URL(url)
   const base = `${parsed.protocol}//${parsed.host}${parsed.pathname}`
   const query = sortedQuery(parsed.searchParams)
   const hasFields = [...form.keys()].length > 0
-  return `${base}${query.length > 0 || hasFields ? `?${query}` : ""}${query.length > 0 && hasFields ? "." : ""}${sortedFields(form)}`
+  return `${base}${query.length > 0 || hasFields ? `?${query}` : ""}${query.length > 0 && hasFields ? "." : ""}${
+    sortedFields(form)
+  }`
 }
 
 export const plivoSignature = (authToken: string, url: string, form: URLSearchParams, nonce: string) =>

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { keyHint, maskedKey } from "../domain/secretMask.ts"
+import { carryCredential, comparableUrl, type CredentialEndpoint } from "../domain/storedCredentials.ts"
 import { baseUrlProblem } from "../outbound/baseUrls.ts"
-import { carryCredential, type CredentialEndpoint, comparableUrl } from "../domain/storedCredentials.ts"
 
 /**
  * What each carrier needs to place calls, and which of those fields are secrets: secrets are
@@ -101,7 +101,8 @@ const accountFields: Readonly<Record<Provider, ReadonlyArray<string>>> = {
   plivo: ["auth_id"]
 }
 
-const isProvider = (value: unknown): value is Provider => typeof value === "string" && Object.hasOwn(secretFields, value)
+const isProvider = (value: unknown): value is Provider =>
+  typeof value === "string" && Object.hasOwn(secretFields, value)
 
 /** Where a configuration's secrets are sent: the provider, its REST API and the account. */
 const credentialEndpoint = (config: Readonly<Record<string, unknown>>): CredentialEndpoint => {

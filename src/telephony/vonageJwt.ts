@@ -38,7 +38,8 @@ export const vonageWebhookToken = (signatureSecret: string, rawBody: string, now
 const MAX_AGE_SECONDS = 300
 
 const isFresh = (claims: Record<string, unknown>, nowSeconds: number) =>
-  typeof claims.iat === "number" && Number.isFinite(claims.iat) && Math.abs(nowSeconds - claims.iat) <= MAX_AGE_SECONDS &&
+  typeof claims.iat === "number" && Number.isFinite(claims.iat) &&
+  Math.abs(nowSeconds - claims.iat) <= MAX_AGE_SECONDS &&
   (claims.exp === undefined || (typeof claims.exp === "number" && claims.exp >= nowSeconds))
 
 /**

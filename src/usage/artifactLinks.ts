@@ -8,7 +8,8 @@ export type ArtifactKind = "recording" | "transcript"
 export const ARTIFACT_LINK_PURPOSE = "artifact"
 export const ARTIFACT_LINK_TTL_SECONDS = 15 * 60
 
-export const artifactPath = (runId: number | string, kind: ArtifactKind | string): string => `/api/v1/artifacts/${runId}/${kind}`
+export const artifactPath = (runId: number | string, kind: ArtifactKind | string): string =>
+  `/api/v1/artifacts/${runId}/${kind}`
 
 /** What is signed: the path and the expiry (Unix seconds), so neither can be changed. */
 export const artifactLinkMessage = (path: string, expires: number | string): string => `${path}?expires=${expires}`
@@ -25,11 +26,18 @@ export type ArtifactLinkStatus = "valid" | "invalid" | "expired"
  */
 export const artifactLinkCheck = (
   verify: (purpose: string, message: string, signature: string) => boolean,
-  link: { readonly runId: string; readonly kind: string; readonly expires: string | undefined; readonly sig: string | undefined },
+  link: {
+    readonly runId: string
+    readonly kind: string
+    readonly expires: string | undefined
+    readonly sig: string | undefined
+  },
   nowSeconds: number
 ): ArtifactLinkStatus => {
   if (link.expires === undefined || link.sig === undefined || !/^\d{1,12}$/.test(link.expires)) return "invalid"
-  if (!verify(ARTIFACT_LINK_PURPOSE, artifactLinkMessage(artifactPath(link.runId, link.kind), link.expires), link.sig)) return "invalid"
+  if (
+    !verify(ARTIFACT_LINK_PURPOSE, artifactLinkMessage(artifactPath(link.runId, link.kind), link.expires), link.sig)
+  ) return "invalid"
   return Number(link.expires) < nowSeconds ? "expired" : "valid"
 }
 

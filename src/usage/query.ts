@@ -55,7 +55,12 @@ export const selectionWhere = (sql: Statement.Constructor, selection: UsageSelec
 export const sortColumn = (sortBy: SortBy): "duration_seconds" | "created_at" =>
   sortBy === "duration" ? "duration_seconds" : "created_at"
 
-export const orderBy = (sql: Statement.Constructor, sortBy: SortBy, order: SortOrder, alias = "r"): Statement.Fragment => {
+export const orderBy = (
+  sql: Statement.Constructor,
+  sortBy: SortBy,
+  order: SortOrder,
+  alias = "r"
+): Statement.Fragment => {
   const direction = order === "asc" ? "ASC" : "DESC"
   return sql.literal(`${alias}.${sortColumn(sortBy)} ${direction}, ${alias}.id ${direction}`)
 }
@@ -68,7 +73,12 @@ export interface SortCursor {
 }
 
 /** Rows strictly after a cursor in the report's order (keyset paging for exports). */
-export const afterCursor = (sql: Statement.Constructor, sortBy: SortBy, order: SortOrder, cursor: SortCursor): Statement.Fragment => {
+export const afterCursor = (
+  sql: Statement.Constructor,
+  sortBy: SortBy,
+  order: SortOrder,
+  cursor: SortCursor
+): Statement.Fragment => {
   const key = sortBy === "duration" ? sql`${cursor.key}::integer` : sql`${cursor.key}::timestamptz`
   const column = sql.literal(`r.${sortColumn(sortBy)}`)
   return order === "asc"

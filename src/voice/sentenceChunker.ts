@@ -7,7 +7,24 @@ const FIRST_CLAUSE_MIN_CHARS = 20
 const SENTENCE_MIN_CHARS = 12
 
 /** Words after which a period does not end a sentence. */
-const ABBREVIATIONS = new Set(["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "no", "approx", "inc", "ltd"])
+const ABBREVIATIONS = new Set([
+  "mr",
+  "mrs",
+  "ms",
+  "dr",
+  "prof",
+  "sr",
+  "jr",
+  "st",
+  "vs",
+  "etc",
+  "e.g",
+  "i.e",
+  "no",
+  "approx",
+  "inc",
+  "ltd"
+])
 
 const isSentenceEnd = (text: string, index: number): boolean => {
   const char = text[index]!
@@ -52,7 +69,8 @@ export const sentenceChunker = (): SentenceChunker => {
     const pieces: Array<string> = []
     for (let index = 0; index < buffer.length; index++) {
       const char = buffer[index]!
-      const clause = first && (char === "," || char === ";" || char === ":" || char === "—") && index + 1 >= FIRST_CLAUSE_MIN_CHARS
+      const clause = first && (char === "," || char === ";" || char === ":" || char === "—") &&
+        index + 1 >= FIRST_CLAUSE_MIN_CHARS
       if (!clause && !isSentenceEnd(buffer, index)) continue
       const end = clause ? (/\s/.test(buffer[index + 1] ?? "") ? index + 1 : null) : boundaryAfter(buffer, index)
       if (end === null || buffer.slice(0, end).trim().length < (first && !clause ? 1 : SENTENCE_MIN_CHARS)) continue

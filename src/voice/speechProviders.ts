@@ -20,13 +20,16 @@ export const speechSettingProblems = (
   if (!providers.includes(section.provider)) {
     return [{
       field: "provider",
-      message: `"${section.provider}" is not a ${kind === "stt" ? "speech-to-text" : "text-to-speech"} provider; use ${providers.join(", ")}`
+      message: `"${section.provider}" is not a ${kind === "stt" ? "speech-to-text" : "text-to-speech"} provider; use ${
+        providers.join(", ")
+      }`
     }]
   }
   if (section.provider !== "local" && section.base_url === null && !section.hasKey) {
     return [{
       field: "api_key",
-      message: `api_key is required for ${section.provider}'s own API; an endpoint of your own (base_url) may go without one`
+      message:
+        `api_key is required for ${section.provider}'s own API; an endpoint of your own (base_url) may go without one`
     }]
   }
   return []

@@ -37,7 +37,12 @@ export type SegmenterState =
   /** Speech heard since `sinceMs` but not yet long enough to report. */
   | { readonly _tag: "Onset"; readonly sinceMs: number }
   /** Reported speech; `silenceSinceMs` is set while a pause is being timed, `paused` once it was reported. */
-  | { readonly _tag: "Speech"; readonly sinceMs: number; readonly silenceSinceMs: number | null; readonly paused: boolean }
+  | {
+    readonly _tag: "Speech"
+    readonly sinceMs: number
+    readonly silenceSinceMs: number | null
+    readonly paused: boolean
+  }
 
 export const SILENCE: SegmenterState = { _tag: "Silence" }
 
@@ -50,7 +55,11 @@ export interface Segmented {
   readonly events: ReadonlyArray<SegmentEvent>
 }
 
-export const segmentWindow = (state: SegmenterState, settings: SegmenterSettings, window: ProbabilityWindow): Segmented => {
+export const segmentWindow = (
+  state: SegmenterState,
+  settings: SegmenterSettings,
+  window: ProbabilityWindow
+): Segmented => {
   const speech = window.probability >= settings.threshold
   const silence = window.probability < silenceBelow(settings.threshold)
   switch (state._tag) {
@@ -74,10 +83,16 @@ export const segmentWindow = (state: SegmenterState, settings: SegmenterSettings
       const silenceSinceMs = state.silenceSinceMs ?? window.startMs
       const silentMs = window.endMs - silenceSinceMs
       if (silentMs >= settings.minSilenceMs) {
-        return { state: SILENCE, events: [{ _tag: "SpeechEnded", atMs: silenceSinceMs, speechMs: silenceSinceMs - state.sinceMs }] }
+        return {
+          state: SILENCE,
+          events: [{ _tag: "SpeechEnded", atMs: silenceSinceMs, speechMs: silenceSinceMs - state.sinceMs }]
+        }
       }
       if (!state.paused && settings.pauseMs !== undefined && silentMs >= settings.pauseMs) {
-        return { state: { ...state, silenceSinceMs, paused: true }, events: [{ _tag: "SpeechPaused", atMs: silenceSinceMs }] }
+        return {
+          state: { ...state, silenceSinceMs, paused: true },
+          events: [{ _tag: "SpeechPaused", atMs: silenceSinceMs }]
+        }
       }
       return { state: { ...state, silenceSinceMs }, events: [] }
     }
@@ -86,7 +101,10 @@ export const segmentWindow = (state: SegmenterState, settings: SegmenterSettings
 
 const onset = (sinceMs: number, settings: SegmenterSettings, window: ProbabilityWindow): Segmented =>
   window.endMs - sinceMs >= settings.minSpeechMs
-    ? { state: { _tag: "Speech", sinceMs, silenceSinceMs: null, paused: false }, events: [{ _tag: "SpeechStarted", atMs: sinceMs }] }
+    ? {
+      state: { _tag: "Speech", sinceMs, silenceSinceMs: null, paused: false },
+      events: [{ _tag: "SpeechStarted", atMs: sinceMs }]
+    }
     : { state: { _tag: "Onset", sinceMs }, events: [] }
 
 /** Feeds several windows in order. */

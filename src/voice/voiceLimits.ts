@@ -7,5 +7,7 @@ export const DEFAULT_VOICE_IDLE_SECONDS = 30
  */
 export const voiceIdleSeconds = (configurations: Readonly<Record<string, unknown>> | null): number => {
   const value = configurations?.["voice_idle_timeout_seconds"] ?? configurations?.["max_user_idle_timeout"]
-  return typeof value === "number" && Number.isFinite(value) ? Math.min(3600, Math.max(3, value)) : DEFAULT_VOICE_IDLE_SECONDS
+  return typeof value === "number" && Number.isFinite(value)
+    ? Math.min(3600, Math.max(3, value))
+    : DEFAULT_VOICE_IDLE_SECONDS
 }

@@ -4,7 +4,10 @@ export type WavEncoding = "pcm8" | "pcm16" | "pcm24" | "pcm32" | "float32" | "mu
 
 /** A sine tone as samples in [-1, 1]. */
 export const sine = (frequency: number, sampleRate: number, seconds: number, amplitude = 0.5) =>
-  Float32Array.from({ length: Math.round(sampleRate * seconds) }, (_, i) => amplitude * Math.sin((2 * Math.PI * frequency * i) / sampleRate))
+  Float32Array.from(
+    { length: Math.round(sampleRate * seconds) },
+    (_, i) => amplitude * Math.sin((2 * Math.PI * frequency * i) / sampleRate)
+  )
 
 const aLawByte = (sample: number) => {
   let best = 0
@@ -25,7 +28,11 @@ const FORMAT_CODES: Record<WavEncoding, [code: number, bits: number]> = {
 }
 
 /** A WAV file of `samples` (the same signal on every channel). */
-export const wavFile = (samples: Float32Array, sampleRate: number, options: { encoding?: WavEncoding; channels?: number } = {}) => {
+export const wavFile = (
+  samples: Float32Array,
+  sampleRate: number,
+  options: { encoding?: WavEncoding; channels?: number } = {}
+) => {
   const encoding = options.encoding ?? "pcm16"
   const channels = options.channels ?? 1
   const [code, bits] = FORMAT_CODES[encoding]
@@ -52,8 +59,12 @@ export const wavFile = (samples: Float32Array, sampleRate: number, options: { en
   for (const sample of samples) {
     for (let channel = 0; channel < channels; channel++) {
       switch (encoding) {
-        case "pcm8": view.setUint8(at, Math.max(0, Math.min(255, Math.round(sample * 128 + 128)))); break
-        case "pcm16": view.setInt16(at, int16(sample), true); break
+        case "pcm8":
+          view.setUint8(at, Math.max(0, Math.min(255, Math.round(sample * 128 + 128))))
+          break
+        case "pcm16":
+          view.setInt16(at, int16(sample), true)
+          break
         case "pcm24": {
           const value = Math.max(-8388608, Math.min(8388607, Math.round(sample * 8388608)))
           view.setUint8(at, value & 0xff)
@@ -61,10 +72,18 @@ export const wavFile = (samples: Float32Array, sampleRate: number, options: { en
           view.setUint8(at + 2, (value >> 16) & 0xff)
           break
         }
-        case "pcm32": view.setInt32(at, Math.max(-2147483648, Math.min(2147483647, Math.round(sample * 2147483648))), true); break
-        case "float32": view.setFloat32(at, sample, true); break
-        case "mulaw": view.setUint8(at, encodeMuLaw(Int16Array.of(int16(sample)))[0]!); break
-        case "alaw": view.setUint8(at, aLawByte(int16(sample))); break
+        case "pcm32":
+          view.setInt32(at, Math.max(-2147483648, Math.min(2147483647, Math.round(sample * 2147483648))), true)
+          break
+        case "float32":
+          view.setFloat32(at, sample, true)
+          break
+        case "mulaw":
+          view.setUint8(at, encodeMuLaw(Int16Array.of(int16(sample)))[0]!)
+          break
+        case "alaw":
+          view.setUint8(at, aLawByte(int16(sample)))
+          break
       }
       at += bytesPerSample
     }

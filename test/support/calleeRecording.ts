@@ -32,7 +32,9 @@ export const calleeWav = (report: CalleeReport): Uint8Array => {
  * burst began (end of caller speech → first audible agent audio, on the callee's clock); null when
  * the agent never answered it.
  */
-export const responseLatencies = (report: CalleeReport): ReadonlyArray<{ readonly text: string; readonly latencyMs: number | null }> =>
+export const responseLatencies = (
+  report: CalleeReport
+): ReadonlyArray<{ readonly text: string; readonly latencyMs: number | null }> =>
   report.utterances.flatMap(({ text, endMs }) => {
     if (endMs === null) return []
     const reply = report.agentBursts.find((burst) => burst.startMs >= endMs)

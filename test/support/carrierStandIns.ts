@@ -26,7 +26,10 @@ export interface CarrierStandIn {
   readonly close: () => Promise<void>
 }
 
-export const startCarrierStandIn = (provider: CarrierProviderName, options: StandInOptions = {}): Promise<CarrierStandIn> => {
+export const startCarrierStandIn = (
+  provider: CarrierProviderName,
+  options: StandInOptions = {}
+): Promise<CarrierStandIn> => {
   switch (provider) {
     case "twilio":
       return startFakeTwilio(options)

@@ -80,7 +80,9 @@ const invalid = (reason: string): AgentMessage => ({ kind: "invalid", reason })
 /** A base64 payload that starts with a RIFF header would be played as a click. */
 const mediaPayload = (payload: unknown): AgentMessage => {
   if (typeof payload !== "string" || payload.length === 0) return invalid("media without a base64 payload")
-  if (Buffer.from(payload, "base64").subarray(0, 4).toString("latin1") === "RIFF") return invalid("media payload carries a WAV header")
+  if (Buffer.from(payload, "base64").subarray(0, 4).toString("latin1") === "RIFF") {
+    return invalid("media payload carries a WAV header")
+  }
   return { kind: "audio", pcm: pcmOfMuLawBase64(payload) }
 }
 
@@ -111,14 +113,25 @@ const twilio = (call: CallIdentity): CarrierWire => {
       JSON.stringify({
         event: "media",
         sequenceNumber: next(),
-        media: { track: "inbound", chunk: String(index + 1), timestamp: String(index * 20), payload: muLawBase64(frame) },
+        media: {
+          track: "inbound",
+          chunk: String(index + 1),
+          timestamp: String(index * 20),
+          payload: muLawBase64(frame)
+        },
         streamSid
       }),
-    dtmf: (digit) => JSON.stringify({ event: "dtmf", streamSid, sequenceNumber: next(), dtmf: { track: "inbound_track", digit } }),
+    dtmf: (digit) =>
+      JSON.stringify({ event: "dtmf", streamSid, sequenceNumber: next(), dtmf: { track: "inbound_track", digit } }),
     markPlayed: (name) => JSON.stringify({ event: "mark", sequenceNumber: next(), streamSid, mark: { name } }),
     cleared: () => [],
     stop: () => [
-      JSON.stringify({ event: "stop", sequenceNumber: next(), streamSid, stop: { accountSid: call.accountId, callSid: call.callId } })
+      JSON.stringify({
+        event: "stop",
+        sequenceNumber: next(),
+        streamSid,
+        stop: { accountSid: call.accountId, callSid: call.callId }
+      })
     ],
     parse: (data, isBinary) => {
       const json = isBinary ? null : jsonOf(data)
@@ -128,7 +141,9 @@ const twilio = (call: CallIdentity): CarrierWire => {
         case "media":
           return mediaPayload(json.media?.payload)
         case "mark":
-          return typeof json.mark?.name === "string" ? { kind: "mark", name: json.mark.name } : invalid("mark without a name")
+          return typeof json.mark?.name === "string"
+            ? { kind: "mark", name: json.mark.name }
+            : invalid("mark without a name")
         case "clear":
           return { kind: "clear" }
         default:
@@ -164,14 +179,25 @@ const telnyx = (call: CallIdentity): CarrierWire => {
       JSON.stringify({
         event: "media",
         sequence_number: next(),
-        media: { track: "inbound", chunk: String(index + 1), timestamp: String(index * 20), payload: muLawBase64(frame) },
+        media: {
+          track: "inbound",
+          chunk: String(index + 1),
+          timestamp: String(index * 20),
+          payload: muLawBase64(frame)
+        },
         stream_id: streamId
       }),
     dtmf: (digit) => JSON.stringify({ event: "dtmf", sequence_number: next(), stream_id: streamId, dtmf: { digit } }),
-    markPlayed: (name) => JSON.stringify({ event: "mark", sequence_number: next(), stream_id: streamId, mark: { name } }),
+    markPlayed: (name) =>
+      JSON.stringify({ event: "mark", sequence_number: next(), stream_id: streamId, mark: { name } }),
     cleared: () => [],
     stop: () => [
-      JSON.stringify({ event: "stop", sequence_number: next(), stop: { user_id: call.accountId, call_control_id: call.callId }, stream_id: streamId })
+      JSON.stringify({
+        event: "stop",
+        sequence_number: next(),
+        stop: { user_id: call.accountId, call_control_id: call.callId },
+        stream_id: streamId
+      })
     ],
     parse: (data, isBinary) => {
       const json = isBinary ? null : jsonOf(data)
@@ -180,7 +206,9 @@ const telnyx = (call: CallIdentity): CarrierWire => {
         case "media":
           return mediaPayload(json.media?.payload)
         case "mark":
-          return typeof json.mark?.name === "string" ? { kind: "mark", name: json.mark.name } : invalid("mark without a name")
+          return typeof json.mark?.name === "string"
+            ? { kind: "mark", name: json.mark.name }
+            : invalid("mark without a name")
         case "clear":
           return { kind: "clear" }
         default:
@@ -200,7 +228,9 @@ const plivoExtraHeaders = (parameters: Readonly<Record<string, string>>) => {
   const refused = pairs.find(([key, value]) => !/^[A-Za-z0-9]+$/.test(key) || !/^[A-Za-z0-9]+$/.test(value))
   if (refused) throw new Error(`Plivo extraHeaders allow only [A-Za-z0-9]: ${refused[0]}=${refused[1]}`)
   const text = pairs.map(([key, value]) => `${key}=${value}`).join(",")
-  if (Buffer.byteLength(text) > 512) throw new Error(`Plivo extraHeaders are at most 512 bytes, not ${Buffer.byteLength(text)}`)
+  if (Buffer.byteLength(text) > 512) {
+    throw new Error(`Plivo extraHeaders are at most 512 bytes, not ${Buffer.byteLength(text)}`)
+  }
   return text
 }
 
@@ -234,7 +264,12 @@ const plivo = (call: CallIdentity): CarrierWire => {
         extra_headers: extraHeaders
       }),
     dtmf: (digit) =>
-      JSON.stringify({ event: "dtmf", sequenceNumber: sequence++, streamId, dtmf: { track: "inbound", digit, timestamp: String(Date.now()) } }),
+      JSON.stringify({
+        event: "dtmf",
+        sequenceNumber: sequence++,
+        streamId,
+        dtmf: { track: "inbound", digit, timestamp: String(Date.now()) }
+      }),
     markPlayed: (name) => JSON.stringify({ event: "playedStream", sequenceNumber: sequence++, streamId, name }),
     cleared: () => [JSON.stringify({ event: "clearedAudio", sequenceNumber: sequence++, streamId })],
     // Plivo ends the stream by closing the socket.
@@ -252,7 +287,9 @@ const plivo = (call: CallIdentity): CarrierWire => {
         }
         case "checkpoint":
           if (json.streamId !== streamId) return invalid(`checkpoint for stream ${json.streamId}`)
-          return typeof json.name === "string" ? { kind: "mark", name: json.name } : invalid("checkpoint without a name")
+          return typeof json.name === "string"
+            ? { kind: "mark", name: json.name }
+            : invalid("checkpoint without a name")
         case "clearAudio":
           return json.streamId === streamId ? { kind: "clear" } : invalid(`clearAudio for stream ${json.streamId}`)
         default:
@@ -290,7 +327,9 @@ const vonage = (call: CallIdentity): CarrierWire =>
   binary16k({
     // Vonage wants every message to be one 20 ms packet (vonage-node-sdk#124).
     packetBytes: 640,
-    opening: () => [JSON.stringify({ event: "websocket:connected", "content-type": "audio/l16;rate=16000", ...call.parameters })],
+    opening: () => [
+      JSON.stringify({ event: "websocket:connected", "content-type": "audio/l16;rate=16000", ...call.parameters })
+    ],
     dtmf: (digit) => JSON.stringify({ event: "websocket:dtmf", digit, duration: 250 }),
     markPlayed: (name) => JSON.stringify({ event: "websocket:notify", payload: { name } }),
     cleared: () => [JSON.stringify({ event: "websocket:cleared" })],
@@ -298,7 +337,9 @@ const vonage = (call: CallIdentity): CarrierWire =>
     parseText: (json) => {
       if (json.action === "clear") return { kind: "clear" }
       if (json.action === "notify") {
-        return typeof json.payload?.name === "string" ? { kind: "mark", name: json.payload.name } : invalid("notify without payload.name")
+        return typeof json.payload?.name === "string"
+          ? { kind: "mark", name: json.payload.name }
+          : invalid("notify without payload.name")
       }
       return invalid(`unknown action ${json.action}`)
     }
@@ -314,7 +355,11 @@ const browser = (call: CallIdentity): CarrierWire =>
     stop: () => [JSON.stringify({ event: "stop" })],
     parseText: (json) => {
       if (json.event === "clear") return { kind: "clear" }
-      if (json.event === "mark") return typeof json.name === "string" ? { kind: "mark", name: json.name } : invalid("mark without a name")
+      if (json.event === "mark") {
+        return typeof json.name === "string"
+          ? { kind: "mark", name: json.name }
+          : invalid("mark without a name")
+      }
       return invalid(`unknown event ${json.event}`)
     }
   })

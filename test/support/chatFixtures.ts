@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { EventStreamDecoder } from "../../layers/llm/eventStreamDecoder.ts"
 import type { TestAccount } from "./accounts.ts"
 import type { Client } from "./client.ts"
 import type { RunningServer } from "./server.ts"
-import { EventStreamDecoder } from "../../layers/llm/eventStreamDecoder.ts"
 
 /** Points the account's organization at the scripted LLM through the real model-configuration endpoint. */
 export const useLlm = async (api: Client, account: TestAccount, baseUrl: string) => {
@@ -43,9 +43,11 @@ export const createWorkflow = async (
   const id: number = reply.body.id
   if (options.dispositionCodes) {
     await server.run(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
-        yield* sql`UPDATE workflows SET call_disposition_codes = ${JSON.stringify({ disposition_codes: options.dispositionCodes })}::jsonb WHERE id = ${id}`
+        yield* sql`UPDATE workflows SET call_disposition_codes = ${
+          JSON.stringify({ disposition_codes: options.dispositionCodes })
+        }::jsonb WHERE id = ${id}`
       })
     )
   }
@@ -58,7 +60,9 @@ const node = (id: string, type: string, data: Record<string, unknown>) => ({ id,
  * start → qualify → end, plus a global prompt. Tools: start offers `interested` and `end_call`;
  * qualify offers `budget_known__done` and `end_call`.
  */
-export const salesDefinition = (overrides: { readonly greeting?: string; readonly transitionSpeech?: string } = {}) => ({
+export const salesDefinition = (
+  overrides: { readonly greeting?: string; readonly transitionSpeech?: string } = {}
+) => ({
   nodes: [
     node("start", "startCall", {
       name: "Start",
@@ -89,7 +93,12 @@ export const salesDefinition = (overrides: { readonly greeting?: string; readonl
         ...(overrides.transitionSpeech ? { transition_speech: overrides.transitionSpeech } : {})
       }
     },
-    { id: "e2", source: "qualify", target: "end", data: { label: "Budget known / done", condition: "The budget is known" } }
+    {
+      id: "e2",
+      source: "qualify",
+      target: "end",
+      data: { label: "Budget known / done", condition: "The budget is known" }
+    }
   ]
 })
 

@@ -34,11 +34,16 @@ export const client = (baseUrl: string) => {
     return { status: response.status, body: parsed as T, headers: response.headers }
   }
   return {
-    get: <T = any>(path: string, options?: Credentials & { headers?: Record<string, string> }) => call<T>("GET", path, options),
-    post: <T = any>(path: string, body?: unknown, options?: Credentials & { headers?: Record<string, string>; rawBody?: string }) =>
-      call<T>("POST", path, { ...options, body }),
+    get: <T = any>(path: string, options?: Credentials & { headers?: Record<string, string> }) =>
+      call<T>("GET", path, options),
+    post: <T = any>(
+      path: string,
+      body?: unknown,
+      options?: Credentials & { headers?: Record<string, string>; rawBody?: string }
+    ) => call<T>("POST", path, { ...options, body }),
     put: <T = any>(path: string, body?: unknown, options?: Credentials) => call<T>("PUT", path, { ...options, body }),
-    patch: <T = any>(path: string, body?: unknown, options?: Credentials) => call<T>("PATCH", path, { ...options, body }),
+    patch: <T = any>(path: string, body?: unknown, options?: Credentials) =>
+      call<T>("PATCH", path, { ...options, body }),
     delete: <T = any>(path: string, options?: Credentials) => call<T>("DELETE", path, options),
     call
   }

@@ -1,12 +1,12 @@
-import pg from "pg"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
+import pg from "pg"
 import { client } from "./client.ts"
 import { contactsCsv } from "./dialerFixtures.ts"
-import { freePort, spawnTalkgraph, stop, type TalkgraphProcess, waitUntilServing } from "./process.ts"
 import { startLoadBalancer } from "./loadBalancer.ts"
+import { freePort, spawnTalkgraph, stop, type TalkgraphProcess, waitUntilServing } from "./process.ts"
 import { ensureVoiceModels } from "./voiceFixtures.ts"
 import { definitionUsing } from "./workflowRows.ts"
 
@@ -85,7 +85,11 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
   const newTenant = async (carrier: { url: string; accountSid: string; authToken: string }) => {
     const api = client(nodes[0]!.url)
     const email = `tenant-${crypto.randomUUID().slice(0, 8)}@cluster.test`
-    const signup = await api.post("/api/v1/auth/signup", { email, password: "correct horse battery staple", name: "tenant" })
+    const signup = await api.post("/api/v1/auth/signup", {
+      email,
+      password: "correct horse battery staple",
+      name: "tenant"
+    })
     if (signup.status !== 200) throw new Error(`signup failed: ${signup.status} ${JSON.stringify(signup.body)}`)
     const token = signup.body.token as string
     const organizationId = signup.body.user.organization_id as number
@@ -102,7 +106,12 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
     const config = await api.post("/api/v1/organizations/telephony-configs", {
       name: "Loopback",
       is_default_outbound: true,
-      config: { provider: "twilio", account_sid: carrier.accountSid, auth_token: carrier.authToken, api_base_url: carrier.url }
+      config: {
+        provider: "twilio",
+        account_sid: carrier.accountSid,
+        auth_token: carrier.authToken,
+        api_base_url: carrier.url
+      }
     }, { token })
     if (config.status !== 200) throw new Error(`telephony failed: ${config.status} ${JSON.stringify(config.body)}`)
     await ensureVoiceModels(api, { token })
@@ -122,7 +131,11 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
   ) => {
     const api = client(nodes[0]!.url)
     const grant = await api.post("/api/v1/s3/presigned-upload-url", undefined, { token: tenant.token })
-    const put = await fetch(grant.body.upload_url, { method: "PUT", headers: { "content-type": "text/csv" }, body: contactsCsv(numbers) })
+    const put = await fetch(grant.body.upload_url, {
+      method: "PUT",
+      headers: { "content-type": "text/csv" },
+      body: contactsCsv(numbers)
+    })
     if (!put.ok) throw new Error(`upload failed: ${put.status}`)
     const created = await api.post("/api/v1/campaign/create", {
       name: "Cluster campaign",
@@ -139,7 +152,9 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
   /** Starts a campaign created with `start` false. */
   const startCampaign = async (tenant: { token: string }, id: number) => {
     const started = await client(nodes[0]!.url).post(`/api/v1/campaign/${id}/start`, undefined, { token: tenant.token })
-    if (started.status !== 200) throw new Error(`campaign start failed: ${started.status} ${JSON.stringify(started.body)}`)
+    if (started.status !== 200) {
+      throw new Error(`campaign start failed: ${started.status} ${JSON.stringify(started.body)}`)
+    }
   }
 
   const close = async () => {

@@ -17,7 +17,9 @@ export const carrierTelephony = async (
     is_default_outbound: true,
     config: carrier.telephonyConfig({ machineDetection: options.machineDetection ?? false })
   }, credentials)
-  if (created.status !== 200) throw new Error(`telephony config failed: ${created.status} ${JSON.stringify(created.body)}`)
+  if (created.status !== 200) {
+    throw new Error(`telephony config failed: ${created.status} ${JSON.stringify(created.body)}`)
+  }
   const number = await api.post(`/api/v1/organizations/telephony-configs/${created.body.id}/phone-numbers`, {
     address: `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`,
     is_default_caller_id: true
@@ -51,17 +53,25 @@ export const startedCampaign = async (
     source_id: sourceId,
     ...settings
   }, { token: account.token })
-  if (created.status !== 200) throw new Error(`campaign create failed: ${created.status} ${JSON.stringify(created.body)}`)
+  if (created.status !== 200) {
+    throw new Error(`campaign create failed: ${created.status} ${JSON.stringify(created.body)}`)
+  }
   if (start) {
     await ensureVoiceModels(api, { token: account.token })
     const started = await api.post(`/api/v1/campaign/${created.body.id}/start`, undefined, { token: account.token })
-    if (started.status !== 200) throw new Error(`campaign start failed: ${started.status} ${JSON.stringify(started.body)}`)
+    if (started.status !== 200) {
+      throw new Error(`campaign start failed: ${started.status} ${JSON.stringify(started.body)}`)
+    }
   }
   return created.body.id as number
 }
 
 /** Polls until `check` returns a value (not undefined/false), or fails with the last value seen. */
-export const eventually = async <T>(check: () => Promise<T | undefined | false>, timeoutMs = 20_000, label = "condition"): Promise<T> => {
+export const eventually = async <T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+  label = "condition"
+): Promise<T> => {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   while (Date.now() < deadline) {

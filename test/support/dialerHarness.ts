@@ -6,23 +6,23 @@ import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import { inject } from "vitest"
-import { makeOutcomeRows } from "../../layers/campaigns/scheduler/outcomeRows.ts"
 import { CampaignSchedulerLive } from "../../layers/campaigns/scheduler/campaignScheduler.ts"
 import { CampaignWakeupsLive } from "../../layers/campaigns/scheduler/campaignWakeups.ts"
+import { makeOutcomeRows } from "../../layers/campaigns/scheduler/outcomeRows.ts"
 import { PublicBaseUrl } from "../../layers/campaigns/scheduler/publicBaseUrl.ts"
 import { SchedulerSettings, type SchedulerSettingsShape } from "../../layers/campaigns/scheduler/schedulerSettings.ts"
 import { DatabaseLive } from "../../layers/database.ts"
 import { SecretBoxLive } from "../../layers/secrets/secretBox.ts"
 import { TelephonyConfigsLive } from "../../layers/telephony/telephonyConfigs.ts"
-import type { CallOutcome } from "../../src/campaign/retryPolicy.ts"
-import { AppConfigLive } from "../../src/config.ts"
 import { CampaignScheduler } from "../../services/CampaignScheduler.ts"
 import { CampaignWakeups } from "../../services/CampaignWakeups.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
+import type { CallOutcome } from "../../src/campaign/retryPolicy.ts"
+import { AppConfigLive } from "../../src/config.ts"
 import { postgresUrl } from "./database.ts"
-import { definitionUsing } from "./workflowRows.ts"
 import { LoopbackOutbound } from "./outbound.ts"
+import { definitionUsing } from "./workflowRows.ts"
 
 /**
  * The dialer on a database of its own with an in-memory carrier, for TestClock tests: calls are
@@ -56,7 +56,9 @@ export const isolatedDatabase = async () => {
   }
   const settings = new Map<string, string>([
     ["TALKGRAPH_DATA_DIR", dataDir],
-    ...(databaseUrl ? [["DATABASE_URL", databaseUrl], ["TALKGRAPH_SECRET_KEY", "dialer-test-secret-key-0123456789abcdef"]] as const : [])
+    ...(databaseUrl
+      ? [["DATABASE_URL", databaseUrl], ["TALKGRAPH_SECRET_KEY", "dialer-test-secret-key-0123456789abcdef"]] as const
+      : [])
   ])
   const scope = Effect.runSync(Scope.make())
   const layer = TelephonyConfigsLive.pipe(
@@ -120,7 +122,11 @@ export const makeTestCarrier = () => {
 export type TestCarrier = ReturnType<typeof makeTestCarrier>
 
 /** The scheduler over the isolated database, the test carrier and the given settings. */
-export const dialerLayer = (database: IsolatedDatabase, carrier: TestCarrier, settings: SchedulerSettingsShape = testSettings) =>
+export const dialerLayer = (
+  database: IsolatedDatabase,
+  carrier: TestCarrier,
+  settings: SchedulerSettingsShape = testSettings
+) =>
   CampaignSchedulerLive.pipe(
     Layer.provideMerge(CampaignWakeupsLive),
     Layer.provide(Layer.succeed(Telephony, Telephony.of({ adapter: () => carrier.adapter }))),
@@ -147,7 +153,7 @@ export interface CampaignOrganization {
 }
 
 /** A new organization with a published workflow and a Twilio configuration with a caller number. */
-const newOrganization = Effect.gen(function* () {
+const newOrganization = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* SecretBox
   const [org] = yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES ('dialer test') RETURNING id`
@@ -165,17 +171,35 @@ const newOrganization = Effect.gen(function* () {
   yield* sql`
     INSERT INTO phone_numbers (organization_id, telephony_configuration_id, address, is_default_caller_id)
     VALUES (${org!.id}, ${config!.id}, ${`+1999${String(config!.id).padStart(7, "0")}`}, true)`
-  return { organizationId: org!.id, workflowId: workflow!.id, telephonyConfigurationId: config!.id } satisfies CampaignOrganization
+  return {
+    organizationId: org!.id,
+    workflowId: workflow!.id,
+    telephonyConfigurationId: config!.id
+  } satisfies CampaignOrganization
 })
 
 /** A running campaign of numbered contacts, in a new organization unless `setup.organization` names one. */
 export const runningCampaign = (setup: CampaignSetup) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const now = new Date(yield* Clock.currentTimeMillis)
     const organization = setup.organization ?? (yield* newOrganization)
-    const retry = { enabled: true, max_retries: 2, retry_delay_seconds: 120, retry_on_busy: true, retry_on_no_answer: true, retry_on_voicemail: false, ...setup.retry_config }
-    const breaker = { enabled: false, failure_threshold: 0.5, window_seconds: 120, min_calls_in_window: 5, ...setup.circuit_breaker }
+    const retry = {
+      enabled: true,
+      max_retries: 2,
+      retry_delay_seconds: 120,
+      retry_on_busy: true,
+      retry_on_no_answer: true,
+      retry_on_voicemail: false,
+      ...setup.retry_config
+    }
+    const breaker = {
+      enabled: false,
+      failure_threshold: 0.5,
+      window_seconds: 120,
+      min_calls_in_window: 5,
+      ...setup.circuit_breaker
+    }
     const [campaign] = yield* sql<{ id: number }>`
       INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, state, source_type, source_id,
                              retry_config, max_concurrency, rate_limit_per_second, schedule_config, circuit_breaker,
@@ -183,13 +207,17 @@ export const runningCampaign = (setup: CampaignSetup) =>
       VALUES (${organization.organizationId}, ${organization.workflowId}, ${organization.telephonyConfigurationId}, 'test', 'running',
               'csv', 'test.csv', ${JSON.stringify(retry)}::jsonb,
               ${setup.max_concurrency ?? null}, ${setup.rate_limit_per_second ?? 100},
-              ${setup.schedule_config ? JSON.stringify(setup.schedule_config) : null}::jsonb, ${JSON.stringify(breaker)}::jsonb,
+              ${setup.schedule_config ? JSON.stringify(setup.schedule_config) : null}::jsonb, ${
+      JSON.stringify(breaker)
+    }::jsonb,
               ${setup.contacts}, ${setup.contacts}, ${now}, ${now})
       RETURNING id`
     for (let row = 1; row <= setup.contacts; row++) {
       yield* sql`
         INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, next_attempt_at)
-        VALUES (${campaign!.id}, ${row}, ${`+1555${String(campaign!.id).padStart(3, "0")}${String(row).padStart(4, "0")}`},
+        VALUES (${campaign!.id}, ${row}, ${`+1555${String(campaign!.id).padStart(3, "0")}${
+        String(row).padStart(4, "0")
+      }`},
                 ${JSON.stringify({ first_name: `P${row}` })}::jsonb, ${now})`
     }
     // What the state-change trigger's NOTIFY does between processes.
@@ -199,7 +227,7 @@ export const runningCampaign = (setup: CampaignSetup) =>
 
 /** Ends a placed call with an outcome, as a status callback would, and wakes the dialer. */
 export const finish = (runId: number, outcome: CallOutcome) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outcomes = yield* makeOutcomeRows
     const wakeups = yield* CampaignWakeups
@@ -220,7 +248,7 @@ export const settle = (ms = 40) => Effect.promise(() => new Promise((resolve) =>
 
 /** Moves the TestClock forward in steps, letting the dialer work at each one. */
 export const advance = (totalMs: number, stepMs = 100) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* settle()
     for (let passed = 0; passed < totalMs; passed += stepMs) {
       yield* TestClock.adjust(Math.min(stepMs, totalMs - passed))

@@ -2,7 +2,13 @@ import * as crypto from "node:crypto"
 import { performance } from "node:perf_hooks"
 import WebSocket from "ws"
 import { type CalleeScript, type CalleeStep, scriptLines } from "./calleeScript.ts"
-import { type AgentMessage, type CarrierProvider, carrierWire, streamRequestUrl, type WireMessage } from "./carrierWire.ts"
+import {
+  type AgentMessage,
+  type CarrierProvider,
+  carrierWire,
+  streamRequestUrl,
+  type WireMessage
+} from "./carrierWire.ts"
 import { handsetPlayout, type PlayoutMark } from "./handsetPlayout.ts"
 import { speak as espeak } from "./speechAudio.ts"
 
@@ -64,7 +70,9 @@ export interface CalleeReport {
     /** When the agent burst the callee spoke over ended (null while it goes on). */
     readonly agentStoppedAtMs: number | null
   }>
-  readonly clears: ReadonlyArray<{ readonly atMs: number; readonly droppedMs: number; readonly sinceBargeInMs: number | null }>
+  readonly clears: ReadonlyArray<
+    { readonly atMs: number; readonly droppedMs: number; readonly sinceBargeInMs: number | null }
+  >
   readonly marks: ReadonlyArray<PlayoutMark>
   readonly dtmf: ReadonlyArray<{ readonly digit: string; readonly atMs: number }>
   readonly timeouts: ReadonlyArray<{ readonly step: number; readonly atMs: number }>
@@ -121,9 +129,12 @@ const bytesOf = (data: WebSocket.RawData): Uint8Array =>
 export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall> => {
   const provider = options.provider
   const wire = carrierWire(provider, {
-    callId: options.callId ?? (provider === "twilio" ? `CA${crypto.randomBytes(16).toString("hex")}` : crypto.randomUUID()),
-    streamId: options.streamId ?? (provider === "twilio" ? `MZ${crypto.randomBytes(16).toString("hex")}` : crypto.randomUUID()),
-    accountId: options.accountId ?? (provider === "twilio" ? "AC00000000000000000000000000000001" : crypto.randomUUID()),
+    callId: options.callId ??
+      (provider === "twilio" ? `CA${crypto.randomBytes(16).toString("hex")}` : crypto.randomUUID()),
+    streamId: options.streamId ??
+      (provider === "twilio" ? `MZ${crypto.randomBytes(16).toString("hex")}` : crypto.randomUUID()),
+    accountId: options.accountId ??
+      (provider === "twilio" ? "AC00000000000000000000000000000001" : crypto.randomUUID()),
     parameters: options.parameters ?? {}
   })
   const rate = wire.sampleRate
@@ -139,7 +150,10 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
 
   const headers: Record<string, string> = { ...options.headers }
   if (provider === "twilio" && options.twilioAuthToken !== undefined) {
-    headers["X-Twilio-Signature"] = twilioStreamSignature(options.twilioAuthToken, streamRequestUrl(provider, options.signedUrl ?? options.url))
+    headers["X-Twilio-Signature"] = twilioStreamSignature(
+      options.twilioAuthToken,
+      streamRequestUrl(provider, options.signedUrl ?? options.url)
+    )
   }
   const socket = new WebSocket(streamRequestUrl(provider, options.url), { headers, perMessageDeflate: false })
   await new Promise<void>((resolve, reject) => {
@@ -259,7 +273,9 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
     }
     if ("waitForAgent" in step) {
       const last = agentBursts[agentBursts.length - 1]
-      if (last !== undefined && last.endMs > lastSpeechStartMs && atMs - last.endMs >= step.waitForAgent.quietMs) return true
+      if (last !== undefined && last.endMs > lastSpeechStartMs && atMs - last.endMs >= step.waitForAgent.quietMs) {
+        return true
+      }
       return timedOut(step.waitForAgent.timeoutMs, atMs)
     }
     const { afterAgentMs, say, timeoutMs } = step.bargeIn

@@ -90,7 +90,9 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
   http.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? "/", "http://fake")
     const refuse = (status: number, text: string) => {
-      socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"err_code":"${text}"}`)
+      socket.end(
+        `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"err_code":"${text}"}`
+      )
     }
     if (url.pathname !== "/v1/listen") return refuse(404, "Not Found")
     if (request.headers.authorization !== `Token ${apiKey}`) return refuse(401, "INVALID_AUTH")
@@ -137,7 +139,12 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
       connection.sent.push(message)
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
     }
-    const results = (transcript: string, startMs: number, endMs: number, flags: { is_final: boolean; speech_final: boolean; from_finalize?: boolean }) =>
+    const results = (
+      transcript: string,
+      startMs: number,
+      endMs: number,
+      flags: { is_final: boolean; speech_final: boolean; from_finalize?: boolean }
+    ) =>
       send({
         type: "Results",
         channel_index: [0, 1],
@@ -178,7 +185,12 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
         if (utterance === undefined) {
           const continues = flushedAt !== undefined && startMs - flushedAt < endpointingMs
           flushedAt = undefined
-          utterance = { line: continues ? untold.shift() ?? "" : nextLine(), startMs, lastVoiceMs: clockMs, nextInterimMs: startMs + interimEveryMs }
+          utterance = {
+            line: continues ? untold.shift() ?? "" : nextLine(),
+            startMs,
+            lastVoiceMs: clockMs,
+            nextInterimMs: startMs + interimEveryMs
+          }
           awaitingUtteranceEnd = undefined
           if (vadEvents) send({ type: "SpeechStarted", channel: [0], timestamp: seconds(startMs) })
         }
@@ -188,7 +200,12 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
         if (interim && loud && clockMs >= utterance.nextInterimMs) {
           const words = utterance.line.split(/\s+/).filter((word) => word !== "")
           const shown = Math.max(1, Math.min(words.length - 1, Math.floor((clockMs - utterance.startMs) / 300)))
-          if (words.length > 0) results(words.slice(0, shown).join(" "), utterance.startMs, clockMs, { is_final: false, speech_final: false })
+          if (words.length > 0) {
+            results(words.slice(0, shown).join(" "), utterance.startMs, clockMs, {
+              is_final: false,
+              speech_final: false
+            })
+          }
           utterance.nextInterimMs = clockMs + interimEveryMs
         }
         if (clockMs - utterance.lastVoiceMs >= endpointingMs) finish({ speech_final: true })

@@ -4,8 +4,8 @@ import {
   type EndStatus,
   type LoopbackCall,
   type RestReply,
-  startCarrierServer,
   type StandInOptions,
+  startCarrierServer,
   type StreamTarget
 } from "./loopbackCarrier.ts"
 
@@ -48,18 +48,27 @@ const error = (status: number, message: string) => json(status, { api_id: apiId(
 /** The V3 signature (X-Plivo-Signature-V3): HMAC-SHA256 of the signing string, "." and the nonce. */
 const v3Signature = (authToken: string, url: string, params: URLSearchParams, nonce: string) => {
   const parsed = new URL(url)
-  const sorted = (separator: string) => [...new Set(params.keys())].sort().flatMap((key) => params.getAll(key).sort().map((value) => `${key}${separator}${value}`))
-  const query = [...new Set(parsed.searchParams.keys())].sort().flatMap((key) => parsed.searchParams.getAll(key).sort().map((value) => `${key}=${value}`)).join("&")
+  const sorted = (separator: string) =>
+    [...new Set(params.keys())].sort().flatMap((key) =>
+      params.getAll(key).sort().map((value) => `${key}${separator}${value}`)
+    )
+  const query = [...new Set(parsed.searchParams.keys())].sort().flatMap((key) =>
+    parsed.searchParams.getAll(key).sort().map((value) => `${key}=${value}`)
+  ).join("&")
   const hasParams = [...params.keys()].length > 0
   // The URL without its query, then "?" and the sorted query, "." between it and the POST
   // parameters, which follow sorted as key and value with nothing between them.
-  const signing = `${parsed.protocol}//${parsed.host}${parsed.pathname}${query !== "" || hasParams ? `?${query}` : ""}${query !== "" && hasParams ? "." : ""}${sorted("").join("")}`
+  const signing = `${parsed.protocol}//${parsed.host}${parsed.pathname}${query !== "" || hasParams ? `?${query}` : ""}${
+    query !== "" && hasParams ? "." : ""
+  }${sorted("").join("")}`
   return crypto.createHmac("sha256", authToken).update(`${signing}.${nonce}`).digest("base64")
 }
 
 const attributes = (tag: string) => {
   const found: Record<string, string> = {}
-  for (const [, name, value] of tag.matchAll(/([\w:-]+)\s*=\s*"([^"]*)"/g)) found[name!] = value!.replaceAll("&amp;", "&")
+  for (const [, name, value] of tag.matchAll(/([\w:-]+)\s*=\s*"([^"]*)"/g)) {
+    found[name!] = value!.replaceAll("&amp;", "&")
+  }
   return found
 }
 
@@ -89,7 +98,13 @@ const plivoStream = (xml: string): StreamTarget | null => {
   return { url, parameters, ...(refusal ? { refusal } : {}), endsCallAtStart: attrs.keepCallAlive !== "true" }
 }
 
-const CALL_STATUS: Record<EndStatus, string> = { completed: "completed", busy: "busy", "no-answer": "no-answer", canceled: "cancel", failed: "failed" }
+const CALL_STATUS: Record<EndStatus, string> = {
+  completed: "completed",
+  busy: "busy",
+  "no-answer": "no-answer",
+  canceled: "cancel",
+  failed: "failed"
+}
 
 /** The hangup cause (plivo.com/docs/voice/troubleshooting/hangup-causes) and its source. */
 const hangup = (call: LoopbackCall) => {
@@ -97,7 +112,9 @@ const hangup = (call: LoopbackCall) => {
   if (call.endedBy === "stream") return { name: "End Of XML Instructions", code: 4010, source: "Answer XML" }
   switch (call.status as EndStatus) {
     case "completed":
-      return call.endedBy === "api" ? { name: "Normal Hangup", code: 4000, source: "API Request" } : { name: "Normal Hangup", code: 4000, source: "Callee" }
+      return call.endedBy === "api"
+        ? { name: "Normal Hangup", code: 4000, source: "API Request" }
+        : { name: "Normal Hangup", code: 4000, source: "Callee" }
     case "busy":
       return { name: "Busy Line", code: 3010, source: "Callee" }
     case "no-answer":
@@ -109,9 +126,17 @@ const hangup = (call: LoopbackCall) => {
   }
 }
 
-const CALL_STATE: Record<EndStatus, string> = { completed: "ANSWER", busy: "BUSY", "no-answer": "NO_ANSWER", canceled: "CANCEL", failed: "FAILED" }
+const CALL_STATE: Record<EndStatus, string> = {
+  completed: "ANSWER",
+  busy: "BUSY",
+  "no-answer": "NO_ANSWER",
+  canceled: "CANCEL",
+  failed: "FAILED"
+}
 
-const fieldsOf = (request: { headers: Record<string, string | string[] | undefined>; body: string }): Record<string, any> | null => {
+const fieldsOf = (
+  request: { headers: Record<string, string | string[] | undefined>; body: string }
+): Record<string, any> | null => {
   if (String(request.headers["content-type"] ?? "").startsWith("application/json")) {
     try {
       return JSON.parse(request.body)
@@ -189,20 +214,31 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
       if (request.method === "POST" && path === "/Call/") {
         const body = fieldsOf(request)
         if (body === null) return error(400, "invalid JSON")
-        const missing = ["from", "to", "answer_url"].find((field) => typeof body[field] !== "string" || body[field] === "")
+        const missing = ["from", "to", "answer_url"].find((field) =>
+          typeof body[field] !== "string" || body[field] === ""
+        )
         if (missing) return error(400, `${missing} is required`)
         if (!/^\+?\d{7,15}$/.test(body.from)) return error(400, "from must be a phone number with its country code")
-        if (!/^(\+?\d{7,15}|sip:.+)$/.test(body.to)) return error(400, "to must be a phone number with its country code or a SIP URI")
+        if (!/^(\+?\d{7,15}|sip:.+)$/.test(body.to)) {
+          return error(400, "to must be a phone number with its country code or a SIP URI")
+        }
         for (const field of ["answer_url", "ring_url", "hangup_url", "machine_detection_url"]) {
           if (body[field] !== undefined && !isUrl(body[field])) return error(400, `${field} must be a URL`)
         }
         for (const field of ["answer_method", "ring_method", "hangup_method", "machine_detection_method"]) {
-          if (body[field] !== undefined && body[field] !== "GET" && body[field] !== "POST") return error(400, `${field} must be GET or POST`)
+          if (body[field] !== undefined && body[field] !== "GET" && body[field] !== "POST") {
+            return error(400, `${field} must be GET or POST`)
+          }
         }
-        if (body.time_limit !== undefined && !(Number.isInteger(Number(body.time_limit)) && Number(body.time_limit) > 0)) {
+        if (
+          body.time_limit !== undefined && !(Number.isInteger(Number(body.time_limit)) && Number(body.time_limit) > 0)
+        ) {
           return error(400, "time_limit must be an integer greater than 0")
         }
-        if (body.machine_detection !== undefined && body.machine_detection !== "true" && body.machine_detection !== "hangup") {
+        if (
+          body.machine_detection !== undefined && body.machine_detection !== "true" &&
+          body.machine_detection !== "hangup"
+        ) {
           return error(400, "machine_detection must be true or hangup")
         }
         const rejection = engine.takeRejection()
@@ -230,7 +266,9 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
       if (byRequest) {
         const call = engine.findBy((candidate) => candidate.placementId === byRequest[1])
         // Only a request whose call has not been answered can be cancelled.
-        if (request.method !== "DELETE" || !call || call.endedAt !== null || call.answeredAt !== null) return error(404, "not found")
+        if (request.method !== "DELETE" || !call || call.endedAt !== null || call.answeredAt !== null) {
+          return error(404, "not found")
+        }
         engine.hangUp(call)
         return json(204)
       }
@@ -262,7 +300,10 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
     },
 
     report: async (call, step, engine) => {
-      const post = (url: string | null, fields: Record<string, string>) => (url === null ? Promise.resolve() : engine.deliver(url, signedForm(url, fields)))
+      const post = (
+        url: string | null,
+        fields: Record<string, string>
+      ) => (url === null ? Promise.resolve() : engine.deliver(url, signedForm(url, fields)))
       if (step === "ringing") await post(call.ringUrl, { ...common(call, "ringing"), Event: "Ring" })
       if (step === "machine-verdict" && call.answeredBy !== null) {
         await post(call.machineDetectionUrl, {
@@ -311,7 +352,8 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
     authId,
     authToken,
     calls: () => carrier.calls() as ReadonlyArray<FakePlivoCall>,
-    rejectNextCalls: (count: number, status = 400, code = "invalid destination number") => carrier.rejectNextCalls(count, status, code),
+    rejectNextCalls: (count: number, status = 400, code = "invalid destination number") =>
+      carrier.rejectNextCalls(count, status, code),
     /** The `config` of a telephony configuration pointing at this carrier. */
     telephonyConfig: (settings: { readonly machineDetection?: boolean } = {}) => ({
       provider: "plivo",

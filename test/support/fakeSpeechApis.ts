@@ -92,10 +92,15 @@ export const startFakeSpeechApis = async (options: FakeSpeechApisOptions = {}): 
   const requests: Array<FakeSpeechRequest> = []
   const transcriptions: Array<string> = []
 
-  const audioFor = (text: string, rate: number) => (options.audio === "tone" ? Promise.resolve(tone(text, rate)) : speak(text, rate))
+  const audioFor = (
+    text: string,
+    rate: number
+  ) => (options.audio === "tone" ? Promise.resolve(tone(text, rate)) : speak(text, rate))
 
   const fail = (response: ServerResponse, status: number, detail: string) => {
-    response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: detail } }))
+    response.writeHead(status, { "content-type": "application/json" }).end(
+      JSON.stringify({ error: { message: detail } })
+    )
   }
 
   const stream = async (record: FakeSpeechRequest, response: ServerResponse, audio: Buffer, rate: number) => {
@@ -145,7 +150,12 @@ export const startFakeSpeechApis = async (options: FakeSpeechApisOptions = {}): 
     }
     const send = async (entry: FakeSpeechRequest, samples: Int16Array, wrapInWav = false) => {
       entry.audioSeconds = samples.length / entry.sampleRate!
-      await stream(entry, response, wrapInWav ? Buffer.from(monoPcm16Wav([samples], entry.sampleRate!)) : pcmBytes(samples), entry.sampleRate!)
+      await stream(
+        entry,
+        response,
+        wrapInWav ? Buffer.from(monoPcm16Wav([samples], entry.sampleRate!)) : pcmBytes(samples),
+        entry.sampleRate!
+      )
     }
 
     const elevenlabs = /^\/v1\/text-to-speech\/([^/]+)\/stream$/.exec(url.pathname)
@@ -158,8 +168,12 @@ export const startFakeSpeechApis = async (options: FakeSpeechApisOptions = {}): 
       return send(entry, await audioFor(json.text, rate))
     }
     if (url.pathname === "/tts/bytes") {
-      if (header("x-api-key") !== apiKey && header("authorization") !== `Bearer ${apiKey}`) return fail(response, 401, "invalid api key")
-      if (typeof header("cartesia-version") !== "string") return fail(response, 400, "Cartesia-Version header is required")
+      if (header("x-api-key") !== apiKey && header("authorization") !== `Bearer ${apiKey}`) {
+        return fail(response, 401, "invalid api key")
+      }
+      if (typeof header("cartesia-version") !== "string") {
+        return fail(response, 400, "Cartesia-Version header is required")
+      }
       const format = json.output_format ?? {}
       if (format.container !== "raw" || format.encoding !== "pcm_s16le" || !(format.sample_rate > 0)) {
         return fail(response, 400, "unsupported output_format")
@@ -173,7 +187,9 @@ export const startFakeSpeechApis = async (options: FakeSpeechApisOptions = {}): 
     if (url.pathname === "/v1/speak") {
       if (header("authorization") !== `Token ${apiKey}`) return fail(response, 401, "INVALID_AUTH")
       const rate = Number(url.searchParams.get("sample_rate") ?? 24000)
-      if (url.searchParams.get("encoding") !== "linear16" || !(rate > 0)) return fail(response, 400, "unsupported encoding")
+      if (url.searchParams.get("encoding") !== "linear16" || !(rate > 0)) {
+        return fail(response, 400, "unsupported encoding")
+      }
       if (typeof json.text !== "string") return fail(response, 400, "text is required")
       const entry = record("deepgram", json.text, rate)
       return send(entry, await audioFor(json.text, rate), url.searchParams.get("container") !== "none")
@@ -192,9 +208,12 @@ export const startFakeSpeechApis = async (options: FakeSpeechApisOptions = {}): 
 
   const transcription = async (request: IncomingMessage, response: ServerResponse, url: URL, body: Buffer) => {
     if (request.headers.authorization !== `Bearer ${apiKey}`) return fail(response, 401, "invalid_api_key")
-    const form = await new Response(body, { headers: { "content-type": request.headers["content-type"] ?? "" } }).formData()
+    const form = await new Response(body, { headers: { "content-type": request.headers["content-type"] ?? "" } })
+      .formData()
     const file = form.get("file")
-    if (!(file instanceof Blob) || typeof form.get("model") !== "string") return fail(response, 400, "file and model are required")
+    if (!(file instanceof Blob) || typeof form.get("model") !== "string") {
+      return fail(response, 400, "file and model are required")
+    }
     let audio
     try {
       audio = decodeWav(new Uint8Array(await file.arrayBuffer()))
@@ -223,7 +242,9 @@ export const startFakeSpeechApis = async (options: FakeSpeechApisOptions = {}): 
     readBody(request)
       .then((body) => {
         if (request.method !== "POST") return fail(response, 405, "method not allowed")
-        return url.pathname === "/v1/audio/transcriptions" ? transcription(request, response, url, body) : speech(request, response, url, body)
+        return url.pathname === "/v1/audio/transcriptions"
+          ? transcription(request, response, url, body)
+          : speech(request, response, url, body)
       })
       .catch(() => {
         if (!response.headersSent) fail(response, 500, "stand-in failed")

@@ -1,5 +1,12 @@
 import * as crypto from "node:crypto"
-import { type CarrierDialect, type EndStatus, type LoopbackCall, type RestReply, startCarrierServer, type StandInOptions } from "./loopbackCarrier.ts"
+import {
+  type CarrierDialect,
+  type EndStatus,
+  type LoopbackCall,
+  type RestReply,
+  type StandInOptions,
+  startCarrierServer
+} from "./loopbackCarrier.ts"
 
 /**
  * A loopback Telnyx Call Control API (developers.telnyx.com, Voice API v2), the one the product's
@@ -34,7 +41,9 @@ export type FakeTelnyxCall = LoopbackCall & TelnyxExtra
 const json = (status: number, body: unknown): RestReply => ({ status, body })
 
 const invalid = (field: string, detail: string) =>
-  json(422, { errors: [{ code: "10015", title: "Invalid value for parameter", detail, source: { pointer: `/${field}` } }] })
+  json(422, {
+    errors: [{ code: "10015", title: "Invalid value for parameter", detail, source: { pointer: `/${field}` } }]
+  })
 
 const E164 = /^\+[1-9]\d{6,14}$/
 
@@ -67,7 +76,9 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
       headers: {
         "content-type": "application/json",
         "telnyx-timestamp": timestamp,
-        "telnyx-signature-ed25519": crypto.sign(null, Buffer.from(`${timestamp}|${body}`), keys.privateKey).toString("base64")
+        "telnyx-signature-ed25519": crypto.sign(null, Buffer.from(`${timestamp}|${body}`), keys.privateKey).toString(
+          "base64"
+        )
       },
       body
     }
@@ -79,7 +90,9 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
     call_leg_id: call.callLegId,
     call_session_id: call.callSessionId,
     is_alive: call.endedAt === null,
-    ...(call.endedAt === null ? {} : { call_duration: call.answeredAt === null ? 0 : Math.round((call.endedAt - call.answeredAt) / 1000) }),
+    ...(call.endedAt === null
+      ? {}
+      : { call_duration: call.answeredAt === null ? 0 : Math.round((call.endedAt - call.answeredAt) / 1000) }),
     start_time: new Date(call.createdAt).toISOString(),
     ...(call.endedAt === null ? {} : { end_time: new Date(call.endedAt).toISOString() })
   })
@@ -89,7 +102,9 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
 
     rest: async (request, engine) => {
       if (request.headers.authorization !== `Bearer ${apiKey}`) {
-        return json(401, { errors: [{ code: "10009", title: "Authentication failed", detail: "The API key is missing or invalid." }] })
+        return json(401, {
+          errors: [{ code: "10009", title: "Authentication failed", detail: "The API key is missing or invalid." }]
+        })
       }
       if (request.method === "POST" && request.url.pathname === "/v2/calls") {
         let body: Record<string, any>
@@ -98,29 +113,56 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
         } catch {
           return json(400, { errors: [{ code: "10002", title: "Malformed JSON" }] })
         }
-        if (typeof body.connection_id !== "string" || body.connection_id === "") return invalid("connection_id", "connection_id is required")
-        if (body.connection_id !== connectionId) return invalid("connection_id", "The connection does not exist or is not a Call Control application")
-        if (typeof body.to !== "string" || !E164.test(body.to)) return invalid("to", "to must be a number in E.164 format")
-        if (typeof body.from !== "string" || !E164.test(body.from)) return invalid("from", "from must be a number in E.164 format")
-        if (body.webhook_url !== undefined && !/^https?:\/\//.test(String(body.webhook_url))) return invalid("webhook_url", "webhook_url must be a URL")
-        if (body.webhook_url_method !== undefined && body.webhook_url_method !== "POST" && body.webhook_url_method !== "GET") {
+        if (typeof body.connection_id !== "string" || body.connection_id === "") {
+          return invalid("connection_id", "connection_id is required")
+        }
+        if (body.connection_id !== connectionId) {
+          return invalid("connection_id", "The connection does not exist or is not a Call Control application")
+        }
+        if (typeof body.to !== "string" || !E164.test(body.to)) {
+          return invalid("to", "to must be a number in E.164 format")
+        }
+        if (typeof body.from !== "string" || !E164.test(body.from)) {
+          return invalid("from", "from must be a number in E.164 format")
+        }
+        if (body.webhook_url !== undefined && !/^https?:\/\//.test(String(body.webhook_url))) {
+          return invalid("webhook_url", "webhook_url must be a URL")
+        }
+        if (
+          body.webhook_url_method !== undefined && body.webhook_url_method !== "POST" &&
+          body.webhook_url_method !== "GET"
+        ) {
           return invalid("webhook_url_method", "webhook_url_method must be POST or GET")
         }
-        if (body.time_limit_secs !== undefined && !(Number.isInteger(body.time_limit_secs) && body.time_limit_secs >= 1 && body.time_limit_secs <= 14400)) {
+        if (
+          body.time_limit_secs !== undefined &&
+          !(Number.isInteger(body.time_limit_secs) && body.time_limit_secs >= 1 && body.time_limit_secs <= 14400)
+        ) {
           return invalid("time_limit_secs", "time_limit_secs must be an integer of at most 14400")
         }
-        if (body.timeout_secs !== undefined && !(Number.isInteger(body.timeout_secs) && body.timeout_secs >= 5 && body.timeout_secs <= 600)) {
+        if (
+          body.timeout_secs !== undefined &&
+          !(Number.isInteger(body.timeout_secs) && body.timeout_secs >= 5 && body.timeout_secs <= 600)
+        ) {
           return invalid("timeout_secs", "timeout_secs must be an integer from 5 to 600")
         }
-        if (body.stream_url !== undefined && !/^wss?:\/\//.test(String(body.stream_url))) return invalid("stream_url", "stream_url must be a WebSocket URL")
-        if (body.stream_track !== undefined && !["inbound_track", "outbound_track", "both_tracks"].includes(body.stream_track)) {
+        if (body.stream_url !== undefined && !/^wss?:\/\//.test(String(body.stream_url))) {
+          return invalid("stream_url", "stream_url must be a WebSocket URL")
+        }
+        if (
+          body.stream_track !== undefined &&
+          !["inbound_track", "outbound_track", "both_tracks"].includes(body.stream_track)
+        ) {
           return invalid("stream_track", "stream_track must be inbound_track, outbound_track or both_tracks")
         }
         if (body.stream_bidirectional_mode !== undefined && !["mp3", "rtp"].includes(body.stream_bidirectional_mode)) {
           return invalid("stream_bidirectional_mode", "stream_bidirectional_mode must be mp3 or rtp")
         }
         if (body.answering_machine_detection !== undefined && !AMD_MODES.includes(body.answering_machine_detection)) {
-          return invalid("answering_machine_detection", `answering_machine_detection must be one of ${AMD_MODES.join(", ")}`)
+          return invalid(
+            "answering_machine_detection",
+            `answering_machine_detection must be one of ${AMD_MODES.join(", ")}`
+          )
         }
         const rejection = engine.takeRejection()
         if (rejection) return json(rejection.status, { errors: [{ code: rejection.code, title: "Call rejected" }] })
@@ -128,7 +170,8 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
           id: `v3:${crypto.randomBytes(24).toString("base64url")}`,
           to: body.to,
           from: body.from,
-          machineDetection: body.answering_machine_detection !== undefined && body.answering_machine_detection !== "disabled",
+          machineDetection: body.answering_machine_detection !== undefined &&
+            body.answering_machine_detection !== "disabled",
           timeLimitSeconds: body.time_limit_secs ?? 14400,
           extra: {
             callLegId: crypto.randomUUID(),
@@ -143,7 +186,9 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
       }
       const match = /^\/v2\/calls\/([^/]+)(\/actions\/hangup)?$/.exec(request.url.pathname)
       const call = match ? engine.find(decodeURIComponent(match[1]!)) : undefined
-      if (!call) return json(404, { errors: [{ code: "10005", title: "Resource not found", detail: "Call not found" }] })
+      if (!call) {
+        return json(404, { errors: [{ code: "10005", title: "Resource not found", detail: "Call not found" }] })
+      }
       if (request.method === "GET" && !match![2]) return json(200, { data: resource(call) })
       if (request.method === "POST" && match![2]) {
         if (call.endedAt !== null) return json(422, { errors: [{ code: "90018", title: "Call has already ended" }] })
@@ -156,29 +201,36 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
     report: async (call, step, engine) => {
       if (call.webhookUrl === "") return
       const event = (eventType: string, payload: Record<string, unknown> = {}) =>
-        engine.deliver(call.webhookUrl, signed({
-          data: {
-            record_type: "event",
-            id: crypto.randomUUID(),
-            event_type: eventType,
-            occurred_at: new Date().toISOString(),
-            payload: {
-              call_control_id: call.id,
-              call_leg_id: call.callLegId,
-              call_session_id: call.callSessionId,
-              connection_id: call.connectionId,
-              client_state: null,
-              from: call.from,
-              to: call.to,
-              direction: "outgoing",
-              ...payload
-            }
-          },
-          meta: { attempt: 1, delivered_to: call.webhookUrl }
-        }))
+        engine.deliver(
+          call.webhookUrl,
+          signed({
+            data: {
+              record_type: "event",
+              id: crypto.randomUUID(),
+              event_type: eventType,
+              occurred_at: new Date().toISOString(),
+              payload: {
+                call_control_id: call.id,
+                call_leg_id: call.callLegId,
+                call_session_id: call.callSessionId,
+                connection_id: call.connectionId,
+                client_state: null,
+                from: call.from,
+                to: call.to,
+                direction: "outgoing",
+                ...payload
+              }
+            },
+            meta: { attempt: 1, delivered_to: call.webhookUrl }
+          })
+        )
       if (step === "initiated") await event("call.initiated", { state: "bridging" })
-      if (step === "answered") await event("call.answered", { state: "answered", start_time: new Date(call.answeredAt!).toISOString() })
-      if (step === "machine-verdict" && call.answeredBy !== null) await event("call.machine.detection.ended", { result: call.answeredBy })
+      if (step === "answered") {
+        await event("call.answered", { state: "answered", start_time: new Date(call.answeredAt!).toISOString() })
+      }
+      if (step === "machine-verdict" && call.answeredBy !== null) {
+        await event("call.machine.detection.ended", { result: call.answeredBy })
+      }
       if (step === "ended") {
         await event("call.hangup", {
           state: "hangup",

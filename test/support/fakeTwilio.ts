@@ -4,8 +4,8 @@ import {
   type CarrierDialect,
   type LoopbackCall,
   type RestReply,
-  startCarrierServer,
-  type StandInOptions
+  type StandInOptions,
+  startCarrierServer
 } from "./loopbackCarrier.ts"
 import { twimlStream } from "./twimlStream.ts"
 
@@ -47,7 +47,10 @@ const json = (status: number, body: unknown): RestReply => ({ status, body })
 /** POSTs a form signed as Twilio signs it. */
 const signedForm = (authToken: string, url: string, params: Record<string, string>) => ({
   method: "POST",
-  headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": twilioSignature(authToken, url, params) },
+  headers: {
+    "content-type": "application/x-www-form-urlencoded",
+    "x-twilio-signature": twilioSignature(authToken, url, params)
+  },
   body: new URLSearchParams(params).toString()
 })
 
@@ -85,20 +88,27 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     rest: async (request, engine) => {
       const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`
       const base = `/2010-04-01/Accounts/${accountSid}/Calls`
-      if (request.headers.authorization !== expectedAuth) return json(401, { code: 20003, message: "Authenticate", status: 401 })
+      if (request.headers.authorization !== expectedAuth) {
+        return json(401, { code: 20003, message: "Authenticate", status: 401 })
+      }
       if (request.method === "POST" && request.url.pathname === `${base}.json`) {
         const rejection = engine.takeRejection()
-        if (rejection) return json(rejection.status, { code: Number(rejection.code), message: "rejected", status: rejection.status })
+        if (rejection) {
+          return json(rejection.status, { code: Number(rejection.code), message: "rejected", status: rejection.status })
+        }
         const { params, single } = form(request.body)
         // Twilio needs To, From and the call's instructions (Url or Twiml); StatusCallback is optional.
-        if (!single.To || !single.From || !single.Url) return json(400, { code: 21201, message: "Missing required parameter", status: 400 })
+        if (!single.To || !single.From || !single.Url) {
+          return json(400, { code: 21201, message: "Missing required parameter", status: 400 })
+        }
         // Random like Twilio's, so sids never repeat across runs on a shared database.
         const sid = `CA${crypto.randomBytes(16).toString("hex")}`
         const call = engine.place({
           id: sid,
           to: single.To,
           from: single.From,
-          machineDetection: params.get("MachineDetection") === "Enable" || params.get("MachineDetection") === "DetectMessageEnd",
+          machineDetection: params.get("MachineDetection") === "Enable" ||
+            params.get("MachineDetection") === "DetectMessageEnd",
           timeLimitSeconds: single.TimeLimit ? Number(single.TimeLimit) : null,
           extra: { sid, answerUrl: single.Url, statusCallback: single.StatusCallback ?? "" }
         })
@@ -126,7 +136,9 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
       // Ringing is reported only when asked for with StatusCallbackEvent; the verdict rides on the answered callback.
       if (step === "initiated") await post("initiated")
       if (step === "answered") await post("in-progress", answeredBy(call))
-      if (step === "ended") await post(call.status, { CallDuration: String(engine.talkSeconds(call)), ...answeredBy(call) })
+      if (step === "ended") {
+        await post(call.status, { CallDuration: String(engine.talkSeconds(call)), ...answeredBy(call) })
+      }
     },
 
     answer: async (call, engine) => {
@@ -147,7 +159,8 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     authToken,
     calls: () => carrier.calls() as ReadonlyArray<FakeCall>,
     /** The next `count` call creations fail with this HTTP status and Twilio error code. */
-    rejectNextCalls: (count: number, status = 400, code = 21211) => carrier.rejectNextCalls(count, status, String(code)),
+    rejectNextCalls: (count: number, status = 400, code = 21211) =>
+      carrier.rejectNextCalls(count, status, String(code)),
     /** The `config` of a telephony configuration pointing at this carrier. */
     telephonyConfig: (settings: { readonly machineDetection?: boolean } = {}) => ({
       provider: "twilio",

@@ -1,5 +1,12 @@
 import * as crypto from "node:crypto"
-import { type CarrierDialect, type LoopbackCall, type RestReply, startCarrierServer, type StandInOptions, type StreamTarget } from "./loopbackCarrier.ts"
+import {
+  type CarrierDialect,
+  type LoopbackCall,
+  type RestReply,
+  type StandInOptions,
+  startCarrierServer,
+  type StreamTarget
+} from "./loopbackCarrier.ts"
 
 /**
  * A loopback Vonage Voice API (developer.vonage.com/en/api/voice, v1):
@@ -60,20 +67,26 @@ const applicationJwtValid = (authorization: string | undefined, applicationId: s
   const [header, claims, signature] = authorization.slice(7).split(".")
   if (!header || !claims || !signature) return false
   if (jsonPart(header)?.alg !== "RS256") return false
-  if (!crypto.verify("RSA-SHA256", Buffer.from(`${header}.${claims}`), publicKey, Buffer.from(signature, "base64url"))) return false
+  if (
+    !crypto.verify("RSA-SHA256", Buffer.from(`${header}.${claims}`), publicKey, Buffer.from(signature, "base64url"))
+  ) return false
   const body = jsonPart(claims)
   const now = Math.floor(Date.now() / 1000)
-  return body !== null && body.application_id === applicationId && typeof body.iat === "number" && body.iat <= now + 60 &&
-    typeof body.jti === "string" && body.jti.length > 0 && (body.exp === undefined || (typeof body.exp === "number" && body.exp > now))
+  return body !== null && body.application_id === applicationId && typeof body.iat === "number" &&
+    body.iat <= now + 60 &&
+    typeof body.jti === "string" && body.jti.length > 0 &&
+    (body.exp === undefined || (typeof body.exp === "number" && body.exp > now))
 }
 
 const isPhone = (endpoint: unknown): endpoint is { type: "phone"; number: string } =>
-  typeof endpoint === "object" && endpoint !== null && (endpoint as any).type === "phone" && /^\d{7,15}$/.test(String((endpoint as any).number))
+  typeof endpoint === "object" && endpoint !== null && (endpoint as any).type === "phone" &&
+  /^\d{7,15}$/.test(String((endpoint as any).number))
 
 const isUrlArray = (value: unknown) =>
   Array.isArray(value) && value.length === 1 && typeof value[0] === "string" && /^https?:\/\//.test(value[0])
 
-const integerIn = (value: unknown, min: number, max: number) => value === undefined || (Number.isInteger(value) && (value as number) >= min && (value as number) <= max)
+const integerIn = (value: unknown, min: number, max: number) =>
+  value === undefined || (Number.isInteger(value) && (value as number) >= min && (value as number) <= max)
 
 /** The media stream an NCCO connects: the first `connect` action's websocket endpoint. */
 const nccoStream = (text: string): StreamTarget | null => {
@@ -86,17 +99,30 @@ const nccoStream = (text: string): StreamTarget | null => {
   if (!Array.isArray(ncco)) return null
   const connect = ncco.find((action) => action?.action === "connect")
   const endpoint = connect?.endpoint?.[0]
-  if (endpoint?.type !== "websocket" || typeof endpoint.uri !== "string" || !/^wss?:\/\//.test(endpoint.uri)) return null
+  if (endpoint?.type !== "websocket" || typeof endpoint.uri !== "string" || !/^wss?:\/\//.test(endpoint.uri)) {
+    return null
+  }
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(endpoint.headers ?? {})) headers[name] = String(value)
   const contentType = endpoint["content-type"]
   if (contentType !== "audio/l16;rate=16000") {
-    return { url: endpoint.uri, parameters: headers, refusal: `websocket content-type ${contentType} (Vonage takes audio/l16;rate=8000|16000; this stand-in streams 16000)` }
+    return {
+      url: endpoint.uri,
+      parameters: headers,
+      refusal:
+        `websocket content-type ${contentType} (Vonage takes audio/l16;rate=8000|16000; this stand-in streams 16000)`
+    }
   }
   return { url: endpoint.uri, parameters: headers }
 }
 
-const VONAGE_STATUS = { completed: "completed", busy: "busy", "no-answer": "timeout", failed: "failed", canceled: "cancelled" } as const
+const VONAGE_STATUS = {
+  completed: "completed",
+  busy: "busy",
+  "no-answer": "timeout",
+  failed: "failed",
+  canceled: "cancelled"
+} as const
 
 export const startFakeVonage = async (options: StandInOptions = {}) => {
   const applicationId = crypto.randomUUID()
@@ -120,12 +146,18 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
       application_id: applicationId,
       payload_hash: crypto.createHash("sha256").update(payload).digest("hex")
     })).toString("base64url")
-    return `${header}.${claims}.${crypto.createHmac("sha256", signatureSecret).update(`${header}.${claims}`).digest("base64url")}`
+    return `${header}.${claims}.${
+      crypto.createHmac("sha256", signatureSecret).update(`${header}.${claims}`).digest("base64url")
+    }`
   }
 
   const signedJson = (payload: Record<string, unknown>) => {
     const body = JSON.stringify(payload)
-    return { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken(body)}` }, body }
+    return {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${webhookToken(body)}` },
+      body
+    }
   }
 
   const identity = (call: FakeVonageCall) => ({
@@ -141,9 +173,15 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
     conversation_uuid: call.conversationUuid,
     to: { type: "phone", number: call.to },
     from: { type: "phone", number: call.from },
-    status: call.status === "in-progress" ? "answered" : call.status === "queued" ? "started" : VONAGE_STATUS[call.status as keyof typeof VONAGE_STATUS] ?? call.status,
+    status: call.status === "in-progress"
+      ? "answered"
+      : call.status === "queued"
+      ? "started"
+      : VONAGE_STATUS[call.status as keyof typeof VONAGE_STATUS] ?? call.status,
     direction: "outbound",
-    ...(call.endedAt === null ? {} : { duration: String(call.answeredAt === null ? 0 : Math.round((call.endedAt - call.answeredAt) / 1000)) })
+    ...(call.endedAt === null
+      ? {}
+      : { duration: String(call.answeredAt === null ? 0 : Math.round((call.endedAt - call.answeredAt) / 1000)) })
   })
 
   const dialect: CarrierDialect<VonageExtra> = {
@@ -159,19 +197,36 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
         } catch {
           return badRequest("The request body is not JSON")
         }
-        if (!Array.isArray(body.to) || body.to.length !== 1 || !isPhone(body.to[0])) return badRequest("to must be one phone endpoint with 7 to 15 digits", "to")
+        if (!Array.isArray(body.to) || body.to.length !== 1 || !isPhone(body.to[0])) {
+          return badRequest("to must be one phone endpoint with 7 to 15 digits", "to")
+        }
         if (!isPhone(body.from)) return badRequest("from must be a phone endpoint with 7 to 15 digits", "from")
-        if (!isUrlArray(body.answer_url) && !Array.isArray(body.ncco)) return badRequest("answer_url or ncco is required", "answer_url")
+        if (!isUrlArray(body.answer_url) && !Array.isArray(body.ncco)) {
+          return badRequest("answer_url or ncco is required", "answer_url")
+        }
         if (!isUrlArray(body.event_url)) return badRequest("event_url must be an array of one URL", "event_url")
-        if (body.answer_method !== undefined && body.answer_method !== "GET" && body.answer_method !== "POST") return badRequest("answer_method must be GET or POST", "answer_method")
-        if (body.event_method !== undefined && body.event_method !== "GET" && body.event_method !== "POST") return badRequest("event_method must be GET or POST", "event_method")
-        if (!integerIn(body.length_timer, 1, 7200)) return badRequest("length_timer must be an integer from 1 to 7200", "length_timer")
-        if (!integerIn(body.ringing_timer, 1, 120)) return badRequest("ringing_timer must be an integer from 1 to 120", "ringing_timer")
-        if (body.machine_detection !== undefined && body.machine_detection !== "continue" && body.machine_detection !== "hangup") {
+        if (body.answer_method !== undefined && body.answer_method !== "GET" && body.answer_method !== "POST") {
+          return badRequest("answer_method must be GET or POST", "answer_method")
+        }
+        if (body.event_method !== undefined && body.event_method !== "GET" && body.event_method !== "POST") {
+          return badRequest("event_method must be GET or POST", "event_method")
+        }
+        if (!integerIn(body.length_timer, 1, 7200)) {
+          return badRequest("length_timer must be an integer from 1 to 7200", "length_timer")
+        }
+        if (!integerIn(body.ringing_timer, 1, 120)) {
+          return badRequest("ringing_timer must be an integer from 1 to 120", "ringing_timer")
+        }
+        if (
+          body.machine_detection !== undefined && body.machine_detection !== "continue" &&
+          body.machine_detection !== "hangup"
+        ) {
           return badRequest("machine_detection must be continue or hangup", "machine_detection")
         }
         const rejection = engine.takeRejection()
-        if (rejection) return json(rejection.status, { type: "https://developer.nexmo.com/api-errors", title: rejection.code })
+        if (rejection) {
+          return json(rejection.status, { type: "https://developer.nexmo.com/api-errors", title: rejection.code })
+        }
         const call = engine.place({
           id: crypto.randomUUID(),
           to: body.to[0].number,
@@ -186,11 +241,22 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
           }
         })
         await engine.replyDelay(call)
-        return json(201, { uuid: call.id, status: "started", direction: "outbound", conversation_uuid: call.conversationUuid })
+        return json(201, {
+          uuid: call.id,
+          status: "started",
+          direction: "outbound",
+          conversation_uuid: call.conversationUuid
+        })
       }
       const uuid = /^\/v1\/calls\/([0-9a-f-]{36})$/.exec(request.url.pathname)?.[1]
       const call = uuid === undefined ? undefined : engine.find(uuid)
-      if (!call) return json(404, { type: "https://developer.nexmo.com/api-errors#not-found", title: "Not Found", detail: `Call ${uuid} was not found` })
+      if (!call) {
+        return json(404, {
+          type: "https://developer.nexmo.com/api-errors#not-found",
+          title: "Not Found",
+          detail: `Call ${uuid} was not found`
+        })
+      }
       if (request.method === "GET") return json(200, resource(call))
       if (request.method === "PUT") {
         let action: unknown
@@ -209,14 +275,24 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
 
     report: async (call, step, engine) => {
       const event = (status: string, extra: Record<string, unknown> = {}) =>
-        engine.deliver(call.eventUrl, signedJson({ ...identity(call), status, timestamp: new Date().toISOString(), ...extra }))
+        engine.deliver(
+          call.eventUrl,
+          signedJson({ ...identity(call), status, timestamp: new Date().toISOString(), ...extra })
+        )
       if (step === "initiated") await event("started")
       if (step === "ringing") await event("ringing")
       if (step === "answered") await event("answered", { start_time: new Date(call.answeredAt!).toISOString() })
-      if (step === "machine-verdict" && call.answeredBy !== null) await event(call.answeredBy, { call_uuid: call.id, sub_state: "answering_machine" })
+      if (step === "machine-verdict" && call.answeredBy !== null) {
+        await event(call.answeredBy, { call_uuid: call.id, sub_state: "answering_machine" })
+      }
       if (step === "ended") {
         const status = VONAGE_STATUS[call.status as keyof typeof VONAGE_STATUS]
-        await event(status, status === "completed" ? { duration: String(engine.talkSeconds(call)), end_time: new Date(call.endedAt!).toISOString() } : {})
+        await event(
+          status,
+          status === "completed"
+            ? { duration: String(engine.talkSeconds(call)), end_time: new Date(call.endedAt!).toISOString() }
+            : {}
+        )
       }
     },
 
@@ -228,7 +304,10 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
         : await (async () => {
           // For a GET, the hash is of the query's fields as compact JSON, in their order.
           const url = `${call.answerUrl}${call.answerUrl.includes("?") ? "&" : "?"}${new URLSearchParams(fields)}`
-          return engine.deliver(url, { method: "GET", headers: { authorization: `Bearer ${webhookToken(JSON.stringify(fields))}` } })
+          return engine.deliver(url, {
+            method: "GET",
+            headers: { authorization: `Bearer ${webhookToken(JSON.stringify(fields))}` }
+          })
         })()
       call.answerMarkup = text
       return nccoStream(text)
@@ -244,7 +323,8 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
     signatureSecret,
     presentedTokens: () => [...presentedTokens],
     calls: () => carrier.calls() as ReadonlyArray<FakeVonageCall>,
-    rejectNextCalls: (count: number, status = 400, code = "invalid-number") => carrier.rejectNextCalls(count, status, code),
+    rejectNextCalls: (count: number, status = 400, code = "invalid-number") =>
+      carrier.rejectNextCalls(count, status, code),
     /** The `config` of a telephony configuration pointing at this carrier. */
     telephonyConfig: (settings: { readonly machineDetection?: boolean } = {}) => ({
       provider: "vonage",

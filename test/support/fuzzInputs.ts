@@ -103,7 +103,10 @@ const outOfRangeDates = fc.constantFrom(
   "8640000000000001"
 )
 
-const hugeString = fc.tuple(fc.integer({ min: 1_000, max: 100_000 }), fc.constantFrom("a", "é", "\u0000", "😀", "\ud800"))
+const hugeString = fc.tuple(
+  fc.integer({ min: 1_000, max: 100_000 }),
+  fc.constantFrom("a", "é", "\u0000", "😀", "\ud800")
+)
   .map(([length, unit]) => unit.repeat(length))
 
 // Nothing generated may name another host: a value that happened to pass validation as a URL
@@ -111,7 +114,11 @@ const hugeString = fc.tuple(fc.integer({ min: 1_000, max: 100_000 }), fc.constan
 const withoutUrls = (text: string) => text.replaceAll("://", ":/")
 
 /** Plausible text with a NUL or a lone surrogate inside, so it passes shape checks and travels on. */
-const tainted = fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom("\u0000", "\ud800", "\udc00"), fc.nat())
+const tainted = fc.tuple(
+  fc.string({ minLength: 1, maxLength: 12 }),
+  fc.constantFrom("\u0000", "\ud800", "\udc00"),
+  fc.nat()
+)
   .map(([plain, taint, at]) => {
     const cut = 1 + (at % plain.length)
     return plain.slice(0, cut) + taint + plain.slice(cut) + "x"
@@ -163,7 +170,9 @@ export const schemaValues = (components: Record<string, Schema>) => {
   const shaped = (raw: Schema, depth: number): fc.Arbitrary<unknown> => {
     const schema = resolve(raw)
     if (depth > 4) return fc.jsonValue({ maxDepth: 1 })
-    if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return valueFor({ ...schema.allOf[0], ...schema, allOf: undefined }, depth)
+    if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
+      return valueFor({ ...schema.allOf[0], ...schema, allOf: undefined }, depth)
+    }
     if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum)
     const members = schema.anyOf ?? schema.oneOf
     if (Array.isArray(members)) return fc.oneof(...members.map((member: Schema) => valueFor(member, depth + 1)))
@@ -240,13 +249,33 @@ const someBody: fc.Arbitrary<FuzzBody> = fc.record({
 })
 
 /** Any body with any content type, or a well-formed upload form. */
-const rawBody: fc.Arbitrary<FuzzBody> = fc.oneof({ weight: 5, arbitrary: someBody }, { weight: 1, arbitrary: multipart })
+const rawBody: fc.Arbitrary<FuzzBody> = fc.oneof({ weight: 5, arbitrary: someBody }, {
+  weight: 1,
+  arbitrary: multipart
+})
 
 /** Path segments that are not the ids they should be, or are huge, besides ids that exist. */
 const pathValue = (schema: Schema, knownIds: ReadonlyArray<number>): fc.Arbitrary<string> => {
   const candidates: Array<fc.Arbitrary<string>> = [
     fc.constantFrom(...knownIds.map(String)),
-    fc.constantFrom("0", "-1", "1", "2147483648", "9223372036854775808", "1.5", "1e3", "0x10", "%201", "%00", "%ED%A0%80", "%FF", "%2F", "..", "%2E%2E", "null"),
+    fc.constantFrom(
+      "0",
+      "-1",
+      "1",
+      "2147483648",
+      "9223372036854775808",
+      "1.5",
+      "1e3",
+      "0x10",
+      "%201",
+      "%00",
+      "%ED%A0%80",
+      "%FF",
+      "%2F",
+      "..",
+      "%2E%2E",
+      "null"
+    ),
     fc.integer({ min: 20, max: 5_000 }).map((length) => "9".repeat(length)),
     text.map(percentEncode)
   ]
@@ -254,7 +283,11 @@ const pathValue = (schema: Schema, knownIds: ReadonlyArray<number>): fc.Arbitrar
   return fc.oneof(...candidates)
 }
 
-const queryValue = (values: (schema: Schema) => fc.Arbitrary<unknown>, schema: Schema, knownIds: ReadonlyArray<number>) =>
+const queryValue = (
+  values: (schema: Schema) => fc.Arbitrary<unknown>,
+  schema: Schema,
+  knownIds: ReadonlyArray<number>
+) =>
   fc.oneof(
     pathValue(schema, knownIds),
     text.map(percentEncode),
@@ -279,7 +312,10 @@ export const fuzzCases = (
   for (const parameter of operation.parameters) {
     if (parameter.in === "path") pathFields[parameter.name] = pathValue(parameter.schema ?? {}, knownIds)
     if (parameter.in === "query") {
-      queryFields[parameter.name] = fc.option(queryValue(values, parameter.schema ?? {}, knownIds), { nil: undefined, freq: 3 })
+      queryFields[parameter.name] = fc.option(queryValue(values, parameter.schema ?? {}, knownIds), {
+        nil: undefined,
+        freq: 3
+      })
     }
   }
   const query = fc.tuple(
@@ -290,11 +326,17 @@ export const fuzzCases = (
     const pairs = Object.entries(named).filter((pair): pair is [string, string] => pair[1] !== undefined)
     if (repeated && pairs.length > 0) pairs.push(pairs[0]!)
     if (extra) pairs.push(extra)
-    return pairs.length === 0 ? "" : `?${pairs.map(([name, value]) => `${encodeURIComponent(name)}=${value}`).join("&")}`
+    return pairs.length === 0
+      ? ""
+      : `?${pairs.map(([name, value]) => `${encodeURIComponent(name)}=${value}`).join("&")}`
   })
-  const jsonBody = (schema: Schema) => values(schema).map((value): FuzzBody => ({ contentType: "application/json", body: toJson(value) }))
+  const jsonBody = (schema: Schema) =>
+    values(schema).map((value): FuzzBody => ({ contentType: "application/json", body: toJson(value) }))
   const body: fc.Arbitrary<FuzzBody | undefined> = operation.bodySchema
-    ? fc.oneof({ weight: 6, arbitrary: jsonBody(operation.bodySchema) }, { weight: 2, arbitrary: rawBody }, { weight: 1, arbitrary: fc.constant(undefined) })
+    ? fc.oneof({ weight: 6, arbitrary: jsonBody(operation.bodySchema) }, { weight: 2, arbitrary: rawBody }, {
+      weight: 1,
+      arbitrary: fc.constant(undefined)
+    })
     : fc.option(fc.oneof(rawBody, jsonBody({})), { nil: undefined, freq: 4 })
   return fc.record({
     // Mostly valid credentials: they let a case past authentication, into the handlers.
@@ -315,6 +357,8 @@ export const describeCase = (method: string, path: string, fuzzCase: FuzzCase): 
     const shown = typeof value === "string" ? value : `<${value.byteLength} bytes>`
     return JSON.stringify(shown.length > 200 ? `${shown.slice(0, 200)}… (${shown.length} chars)` : shown)
   }
-  const body = fuzzCase.body ? ` body(${fuzzCase.body.contentType ?? "no content-type"})=${excerpt(fuzzCase.body.body)}` : ""
+  const body = fuzzCase.body
+    ? ` body(${fuzzCase.body.contentType ?? "no content-type"})=${excerpt(fuzzCase.body.body)}`
+    : ""
   return `${method.toUpperCase()} ${excerpt(path)} as ${fuzzCase.credential}${body}`
 }

@@ -1,11 +1,11 @@
 import { Effect, Layer } from "effect"
+import { ConfigProvider } from "effect"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { TestProject } from "vitest/node"
 import { DatabaseLive } from "../../layers/database.ts"
 import { AppConfigLive } from "../../src/config.ts"
-import { ConfigProvider } from "effect"
 import { postgresUrl } from "./database.ts"
 
 /** Builds one migrated PGlite data dir for the whole run (initdb costs seconds; a copy does not). */
@@ -14,7 +14,9 @@ export default async function setup(project: TestProject) {
   if (!postgresUrl()) {
     const config = ConfigProvider.fromMap(new Map([["TALKGRAPH_DATA_DIR", template]]))
     await Effect.runPromise(
-      Effect.scoped(Layer.build(DatabaseLive.pipe(Layer.provide(AppConfigLive), Layer.provide(Layer.setConfigProvider(config)))))
+      Effect.scoped(
+        Layer.build(DatabaseLive.pipe(Layer.provide(AppConfigLive), Layer.provide(Layer.setConfigProvider(config))))
+      )
     )
   }
   project.provide("pgliteTemplate", template)

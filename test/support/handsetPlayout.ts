@@ -37,7 +37,9 @@ export const handsetPlayout = (options: {
   let headOffset = 0
   let queuedSamples = 0
   let playedSamples = 0
-  const marks: Array<{ name: string; position: number; receivedAtMs: number; answeredAtMs: number | null; cleared: boolean }> = []
+  const marks: Array<
+    { name: string; position: number; receivedAtMs: number; answeredAtMs: number | null; cleared: boolean }
+  > = []
 
   const answerDue = (atMs: number, cleared: boolean) => {
     for (const mark of marks) {

@@ -29,11 +29,15 @@ export interface HugeReplyOptions {
 export const startHugeReply = async (options: HugeReplyOptions): Promise<HugeReply> => {
   const sent: Array<number> = []
   const ended: Array<Promise<"cut off" | "whole">> = []
-  const piece = Buffer.isBuffer(options.piece) ? options.piece : Buffer.from((options.piece ?? "a").repeat(64 * 1024 / (options.piece?.length ?? 1)))
+  const piece = Buffer.isBuffer(options.piece)
+    ? options.piece
+    : Buffer.from((options.piece ?? "a").repeat(64 * 1024 / (options.piece?.length ?? 1)))
   const server = http.createServer((request, response) => {
     request.resume()
     const index = sent.push(0) - 1
-    ended.push(new Promise((resolve) => response.on("close", () => resolve(response.writableFinished ? "whole" : "cut off"))))
+    ended.push(
+      new Promise((resolve) => response.on("close", () => resolve(response.writableFinished ? "whole" : "cut off")))
+    )
     response.writeHead(options.status ?? 200, {
       "content-type": options.contentType,
       ...(options.declareLength ? { "content-length": String(options.total) } : {})

@@ -20,7 +20,13 @@ export const launchThroughNpm = (command: ReadonlyArray<string>, env: Record<str
   const launcher = spawn(program!, args, {
     cwd: REPOSITORY,
     detached: true,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warning", npm_config_update_notifier: "false", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      LOG_LEVEL: "warning",
+      npm_config_update_notifier: "false",
+      ...env
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
@@ -31,7 +37,8 @@ export const launchThroughNpm = (command: ReadonlyArray<string>, env: Record<str
 }
 
 /** The pid of the server holding the embedded data dir, from its lock file. */
-export const serverPid = async (dataDir: string) => Number((await fs.readFile(path.join(dataDir, "talkgraph.pid"), "utf8")).trim())
+export const serverPid = async (dataDir: string) =>
+  Number((await fs.readFile(path.join(dataDir, "talkgraph.pid"), "utf8")).trim())
 
 export const isRunning = (pid: number) => {
   try {

@@ -16,7 +16,10 @@ export const startLoadBalancer = async () => {
       const outgoing = http.request(url, { method: request.method, headers: request.headers }, (response) => {
         const chunks: Array<Buffer> = []
         response.on("data", (chunk) => chunks.push(chunk))
-        response.on("end", () => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) }))
+        response.on(
+          "end",
+          () => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) })
+        )
       })
       outgoing.on("error", reject)
       outgoing.end(body)
@@ -44,9 +47,10 @@ export const startLoadBalancer = async () => {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     add: (backend: string) => backends.push(backend),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
   }
 }

@@ -134,7 +134,10 @@ export interface CarrierEngine<Extra extends object> {
   readonly find: (id: string) => (LoopbackCall & Extra) | undefined
   readonly findBy: (predicate: (call: LoopbackCall & Extra) => boolean) => (LoopbackCall & Extra) | undefined
   /** Sends a callback; anything but a 2xx is recorded as a failure the product caused. */
-  readonly deliver: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<Delivery>
+  readonly deliver: (
+    url: string,
+    init: { method: string; headers: Record<string, string>; body?: string }
+  ) => Promise<Delivery>
   /** Seconds the call has been connected, at least one once answered (carriers round up). */
   readonly talkSeconds: (call: LoopbackCall) => number
   /** The next refusal queued by `rejectNextCalls`, if any. */
@@ -177,7 +180,10 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     timers.add(timer)
   }
 
-  const deliver = async (url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Delivery> => {
+  const deliver = async (
+    url: string,
+    init: { method: string; headers: Record<string, string>; body?: string }
+  ): Promise<Delivery> => {
     try {
       const response = await fetch(url, init)
       const text = await response.text()
@@ -319,7 +325,8 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     find: (id: string) => calls.get(id),
     findBy: (predicate: (call: Call) => boolean) => [...calls.values()].find(predicate),
     takeRejection: () => rejectNext.shift(),
-    replyDelay: (call: LoopbackCall) => new Promise<void>((resolve) => setTimeout(resolve, plans.get(call.id)?.replyDelayMs ?? 0)),
+    replyDelay: (call: LoopbackCall) =>
+      new Promise<void>((resolve) => setTimeout(resolve, plans.get(call.id)?.replyDelayMs ?? 0)),
     hangUp: (call: Call) => {
       if (call.endedAt !== null) return
       call.hungUpByApi = true
@@ -355,7 +362,10 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
 }
 
 /** Starts a loopback carrier speaking `dialect` on 127.0.0.1. */
-export const startCarrierServer = async <Extra extends object>(dialect: CarrierDialect<Extra>, options: StandInOptions = {}) => {
+export const startCarrierServer = async <Extra extends object>(
+  dialect: CarrierDialect<Extra>,
+  options: StandInOptions = {}
+) => {
   const engine = makeEngine(dialect, options)
   const server = http.createServer(async (request, response) => {
     const reply = await dialect.rest({

@@ -51,7 +51,10 @@ export const startPasswordRefusingPostgres = async () => {
         const length = buffered.readInt32BE(1)
         if (buffered.length < length + 1) return
         buffered = buffered.subarray(length + 1)
-        const error = ["SFATAL", "VFATAL", "C28P01", `Mpassword authentication failed for user "${user}"`].map((field) => `${field}\0`).join("") + "\0"
+        const error =
+          ["SFATAL", "VFATAL", "C28P01", `Mpassword authentication failed for user "${user}"`].map((field) =>
+            `${field}\0`
+          ).join("") + "\0"
         socket.end(message("E", Buffer.from(error, "utf8")))
         return
       }

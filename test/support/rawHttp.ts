@@ -39,7 +39,14 @@ export const sendRaw = (baseUrl: string, request: RawRequest, agent: http.Agent,
           kept += chunk.byteLength
         }
       })
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8").slice(0, REPLY_EXCERPT) }))
+      response.on(
+        "end",
+        () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString("utf8").slice(0, REPLY_EXCERPT)
+          })
+      )
       response.on("error", (error) => resolve({ error: error.message }))
     })
     outgoing.on("timeout", () => outgoing.destroy(new Error(`no reply within ${timeoutMs} ms`)))

@@ -27,7 +27,7 @@ export interface RunSeed {
 }
 
 export const insertWorkflow = (server: RunningServer, organizationId: number, name = "Support agent") =>
-  server.run(Effect.gen(function* () {
+  server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<{ id: number }>`
       INSERT INTO workflows (organization_id, workflow_uuid, name)
@@ -36,8 +36,13 @@ export const insertWorkflow = (server: RunningServer, organizationId: number, na
   }))
 
 /** A bare campaign row for runs to point at (campaign_id references campaigns). */
-export const insertCampaign = (server: RunningServer, organizationId: number, workflowId: number, name = "Spring outreach") =>
-  server.run(Effect.gen(function* () {
+export const insertCampaign = (
+  server: RunningServer,
+  organizationId: number,
+  workflowId: number,
+  name = "Spring outreach"
+) =>
+  server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<{ id: number }>`
       INSERT INTO campaigns (organization_id, workflow_id, name, source_type, source_id, retry_config, circuit_breaker)
@@ -47,33 +52,35 @@ export const insertCampaign = (server: RunningServer, organizationId: number, wo
 
 /** Inserts runs in order and returns their ids (ascending, in the order given). */
 export const insertRuns = (server: RunningServer, organizationId: number, seeds: ReadonlyArray<RunSeed>) =>
-  server.run(Effect.gen(function* () {
+  server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const ids: Array<number> = []
     for (const seed of seeds) {
       const mode = seed.mode ?? "twilio"
       const disposition = seed.disposition ?? null
       const [row] = yield* sql<{ id: number }>`
-        INSERT INTO runs ${sql.insert({
-        organization_id: organizationId,
-        workflow_id: seed.workflowId,
-        name: seed.name ?? `run-${ids.length + 1}`,
-        mode,
-        channel: channelOfMode(mode),
-        direction: seed.direction ?? "outbound",
-        state: "completed",
-        caller_number: seed.callerNumber === undefined ? "+15550000001" : seed.callerNumber,
-        called_number: seed.calledNumber === undefined ? "+15550000002" : seed.calledNumber,
-        campaign_id: seed.campaignId ?? null,
-        disposition,
-        duration_seconds: seed.durationSeconds ?? 60,
-        service_tokens: seed.serviceTokens ?? 100,
-        created_at: new Date(seed.createdAt ?? "2024-05-15T12:00:00Z"),
-        recording_key: seed.recordingKey ?? null,
-        transcript_key: seed.transcriptKey ?? null,
-        initial_context: JSON.stringify(seed.initialContext ?? {}),
-        gathered_context: JSON.stringify(seed.gatheredContext ?? { mapped_call_disposition: disposition })
-      })}
+        INSERT INTO runs ${
+        sql.insert({
+          organization_id: organizationId,
+          workflow_id: seed.workflowId,
+          name: seed.name ?? `run-${ids.length + 1}`,
+          mode,
+          channel: channelOfMode(mode),
+          direction: seed.direction ?? "outbound",
+          state: "completed",
+          caller_number: seed.callerNumber === undefined ? "+15550000001" : seed.callerNumber,
+          called_number: seed.calledNumber === undefined ? "+15550000002" : seed.calledNumber,
+          campaign_id: seed.campaignId ?? null,
+          disposition,
+          duration_seconds: seed.durationSeconds ?? 60,
+          service_tokens: seed.serviceTokens ?? 100,
+          created_at: new Date(seed.createdAt ?? "2024-05-15T12:00:00Z"),
+          recording_key: seed.recordingKey ?? null,
+          transcript_key: seed.transcriptKey ?? null,
+          initial_context: JSON.stringify(seed.initialContext ?? {}),
+          gathered_context: JSON.stringify(seed.gatheredContext ?? { mapped_call_disposition: disposition })
+        })
+      }
         RETURNING id`
       ids.push(row!.id)
     }
@@ -81,7 +88,7 @@ export const insertRuns = (server: RunningServer, organizationId: number, seeds:
   }))
 
 export const setOrganizationTimezone = (server: RunningServer, organizationId: number, timezone: string) =>
-  server.run(Effect.gen(function* () {
+  server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`UPDATE organizations SET timezone = ${timezone} WHERE id = ${organizationId}`
   }))

@@ -50,7 +50,13 @@ const signatureGate = (upstreamPort: number) =>
 /** An S3-compatible server (s3rver behind a signature check) on a random loopback port, storing under a temp dir. */
 export const startS3 = async (bucket = "talkgraph-test"): Promise<LocalS3> => {
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-s3-"))
-  const server = new S3rver({ port: 0, address: "127.0.0.1", directory, silent: true, configureBuckets: [{ name: bucket }] })
+  const server = new S3rver({
+    port: 0,
+    address: "127.0.0.1",
+    directory,
+    silent: true,
+    configureBuckets: [{ name: bucket }]
+  })
   const upstream = (await server.run()) as AddressInfo
   const gate = signatureGate(upstream.port)
   await new Promise<void>((resolve) => gate.listen(0, "127.0.0.1", resolve))

@@ -9,13 +9,18 @@ import type { IncomingHttpHeaders } from "node:http"
  */
 export type SignatureVerdict =
   | { readonly ok: true }
-  | { readonly ok: false; readonly code: "AccessDenied" | "InvalidAccessKeyId" | "SignatureDoesNotMatch"; readonly message: string }
+  | {
+    readonly ok: false
+    readonly code: "AccessDenied" | "InvalidAccessKeyId" | "SignatureDoesNotMatch"
+    readonly message: string
+  }
 
 const hmac = (key: crypto.BinaryLike, data: string) => crypto.createHmac("sha256", key).update(data).digest()
 const sha256Hex = (data: string) => crypto.createHash("sha256").update(data).digest("hex")
 
 /** RFC 3986 encoding, as SigV4 asks: everything but unreserved characters. */
-const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+const encode = (value: string) =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 
 const parseQuery = (raw: string): Array<[string, string]> =>
   raw === ""
@@ -36,7 +41,8 @@ const denied = (message: string): SignatureVerdict => ({ ok: false, code: "Acces
 const mismatch: SignatureVerdict = {
   ok: false,
   code: "SignatureDoesNotMatch",
-  message: "The request signature we calculated does not match the signature you provided. Check your key and signing method."
+  message:
+    "The request signature we calculated does not match the signature you provided. Check your key and signing method."
 }
 
 export const verifySignatureV4 = (
@@ -59,7 +65,9 @@ export const verifySignatureV4 = (
     amzDate = param("X-Amz-Date") ?? ""
     payloadHash = param("X-Amz-Content-Sha256") ?? "UNSIGNED-PAYLOAD"
     const expires = Number(param("X-Amz-Expires"))
-    if (!Number.isInteger(expires) || expires < 1 || expires > 604800) return denied("X-Amz-Expires must be between 1 and 604800 seconds")
+    if (!Number.isInteger(expires) || expires < 1 || expires > 604800) {
+      return denied("X-Amz-Expires must be between 1 and 604800 seconds")
+    }
     if (!(nowMs <= amzDateMs(amzDate) + expires * 1000)) return denied("Request has expired")
   } else if (authorization?.startsWith("AWS4-HMAC-SHA256 ")) {
     const parts = Object.fromEntries(
@@ -80,7 +88,11 @@ export const verifySignatureV4 = (
   const [accessKeyId, date, region, service, terminal] = credential.split("/")
   const secret = accessKeyId === undefined ? undefined : secrets.get(accessKeyId)
   if (secret === undefined) {
-    return { ok: false, code: "InvalidAccessKeyId", message: "The AWS Access Key Id you provided does not exist in our records." }
+    return {
+      ok: false,
+      code: "InvalidAccessKeyId",
+      message: "The AWS Access Key Id you provided does not exist in our records."
+    }
   }
   if (service !== "s3" || terminal !== "aws4_request" || date !== amzDate.slice(0, 8)) return mismatch
 
@@ -108,7 +120,9 @@ export const verifySignatureV4 = (
   const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date!), region!), "s3"), "aws4_request")
   const expected = hmac(key, stringToSign).toString("hex")
   const given = Buffer.from(signature)
-  return given.length === expected.length && crypto.timingSafeEqual(given, Buffer.from(expected)) ? { ok: true } : mismatch
+  return given.length === expected.length && crypto.timingSafeEqual(given, Buffer.from(expected))
+    ? { ok: true }
+    : mismatch
 }
 
 export const s3ErrorXml = (code: string, message: string) =>

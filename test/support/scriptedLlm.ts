@@ -36,8 +36,19 @@ export interface ScriptedToolCall {
 }
 
 export type ScriptedReply =
-  | { readonly kind: "content"; readonly content: string; readonly usage?: Partial<ScriptedUsage>; readonly chunkDelayMs?: number }
-  | { readonly kind: "toolCalls"; readonly calls: ReadonlyArray<ScriptedToolCall>; readonly content?: string; readonly usage?: Partial<ScriptedUsage>; readonly chunkDelayMs?: number }
+  | {
+    readonly kind: "content"
+    readonly content: string
+    readonly usage?: Partial<ScriptedUsage>
+    readonly chunkDelayMs?: number
+  }
+  | {
+    readonly kind: "toolCalls"
+    readonly calls: ReadonlyArray<ScriptedToolCall>
+    readonly content?: string
+    readonly usage?: Partial<ScriptedUsage>
+    readonly chunkDelayMs?: number
+  }
   | { readonly kind: "error"; readonly status: number; readonly message: string }
   /** Streams `content` token by token, then drops the connection without finishing (a provider failing mid-stream). */
   | { readonly kind: "breakOff"; readonly content: string }
@@ -48,16 +59,34 @@ export type ScriptedReply =
 
 /** Constructors for queued replies. */
 export const reply = {
-  content: (content: string, options: { usage?: Partial<ScriptedUsage>; chunkDelayMs?: number } = {}): ScriptedReply => ({ kind: "content", content, ...options }),
+  content: (
+    content: string,
+    options: { usage?: Partial<ScriptedUsage>; chunkDelayMs?: number } = {}
+  ): ScriptedReply => ({ kind: "content", content, ...options }),
   /** Content that is the JSON encoding of `value` (what a structured-output request expects). */
-  json: (value: unknown, options: { usage?: Partial<ScriptedUsage> } = {}): ScriptedReply => ({ kind: "content", content: JSON.stringify(value), ...options }),
-  toolCalls: (calls: ReadonlyArray<ScriptedToolCall>, options: { content?: string; usage?: Partial<ScriptedUsage>; chunkDelayMs?: number } = {}): ScriptedReply => ({ kind: "toolCalls", calls, ...options }),
+  json: (value: unknown, options: { usage?: Partial<ScriptedUsage> } = {}): ScriptedReply => ({
+    kind: "content",
+    content: JSON.stringify(value),
+    ...options
+  }),
+  toolCalls: (
+    calls: ReadonlyArray<ScriptedToolCall>,
+    options: { content?: string; usage?: Partial<ScriptedUsage>; chunkDelayMs?: number } = {}
+  ): ScriptedReply => ({ kind: "toolCalls", calls, ...options }),
   /** An HTTP error with an OpenAI-style body; the default message is text no caller should ever see. */
-  error: (status: number, message = "scripted upstream failure: internal-detail-7f3a"): ScriptedReply => ({ kind: "error", status, message }),
+  error: (status: number, message = "scripted upstream failure: internal-detail-7f3a"): ScriptedReply => ({
+    kind: "error",
+    status,
+    message
+  }),
   delay: (ms: number, then?: ScriptedReply): ScriptedReply => ({ kind: "delay", ms, ...(then ? { then } : {}) }),
   hang: (): ScriptedReply => ({ kind: "delay", ms: Number.POSITIVE_INFINITY }),
   breakOff: (content: string): ScriptedReply => ({ kind: "breakOff", content }),
-  errorInStream: (content: string, message = "scripted upstream failure: internal-detail-7f3a"): ScriptedReply => ({ kind: "errorInStream", content, message })
+  errorInStream: (content: string, message = "scripted upstream failure: internal-detail-7f3a"): ScriptedReply => ({
+    kind: "errorInStream",
+    content,
+    message
+  })
 }
 
 export interface RecordedRequest {
@@ -102,7 +131,10 @@ const toolCallsOf = (calls: ReadonlyArray<ScriptedToolCall>) =>
   calls.map((call, index) => ({
     id: call.id ?? `call_${index + 1}`,
     type: "function" as const,
-    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments) }
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
+    }
   }))
 
 /** Splits text into stream tokens that keep their leading spaces ("Hello", " there", "!"). */
@@ -130,10 +162,16 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
   const sockets = new Set<Socket>()
   let counter = 0
 
-  const answer = async (request: any, response: http.ServerResponse, scripted: ScriptedReply | undefined): Promise<void> => {
+  const answer = async (
+    request: any,
+    response: http.ServerResponse,
+    scripted: ScriptedReply | undefined
+  ): Promise<void> => {
     if (!scripted) {
       response.writeHead(500, { "content-type": "application/json" })
-      response.end(JSON.stringify({ error: { message: "scripted LLM: no reply queued for this request", type: "server_error" } }))
+      response.end(
+        JSON.stringify({ error: { message: "scripted LLM: no reply queued for this request", type: "server_error" } })
+      )
       return
     }
     if (scripted.kind === "delay") {
@@ -148,13 +186,21 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
     }
     if (scripted.kind === "error") {
       response.writeHead(scripted.status, { "content-type": "application/json" })
-      response.end(JSON.stringify({ error: { message: scripted.message, type: "scripted_error", code: String(scripted.status) } }))
+      response.end(
+        JSON.stringify({ error: { message: scripted.message, type: "scripted_error", code: String(scripted.status) } })
+      )
       return
     }
     if (scripted.kind === "breakOff" || scripted.kind === "errorInStream") {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
       for (const token of tokensOf(scripted.content)) {
-        const chunk = { id: "chatcmpl-broken", object: "chat.completion.chunk", created: 0, model: request.model ?? "scripted", choices: [{ index: 0, delta: { content: token }, finish_reason: null }] }
+        const chunk = {
+          id: "chatcmpl-broken",
+          object: "chat.completion.chunk",
+          created: 0,
+          model: request.model ?? "scripted",
+          choices: [{ index: 0, delta: { content: token }, finish_reason: null }]
+        }
         response.write(`data: ${JSON.stringify(chunk)}\n\n`)
       }
       if (scripted.kind === "errorInStream") {
@@ -191,19 +237,37 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
       return
     }
 
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+    response.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      connection: "keep-alive"
+    })
     const send = async (choices: Array<unknown>, extra: Record<string, unknown> = {}) => {
       if (response.destroyed) return
-      response.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`)
+      response.write(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`
+      )
       if (scripted.chunkDelayMs) await sleep(scripted.chunkDelayMs)
     }
     await send([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }])
-    for (const token of tokensOf(content ?? "")) await send([{ index: 0, delta: { content: token }, finish_reason: null }])
+    for (const token of tokensOf(content ?? "")) {
+      await send([{ index: 0, delta: { content: token }, finish_reason: null }])
+    }
     for (const [index, call] of (toolCalls ?? []).entries()) {
-      await send([{ index: 0, delta: { tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, finish_reason: null }])
+      await send([{
+        index: 0,
+        delta: {
+          tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }]
+        },
+        finish_reason: null
+      }])
       const args = call.function.arguments
       for (let at = 0; at < args.length; at += 16) {
-        await send([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: args.slice(at, at + 16) } }] }, finish_reason: null }])
+        await send([{
+          index: 0,
+          delta: { tool_calls: [{ index, function: { arguments: args.slice(at, at + 16) } }] },
+          finish_reason: null
+        }])
       }
     }
     await send([{ index: 0, delta: {}, finish_reason: finish }])
@@ -237,12 +301,16 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
         receivedAt: Date.now(),
         abandoned: () => response.destroyed && !response.writableFinished
       })
-      const key = options.sameAnswerWithinMs === undefined ? undefined : JSON.stringify([body?.model, body?.messages, body?.tools])
+      const key = options.sameAnswerWithinMs === undefined
+        ? undefined
+        : JSON.stringify([body?.model, body?.messages, body?.tools])
       const earlier = key === undefined ? undefined : answered.get(key)
       const repeated = earlier !== undefined && Date.now() - earlier.at < options.sameAnswerWithinMs!
       const scripted = repeated ? earlier.reply : queue.shift()
       if (key !== undefined && scripted) {
-        for (const [known, { at }] of answered) if (Date.now() - at >= options.sameAnswerWithinMs!) answered.delete(known)
+        for (const [known, { at }] of answered) {
+          if (Date.now() - at >= options.sameAnswerWithinMs!) answered.delete(known)
+        }
         answered.set(key, { at: Date.now(), reply: scripted })
       }
       answer(body ?? {}, response, scripted).catch(() => response.destroy())

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto"
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { ESPEAK_SAMPLE_RATE, espeakSamples } from "../../layers/voice/speech/espeakVoice.ts"
 import { resample } from "../../src/audio/resample.ts"
 import { toInt16 } from "../../src/audio/sampleFormats.ts"
-import { ESPEAK_SAMPLE_RATE, espeakSamples } from "../../layers/voice/speech/espeakVoice.ts"
 
 /**
  * Offline speech for tests: lines rendered by eSpeak NG (WASM) and resampled to the call's rate.

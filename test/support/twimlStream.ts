@@ -12,13 +12,20 @@ export interface TwimlStream {
 const unescapeXml = (text: string) =>
   text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, entity: string) => {
     switch (entity.toLowerCase()) {
-      case "amp": return "&"
-      case "lt": return "<"
-      case "gt": return ">"
-      case "quot": return "\""
-      case "apos": return "'"
+      case "amp":
+        return "&"
+      case "lt":
+        return "<"
+      case "gt":
+        return ">"
+      case "quot":
+        return "\""
+      case "apos":
+        return "'"
       default:
-        return String.fromCodePoint(entity[1] === "x" || entity[1] === "X" ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10))
+        return String.fromCodePoint(
+          entity[1] === "x" || entity[1] === "X" ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10)
+        )
     }
   })
 

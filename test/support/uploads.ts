@@ -12,7 +12,11 @@ export const uploadCsv = async (api: Client, credentials: Credentials, csv: stri
 }
 
 /** A Twilio configuration with one caller number, and model settings: what a campaign needs to start. */
-export const newTelephony = async (api: Client, credentials: Credentials, options: { name?: string; isDefault?: boolean } = {}) => {
+export const newTelephony = async (
+  api: Client,
+  credentials: Credentials,
+  options: { name?: string; isDefault?: boolean } = {}
+) => {
   await ensureVoiceModels(api, credentials)
   const created = await api.post(
     "/api/v1/organizations/telephony-configs",
@@ -30,7 +34,9 @@ export const newTelephony = async (api: Client, credentials: Credentials, option
     },
     credentials
   )
-  if (created.status !== 200) throw new Error(`telephony config failed: ${created.status} ${JSON.stringify(created.body)}`)
+  if (created.status !== 200) {
+    throw new Error(`telephony config failed: ${created.status} ${JSON.stringify(created.body)}`)
+  }
   const number = await api.post(`/api/v1/organizations/telephony-configs/${created.body.id}/phone-numbers`, {
     address: `+1415555${String(Math.floor(Math.random() * 9000) + 1000)}`,
     is_default_caller_id: true

@@ -23,14 +23,30 @@ export const ensureVoiceModels = async (api: Client, credentials: Credentials) =
 export const useVoiceModels = async (
   api: Client,
   account: TestAccount,
-  stand: { readonly llmUrl: string; readonly deepgram: { readonly url: string; readonly apiKey: string }; readonly tts: { readonly url: string; readonly apiKey: string } }
+  stand: {
+    readonly llmUrl: string
+    readonly deepgram: { readonly url: string; readonly apiKey: string }
+    readonly tts: { readonly url: string; readonly apiKey: string }
+  }
 ) => {
   const reply = await api.put(
     MODELS,
     {
       llm: { provider: "openai", model: "scripted-model", api_key: "sk-test-key-123456", base_url: stand.llmUrl },
-      stt: { provider: "deepgram", model: "nova-3", api_key: stand.deepgram.apiKey, base_url: stand.deepgram.url, language: "en" },
-      tts: { provider: "elevenlabs", model: "eleven_flash_v2_5", api_key: stand.tts.apiKey, base_url: stand.tts.url, voice: "test-voice" }
+      stt: {
+        provider: "deepgram",
+        model: "nova-3",
+        api_key: stand.deepgram.apiKey,
+        base_url: stand.deepgram.url,
+        language: "en"
+      },
+      tts: {
+        provider: "elevenlabs",
+        model: "eleven_flash_v2_5",
+        api_key: stand.tts.apiKey,
+        base_url: stand.tts.url,
+        voice: "test-voice"
+      }
     },
     { token: account.token }
   )
@@ -61,7 +77,12 @@ export const voiceDefinition = (options: { readonly allowInterrupt?: boolean } =
     node("end", "endCall", { name: "End", prompt: "Thank them and say goodbye." })
   ],
   edges: [
-    { id: "e1", source: "start", target: "qualify", data: { label: "Interested", condition: "The caller wants to hear more" } },
+    {
+      id: "e1",
+      source: "start",
+      target: "qualify",
+      data: { label: "Interested", condition: "The caller wants to hear more" }
+    },
     { id: "e2", source: "qualify", target: "end", data: { label: "Budget known", condition: "The budget is known" } }
   ]
 })

@@ -8,7 +8,12 @@ export const runnableDefinition = () => ({
       id: "start",
       type: "startCall",
       position: { x: 0, y: 0 },
-      data: { name: "Start", greeting: "Hi {{first_name | there}}!", prompt: "Introduce yourself and ask how you can help.", allow_interrupt: true }
+      data: {
+        name: "Start",
+        greeting: "Hi {{first_name | there}}!",
+        prompt: "Introduce yourself and ask how you can help.",
+        allow_interrupt: true
+      }
     },
     {
       id: "qualify",
@@ -21,11 +26,26 @@ export const runnableDefinition = () => ({
         extraction_variables: [{ name: "budget", type: "number", prompt: "Budget in USD" }]
       }
     },
-    { id: "end", type: "endCall", position: { x: 0, y: 320 }, data: { name: "End", prompt: "Thank them and say goodbye." } },
-    { id: "global", type: "globalNode", position: { x: 400, y: 0 }, data: { name: "Global", prompt: "Be brief and friendly." } }
+    {
+      id: "end",
+      type: "endCall",
+      position: { x: 0, y: 320 },
+      data: { name: "End", prompt: "Thank them and say goodbye." }
+    },
+    {
+      id: "global",
+      type: "globalNode",
+      position: { x: 400, y: 0 },
+      data: { name: "Global", prompt: "Be brief and friendly." }
+    }
   ],
   edges: [
-    { id: "e1", source: "start", target: "qualify", data: { label: "Interested", condition: "The caller wants to hear more" } },
+    {
+      id: "e1",
+      source: "start",
+      target: "qualify",
+      data: { label: "Interested", condition: "The caller wants to hear more" }
+    },
     { id: "e2", source: "qualify", target: "end", data: { label: "Done", condition: "The budget is known" } }
   ]
 })

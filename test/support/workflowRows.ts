@@ -24,14 +24,20 @@ export const definitionUsing = (variables: ReadonlyArray<string> = []) => ({
 export const insertWorkflow = (
   server: RunningServer,
   organizationId: number,
-  options: { readonly name?: string; readonly variables?: ReadonlyArray<string>; readonly status?: "active" | "archived" } = {}
+  options: {
+    readonly name?: string
+    readonly variables?: ReadonlyArray<string>
+    readonly status?: "active" | "archived"
+  } = {}
 ): Promise<number> =>
   server.run(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const [workflow] = yield* sql<{ id: number }>`
         INSERT INTO workflows (organization_id, workflow_uuid, name, status)
-        VALUES (${organizationId}, ${crypto.randomUUID()}, ${options.name ?? "Test agent"}, ${options.status ?? "active"})
+        VALUES (${organizationId}, ${crypto.randomUUID()}, ${options.name ?? "Test agent"}, ${
+        options.status ?? "active"
+      })
         RETURNING id`
       yield* sql`
         INSERT INTO workflow_definitions (workflow_id, version_number, version_status, workflow_definition, published_at)

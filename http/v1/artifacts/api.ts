@@ -38,7 +38,9 @@ const artifactEndpoint = <const Name extends string>(endpoint: HttpApiEndpoint.H
     .setUrlParams(ArtifactLinkQuery)
     .addSuccess(ArtifactBytes)
     .addSuccess(ArtifactBytes, { status: 206 })
-    .addSuccess(HttpApiSchema.Empty(302).annotations({ description: "With S3 storage: to a short-lived URL of the object" }))
+    .addSuccess(
+      HttpApiSchema.Empty(302).annotations({ description: "With S3 storage: to a short-lived URL of the object" })
+    )
     .addError(HttpForbidden)
     .addError(HttpNotFound)
     .addError(HttpRangeNotSatisfiable)
@@ -49,7 +51,10 @@ const artifactEndpoint = <const Name extends string>(endpoint: HttpApiEndpoint.H
  * authorization (no API key): it is checked, with its expiry, before anything else.
  */
 export const ArtifactsApi = HttpApiGroup.make("artifacts")
-  .annotate(OpenApi.Description, "Downloads of call recordings and transcripts through the signed links of usage reports.")
+  .annotate(
+    OpenApi.Description,
+    "Downloads of call recordings and transcripts through the signed links of usage reports."
+  )
   .add(
     artifactEndpoint(HttpApiEndpoint.get("download", "/api/v1/artifacts/:run_id/:kind"))
       .annotate(OpenApi.Summary, "Download a recording or transcript")

@@ -1,8 +1,8 @@
 import { type Headers, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import type { ArtifactDelivery } from "../../../services/RunArtifacts.ts"
 import { RangeNotSatisfiable } from "../../../src/domain/errors.ts"
 import { byteRangeOf, contentRange } from "../../../src/storage/byteRanges.ts"
-import type { ArtifactDelivery } from "../../../services/RunArtifacts.ts"
 
 /**
  * A delivery as HTTP: a redirect to the store, or the bytes with range support (RFC 9110 §14).
@@ -10,13 +10,18 @@ import type { ArtifactDelivery } from "../../../services/RunArtifacts.ts"
  * whole representation, as §13.1.5 says a server that cannot evaluate it must.
  */
 export const artifactResponse = (delivery: ArtifactDelivery, headers: Headers.Headers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (delivery._tag === "Redirect") {
       return HttpServerResponse.redirect(delivery.url, { status: 302, headers: { "cache-control": "no-store" } })
     }
-    const answer = headers["if-range"] === undefined ? byteRangeOf(headers["range"], delivery.size) : byteRangeOf(undefined, delivery.size)
+    const answer = headers["if-range"] === undefined
+      ? byteRangeOf(headers["range"], delivery.size)
+      : byteRangeOf(undefined, delivery.size)
     if (answer._tag === "Unsatisfiable") {
-      return yield* new RangeNotSatisfiable({ message: `The range is outside the file (${delivery.size} bytes)`, size: delivery.size })
+      return yield* new RangeNotSatisfiable({
+        message: `The range is outside the file (${delivery.size} bytes)`,
+        size: delivery.size
+      })
     }
     const common = {
       "accept-ranges": "bytes",

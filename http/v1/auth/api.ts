@@ -1,10 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { EmptyObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 import { NewEmail, NewPassword } from "../../../src/identity/credentials.ts"
-import { HttpConflict, HttpForbidden, HttpTooManyRequests, HttpUnauthenticated, HttpValidationFailed } from "../../errors.ts"
+import {
+  HttpConflict,
+  HttpForbidden,
+  HttpTooManyRequests,
+  HttpUnauthenticated,
+  HttpValidationFailed
+} from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
-import { EmptyObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const LoginRequest = bodySchema("Login", {
   email: Schema.String.pipe(Schema.maxLength(254)),
@@ -35,7 +41,10 @@ export const AuthApi = HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("login", "/login")
       .annotate(OpenApi.Summary, "Sign in")
-      .annotate(OpenApi.Description, "Exchanges an email and password for a session token, sent afterwards as `Authorization: Bearer …`. After five failed logins for an account within 15 minutes, its logins are refused for 5 minutes (429 with `Retry-After`).")
+      .annotate(
+        OpenApi.Description,
+        "Exchanges an email and password for a session token, sent afterwards as `Authorization: Bearer …`. After five failed logins for an account within 15 minutes, its logins are refused for 5 minutes (429 with `Retry-After`)."
+      )
       .setPayload(LoginRequest)
       .addSuccess(LoginResponse)
       .addError(HttpUnauthenticated)
@@ -44,7 +53,10 @@ export const AuthApi = HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("signup", "/signup")
       .annotate(OpenApi.Summary, "Create an account")
-      .annotate(OpenApi.Description, "Creates a user with an organization of its own and signs it in. Open only on servers started with `TALKGRAPH_SIGNUP=true` (403 otherwise); an email already registered answers 409.")
+      .annotate(
+        OpenApi.Description,
+        "Creates a user with an organization of its own and signs it in. Open only on servers started with `TALKGRAPH_SIGNUP=true` (403 otherwise); an email already registered answers 409."
+      )
       .setPayload(SignupRequest)
       .addSuccess(LoginResponse)
       .addError(HttpForbidden)
@@ -55,7 +67,10 @@ export const AuthApi = HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("logout", "/logout")
       .annotate(OpenApi.Summary, "Sign out")
-      .annotate(OpenApi.Description, "Revokes the session token sent with this request, at once on every server process. API keys are revoked with DELETE /api/v1/user/api-keys/{id} (403 here).")
+      .annotate(
+        OpenApi.Description,
+        "Revokes the session token sent with this request, at once on every server process. API keys are revoked with DELETE /api/v1/user/api-keys/{id} (403 here)."
+      )
       .addSuccess(EmptyObject)
       .addError(HttpForbidden)
       .middleware(V1Auth)
@@ -63,7 +78,10 @@ export const AuthApi = HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.get("me", "/me")
       .annotate(OpenApi.Summary, "Current user")
-      .annotate(OpenApi.Description, "The user and organization behind this request's credential (session token or API key).")
+      .annotate(
+        OpenApi.Description,
+        "The user and organization behind this request's credential (session token or API key)."
+      )
       .addSuccess(UserResponse)
       .middleware(V1Auth)
   )

@@ -9,7 +9,7 @@ const sessionToEnd = requireSession(
 )
 
 export const AuthHandlers = HttpApiBuilder.group(Api, "auth", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const identity = yield* Identity
     return handlers
       .handle("login", ({ payload }) => identity.login(payload.email, payload.password))

@@ -13,11 +13,18 @@ import {
 } from "../../../src/campaign/campaignSettings.ts"
 import { CampaignState } from "../../../src/campaign/campaignState.ts"
 import { ImportStatus } from "../../../src/campaign/contactImport.ts"
-import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpUpstreamFailed, HttpValidationFailed } from "../../errors.ts"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
+import {
+  HttpConflict,
+  HttpForbidden,
+  HttpNotFound,
+  HttpPayloadTooLarge,
+  HttpUpstreamFailed,
+  HttpValidationFailed
+} from "../../errors.ts"
 import { bodySchema, IdFromPath, IntFromString, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 import { DispatchStatusResponse } from "../campaignDispatch/schemas.ts"
-import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -102,7 +109,9 @@ export const CampaignResponse = Schema.Struct({
 }).annotations({ identifier: "CampaignResponse" })
 
 const pagination = {
-  page: Schema.optionalWith(IntFromString({ minimum: 1, description: "Page number (default 1)" }), { default: () => 1 }),
+  page: Schema.optionalWith(IntFromString({ minimum: 1, description: "Page number (default 1)" }), {
+    default: () => 1
+  }),
   limit: Schema.optionalWith(IntFromString({ minimum: 1, maximum: 100, description: "Items per page (default 20)" }), {
     default: () => 20
   })
@@ -167,7 +176,11 @@ export const CampaignRunsResponse = Schema.Struct({
 
 const CampaignPath = pathSchema("Campaign", { campaign_id: IdFromPath })
 
-const command = <const Name extends "start" | "pause" | "resume" | "cancel">(name: Name, summary: string, description: string) =>
+const command = <const Name extends "start" | "pause" | "resume" | "cancel">(
+  name: Name,
+  summary: string,
+  description: string
+) =>
   HttpApiEndpoint.post(name, `/:campaign_id/${name}`)
     .annotate(OpenApi.Summary, summary)
     .annotate(OpenApi.Description, description)
@@ -177,11 +190,17 @@ const command = <const Name extends "start" | "pause" | "resume" | "cancel">(nam
     .addError(HttpConflict)
 
 export const CampaignsApi = HttpApiGroup.make("campaigns")
-  .annotate(OpenApi.Description, "Campaigns that call a list of contacts with an agent. Reading needs `campaigns:read`, every change `campaigns:write`.")
+  .annotate(
+    OpenApi.Description,
+    "Campaigns that call a list of contacts with an agent. Reading needs `campaigns:read`, every change `campaigns:write`."
+  )
   .add(
     HttpApiEndpoint.post("create", "/create")
       .annotate(OpenApi.Summary, "Create a campaign")
-      .annotate(OpenApi.Description, "Imports the contacts CSV uploaded at `source_id` and stores the campaign, ready to start. Numbers are normalised to E.164; invalid and duplicate ones are skipped and reported in `warnings`. A setting omitted or `null` takes its default.")
+      .annotate(
+        OpenApi.Description,
+        "Imports the contacts CSV uploaded at `source_id` and stores the campaign, ready to start. Numbers are normalised to E.164; invalid and duplicate ones are skipped and reported in `warnings`. A setting omitted or `null` takes its default."
+      )
       .setPayload(CreateCampaignRequest)
       .addSuccess(CampaignResponse)
       .addError(HttpNotFound)
@@ -206,7 +225,10 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.patch("update", "/:campaign_id")
       .annotate(OpenApi.Summary, "Change a campaign")
-      .annotate(OpenApi.Description, "Renames the campaign and changes its settings while it is created or paused (409 otherwise). An omitted setting is unchanged; `null` resets it to its default.")
+      .annotate(
+        OpenApi.Description,
+        "Renames the campaign and changes its settings while it is created or paused (409 otherwise). An omitted setting is unchanged; `null` resets it to its default."
+      )
       .setPath(CampaignPath)
       .setPayload(UpdateCampaignRequest)
       .addSuccess(CampaignResponse)
@@ -236,7 +258,10 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.post("redial", "/:campaign_id/redial")
       .annotate(OpenApi.Summary, "Redial a finished campaign")
-      .annotate(OpenApi.Description, "Creates a child campaign of the contacts whose last outcome matches the chosen reasons (busy, no answer, voicemail, failed), once per campaign. A `retry_config` omitted or `null` keeps the parent's.")
+      .annotate(
+        OpenApi.Description,
+        "Creates a child campaign of the contacts whose last outcome matches the chosen reasons (busy, no answer, voicemail, failed), once per campaign. A `retry_config` omitted or `null` keeps the parent's."
+      )
       .setPath(CampaignPath)
       .setPayload(RedialCampaignRequest)
       .addSuccess(CampaignResponse)
@@ -246,7 +271,10 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.get("progress", "/:campaign_id/progress")
       .annotate(OpenApi.Summary, "Campaign progress")
-      .annotate(OpenApi.Description, "Counters by contact state and the dialer's live view: rate achieved, live calls, circuit breaker and calling window.")
+      .annotate(
+        OpenApi.Description,
+        "Counters by contact state and the dialer's live view: rate achieved, live calls, circuit breaker and calling window."
+      )
       .setPath(CampaignPath)
       .addSuccess(CampaignProgressResponse)
       .addError(HttpNotFound)
@@ -263,7 +291,10 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
   .add(
     HttpApiEndpoint.get("report", "/:campaign_id/report")
       .annotate(OpenApi.Summary, "Export a campaign as CSV")
-      .annotate(OpenApi.Description, "Every contact with its outcome and its original CSV columns, streamed. Text cells a spreadsheet would run as a formula are prefixed with `'`.")
+      .annotate(
+        OpenApi.Description,
+        "Every contact with its outcome and its original CSV columns, streamed. Text cells a spreadsheet would run as a formula are prefixed with `'`."
+      )
       .setPath(CampaignPath)
       .addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/csv" })))
       .addError(HttpNotFound)

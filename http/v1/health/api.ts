@@ -1,7 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 
-export const HealthResponse = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "HealthResponse" })
+export const HealthResponse = Schema.Struct({ status: Schema.Literal("ok") }).annotations({
+  identifier: "HealthResponse"
+})
 
 /** Unauthenticated liveness for load balancers. */
 export const HealthApi = HttpApiGroup.make("health")

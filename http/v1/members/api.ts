@@ -31,7 +31,10 @@ const MemberPath = pathSchema("Member", { user_id: IdFromPath })
  * removing follow the role rules (README "Roles"). Needs a session token, as managing keys does.
  */
 export const MembersApi = HttpApiGroup.make("members")
-  .annotate(OpenApi.Description, "The people in your organization and their roles (owner, admin, member). Needs a session token.")
+  .annotate(
+    OpenApi.Description,
+    "The people in your organization and their roles (owner, admin, member). Needs a session token."
+  )
   .add(
     HttpApiEndpoint.get("list", "/")
       .addSuccess(Schema.Array(MemberResponse))

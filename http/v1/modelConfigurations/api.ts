@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import { baseUrlProblem } from "../../../src/outbound/baseUrls.ts"
 import { HttpForbidden, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
-import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 /** Requests go to fixed paths under it: no query string, fragment or credentials (`baseUrlProblem`). */
 const HttpUrl = Schema.String.pipe(
@@ -26,7 +26,9 @@ export const LlmSettingsRequest = Schema.Struct({
 })
 
 export const SpeechSettingsRequest = Schema.Struct({
-  provider: Schema.String.pipe(Schema.pattern(/^[a-z0-9_-]{1,50}$/, { message: () => "must be a provider name such as deepgram or elevenlabs" })),
+  provider: Schema.String.pipe(
+    Schema.pattern(/^[a-z0-9_-]{1,50}$/, { message: () => "must be a provider name such as deepgram or elevenlabs" })
+  ),
   model: Schema.optional(Text(200)),
   api_key: Schema.optional(Text(1000)),
   base_url: Schema.optional(Schema.NullOr(HttpUrl)),
@@ -48,7 +50,9 @@ const SectionResponse = Schema.Struct({
   provider: Schema.String,
   model: Schema.NullOr(Schema.String),
   base_url: Schema.NullOr(Schema.String),
-  api_key: Schema.NullOr(Schema.String).annotations({ description: "Masked (****abcd); the key itself is never returned" }),
+  api_key: Schema.NullOr(Schema.String).annotations({
+    description: "Masked (****abcd); the key itself is never returned"
+  }),
   api_key_set: Schema.Boolean,
   voice: Schema.optional(Schema.NullOr(Schema.String)),
   language: Schema.optional(Schema.NullOr(Schema.String))
@@ -62,7 +66,10 @@ export const ModelConfigurationsResponse = Schema.Struct({
 }).annotations({ identifier: "ModelConfigurationsResponse" })
 
 export const ModelConfigurationsApi = HttpApiGroup.make("modelConfigurations")
-  .annotate(OpenApi.Description, "The organization's LLM, speech-to-text and text-to-speech settings. Reading needs `agents:read`, changing `agents:write`.")
+  .annotate(
+    OpenApi.Description,
+    "The organization's LLM, speech-to-text and text-to-speech settings. Reading needs `agents:read`, changing `agents:write`."
+  )
   .add(
     HttpApiEndpoint.get("get", "/")
       .annotate(OpenApi.Summary, "Get model settings")
@@ -72,7 +79,10 @@ export const ModelConfigurationsApi = HttpApiGroup.make("modelConfigurations")
   .add(
     HttpApiEndpoint.put("put", "/")
       .annotate(OpenApi.Summary, "Change model settings")
-      .annotate(OpenApi.Description, "Sets the sections given and leaves omitted sections as they are. An omitted `api_key` keeps the stored key only while `provider` and `base_url` stay the same. Keys are encrypted at rest.")
+      .annotate(
+        OpenApi.Description,
+        "Sets the sections given and leaves omitted sections as they are. An omitted `api_key` keeps the stored key only while `provider` and `base_url` stay the same. Keys are encrypted at rest."
+      )
       .setPayload(ModelConfigurationsRequest)
       .addSuccess(ModelConfigurationsResponse)
       .addError(HttpValidationFailed)

@@ -1,10 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import { Identity } from "../../../services/Identity.ts"
+import { OperatorAccess } from "../../../services/OperatorAccess.ts"
 import { ValidationFailed } from "../../../src/domain/errors.ts"
 import { Role } from "../../../src/domain/roles.ts"
 import { OPERATOR_TOKEN_HEADER } from "../../../src/identity/tokens.ts"
-import { Identity } from "../../../services/Identity.ts"
-import { OperatorAccess } from "../../../services/OperatorAccess.ts"
 
 const OperatorUserRequest = Schema.Struct({
   email: Schema.String,
@@ -23,17 +23,21 @@ const notFound = HttpServerResponse.unsafeJson({ detail: "Not Found" }, { status
  * request without the token is answered as if the route did not exist.
  */
 export const OperatorRoutes = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const access = yield* OperatorAccess
     const identity = yield* Identity
     yield* router.post(
       "/api/v1/operator/users",
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!access.admits(request.headers[OPERATOR_TOKEN_HEADER] ?? "")) return notFound
         const input = yield* HttpServerRequest.schemaBodyJson(OperatorUserRequest).pipe(
           Effect.mapError(() =>
-            ValidationFailed.single(["body"], "Expected {email, password, name?, organization_id?, role?}", "model_attributes_type")
+            ValidationFailed.single(
+              ["body"],
+              "Expected {email, password, name?, organization_id?, role?}",
+              "model_attributes_type"
+            )
           )
         )
         const user = yield* identity.createUser({

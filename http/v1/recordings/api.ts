@@ -1,12 +1,14 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import { RECORDING_ID, RECORDING_ID_RULE } from "../../../src/recordings/recordingIds.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
-import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
-const RecordingId = Schema.String.pipe(Schema.pattern(RECORDING_ID, { message: () => `recording_id must be ${RECORDING_ID_RULE}` }))
+const RecordingId = Schema.String.pipe(
+  Schema.pattern(RECORDING_ID, { message: () => `recording_id must be ${RECORDING_ID_RULE}` })
+)
 const Label = Schema.String.pipe(Schema.maxLength(200))
 const Transcript = Schema.String.pipe(Schema.maxLength(5000))
 
@@ -29,7 +31,9 @@ export const UploadUrlItem = Schema.Struct({
   max_size_bytes: Schema.Int
 }).annotations({ identifier: "RecordingUploadUrlItem" })
 
-export const UploadUrlResponse = Schema.Struct({ items: Schema.Array(UploadUrlItem) }).annotations({ identifier: "RecordingUploadUrlResponse" })
+export const UploadUrlResponse = Schema.Struct({ items: Schema.Array(UploadUrlItem) }).annotations({
+  identifier: "RecordingUploadUrlResponse"
+})
 
 export const RegisterRecordingsRequest = bodySchema("RegisterRecordings", {
   recordings: Schema.Array(
@@ -83,11 +87,17 @@ const RecordingPath = pathSchema("Recording", {
 })
 
 export const RecordingsApi = HttpApiGroup.make("recordings")
-  .annotate(OpenApi.Description, "Recorded audio clips for greetings and transitions, named by a `recording_id` unique in the organization. Listing needs `agents:read`, the rest `agents:write`.")
+  .annotate(
+    OpenApi.Description,
+    "Recorded audio clips for greetings and transitions, named by a `recording_id` unique in the organization. Listing needs `agents:read`, the rest `agents:write`."
+  )
   .add(
     HttpApiEndpoint.post("uploadUrls", "/upload-url")
       .annotate(OpenApi.Summary, "Get recording upload URLs")
-      .annotate(OpenApi.Description, "Signed URLs to `PUT` audio files to (WAV, MP3 or raw 8 kHz μ-law), each with a free `recording_id` to register it under.")
+      .annotate(
+        OpenApi.Description,
+        "Signed URLs to `PUT` audio files to (WAV, MP3 or raw 8 kHz μ-law), each with a free `recording_id` to register it under."
+      )
       .setPayload(UploadUrlRequest)
       .addSuccess(UploadUrlResponse)
       .addError(HttpPayloadTooLarge)
@@ -95,7 +105,10 @@ export const RecordingsApi = HttpApiGroup.make("recordings")
   .add(
     HttpApiEndpoint.post("register", "/")
       .annotate(OpenApi.Summary, "Register uploaded recordings")
-      .annotate(OpenApi.Description, "Decodes, checks and stores each uploaded clip in the forms calls play; all clips of the request or none. 422 naming the item for an unsupported or too long file; 409 for a `recording_id` already used.")
+      .annotate(
+        OpenApi.Description,
+        "Decodes, checks and stores each uploaded clip in the forms calls play; all clips of the request or none. 422 naming the item for an unsupported or too long file; 409 for a `recording_id` already used."
+      )
       .setPayload(RegisterRecordingsRequest)
       .addSuccess(Schema.Struct({ recordings: Schema.Array(RecordingResponse) }))
       .addError(HttpPayloadTooLarge)
@@ -120,7 +133,10 @@ export const RecordingsApi = HttpApiGroup.make("recordings")
   .add(
     HttpApiEndpoint.del("remove", "/:id")
       .annotate(OpenApi.Summary, "Delete a recording")
-      .annotate(OpenApi.Description, "Deletes a clip; addressed by `recording_id` or numeric id. 409 naming the users while a published workflow or a running or paused campaign uses it.")
+      .annotate(
+        OpenApi.Description,
+        "Deletes a clip; addressed by `recording_id` or numeric id. 409 naming the users while a published workflow or a running or paused campaign uses it."
+      )
       .setPath(RecordingPath)
       .addSuccess(DeleteRecordingResponse)
       .addError(HttpNotFound)

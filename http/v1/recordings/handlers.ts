@@ -2,14 +2,14 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Recordings } from "../../../services/Recordings.ts"
 import { Api } from "../../api.ts"
-import { requireScope } from "../../security.ts"
 import { publicUrl } from "../../publicUrl.ts"
+import { requireScope } from "../../security.ts"
 
 const read = requireScope("agents:read")
 const write = requireScope("agents:write")
 
 export const RecordingsHandlers = HttpApiBuilder.group(Api, "recordings", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const recordings = yield* Recordings
     const baseUrl = yield* publicUrl
     return handlers
@@ -17,20 +17,29 @@ export const RecordingsHandlers = HttpApiBuilder.group(Api, "recordings", (handl
         Effect.flatMap(write, (principal) =>
           recordings.uploadUrls(
             principal,
-            payload.files.map((file) => ({ fileName: file.filename, contentType: file.mime_type, fileSize: file.file_size })),
+            payload.files.map((file) => ({
+              fileName: file.filename,
+              contentType: file.mime_type,
+              fileSize: file.file_size
+            })),
             baseUrl
           )).pipe(Effect.map((items) => ({ items }))))
       .handle("register", ({ payload }) =>
-        Effect.flatMap(write, (principal) => recordings.register(principal, payload.recordings)).pipe(
-          Effect.map((registered) => ({ recordings: registered }))
-        ))
+        Effect.flatMap(write, (principal) =>
+          recordings.register(principal, payload.recordings)).pipe(
+            Effect.map((registered) => ({ recordings: registered }))
+          ))
       .handle("list", ({ urlParams }) =>
-        Effect.flatMap(read, (principal) => recordings.list(principal, { workflowId: urlParams.workflow_id })).pipe(
-          Effect.map((list) => ({ recordings: list, total: list.length }))
-        ))
-      .handle("update", ({ path, payload }) => Effect.flatMap(write, (principal) => recordings.update(principal, path.id, payload)))
+        Effect.flatMap(read, (principal) =>
+          recordings.list(principal, { workflowId: urlParams.workflow_id })).pipe(
+            Effect.map((list) => ({ recordings: list, total: list.length }))
+          ))
+      .handle("update", ({ path, payload }) =>
+        Effect.flatMap(write, (principal) =>
+          recordings.update(principal, path.id, payload)))
       .handle("remove", ({ path }) =>
-        Effect.flatMap(write, (principal) => recordings.remove(principal, path.id)).pipe(
-          Effect.as({ success: true, message: `Recording ${path.id} deleted` })
-        ))
+        Effect.flatMap(write, (principal) =>
+          recordings.remove(principal, path.id)).pipe(
+            Effect.as({ success: true, message: `Recording ${path.id} deleted` })
+          ))
   }))

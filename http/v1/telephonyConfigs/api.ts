@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { EmptyObject, JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 import { ProviderConfig } from "../../../src/telephony/providerConfig.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
-import { EmptyObject, JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -69,7 +69,8 @@ export const CreatePhoneNumberRequest = bodySchema("CreatePhoneNumber", {
   is_active: Schema.optional(Schema.Boolean),
   is_default_caller_id: Schema.optional(Schema.Boolean),
   inbound_workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))).annotations({
-    description: "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
+    description:
+      "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
   })
 })
 
@@ -79,7 +80,8 @@ export const UpdatePhoneNumberRequest = bodySchema("UpdatePhoneNumber", {
   is_active: Schema.optional(Schema.Boolean),
   is_default_caller_id: Schema.optional(Schema.Boolean),
   inbound_workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))).annotations({
-    description: "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
+    description:
+      "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
   })
 })
 
@@ -103,17 +105,26 @@ const ConfigPath = pathSchema("TelephonyConfig", { config_id: IdFromPath })
 const NumberPath = pathSchema("PhoneNumber", { config_id: IdFromPath, number_id: IdFromPath })
 
 export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
-  .annotate(OpenApi.Description, "Carrier accounts (Twilio, Vonage, Telnyx, Plivo) and their phone numbers. Changes need `telephony:write`; reading also accepts `campaigns:read`. Secrets are only ever shown masked.")
+  .annotate(
+    OpenApi.Description,
+    "Carrier accounts (Twilio, Vonage, Telnyx, Plivo) and their phone numbers. Changes need `telephony:write`; reading also accepts `campaigns:read`. Secrets are only ever shown masked."
+  )
   .add(
     HttpApiEndpoint.get("list", "/")
       .annotate(OpenApi.Summary, "List telephony configurations")
-      .annotate(OpenApi.Description, "The organization's carrier accounts with their phone-number count and whether each is ready for outbound calls (and why not).")
+      .annotate(
+        OpenApi.Description,
+        "The organization's carrier accounts with their phone-number count and whether each is ready for outbound calls (and why not)."
+      )
       .addSuccess(TelephonyConfigurationListResponse)
   )
   .add(
     HttpApiEndpoint.post("create", "/")
       .annotate(OpenApi.Summary, "Create a telephony configuration")
-      .annotate(OpenApi.Description, "Stores a carrier account; its credentials are encrypted at rest. A name already used in the organization answers 409.")
+      .annotate(
+        OpenApi.Description,
+        "Stores a carrier account; its credentials are encrypted at rest. A name already used in the organization answers 409."
+      )
       .setPayload(CreateTelephonyConfigRequest)
       .addSuccess(TelephonyConfigurationResponse)
       .addError(HttpConflict)
@@ -129,7 +140,10 @@ export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
   .add(
     HttpApiEndpoint.put("update", "/:config_id")
       .annotate(OpenApi.Summary, "Change a telephony configuration")
-      .annotate(OpenApi.Description, "Changes the name, default-outbound flag, region or provider fields. Changing where a credential is sent requires sending the credential again.")
+      .annotate(
+        OpenApi.Description,
+        "Changes the name, default-outbound flag, region or provider fields. Changing where a credential is sent requires sending the credential again."
+      )
       .setPath(ConfigPath)
       .setPayload(UpdateTelephonyConfigRequest)
       .addSuccess(TelephonyConfigurationResponse)
@@ -139,7 +153,10 @@ export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
   .add(
     HttpApiEndpoint.del("remove", "/:config_id")
       .annotate(OpenApi.Summary, "Delete a telephony configuration")
-      .annotate(OpenApi.Description, "Deletes a carrier account. 409 naming the campaigns while a running or paused campaign uses it.")
+      .annotate(
+        OpenApi.Description,
+        "Deletes a carrier account. 409 naming the campaigns while a running or paused campaign uses it."
+      )
       .setPath(ConfigPath)
       .addSuccess(EmptyObject)
       .addError(HttpNotFound)
@@ -156,7 +173,10 @@ export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
   .add(
     HttpApiEndpoint.post("addNumber", "/:config_id/phone-numbers")
       .annotate(OpenApi.Summary, "Add a phone number")
-      .annotate(OpenApi.Description, "Adds a number to a carrier account, optionally as the default caller id or answered by an agent (`inbound_workflow_id`). A number already registered in the organization answers 409.")
+      .annotate(
+        OpenApi.Description,
+        "Adds a number to a carrier account, optionally as the default caller id or answered by an agent (`inbound_workflow_id`). A number already registered in the organization answers 409."
+      )
       .setPath(ConfigPath)
       .setPayload(CreatePhoneNumberRequest)
       .addSuccess(PhoneNumberResponse)

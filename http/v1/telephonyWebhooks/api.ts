@@ -23,18 +23,27 @@ const Markup = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", con
  * provider sends them), because the signature covers the exact bytes.
  */
 export const TelephonyWebhooksApi = HttpApiGroup.make("telephonyWebhooks")
-  .annotate(OpenApi.Description, "Callbacks from carriers. No API key: each request is authenticated by the carrier's signature, checked with the credentials of the configuration concerned; a bad signature answers 403.")
+  .annotate(
+    OpenApi.Description,
+    "Callbacks from carriers. No API key: each request is authenticated by the carrier's signature, checked with the credentials of the configuration concerned; a bad signature answers 403."
+  )
   .add(
     HttpApiEndpoint.post("status", "/:provider/status/:run_id")
       .annotate(OpenApi.Summary, "Carrier call status callback")
-      .annotate(OpenApi.Description, "Where the carrier reports a campaign call's progress and outcome; a repeated or late callback changes nothing.")
+      .annotate(
+        OpenApi.Description,
+        "Where the carrier reports a campaign call's progress and outcome; a repeated or late callback changes nothing."
+      )
       .setPath(TelephonyWebhookPath)
       .addSuccess(HttpApiSchema.NoContent)
   )
   .add(
     HttpApiEndpoint.post("answer", "/:provider/answer/:run_id")
       .annotate(OpenApi.Summary, "Carrier answer URL")
-      .annotate(OpenApi.Description, "Answers a placed call with the carrier's markup connecting its audio to the agent's media stream.")
+      .annotate(
+        OpenApi.Description,
+        "Answers a placed call with the carrier's markup connecting its audio to the agent's media stream."
+      )
       .setPath(TelephonyWebhookPath)
       .addSuccess(Markup)
   )
@@ -48,7 +57,10 @@ export const TelephonyWebhooksApi = HttpApiGroup.make("telephonyWebhooks")
   .add(
     HttpApiEndpoint.post("inbound", "/:provider/inbound/:config_id")
       .annotate(OpenApi.Summary, "Incoming call webhook")
-      .annotate(OpenApi.Description, "Answers a call to one of the configuration's numbers with the agent assigned to that number; a number without an agent (or without a published version) answers 404.")
+      .annotate(
+        OpenApi.Description,
+        "Answers a call to one of the configuration's numbers with the agent assigned to that number; a number without an agent (or without a published version) answers 404."
+      )
       .setPath(InboundWebhookPath)
       .addSuccess(Markup)
   )

@@ -1,10 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { publicUrl } from "../../publicUrl.ts"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
-import { VoiceCalls } from "../../../services/VoiceCalls.ts"
 import type { Provider, WebhookRequest } from "../../../services/Telephony.ts"
+import { VoiceCalls } from "../../../services/VoiceCalls.ts"
 import { Api } from "../../api.ts"
+import { publicUrl } from "../../publicUrl.ts"
 
 /** The request as the provider signed it: the public URL it called, its headers, the exact body. */
 const webhookRequest = (request: HttpServerRequest.HttpServerRequest, baseUrl: string) =>
@@ -13,29 +13,53 @@ const webhookRequest = (request: HttpServerRequest.HttpServerRequest, baseUrl: s
     (rawBody): WebhookRequest => ({ url: `${baseUrl}${request.url}`, headers: request.headers, rawBody })
   )
 
-export const TelephonyWebhooksHandlers = HttpApiBuilder.group(Api, "telephonyWebhooks", (handlers) =>
-  Effect.gen(function* () {
-    const calls = yield* CampaignCalls
-    const voice = yield* VoiceCalls
-    const baseUrl = yield* publicUrl
-    const answer = ({ path, request }: { path: { provider: Provider; run_id: number }; request: HttpServerRequest.HttpServerRequest }) =>
-      Effect.gen(function* () {
-        const markup = yield* calls.answer(path.provider, path.run_id, yield* webhookRequest(request, baseUrl), baseUrl)
-        return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
-      })
-    const inbound = ({ path, request }: { path: { provider: Provider; config_id: number }; request: HttpServerRequest.HttpServerRequest }) =>
-      Effect.gen(function* () {
-        const markup = yield* voice.inbound(path.provider, path.config_id, yield* webhookRequest(request, baseUrl), baseUrl)
-        return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
-      })
-    return handlers
-      .handleRaw("status", ({ path, request }) =>
-        Effect.gen(function* () {
-          yield* calls.statusCallback(path.provider, path.run_id, yield* webhookRequest(request, baseUrl))
-          return HttpServerResponse.empty({ status: 204 })
-        }))
-      .handleRaw("answer", answer)
-      .handleRaw("answerGet", answer)
-      .handleRaw("inbound", inbound)
-      .handleRaw("inboundGet", inbound)
-  }))
+export const TelephonyWebhooksHandlers = HttpApiBuilder.group(
+  Api,
+  "telephonyWebhooks",
+  (handlers) =>
+    Effect.gen(function*() {
+      const calls = yield* CampaignCalls
+      const voice = yield* VoiceCalls
+      const baseUrl = yield* publicUrl
+      const answer = (
+        { path, request }: {
+          path: { provider: Provider; run_id: number }
+          request: HttpServerRequest.HttpServerRequest
+        }
+      ) =>
+        Effect.gen(function*() {
+          const markup = yield* calls.answer(
+            path.provider,
+            path.run_id,
+            yield* webhookRequest(request, baseUrl),
+            baseUrl
+          )
+          return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
+        })
+      const inbound = (
+        { path, request }: {
+          path: { provider: Provider; config_id: number }
+          request: HttpServerRequest.HttpServerRequest
+        }
+      ) =>
+        Effect.gen(function*() {
+          const markup = yield* voice.inbound(
+            path.provider,
+            path.config_id,
+            yield* webhookRequest(request, baseUrl),
+            baseUrl
+          )
+          return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
+        })
+      return handlers
+        .handleRaw("status", ({ path, request }) =>
+          Effect.gen(function*() {
+            yield* calls.statusCallback(path.provider, path.run_id, yield* webhookRequest(request, baseUrl))
+            return HttpServerResponse.empty({ status: 204 })
+          }))
+        .handleRaw("answer", answer)
+        .handleRaw("answerGet", answer)
+        .handleRaw("inbound", inbound)
+        .handleRaw("inboundGet", inbound)
+    })
+)

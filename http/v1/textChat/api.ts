@@ -17,11 +17,17 @@ import {
  * one need `agents:write` and `conversations:read`.
  */
 export const TextChatApi = HttpApiGroup.make("textChat")
-  .annotate(OpenApi.Description, "Text chat with an agent. Starting, messaging and ending a session need `agents:write`; reading one needs `agents:read`.")
+  .annotate(
+    OpenApi.Description,
+    "Text chat with an agent. Starting, messaging and ending a session need `agents:write`; reading one needs `agents:read`."
+  )
   .add(
     HttpApiEndpoint.post("create", "/:workflow_id/text-chat/sessions")
       .annotate(OpenApi.Summary, "Start a chat session")
-      .annotate(OpenApi.Description, "Starts a run of the workflow's published version (`use_draft: true` runs the draft) and answers with the agent's greeting.")
+      .annotate(
+        OpenApi.Description,
+        "Starts a run of the workflow's published version (`use_draft: true` runs the draft) and answers with the agent's greeting."
+      )
       .setPath(TextChatWorkflowPath)
       .setPayload(CreateTextChatSessionRequest)
       .addSuccess(TextChatReplyResponse)
@@ -41,7 +47,10 @@ export const TextChatApi = HttpApiGroup.make("textChat")
   .add(
     HttpApiEndpoint.post("sendMessage", "/:workflow_id/text-chat/sessions/:run_id/messages")
       .annotate(OpenApi.Summary, "Send a chat message")
-      .annotate(OpenApi.Description, "Sends the user's message and answers with the agent's reply, as JSON or, with `Accept: text/event-stream`, token by token as server-sent events. A session answers one message at a time (409 while busy); a model failure ends the run and answers 502.")
+      .annotate(
+        OpenApi.Description,
+        "Sends the user's message and answers with the agent's reply, as JSON or, with `Accept: text/event-stream`, token by token as server-sent events. A session answers one message at a time (409 while busy); a model failure ends the run and answers 502."
+      )
       .setPath(TextChatSessionPath)
       .setPayload(TextChatMessageRequest)
       .addSuccess(TextChatReplyResponse)

@@ -24,7 +24,8 @@ const failureFrame = (error: unknown) => {
 }
 
 /** The client asked for server-sent events. */
-export const wantsEventStream = (accept: string | undefined) => (accept ?? "").toLowerCase().includes("text/event-stream")
+export const wantsEventStream = (accept: string | undefined) =>
+  (accept ?? "").toLowerCase().includes("text/event-stream")
 
 /**
  * Runs a reply and sends it as server-sent events: `token` events with `{text}` as the words are
@@ -37,7 +38,7 @@ export const wantsEventStream = (accept: string | undefined) => (accept ?? "").t
  * its way to the socket costs CPU per token, so the response stream is the queue and nothing more.
  */
 export const eventStreamOf = <A, E>(reply: (emit: Emit) => Effect.Effect<A, E>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const scope = yield* Scope.make()
     const frames = yield* Queue.unbounded<Frame>()
     // Settled by the first frame, or failed by a failure that comes before any.
@@ -46,7 +47,9 @@ export const eventStreamOf = <A, E>(reply: (emit: Emit) => Effect.Effect<A, E>) 
     yield* reply((text) => send(frame("token", { text }))).pipe(
       Effect.matchEffect({
         onFailure: (error) =>
-          Deferred.fail(opened, error).pipe(Effect.flatMap((beforeAnyFrame) => (beforeAnyFrame ? Effect.void : send(failureFrame(error))))),
+          Deferred.fail(opened, error).pipe(
+            Effect.flatMap((beforeAnyFrame) => (beforeAnyFrame ? Effect.void : send(failureFrame(error))))
+          ),
         onSuccess: (value) => send(frame("message", value, true))
       }),
       Effect.forkIn(scope)

@@ -1,7 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { JsonObject, Timestamp, TimestampText } from "../../../src/domain/wireTypes.ts"
+import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 
 export const TranscriptTurnSchema = Schema.Struct({
   role: Schema.Literal("user", "assistant"),
@@ -38,7 +38,9 @@ const sessionFields = {
   ended_at: Schema.NullOr(Timestamp)
 }
 
-export const TextChatSessionResponse = Schema.Struct(sessionFields).annotations({ identifier: "TextChatSessionResponse" })
+export const TextChatSessionResponse = Schema.Struct(sessionFields).annotations({
+  identifier: "TextChatSessionResponse"
+})
 
 export const TextChatReplyResponse = Schema.Struct({
   ...sessionFields,

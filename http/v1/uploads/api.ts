@@ -7,17 +7,24 @@ import { V1Auth } from "../../security.ts"
 
 export const PresignUploadRequest = bodySchema("PresignUpload", {
   file_name: Schema.optional(
-    Schema.String.pipe(Schema.maxLength(255), Schema.pattern(/\.csv$/i, { message: () => "file_name must end in .csv" }))
+    Schema.String.pipe(
+      Schema.maxLength(255),
+      Schema.pattern(/\.csv$/i, { message: () => "file_name must end in .csv" })
+    )
   ),
   file_size: Schema.optional(
-    Schema.Int.pipe(Schema.positive()).annotations({ description: "The file's size in bytes: the upload URL then takes exactly that many" })
+    Schema.Int.pipe(Schema.positive()).annotations({
+      description: "The file's size in bytes: the upload URL then takes exactly that many"
+    })
   ),
   content_type: Schema.optional(
     Schema.String.pipe(
       Schema.filter((value) => CSV_MEDIA_TYPES.includes(value.split(";")[0]!.trim().toLowerCase()), {
         message: () => `content_type must be one a .csv file is sent as: ${CSV_MEDIA_TYPES.join(", ")}`
       })
-    ).annotations({ description: `What the file will be sent as (default text/csv): one of ${CSV_MEDIA_TYPES.join(", ")}` })
+    ).annotations({
+      description: `What the file will be sent as (default text/csv): one of ${CSV_MEDIA_TYPES.join(", ")}`
+    })
   )
 })
 
@@ -43,7 +50,11 @@ const describeOptionalBody = (operation: Record<string, any>) => ({
     required: false,
     content: {
       "application/json": {
-        schema: JSONSchema.fromAST(PresignUploadRequest.ast, { definitions: {}, target: "openApi3.1", topLevelReferenceStrategy: "skip" })
+        schema: JSONSchema.fromAST(PresignUploadRequest.ast, {
+          definitions: {},
+          target: "openApi3.1",
+          topLevelReferenceStrategy: "skip"
+        })
       }
     }
   }
@@ -54,7 +65,10 @@ export const UploadsApi = HttpApiGroup.make("uploads")
   .add(
     HttpApiEndpoint.post("presign", "/api/v1/s3/presigned-upload-url")
       .annotate(OpenApi.Summary, "Get a contacts CSV upload URL")
-      .annotate(OpenApi.Description, "A signed URL to `PUT` a contacts CSV to (the S3 bucket, or this server when files are stored locally), bound to its content type and the size cap. Pass the returned key as `source_id` when creating a campaign.")
+      .annotate(
+        OpenApi.Description,
+        "A signed URL to `PUT` a contacts CSV to (the S3 bucket, or this server when files are stored locally), bound to its content type and the size cap. Pass the returned key as `source_id` when creating a campaign."
+      )
       .setPayload(OptionalPresignUploadRequest)
       .addSuccess(PresignUploadResponse)
       .addError(HttpPayloadTooLarge)
@@ -80,7 +94,10 @@ export const LocalUploadsApi = HttpApiGroup.make("localUploads")
   .add(
     HttpApiEndpoint.put("receive", "/api/v1/uploads/local")
       .annotate(OpenApi.Summary, "Upload a file to a local upload URL")
-      .annotate(OpenApi.Description, "Receives the body of a `PUT` to an upload URL issued by this server. No API key: the URL's signature authorizes the upload, for its content type and up to its size cap.")
+      .annotate(
+        OpenApi.Description,
+        "Receives the body of a `PUT` to an upload URL issued by this server. No API key: the URL's signature authorizes the upload, for its content type and up to its size cap."
+      )
       .setUrlParams(LocalUploadQuery)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(HttpForbidden)

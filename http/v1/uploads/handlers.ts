@@ -1,9 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { PayloadTooLarge } from "../../../src/domain/errors.ts"
-import { mediaTypeOf, newUploadKey } from "../../../src/storage/uploadKeys.ts"
 import { Storage } from "../../../services/Storage.ts"
 import { StoredObjects } from "../../../services/StoredObjects.ts"
+import { PayloadTooLarge } from "../../../src/domain/errors.ts"
+import { mediaTypeOf, newUploadKey } from "../../../src/storage/uploadKeys.ts"
 import { Api } from "../../api.ts"
 import { publicUrl } from "../../publicUrl.ts"
 import { requireScope } from "../../security.ts"
@@ -11,12 +11,12 @@ import { requireScope } from "../../security.ts"
 const CSV = "text/csv"
 
 export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const storage = yield* Storage
     const storedObjects = yield* StoredObjects
     const baseUrl = yield* publicUrl
     return handlers.handle("presign", ({ payload }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const principal = yield* requireScope("campaigns:write")
         const { maxBytes, urlTtlSeconds } = storage.limits
         if (payload?.file_size !== undefined && payload.file_size > maxBytes) {
@@ -44,13 +44,19 @@ export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =
   }))
 
 export const LocalUploadsHandlers = HttpApiBuilder.group(Api, "localUploads", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const storage = yield* Storage
     return handlers.handleRaw("receive", ({ request, urlParams }) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const declared = request.headers["content-length"]
         yield* storage.receiveUpload(
-          { key: urlParams.key, expires: urlParams.expires, max: urlParams.max, contentType: urlParams.content_type, signature: urlParams.signature },
+          {
+            key: urlParams.key,
+            expires: urlParams.expires,
+            max: urlParams.max,
+            contentType: urlParams.content_type,
+            signature: urlParams.signature
+          },
           request.headers["content-type"] ?? "",
           declared === undefined ? undefined : Number(declared),
           request.stream

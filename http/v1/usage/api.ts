@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Either, ParseResult, Schema } from "effect"
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 import { type DateBound, parseDateBound } from "../../../src/usage/dates.ts"
 import { parseUsageFilters, type UsageFilter } from "../../../src/usage/filters.ts"
 import { DEFAULT_LIMIT, DEFAULT_PAGE, MAX_LIMIT } from "../../../src/usage/pagination.ts"
@@ -7,7 +8,6 @@ import type { SortBy } from "../../../src/usage/query.ts"
 import { HttpForbidden, HttpValidationFailed } from "../../errors.ts"
 import { IntFromString, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
-import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 /** A query string parsed by one of the pure `src/usage` readers; their message becomes the 422 `msg`. */
 const parsedFrom = <A>(
@@ -58,7 +58,11 @@ const orderingFields = {
       decode: (value): SortBy => (value === "duration" ? "duration" : "created_at"),
       encode: (value) => value
     }).annotations({
-      jsonSchema: { type: "string", enum: ["created_at", "duration"], description: "Order by creation time (the default) or duration" }
+      jsonSchema: {
+        type: "string",
+        enum: ["created_at", "duration"],
+        description: "Order by creation time (the default) or duration"
+      }
     }),
     { default: () => "created_at" as const }
   ),
@@ -135,25 +139,37 @@ export const DailyUsageBreakdownResponse = Schema.Struct({
 const UsageCsv = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/csv" }))
 
 export const UsageApi = HttpApiGroup.make("usage")
-  .annotate(OpenApi.Description, "Usage reports over the organization's calls and chats (runs). API keys need the `usage:read` scope.")
+  .annotate(
+    OpenApi.Description,
+    "Usage reports over the organization's calls and chats (runs). API keys need the `usage:read` scope."
+  )
   .add(
     HttpApiEndpoint.get("runs", "/runs")
       .annotate(OpenApi.Summary, "List runs with usage totals")
-      .annotate(OpenApi.Description, "A page of runs with their duration and tokens, and totals over every matching run (not only the page). Narrow them with `start_date`, `end_date` and `filters`; order them with `sort_by` and `sort_order`.")
+      .annotate(
+        OpenApi.Description,
+        "A page of runs with their duration and tokens, and totals over every matching run (not only the page). Narrow them with `start_date`, `end_date` and `filters`; order them with `sort_by` and `sort_order`."
+      )
       .setUrlParams(UsageRunsQuery)
       .addSuccess(UsageHistoryResponse)
   )
   .add(
     HttpApiEndpoint.get("report", "/runs/report")
       .annotate(OpenApi.Summary, "Export runs as CSV")
-      .annotate(OpenApi.Description, "The runs the list would return, as a streamed CSV download without paging. Text cells a spreadsheet would run as a formula are prefixed with `'`.")
+      .annotate(
+        OpenApi.Description,
+        "The runs the list would return, as a streamed CSV download without paging. Text cells a spreadsheet would run as a formula are prefixed with `'`."
+      )
       .setUrlParams(UsageReportQuery)
       .addSuccess(UsageCsv)
   )
   .add(
     HttpApiEndpoint.get("dailyBreakdown", "/daily-breakdown")
       .annotate(OpenApi.Summary, "Usage per day")
-      .annotate(OpenApi.Description, "Runs, minutes and tokens per day over the date range, days cut in the organization's time zone, days without runs included.")
+      .annotate(
+        OpenApi.Description,
+        "Runs, minutes and tokens per day over the date range, days cut in the organization's time zone, days without runs included."
+      )
       .setUrlParams(UsageBreakdownQuery)
       .addSuccess(DailyUsageBreakdownResponse)
   )

@@ -17,7 +17,7 @@ const criteriaOf = (query: {
 })
 
 export const UsageHandlers = HttpApiBuilder.group(Api, "usage", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const usage = yield* UsageReports
     return handlers
       .handle("runs", ({ urlParams }) =>
@@ -30,7 +30,10 @@ export const UsageHandlers = HttpApiBuilder.group(Api, "usage", (handlers) =>
       .handle("report", ({ urlParams }) =>
         requireScope("usage:read").pipe(
           Effect.flatMap((principal) =>
-            usage.runsCsv(principal, criteriaOf(urlParams), { sortBy: urlParams.sort_by, sortOrder: urlParams.sort_order })
+            usage.runsCsv(principal, criteriaOf(urlParams), {
+              sortBy: urlParams.sort_by,
+              sortOrder: urlParams.sort_order
+            })
           ),
           Effect.map((csv) =>
             HttpServerResponse.stream(Stream.encodeText(csv), {
@@ -40,5 +43,7 @@ export const UsageHandlers = HttpApiBuilder.group(Api, "usage", (handlers) =>
           )
         ))
       .handle("dailyBreakdown", ({ urlParams }) =>
-        requireScope("usage:read").pipe(Effect.flatMap((principal) => usage.dailyBreakdown(principal, criteriaOf(urlParams)))))
+        requireScope("usage:read").pipe(Effect.flatMap((principal) =>
+          usage.dailyBreakdown(principal, criteriaOf(urlParams))
+        )))
   }))

@@ -6,9 +6,11 @@ import { publicUrl } from "../../publicUrl.ts"
 import { requireScope } from "../../security.ts"
 
 export const VoiceCallsHandlers = HttpApiBuilder.group(Api, "voiceCalls", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const voice = yield* VoiceCalls
     const baseUrl = yield* publicUrl
     return handlers.handle("startBrowserCall", ({ path, payload }) =>
-      requireScope("agents:write").pipe(Effect.flatMap((principal) => voice.startBrowserCall(principal, path.workflow_id, payload, baseUrl))))
+      requireScope("agents:write").pipe(Effect.flatMap((principal) =>
+        voice.startBrowserCall(principal, path.workflow_id, payload, baseUrl)
+      )))
   }))

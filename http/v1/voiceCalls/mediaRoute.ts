@@ -22,13 +22,13 @@ const refusal = (status: number, detail: string) => HttpServerResponse.unsafeJso
  * `?token=` form has no route (a token in a query string is what proxies and access logs keep).
  */
 export const VoiceMediaRoutes = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const voice = yield* VoiceCalls
     const baseUrl = yield* publicUrl
     yield* router.get("/call", Effect.succeed(HttpServerResponse.html(callPage)))
     yield* router.get(
       "/api/v1/telephony/:source/media/:run_id/:token",
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const path = yield* HttpRouter.schemaPathParams(MediaPath).pipe(Effect.option)
         if (path._tag === "None") return refusal(404, "Not Found")
         const request = yield* HttpServerRequest.HttpServerRequest

@@ -16,11 +16,17 @@ import {
 
 /** Agents as versioned workflows, on the paths of the established open-source platform. */
 export const WorkflowsApi = HttpApiGroup.make("workflows")
-  .annotate(OpenApi.Description, "Agents as versioned workflows: a graph of nodes and edges, with one published version and at most one draft. Reading needs `agents:read`, every change `agents:write`.")
+  .annotate(
+    OpenApi.Description,
+    "Agents as versioned workflows: a graph of nodes and edges, with one published version and at most one draft. Reading needs `agents:read`, every change `agents:write`."
+  )
   .add(
     HttpApiEndpoint.post("createFromDefinition", "/create/definition")
       .annotate(OpenApi.Summary, "Create a workflow from a definition")
-      .annotate(OpenApi.Description, "Validates the graph fully and stores it as published version 1. A definition that cannot run answers 422 with one entry per problem, naming the node or edge and field.")
+      .annotate(
+        OpenApi.Description,
+        "Validates the graph fully and stores it as published version 1. A definition that cannot run answers 422 with one entry per problem, naming the node or edge and field."
+      )
       .setPayload(CreateWorkflowRequest)
       .addSuccess(WorkflowResponse)
       .addError(HttpValidationFailed)
@@ -28,7 +34,10 @@ export const WorkflowsApi = HttpApiGroup.make("workflows")
   .add(
     HttpApiEndpoint.post("createFromTemplate", "/create/template")
       .annotate(OpenApi.Summary, "Create a workflow from a template")
-      .annotate(OpenApi.Description, "The organization's LLM writes the agent for the described use case (greeting, prompts, steps, transitions, extraction variables); the graph is built around it and validated. 422 when no LLM is configured, 502 when the LLM fails.")
+      .annotate(
+        OpenApi.Description,
+        "The organization's LLM writes the agent for the described use case (greeting, prompts, steps, transitions, extraction variables); the graph is built around it and validated. 422 when no LLM is configured, 502 when the LLM fails."
+      )
       .setPayload(CreateWorkflowTemplateRequest)
       .addSuccess(WorkflowResponse)
       .addError(HttpValidationFailed)
@@ -37,14 +46,20 @@ export const WorkflowsApi = HttpApiGroup.make("workflows")
   .add(
     HttpApiEndpoint.get("list", "/fetch")
       .annotate(OpenApi.Summary, "List workflows")
-      .annotate(OpenApi.Description, "The organization's workflows, newest first, each with its current version and run count. `status` keeps one status or several, comma-separated (`active,archived`).")
+      .annotate(
+        OpenApi.Description,
+        "The organization's workflows, newest first, each with its current version and run count. `status` keeps one status or several, comma-separated (`active,archived`)."
+      )
       .setUrlParams(WorkflowListQuery)
       .addSuccess(Schema.Array(WorkflowResponse))
   )
   .add(
     HttpApiEndpoint.get("get", "/fetch/:workflow_id")
       .annotate(OpenApi.Summary, "Get a workflow")
-      .annotate(OpenApi.Description, "One workflow with its current version: the draft when there is one, else the published version.")
+      .annotate(
+        OpenApi.Description,
+        "One workflow with its current version: the draft when there is one, else the published version."
+      )
       .setPath(WorkflowPath)
       .addSuccess(WorkflowResponse)
       .addError(HttpNotFound)
@@ -52,7 +67,10 @@ export const WorkflowsApi = HttpApiGroup.make("workflows")
   .add(
     HttpApiEndpoint.put("update", "/:workflow_id")
       .annotate(OpenApi.Summary, "Edit a workflow")
-      .annotate(OpenApi.Description, "Renames the workflow and edits its single draft, created from the published version when there is none. A draft may be unfinished as long as it is a graph.")
+      .annotate(
+        OpenApi.Description,
+        "Renames the workflow and edits its single draft, created from the published version when there is none. A draft may be unfinished as long as it is a graph."
+      )
       .setPath(WorkflowPath)
       .setPayload(UpdateWorkflowRequest)
       .addSuccess(WorkflowResponse)
@@ -62,7 +80,10 @@ export const WorkflowsApi = HttpApiGroup.make("workflows")
   .add(
     HttpApiEndpoint.post("publish", "/:workflow_id/publish")
       .annotate(OpenApi.Summary, "Publish the draft")
-      .annotate(OpenApi.Description, "Validates the draft fully and publishes it; the version published before is archived. 409 without a draft; 422 listing every problem when it cannot run.")
+      .annotate(
+        OpenApi.Description,
+        "Validates the draft fully and publishes it; the version published before is archived. 409 without a draft; 422 listing every problem when it cannot run."
+      )
       .setPath(WorkflowPath)
       .addSuccess(WorkflowResponse)
       .addError(HttpNotFound)
@@ -80,7 +101,10 @@ export const WorkflowsApi = HttpApiGroup.make("workflows")
   .add(
     HttpApiEndpoint.post("validate", "/:workflow_id/validate")
       .annotate(OpenApi.Summary, "Validate the current version")
-      .annotate(OpenApi.Description, "Checks the current version (the draft, else the published one) and lists every problem with the node or edge and field it concerns.")
+      .annotate(
+        OpenApi.Description,
+        "Checks the current version (the draft, else the published one) and lists every problem with the node or edge and field it concerns."
+      )
       .setPath(WorkflowPath)
       .addSuccess(WorkflowValidationResponse)
       .addError(HttpNotFound)
@@ -97,7 +121,10 @@ export const WorkflowsApi = HttpApiGroup.make("workflows")
   .add(
     HttpApiEndpoint.post("duplicate", "/:workflow_id/duplicate")
       .annotate(OpenApi.Summary, "Duplicate a workflow")
-      .annotate(OpenApi.Description, "Creates a new workflow holding a copy of the published version and of any open draft.")
+      .annotate(
+        OpenApi.Description,
+        "Creates a new workflow holding a copy of the published version and of any open draft."
+      )
       .setPath(WorkflowPath)
       .addSuccess(WorkflowResponse)
       .addError(HttpNotFound)

@@ -1,6 +1,6 @@
 import { ParseResult, Schema } from "effect"
-import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
+import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -96,7 +96,13 @@ const WorkflowStatusList = Schema.transformOrFail(Schema.String, Schema.Array(Wo
     const unknown = [...new Set(requested.filter((status) => !isWorkflowStatus(status)))]
     if (unknown.length > 0) {
       const named = unknown.map((status) => (status === "" ? "<empty>" : `"${status}"`)).join(", ")
-      return ParseResult.fail(new ParseResult.Type(ast, raw, `Unknown workflow status ${named}: expected active, archived or both, comma-separated`))
+      return ParseResult.fail(
+        new ParseResult.Type(
+          ast,
+          raw,
+          `Unknown workflow status ${named}: expected active, archived or both, comma-separated`
+        )
+      )
     }
     return ParseResult.succeed([...new Set(requested.filter(isWorkflowStatus))])
   },

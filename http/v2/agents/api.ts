@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V2Auth } from "../../security.ts"
 import { Collection, PageQuery, Resource } from "../envelopes.ts"
-import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 /**
  * An agent (a v1 workflow) with its working version: the draft when one exists, else the
@@ -37,7 +37,10 @@ export const AgentsApi = HttpApiGroup.make("agents")
   .add(
     HttpApiEndpoint.get("get", "/:agent_id")
       .annotate(OpenApi.Summary, "Get an agent")
-      .annotate(OpenApi.Description, "One agent with its working version (the draft when there is one, else the published version), including its definition and configurations.")
+      .annotate(
+        OpenApi.Description,
+        "One agent with its working version (the draft when there is one, else the published version), including its definition and configurations."
+      )
       .setPath(AgentPath)
       .addSuccess(Resource(V2Agent))
       .addError(HttpNotFound)

@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { type WorkflowView, Workflows } from "../../../services/Workflows.ts"
+import { Workflows, type WorkflowView } from "../../../services/Workflows.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
 import { pagination } from "../envelopes.ts"
@@ -17,25 +17,27 @@ const summary = (workflow: WorkflowView) => ({
 })
 
 export const AgentsHandlers = HttpApiBuilder.group(Api, "agents", (handlers) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const workflows = yield* Workflows
     const reader = requireScope("agents:read")
     return handlers
       .handle("list", ({ urlParams }) =>
-        Effect.flatMap(reader, (principal) => workflows.page(principal, urlParams.page, urlParams.page_size)).pipe(
-          Effect.map(({ items, total }) => ({
-            data: items.map(summary),
-            pagination: pagination(urlParams.page, urlParams.page_size, total)
-          }))
-        ))
+        Effect.flatMap(reader, (principal) =>
+          workflows.page(principal, urlParams.page, urlParams.page_size)).pipe(
+            Effect.map(({ items, total }) => ({
+              data: items.map(summary),
+              pagination: pagination(urlParams.page, urlParams.page_size, total)
+            }))
+          ))
       .handle("get", ({ path }) =>
-        Effect.flatMap(reader, (principal) => workflows.get(principal, path.agent_id)).pipe(
-          Effect.map((workflow) => ({
-            data: {
-              ...summary(workflow),
-              definition: workflow.workflow_definition,
-              configurations: workflow.workflow_configurations ?? {}
-            }
-          }))
-        ))
+        Effect.flatMap(reader, (principal) =>
+          workflows.get(principal, path.agent_id)).pipe(
+            Effect.map((workflow) => ({
+              data: {
+                ...summary(workflow),
+                definition: workflow.workflow_definition,
+                configurations: workflow.workflow_configurations ?? {}
+              }
+            }))
+          ))
   }))

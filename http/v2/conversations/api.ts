@@ -1,15 +1,17 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V2Auth } from "../../security.ts"
 import { Collection, PageQuery, Resource } from "../envelopes.ts"
-import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const V2ConversationUsage = Schema.Struct({
   prompt_tokens: Schema.Int,
   completion_tokens: Schema.Int,
-  service_tokens: Schema.Int.annotations({ description: "All LLM tokens the run consumed (prompt + completion, every call)" }),
+  service_tokens: Schema.Int.annotations({
+    description: "All LLM tokens the run consumed (prompt + completion, every call)"
+  }),
   tts_characters: Schema.Int,
   stt_seconds: Schema.Number
 }).annotations({ identifier: "V2_ConversationUsage" })
@@ -34,12 +36,15 @@ export const V2Conversation = Schema.Struct({
   initial_context: JsonObject,
   gathered_context: JsonObject,
   transcript: Schema.Array(JsonObject).annotations({
-    description: "Turns in order: {role: user|assistant, text, node_id, at}; voice turns add start_ms/end_ms (since the call's audio began), latency_ms on agent turns, interrupted when the caller spoke over the agent"
+    description:
+      "Turns in order: {role: user|assistant, text, node_id, at}; voice turns add start_ms/end_ms (since the call's audio began), latency_ms on agent turns, interrupted when the caller spoke over the agent"
   }),
   latency: Schema.Struct({
     p50_ms: Schema.NullOr(Schema.Int),
     p90_ms: Schema.NullOr(Schema.Int)
-  }).annotations({ description: "Voice calls: from the caller's last word to the agent's first audio, over the call's turns" }),
+  }).annotations({
+    description: "Voice calls: from the caller's last word to the agent's first audio, over the call's turns"
+  }),
   usage: V2ConversationUsage,
   created_at: Timestamp
 }).annotations({ identifier: "V2_Conversation" })
@@ -49,11 +54,17 @@ const ConversationPath = pathSchema("Conversation", { conversation_id: IdFromPat
 
 /** Conversations of agents; needs the `conversations:read` scope. */
 export const ConversationsApi = HttpApiGroup.make("conversations")
-  .annotate(OpenApi.Description, "Calls and chats of agents as conversations. Needs an API key with `conversations:read`.")
+  .annotate(
+    OpenApi.Description,
+    "Calls and chats of agents as conversations. Needs an API key with `conversations:read`."
+  )
   .add(
     HttpApiEndpoint.get("listForAgent", "/api/v2/agents/:agent_id/conversations")
       .annotate(OpenApi.Summary, "List an agent's conversations")
-      .annotate(OpenApi.Description, "The agent's calls and chats, newest first, paginated with `page` and `page_size`.")
+      .annotate(
+        OpenApi.Description,
+        "The agent's calls and chats, newest first, paginated with `page` and `page_size`."
+      )
       .setPath(AgentPath)
       .setUrlParams(PageQuery)
       .addSuccess(Collection(V2Conversation))

@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import { V2Auth } from "../../security.ts"
 import { Resource } from "../envelopes.ts"
-import { Timestamp } from "../../../src/domain/wireTypes.ts"
 
 export const V2ServiceStatus = Schema.Struct({
   status: Schema.Literal("ok"),

@@ -4,8 +4,12 @@ import { Api } from "../../api.ts"
 import { serviceVersion } from "../../version.ts"
 
 /** Liveness only: it does not touch providers, storage or call readiness (spec "Check API liveness"). */
-export const StatusHandlers = HttpApiBuilder.group(Api, "status", (handlers) =>
-  handlers.handle("status", () =>
-    Clock.currentTimeMillis.pipe(
-      Effect.map((now) => ({ data: { status: "ok" as const, version: serviceVersion, time: new Date(now) } }))
-    )))
+export const StatusHandlers = HttpApiBuilder.group(
+  Api,
+  "status",
+  (handlers) =>
+    handlers.handle("status", () =>
+      Clock.currentTimeMillis.pipe(
+        Effect.map((now) => ({ data: { status: "ok" as const, version: serviceVersion, time: new Date(now) } }))
+      ))
+)

@@ -17,7 +17,7 @@ const REMEMBERED = 20_000
  * ringing, answered, the answer document, the end), and only the first needs the database to know
  * which credentials sign them. Any process may receive any of them; each remembers what it read.
  */
-export const makeAttemptRefs = Effect.gen(function* () {
+export const makeAttemptRefs = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const remembered = new Map<number, AttemptRef>()
 
@@ -54,7 +54,7 @@ export const makeAttemptRefs = Effect.gen(function* () {
    * attempt's. Null when the attempt ended without a call (never placed).
    */
   const callOf = (runId: number, reported: string) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const known = callIds.get(runId)
       if (known !== undefined) return known
       const [bound] = yield* sql<{ provider_call_id: string }>`
@@ -64,7 +64,9 @@ export const makeAttemptRefs = Effect.gen(function* () {
         RETURNING provider_call_id`
       const [attempt] = bound
         ? [bound]
-        : yield* sql<{ provider_call_id: string | null }>`SELECT provider_call_id FROM campaign_attempts WHERE run_id = ${runId}`
+        : yield* sql<
+          { provider_call_id: string | null }
+        >`SELECT provider_call_id FROM campaign_attempts WHERE run_id = ${runId}`
       const callId = attempt?.provider_call_id ?? null
       if (callId !== null) remember(runId, callId)
       return callId

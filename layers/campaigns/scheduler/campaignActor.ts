@@ -1,10 +1,20 @@
 import { Clock, Effect, FiberSet, Queue, Ref } from "effect"
-import { type BreakerVerdict, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
-import { available, type BatchPlan, claimTook, type DispatchPacer, handedOut, nextBatch, pacerFrom, readyAt, sent } from "../../../src/campaign/dispatchRate.ts"
-import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
-import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
 import type { CarrierAccount, CarrierAdapter, TelephonyShape } from "../../../services/Telephony.ts"
 import type { TelephonyConfigsShape } from "../../../services/TelephonyConfigs.ts"
+import { type BreakerVerdict, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
+import {
+  available,
+  type BatchPlan,
+  claimTook,
+  type DispatchPacer,
+  handedOut,
+  nextBatch,
+  pacerFrom,
+  readyAt,
+  sent
+} from "../../../src/campaign/dispatchRate.ts"
+import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
+import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
 import { carrierAccount } from "../../telephony/carrierAccounts.ts"
 import type { ClaimTurns } from "./claimTurns.ts"
 import type { Claim, ClaimedAttempt, ContactClaims } from "./contactClaims.ts"
@@ -69,15 +79,24 @@ const place = (
       deps.publicUrl,
       account.provider,
       attempt.runId,
-      mediaToken(deps.sign, attempt.runId, Math.floor(Date.now() / 1000) + deps.settings.mediaTokenSeconds + deps.settings.maxCallSeconds)
+      mediaToken(
+        deps.sign,
+        attempt.runId,
+        Math.floor(Date.now() / 1000) + deps.settings.mediaTokenSeconds + deps.settings.maxCallSeconds
+      )
     )
   }).pipe(
     Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(sends, (pacer) => sent(pacer, now)))),
     deps.carrierRequests.withPermits(1),
     Effect.flatMap(({ providerCallId }) => deps.placed.record({ attemptId: attempt.attemptId, providerCallId })),
     Effect.catchTag("CallNotPlaced", (refused) =>
-      Effect.gen(function* () {
-        yield* Effect.logWarning("call not placed", { campaign_id: campaign.id, run_id: attempt.runId, reason: refused.message, permanent: refused.permanent })
+      Effect.gen(function*() {
+        yield* Effect.logWarning("call not placed", {
+          campaign_id: campaign.id,
+          run_id: attempt.runId,
+          reason: refused.message,
+          permanent: refused.permanent
+        })
         yield* deps.outcomes.applyOutcome({
           attemptId: attempt.attemptId,
           outcome: "failed",
@@ -104,7 +123,7 @@ const place = (
 
 /** Pauses the campaign for its failing carrier path, logging the window and its latest failures. */
 const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict, now: number) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const window = campaign.circuit_breaker.window_seconds * 1000
     const ended = yield* deps.outcomes.breakerOutcomes(campaign.id, now - window, campaign.breaker_reset_at)
     const failures = ended.filter((row) => isBreakerFailure(row.outcome)).slice(-TRIP_FAILURES_LOGGED)
@@ -116,7 +135,12 @@ const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict,
         calls_in_window: verdict.calls,
         failures_in_window: verdict.failures,
         failure_ratio: verdict.failureRatio,
-        recent_failures: failures.map((row) => ({ run_id: row.run_id, outcome: row.outcome, reason: row.end_reason, at: row.ended_at }))
+        recent_failures: failures.map((row) => ({
+          run_id: row.run_id,
+          outcome: row.outcome,
+          reason: row.end_reason,
+          at: row.ended_at
+        }))
       }
     )
   })
@@ -128,14 +152,21 @@ const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict,
  * so a restart (after a crash, or in another process) continues exactly where the last one was.
  */
 export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Queue.Dequeue<void>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const campaign = yield* deps.rows.loadCampaign(campaignId)
     if (!campaign || campaign.state !== "running" || campaign.lease_owner !== deps.owner) return "stopped" as ActorExit
     yield* Effect.annotateCurrentSpan({ campaign_id: campaign.id, organization_id: campaign.organization_id })
 
-    const outbound = yield* deps.configs.outbound(campaign.organization_id, campaign.telephony_configuration_id).pipe(Effect.either)
+    const outbound = yield* deps.configs.outbound(campaign.organization_id, campaign.telephony_configuration_id).pipe(
+      Effect.either
+    )
     if (outbound._tag === "Left") {
-      yield* deps.outcomes.pauseWithReason(campaign.id, yield* Clock.currentTimeMillis, "telephony_unavailable", outbound.left.message)
+      yield* deps.outcomes.pauseWithReason(
+        campaign.id,
+        yield* Clock.currentTimeMillis,
+        "telephony_unavailable",
+        outbound.left.message
+      )
       return "stopped" as ActorExit
     }
     const account = carrierAccount(outbound.right)
@@ -149,7 +180,9 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
       versionNumber: definition?.version_number ?? null
     }
     const rate = campaign.rate_limit_per_second
-    const pacer = yield* Ref.make(pacerFrom(rate, yield* deps.rows.recentDispatches(campaign.id, rate), yield* Clock.currentTimeMillis))
+    const pacer = yield* Ref.make(
+      pacerFrom(rate, yield* deps.rows.recentDispatches(campaign.id, rate), yield* Clock.currentTimeMillis)
+    )
     const callMillis = (deps.settings.maxCallSeconds + deps.settings.deadlineGraceSeconds) * 1000
 
     /** Sleeps up to `ms`, or less when something about this campaign changed. */
@@ -163,7 +196,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
      */
     const claimAndPlace = (batch: BatchPlan, now: number) =>
       Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const giveBack = yield* restore(deps.claimTurns.take(campaign.organization_id))
           const claim: Claim = yield* deps.claims.claim({
             campaign,

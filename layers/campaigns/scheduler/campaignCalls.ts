@@ -1,14 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
-import { evaluateBreaker, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
-import type { CircuitBreakerConfig, ScheduleConfig } from "../../../src/campaign/campaignSettings.ts"
-import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
-import { Forbidden, NotFound } from "../../../src/domain/errors.ts"
-import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { type CallStatus, type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
+import type { CircuitBreakerConfig, ScheduleConfig } from "../../../src/campaign/campaignSettings.ts"
+import { evaluateBreaker, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
+import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
+import { Forbidden, NotFound } from "../../../src/domain/errors.ts"
+import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts"
 import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { makeAttemptRefs } from "./attemptRefs.ts"
 import { makeDialerRows } from "./dialerRows.ts"
@@ -21,7 +21,7 @@ const INVALID_SIGNATURE = "Invalid webhook signature"
 
 export const CampaignCallsLive = Layer.effect(
   CampaignCalls,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const telephony = yield* Telephony
     const secrets = yield* SecretBox
@@ -38,14 +38,17 @@ export const CampaignCallsLive = Layer.effect(
      * cannot sign must not learn which run ids exist.
      */
     const verified = (provider: Provider, runId: number, request: WebhookRequest) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const attempt = yield* attempts.of(runId)
         const account = attempt && attempt.provider === provider && attempt.telephony_configuration_id !== null
           ? yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
           : Option.none()
         const adapter = telephony.adapter(provider)
         if (!attempt || Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
-          yield* Effect.logWarning("telephony webhook refused: unknown call or bad signature", { provider, run_id: runId })
+          yield* Effect.logWarning("telephony webhook refused: unknown call or bad signature", {
+            provider,
+            run_id: runId
+          })
           return yield* new Forbidden({ message: INVALID_SIGNATURE })
         }
         return { attempt, adapter }
@@ -57,26 +60,40 @@ export const CampaignCallsLive = Layer.effect(
      * restored backup reused the run id).
      */
     const ofPlacedCall = (provider: Provider, runId: number, status: Option.Option<CallStatus>) =>
-      Effect.gen(function* () {
-        if (Option.isSome(status) && (yield* attempts.callOf(runId, status.value.providerCallId)) === status.value.providerCallId) {
+      Effect.gen(function*() {
+        if (
+          Option.isSome(status) &&
+          (yield* attempts.callOf(runId, status.value.providerCallId)) === status.value.providerCallId
+        ) {
           return status.value
         }
-        yield* Effect.logWarning("telephony webhook refused: not the call placed for this run", { provider, run_id: runId })
+        yield* Effect.logWarning("telephony webhook refused: not the call placed for this run", {
+          provider,
+          run_id: runId
+        })
         return yield* new Forbidden({ message: "This callback is not about the call placed for this run" })
       })
 
     const statusCallback = Effect.fn("CampaignCalls.statusCallback")(
-      function* (provider: Provider, runId: number, request: WebhookRequest) {
+      function*(provider: Provider, runId: number, request: WebhookRequest) {
         yield* Effect.annotateCurrentSpan({ run_id: runId, provider })
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const status = adapter.parseStatusCallback(request)
         if (Option.isNone(status)) return "ignored" as const
-        const { outcome, providerCallId, durationSeconds, answered, liveCallId, answeredBy } = yield* ofPlacedCall(provider, runId, status)
+        const { outcome, providerCallId, durationSeconds, answered, liveCallId, answeredBy } = yield* ofPlacedCall(
+          provider,
+          runId,
+          status
+        )
         const now = yield* Clock.currentTimeMillis
         // Queued or ringing adds nothing more; the answer, the live call's id and detection's verdict are kept.
         if (outcome === null) {
           if (answered || liveCallId !== undefined || answeredBy !== undefined) {
-            yield* rows.recordProgress(attempt.id, providerCallId, { answered: answered === true, liveCallId, answeredBy }, now)
+            yield* rows.recordProgress(attempt.id, providerCallId, {
+              answered: answered === true,
+              liveCallId,
+              answeredBy
+            }, now)
           }
           return "ignored" as const
         }
@@ -98,12 +115,16 @@ export const CampaignCallsLive = Layer.effect(
     )
 
     const answer = Effect.fn("CampaignCalls.answer")(
-      function* (provider: Provider, runId: number, request: WebhookRequest, publicUrl: string) {
+      function*(provider: Provider, runId: number, request: WebhookRequest, publicUrl: string) {
         yield* Effect.annotateCurrentSpan({ run_id: runId, provider })
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const now = yield* Clock.currentTimeMillis
         // The answer request names its call like any callback; one that names none connects nothing.
-        const { providerCallId, liveCallId, answeredBy } = yield* ofPlacedCall(provider, runId, adapter.parseStatusCallback(request))
+        const { providerCallId, liveCallId, answeredBy } = yield* ofPlacedCall(
+          provider,
+          runId,
+          adapter.parseStatusCallback(request)
+        )
         yield* rows.recordProgress(attempt.id, providerCallId, { answered: true, liveCallId, answeredBy }, now)
         const expires = Math.floor(now / 1000) + settings.mediaTokenSeconds
         const token = mediaToken(secrets.sign, runId, expires)
@@ -112,7 +133,7 @@ export const CampaignCallsLive = Layer.effect(
       Effect.catchTag("SqlError", Effect.die)
     )
 
-    const dispatchStatus = Effect.fn("CampaignCalls.dispatchStatus")(function* (campaignId: number) {
+    const dispatchStatus = Effect.fn("CampaignCalls.dispatchStatus")(function*(campaignId: number) {
       const now = yield* Clock.currentTimeMillis
       const [campaign] = yield* sql<{
         rate_limit_per_second: number
@@ -136,7 +157,11 @@ export const CampaignCallsLive = Layer.effect(
                count(*) FILTER (WHERE created_at > ${new Date(now - RATE_WINDOW_MS)})::int AS recent
         FROM campaign_attempts WHERE campaign_id = ${campaignId}`
       const breakerConfig = campaign.circuit_breaker
-      const ended = yield* outcomes.breakerOutcomes(campaignId, now - breakerConfig.window_seconds * 1000, campaign.breaker_reset_at)
+      const ended = yield* outcomes.breakerOutcomes(
+        campaignId,
+        now - breakerConfig.window_seconds * 1000,
+        campaign.breaker_reset_at
+      )
       const verdict = evaluateBreaker(
         ended.map((row) => ({ at: row.ended_at.getTime(), failed: isBreakerFailure(row.outcome) })),
         breakerConfig,
@@ -164,12 +189,14 @@ export const CampaignCallsLive = Layer.effect(
       }
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const mediaRefused = Effect.fn("CampaignCalls.mediaRefused")(function* (runId: number, reason: string) {
+    const mediaRefused = Effect.fn("CampaignCalls.mediaRefused")(function*(runId: number, reason: string) {
       const now = yield* Clock.currentTimeMillis
       const attempt = yield* attempts.of(runId)
       if (!attempt) {
         yield* sql`
-          UPDATE runs SET state = 'failed', end_reason = 'media_refused', error = ${reason}, ended_at = ${new Date(now)}, updated_at = ${new Date(now)}
+          UPDATE runs SET state = 'failed', end_reason = 'media_refused', error = ${reason}, ended_at = ${new Date(
+          now
+        )}, updated_at = ${new Date(now)}
           WHERE id = ${runId} AND ended_at IS NULL`
         return
       }

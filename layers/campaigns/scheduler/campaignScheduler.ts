@@ -1,14 +1,14 @@
-import { PgClient } from "@effect/sql-pg"
 import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
 import { Cause, Clock, Effect, FiberMap, FiberSet, Layer, Option, PubSub, Queue, Schedule, Stream } from "effect"
 import * as crypto from "node:crypto"
 import * as os from "node:os"
-import { AppConfig } from "../../../src/config.ts"
 import { CampaignScheduler } from "../../../services/CampaignScheduler.ts"
 import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { Telephony } from "../../../services/Telephony.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
+import { AppConfig } from "../../../src/config.ts"
 import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
 import { makeClaimTurns } from "./claimTurns.ts"
@@ -35,7 +35,7 @@ const MAX_CARRIER_REQUESTS = 256
  */
 export const CampaignSchedulerLive = Layer.scoped(
   CampaignScheduler,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const settings = yield* SchedulerSettings
     const config = yield* AppConfig
@@ -53,7 +53,9 @@ export const CampaignSchedulerLive = Layer.scoped(
     // Registered before the fibers, so it runs after they are interrupted: the campaigns are
     // handed over at once instead of after the lease lapses.
     yield* Effect.addFinalizer(() =>
-      sql`UPDATE campaigns SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ${owner}`.pipe(Effect.ignore)
+      sql`UPDATE campaigns SET lease_owner = NULL, lease_expires_at = NULL WHERE lease_owner = ${owner}`.pipe(
+        Effect.ignore
+      )
     )
     const actors = yield* FiberMap.make<number>()
     // Made before the placements, so it is closed after them: the last carrier call ids are written.
@@ -98,11 +100,13 @@ export const CampaignSchedulerLive = Layer.scoped(
 
     /** One actor's life under supervision: restarted from the database after a crash, stopped when its campaign is. */
     const supervise = (campaignId: number, mailbox: Queue.Queue<void>) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         while (true) {
           const exit = yield* runCampaignActor(deps, campaignId, mailbox).pipe(
             Effect.sandbox,
-            Effect.tapError((cause) => Effect.logError("campaign actor crashed; restarting", { campaign_id: campaignId }, cause)),
+            Effect.tapError((cause) =>
+              Effect.logError("campaign actor crashed; restarting", { campaign_id: campaignId }, cause)
+            ),
             Effect.retry({ schedule: restarts, while: (cause) => !Cause.isInterruptedOnly(cause) }),
             Effect.catchAll(Effect.failCause)
           )
@@ -116,7 +120,7 @@ export const CampaignSchedulerLive = Layer.scoped(
       )
 
     const start = (campaignId: number) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         if (yield* FiberMap.has(actors, campaignId)) return
         if (!(yield* acquire(campaignId))) return
         const mailbox = yield* Queue.sliding<void>(1)
@@ -142,7 +146,7 @@ export const CampaignSchedulerLive = Layer.scoped(
       payload.startsWith("slot:") ? wakeActor(Number(payload.slice(5))) : wake(Number(payload))
 
     /** Renews this process's leases; actors whose campaign is no longer running here are stopped. */
-    const heartbeat = Effect.gen(function* () {
+    const heartbeat = Effect.gen(function*() {
       // Only actors started before the renewal are judged by it: one started meanwhile is not in it.
       const running = Array.from(actors, ([campaignId]) => campaignId)
       const renewed = yield* sql<{ id: number }>`
@@ -159,7 +163,7 @@ export const CampaignSchedulerLive = Layer.scoped(
     })
 
     /** Free or lapsed campaigns, and any of this process's own that has no actor (its actor stopped meanwhile). */
-    const takeFreeCampaigns = Effect.gen(function* () {
+    const takeFreeCampaigns = Effect.gen(function*() {
       const free = yield* sql<{ id: number }>`
         SELECT id FROM campaigns
         WHERE state = 'running' AND (lease_owner IS NULL OR lease_expires_at < now() OR lease_owner = ${owner})
@@ -167,13 +171,16 @@ export const CampaignSchedulerLive = Layer.scoped(
       for (const { id } of free) yield* start(id)
     })
 
-    const sweepOverdue = Effect.gen(function* () {
+    const sweepOverdue = Effect.gen(function*() {
       const overdue = yield* outcomes.claimOverdue(yield* Clock.currentTimeMillis, OVERDUE_BATCH)
       for (const attempt of overdue) {
-        yield* FiberSet.run(placements, reconcileOverdue(attempt, outcomes, accounts, telephony).pipe(
-          Effect.flatMap((applied) => (applied ? wakeActor(applied.campaignId) : Effect.void)),
-          Effect.catchAllCause((cause) => Effect.logError("reconciling an overdue call failed", cause))
-        ))
+        yield* FiberSet.run(
+          placements,
+          reconcileOverdue(attempt, outcomes, accounts, telephony).pipe(
+            Effect.flatMap((applied) => (applied ? wakeActor(applied.campaignId) : Effect.void)),
+            Effect.catchAllCause((cause) => Effect.logError("reconciling an overdue call failed", cause))
+          )
+        )
       }
     })
 
@@ -193,7 +200,9 @@ export const CampaignSchedulerLive = Layer.scoped(
         background,
         pg.listen("talkgraph_campaigns").pipe(
           Stream.runForEach(onNotification),
-          Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN talkgraph_campaigns failed; polling meanwhile", cause)),
+          Effect.tapErrorCause((cause) =>
+            Effect.logWarning("LISTEN talkgraph_campaigns failed; polling meanwhile", cause)
+          ),
           Effect.retry(Schedule.spaced("1 second"))
         )
       )

@@ -3,8 +3,11 @@ import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
 
 export const CampaignWakeupsLive = Layer.scoped(
   CampaignWakeups,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const changes = yield* Effect.acquireRelease(PubSub.sliding<number>(1024), PubSub.shutdown)
-    return CampaignWakeups.of({ changes, publish: (campaignId) => PubSub.publish(changes, campaignId).pipe(Effect.asVoid) })
+    return CampaignWakeups.of({
+      changes,
+      publish: (campaignId) => PubSub.publish(changes, campaignId).pipe(Effect.asVoid)
+    })
   })
 )

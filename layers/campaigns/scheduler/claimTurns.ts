@@ -17,7 +17,7 @@ export const makeClaimTurns = () => {
    */
   const take = (organizationId: number) =>
     Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const mine = yield* Deferred.make<void>()
         const queue = queues.get(organizationId) ?? []
         queues.set(organizationId, queue)

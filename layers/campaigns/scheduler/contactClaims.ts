@@ -65,7 +65,7 @@ class Undone extends Data.TaggedError("Undone")<{ readonly claim: Claim }> {}
 
 const at = (now: number) => new Date(now)
 
-export const makeContactClaims = Effect.gen(function* () {
+export const makeContactClaims = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   /**
@@ -105,7 +105,9 @@ export const makeContactClaims = Effect.gen(function* () {
       ),
       allowed AS (
         SELECT CASE WHEN state = 'running' AND lease_owner = ${input.owner} AND leased
-                    THEN GREATEST(0, LEAST(${input.wanted}::int, ${campaign.max_concurrency ?? NO_CAMPAIGN_CAP}::int - campaign_live,
+                    THEN GREATEST(0, LEAST(${input.wanted}::int, ${
+      campaign.max_concurrency ?? NO_CAMPAIGN_CAP
+    }::int - campaign_live,
                                            ${input.orgLimit}::int - organization_live))
                     ELSE 0 END AS room
         FROM standing
@@ -179,7 +181,9 @@ export const makeContactClaims = Effect.gen(function* () {
     if (campaign.max_concurrency !== null && current.campaign_live >= campaign.max_concurrency) {
       return Effect.succeed<Claim>({ _tag: "Full", limit: "campaign" })
     }
-    if (current.organization_live >= input.orgLimit) return Effect.succeed<Claim>({ _tag: "Full", limit: "organization" })
+    if (current.organization_live >= input.orgLimit) {
+      return Effect.succeed<Claim>({ _tag: "Full", limit: "organization" })
+    }
     return nothingDue(campaign.id)
   }
 
@@ -192,7 +196,7 @@ export const makeContactClaims = Effect.gen(function* () {
    * settings changed meanwhile, or whose breaker must trip, keeps nothing of what was claimed.
    */
   const claim = (input: ClaimInput) =>
-    retryOnDeadlock(sql.withTransaction(Effect.gen(function* () {
+    retryOnDeadlock(sql.withTransaction(Effect.gen(function*() {
       const { campaign } = input
       yield* sql`SELECT pg_advisory_xact_lock(${ORG_CLAIM_LOCK}, ${campaign.organization_id}::int)`
       const rows = yield* claimStatement(input)
@@ -200,7 +204,9 @@ export const makeContactClaims = Effect.gen(function* () {
       if (!current || current.state !== "running" || current.lease_owner !== input.owner || !current.leased) {
         return { _tag: "Lost" } as Claim
       }
-      if (current.updated_at.getTime() !== campaign.updated_at.getTime()) return yield* new Undone({ claim: { _tag: "Changed" } })
+      if (current.updated_at.getTime() !== campaign.updated_at.getTime()) {
+        return yield* new Undone({ claim: { _tag: "Changed" } })
+      }
       const verdict = verdictOf(current.breaker_calls, current.breaker_failures, campaign.circuit_breaker)
       if (verdict.tripped) return yield* new Undone({ claim: { _tag: "Tripped", verdict } })
       const attempts = rows.flatMap((row): Array<ClaimedAttempt> =>

@@ -13,4 +13,6 @@ const isRetryable = (error: unknown) =>
  * a deadlock victim under load; the whole transaction is then simply run again.
  */
 export const retryOnDeadlock = <A, E, R>(transaction: Effect.Effect<A, E, R>) =>
-  transaction.pipe(Effect.retry({ schedule: Schedule.exponential("10 millis").pipe(Schedule.jittered), times: 5, while: isRetryable }))
+  transaction.pipe(
+    Effect.retry({ schedule: Schedule.exponential("10 millis").pipe(Schedule.jittered), times: 5, while: isRetryable })
+  )

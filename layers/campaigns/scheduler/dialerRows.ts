@@ -41,7 +41,7 @@ export interface DialPlan {
 
 const isoOf = (now: number) => new Date(now)
 
-export const makeDialerRows = Effect.gen(function* () {
+export const makeDialerRows = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   const loadCampaign = (id: number) =>
@@ -78,7 +78,9 @@ export const makeDialerRows = Effect.gen(function* () {
   const recordPlaced = (placed: ReadonlyArray<{ readonly attemptId: number; readonly providerCallId: string }>) =>
     sql<{ run_id: number | null }>`
       WITH placed AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(placed.map((call) => ({ id: call.attemptId, provider_call_id: call.providerCallId })))}::jsonb)
+        SELECT * FROM jsonb_to_recordset(${
+      JSON.stringify(placed.map((call) => ({ id: call.attemptId, provider_call_id: call.providerCallId })))
+    }::jsonb)
           AS p (id bigint, provider_call_id text)
       ),
       written AS (
@@ -111,10 +113,11 @@ export const makeDialerRows = Effect.gen(function* () {
       )
       UPDATE runs SET state = 'running', started_at = COALESCE(started_at, ${isoOf(now)}), updated_at = ${isoOf(now)}
       FROM progressed
-      WHERE runs.id = progressed.run_id AND progressed.answered_at IS NOT NULL AND runs.state = 'initialized'`).pipe(Effect.asVoid)
+      WHERE runs.id = progressed.run_id AND progressed.answered_at IS NOT NULL AND runs.state = 'initialized'`).pipe(
+      Effect.asVoid
+    )
 
   return { loadCampaign, dialPlanDefinition, recentDispatches, recordPlaced, recordProgress }
 })
 
 export type DialerRows = Effect.Effect.Success<typeof makeDialerRows>
-

@@ -53,7 +53,7 @@ const at = (now: number) => new Date(now)
 /** While a sweeper reconciles an overdue call, others leave it alone this long. */
 const RECONCILE_HOLD_MS = 30_000
 
-export const makeOutcomeRows = Effect.gen(function* () {
+export const makeOutcomeRows = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
   /**
@@ -73,16 +73,21 @@ export const makeOutcomeRows = Effect.gen(function* () {
         WHERE a.id = ${input.attemptId}`,
       ([attempt]) =>
         attempt
-          ? endAttempt(attempt, { ...input, outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by) })
+          ? endAttempt(attempt, {
+            ...input,
+            outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by)
+          })
           : Effect.succeed(undefined)
     )
 
   const endAttempt = (attempt: EndingAttempt, input: OutcomeInput) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (attempt.ended) return undefined
       const decision = afterOutcome(attempt.retry_config, input.outcome, attempt.attempt_number, input.now)
       // A stopped campaign places no more calls, so its last attempt decides the contact.
-      const retryAt = decision.kind === "retry" && (attempt.state === "running" || attempt.state === "paused") ? decision.at : null
+      const retryAt = decision.kind === "retry" && (attempt.state === "running" || attempt.state === "paused")
+        ? decision.at
+        : null
       const succeeded = input.outcome === "completed"
       const failedRun = input.outcome !== "completed" && input.outcome !== "voicemail"
       const contact = retryAt !== null
@@ -104,7 +109,9 @@ export const makeOutcomeRows = Effect.gen(function* () {
           SET state = CASE WHEN runs.ended_at IS NULL THEN ${failedRun ? "failed" : "completed"} ELSE runs.state END,
               end_reason = COALESCE(runs.end_reason, ${input.endReason}),
               error = COALESCE(runs.error, ${input.error ?? null}),
-              duration_seconds = CASE WHEN runs.duration_seconds = 0 THEN ${input.durationSeconds ?? 0} ELSE runs.duration_seconds END,
+              duration_seconds = CASE WHEN runs.duration_seconds = 0 THEN ${
+        input.durationSeconds ?? 0
+      } ELSE runs.duration_seconds END,
               ended_at = COALESCE(runs.ended_at, ${at(input.now)}), updated_at = ${at(input.now)}
           FROM ended
           WHERE runs.id = ended.run_id
@@ -124,7 +131,11 @@ export const makeOutcomeRows = Effect.gen(function* () {
         RETURNING pg_notify('talkgraph_campaigns', ${`slot:${attempt.campaign_id}`})`)
       // Another final event for this attempt got there first.
       if (applied.length === 0) return undefined
-      return { campaignId: attempt.campaign_id, contactId: attempt.contact_id, retried: retryAt !== null } satisfies AppliedOutcome
+      return {
+        campaignId: attempt.campaign_id,
+        contactId: attempt.contact_id,
+        retried: retryAt !== null
+      } satisfies AppliedOutcome
     })
 
   /** Overdue live attempts, held for this sweeper for a while so another process skips them. */
@@ -152,7 +163,9 @@ export const makeOutcomeRows = Effect.gen(function* () {
     sql`
       UPDATE campaigns
       SET state = 'paused', breaker_reset_at = ${at(now)}, updated_at = ${at(now)},
-          logs = logs || ${JSON.stringify([logEntry(at(now), "error", "circuit_breaker_tripped", message, details)])}::jsonb
+          logs = logs || ${
+      JSON.stringify([logEntry(at(now), "error", "circuit_breaker_tripped", message, details)])
+    }::jsonb
       WHERE id = ${campaignId} AND state = 'running'
       RETURNING id`
 
@@ -160,9 +173,18 @@ export const makeOutcomeRows = Effect.gen(function* () {
   const complete = (campaignId: number, now: number) =>
     sql`
       UPDATE campaigns
-      SET state = 'completed', completed_at = ${at(now)}, updated_at = ${at(now)}, lease_owner = NULL, lease_expires_at = NULL,
+      SET state = 'completed', completed_at = ${at(now)}, updated_at = ${
+      at(now)
+    }, lease_owner = NULL, lease_expires_at = NULL,
           logs = logs || ${
-      JSON.stringify([logEntry(at(now), "info", "campaign_completed", "Every contact has been called; nothing is pending, scheduled or live")])
+      JSON.stringify([
+        logEntry(
+          at(now),
+          "info",
+          "campaign_completed",
+          "Every contact has been called; nothing is pending, scheduled or live"
+        )
+      ])
     }::jsonb
       WHERE id = ${campaignId} AND state = 'running'
         AND NOT EXISTS (SELECT 1 FROM campaign_contacts WHERE campaign_id = ${campaignId} AND state IN ('pending', 'dialing'))

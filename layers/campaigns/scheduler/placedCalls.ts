@@ -17,7 +17,7 @@ const MAX_BATCH = 500
  * scope closes.
  */
 export const makePlacedCalls = (rows: DialerRows) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const queue = yield* Queue.unbounded<PlacedCall>()
     const write = (placed: ReadonlyArray<PlacedCall>) =>
       placed.length === 0
@@ -25,15 +25,22 @@ export const makePlacedCalls = (rows: DialerRows) =>
         : rows.recordPlaced(placed).pipe(
           Effect.flatMap((foreign) =>
             Effect.forEach(foreign, (attempt) =>
-              Effect.logWarning("a signed callback tied this run to another call than the one placed; the placed call is refused", {
-                run_id: attempt.run_id
-              }), { discard: true })
+              Effect.logWarning(
+                "a signed callback tied this run to another call than the one placed; the placed call is refused",
+                {
+                  run_id: attempt.run_id
+                }
+              ), { discard: true })
           ),
-          Effect.catchAllCause((cause) => Effect.logError("recording placed calls failed", { calls: placed.length }, cause))
+          Effect.catchAllCause((cause) =>
+            Effect.logError("recording placed calls failed", { calls: placed.length }, cause)
+          )
         )
     yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(queue), (rest) => write(Chunk.toReadonlyArray(rest))))
     yield* Effect.uninterruptibleMask((restore) =>
-      restore(Queue.takeBetween(queue, 1, MAX_BATCH)).pipe(Effect.flatMap((batch) => write(Chunk.toReadonlyArray(batch))))
+      restore(Queue.takeBetween(queue, 1, MAX_BATCH)).pipe(
+        Effect.flatMap((batch) => write(Chunk.toReadonlyArray(batch)))
+      )
     ).pipe(Effect.forever, Effect.forkScoped)
     return { record: (call: PlacedCall) => Queue.offer(queue, call).pipe(Effect.asVoid) }
   })

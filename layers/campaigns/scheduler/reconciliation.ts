@@ -17,11 +17,14 @@ export const reconcileOverdue = (
   accounts: CarrierAccounts,
   telephony: TelephonyShape
 ) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const account = attempt.telephony_configuration_id === null
       ? Option.none()
       : yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
-    let outcome = null as null | { outcome: "completed" | "busy" | "no-answer" | "voicemail" | "failed" | "canceled"; duration: number | null }
+    let outcome = null as null | {
+      outcome: "completed" | "busy" | "no-answer" | "voicemail" | "failed" | "canceled"
+      duration: number | null
+    }
     if (attempt.provider_call_id !== null && Option.isSome(account)) {
       const adapter = telephony.adapter(account.value.provider)
       const call = { providerCallId: attempt.provider_call_id, liveCallId: attempt.live_call_id }
@@ -37,11 +40,24 @@ export const reconcileOverdue = (
     const applied = yield* outcomes.applyOutcome({
       attemptId: attempt.id,
       outcome: outcome?.outcome ?? "failed",
-      endReason: outcome ? `reconciled_${outcome.outcome}` : attempt.provider_call_id === null ? "no_carrier_response" : "deadline_exceeded",
+      endReason: outcome
+        ? `reconciled_${outcome.outcome}`
+        : attempt.provider_call_id === null
+        ? "no_carrier_response"
+        : "deadline_exceeded",
       durationSeconds: outcome?.duration ?? null,
       providerCallId: null,
       now: yield* Clock.currentTimeMillis
     })
-    if (applied) yield* Effect.logWarning("call reconciled after its deadline", { attempt_id: attempt.id, outcome: outcome?.outcome ?? "failed" })
+    if (applied) {
+      yield* Effect.logWarning("call reconciled after its deadline", {
+        attempt_id: attempt.id,
+        outcome: outcome?.outcome ?? "failed"
+      })
+    }
     return applied
-  }).pipe(Effect.withSpan("CampaignDialer.reconcile", { attributes: { attempt_id: attempt.id, campaign_id: attempt.campaign_id } }))
+  }).pipe(
+    Effect.withSpan("CampaignDialer.reconcile", {
+      attributes: { attempt_id: attempt.id, campaign_id: attempt.campaign_id }
+    })
+  )

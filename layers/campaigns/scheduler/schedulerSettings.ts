@@ -18,7 +18,9 @@ export interface SchedulerSettingsShape {
   readonly mediaTokenSeconds: number
 }
 
-export class SchedulerSettings extends Context.Tag("talkgraph/SchedulerSettings")<SchedulerSettings, SchedulerSettingsShape>() {}
+export class SchedulerSettings
+  extends Context.Tag("talkgraph/SchedulerSettings")<SchedulerSettings, SchedulerSettingsShape>()
+{}
 
 export const schedulerDefaults: SchedulerSettingsShape = {
   orgMaxConcurrentCalls: 50,
@@ -31,19 +33,30 @@ export const schedulerDefaults: SchedulerSettingsShape = {
 
 const positive = (name: string, fallback: number, max: number) =>
   Config.integer(name).pipe(
-    Config.validate({ message: `must be an integer between 1 and ${max}`, validation: (value) => value >= 1 && value <= max }),
+    Config.validate({
+      message: `must be an integer between 1 and ${max}`,
+      validation: (value) => value >= 1 && value <= max
+    }),
     Config.withDefault(fallback)
   )
 
 export const SchedulerSettingsLive = Layer.effect(
   SchedulerSettings,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     return {
-      orgMaxConcurrentCalls: yield* positive("TALKGRAPH_ORG_MAX_CONCURRENT_CALLS", schedulerDefaults.orgMaxConcurrentCalls, 100_000),
+      orgMaxConcurrentCalls: yield* positive(
+        "TALKGRAPH_ORG_MAX_CONCURRENT_CALLS",
+        schedulerDefaults.orgMaxConcurrentCalls,
+        100_000
+      ),
       leaseSeconds: yield* positive("TALKGRAPH_CAMPAIGN_LEASE_SECONDS", schedulerDefaults.leaseSeconds, 3600),
       pollMillis: yield* positive("TALKGRAPH_SCHEDULER_POLL_MS", schedulerDefaults.pollMillis, 60_000),
       maxCallSeconds: yield* positive("TALKGRAPH_MAX_CALL_SECONDS", schedulerDefaults.maxCallSeconds, 14_400),
-      deadlineGraceSeconds: yield* positive("TALKGRAPH_CALL_DEADLINE_GRACE_SECONDS", schedulerDefaults.deadlineGraceSeconds, 3600),
+      deadlineGraceSeconds: yield* positive(
+        "TALKGRAPH_CALL_DEADLINE_GRACE_SECONDS",
+        schedulerDefaults.deadlineGraceSeconds,
+        3600
+      ),
       mediaTokenSeconds: schedulerDefaults.mediaTokenSeconds
     }
   })

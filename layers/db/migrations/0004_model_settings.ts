@@ -5,7 +5,7 @@ import { Effect } from "effect"
  * One row of model settings per organization. Each section (llm, stt, tts) is a JSON object whose
  * `api_key_sealed` holds the key encrypted by SecretBox; the plaintext key is never stored.
  */
-export const modelSettings = Effect.gen(function* () {
+export const modelSettings = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     CREATE TABLE organization_model_settings (

@@ -7,7 +7,7 @@ import { Effect } from "effect"
  * counted from `campaign_attempts` (so a concurrency slot is a row, never a leaked counter), and a
  * running campaign is leased to one process through `lease_owner` / `lease_expires_at`.
  */
-export const campaigns = Effect.gen(function* () {
+export const campaigns = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     CREATE TABLE telephony_configurations (

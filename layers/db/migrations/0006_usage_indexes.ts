@@ -7,7 +7,7 @@ import { Effect } from "effect"
  * column that implies it) and ends with the sort key and `id`, the report's tie-break, so a page is
  * read in order and stops at its LIMIT.
  */
-export const usageIndexes = Effect.gen(function* () {
+export const usageIndexes = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   // Totals (count, seconds, tokens) over an organization's date range come from the index alone.
   yield* sql`DROP INDEX IF EXISTS runs_organization_created`
@@ -37,7 +37,7 @@ export const usageIndexes = Effect.gen(function* () {
  * Recomputes `run_daily_usage` from `runs` (the migration's backfill; bulk loaders that disable
  * the trigger call it afterwards).
  */
-export const rebuildRunDailyUsage = Effect.gen(function* () {
+export const rebuildRunDailyUsage = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`DELETE FROM run_daily_usage`
   yield* sql`
@@ -67,7 +67,7 @@ export const rebuildRunDailyUsage = Effect.gen(function* () {
  * as the run change. The report sums whole UTC days from here and counts only the partial days
  * at the ends of a date range from `runs`, so totals over a million runs read a few hundred rows.
  */
-export const runDailyUsage = Effect.gen(function* () {
+export const runDailyUsage = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     CREATE TABLE run_daily_usage (

@@ -6,7 +6,7 @@ import { Effect } from "effect"
  * (`conversation`), a short lease that lets exactly one process answer a message at a time
  * (`busy_token` names the holder, `busy_until` lets a crashed holder's lease lapse), and the timers the idle sweeper reads.
  */
-export const conversations = Effect.gen(function* () {
+export const conversations = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     ALTER TABLE runs

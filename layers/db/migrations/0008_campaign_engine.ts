@@ -8,7 +8,7 @@ import { Effect } from "effect"
  * overdue calls are found by deadline, and every campaign state change is announced on
  * `talkgraph_campaigns` so the processes wake up instead of waiting for their next poll.
  */
-export const campaignEngine = Effect.gen(function* () {
+export const campaignEngine = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     ALTER TABLE campaign_attempts

@@ -7,7 +7,7 @@ import { Effect } from "effect"
  * (`ulaw_8k_key`, `pcm_16k_key`), so no call ever transcodes. Graphs and contact rows name a clip
  * by `recording_id`, unique in its organization.
  */
-export const recordings = Effect.gen(function* () {
+export const recordings = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     CREATE TABLE workflow_recordings (

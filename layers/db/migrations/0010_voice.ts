@@ -6,7 +6,7 @@ import { Effect } from "effect"
  * reports can read it, the carrier call behind an inbound run (to hang it up), and phone numbers
  * that answer inbound calls with an agent.
  */
-export const voice = Effect.gen(function* () {
+export const voice = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     ALTER TABLE runs

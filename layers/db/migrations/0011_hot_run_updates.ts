@@ -8,7 +8,7 @@ import { Effect } from "effect"
  * by id instead, and reads their timers from the rows (a sweep every few seconds, not every
  * message). Free room on each page lets the new row version stay beside the old one.
  */
-export const hotRunUpdates = Effect.gen(function* () {
+export const hotRunUpdates = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`DROP INDEX runs_live_chats`
   yield* sql`

@@ -7,7 +7,7 @@ import { Effect } from "effect"
  * one upload at a time, and once `stored` never again, so an upload URL works once (checked in the
  * database because another process may receive the replay).
  */
-export const storedObjects = Effect.gen(function* () {
+export const storedObjects = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     CREATE TABLE stored_objects (

@@ -7,7 +7,7 @@ import { Effect } from "effect"
  * CallUUID, which hanging up takes), and answering-machine detection's verdict, which Vonage,
  * Telnyx and Plivo send mid-call, before the event that ends the call.
  */
-export const carrierCallProgress = Effect.gen(function* () {
+export const carrierCallProgress = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     ALTER TABLE campaign_attempts

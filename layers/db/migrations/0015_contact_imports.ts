@@ -8,7 +8,7 @@ import { Effect } from "effect"
  * through `import_heartbeat_at`, so any process can fail an import whose loader died. Campaigns
  * that existed before are ready.
  */
-export const contactImports = Effect.gen(function* () {
+export const contactImports = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`
     ALTER TABLE campaigns

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { endpointUnder } from "../../../src/outbound/baseUrls.ts"
 import { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import { CarrierUnavailable } from "../../../services/Telephony.ts"
+import { endpointUnder } from "../../../src/outbound/baseUrls.ts"
 import { readReply, REPLY_LIMITS } from "../../outbound/replyBody.ts"
 
 const REQUEST_TIMEOUT_MS = 10_000
@@ -37,7 +37,10 @@ export const carrierRequest = (
         const response = await outbound.send("carrier", {
           url,
           method: init.method,
-          headers: { ...init.headers, ...(init.body === undefined ? {} : { "content-length": Buffer.byteLength(init.body) }) },
+          headers: {
+            ...init.headers,
+            ...(init.body === undefined ? {} : { "content-length": Buffer.byteLength(init.body) })
+          },
           body: init.body,
           signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)])
         })

@@ -1,8 +1,13 @@
 import { Effect, Option } from "effect"
+import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
+import {
+  CallNotPlaced,
+  type CarrierAccount,
+  type CarrierAdapter,
+  CarrierUnavailable
+} from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidPlivoSignature } from "../../../src/telephony/plivoSignature.ts"
-import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
-import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
@@ -12,7 +17,9 @@ const PUBLIC_API = "https://api.plivo.com"
 const authId = (account: CarrierAccount) => account.credentials.auth_id ?? ""
 
 const headers = (account: CarrierAccount) => ({
-  authorization: `Basic ${Buffer.from(`${authId(account)}:${account.credentials.auth_token ?? ""}`).toString("base64")}`,
+  authorization: `Basic ${
+    Buffer.from(`${authId(account)}:${account.credentials.auth_token ?? ""}`).toString("base64")
+  }`,
   "content-type": "application/json"
 })
 
@@ -20,7 +27,8 @@ const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
 const accountPath = (account: CarrierAccount) => `/v1/Account/${encodeURIComponent(authId(account))}`
 
-const callPath = (account: CarrierAccount, id?: string) => `${accountPath(account)}/Call/${id ? `${encodeURIComponent(id)}/` : ""}`
+const callPath = (account: CarrierAccount, id?: string) =>
+  `${accountPath(account)}/Call/${id ? `${encodeURIComponent(id)}/` : ""}`
 
 /** Plivo's CallStatus as a campaign outcome; null while the call is live. */
 const outcomeOf = (status: string | null | undefined): CallOutcome | null => {
@@ -55,13 +63,16 @@ const outcomeOfRecord = (record: Record<string, any>): CallOutcome => {
   return "failed"
 }
 
-const seconds = (value: unknown) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
+const seconds = (
+  value: unknown
+) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
 
-const unavailable = (what: string, status: number) => new CarrierUnavailable({ message: `Plivo did not ${what} (HTTP ${status})` })
+const unavailable = (what: string, status: number) =>
+  new CarrierUnavailable({ message: `Plivo did not ${what} (HTTP ${status})` })
 
 export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const reply = yield* carrierRequest("Plivo", apiBase(account), callPath(account), {
         method: "POST",
         headers: headers(account),
@@ -77,7 +88,11 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
           hangup_method: "POST",
           time_limit: call.timeLimitSeconds,
           ...(account.machineDetection
-            ? { machine_detection: "true", machine_detection_url: call.statusCallbackUrl, machine_detection_method: "POST" }
+            ? {
+              machine_detection: "true",
+              machine_detection_url: call.statusCallbackUrl,
+              machine_detection_method: "POST"
+            }
             : {})
         })
       }).pipe(Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false })))
@@ -97,18 +112,27 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
     carrierRequest(
       "Plivo",
       apiBase(account),
-      liveCallId === null ? `${accountPath(account)}/Request/${encodeURIComponent(providerCallId)}/` : callPath(account, liveCallId),
+      liveCallId === null
+        ? `${accountPath(account)}/Request/${encodeURIComponent(providerCallId)}/`
+        : callPath(account, liveCallId),
       { method: "DELETE", headers: headers(account) }
     ).pipe(
       // 404: no such call is live any more, which is what we wanted.
-      Effect.flatMap((reply) => (reply.status < 300 || reply.status === 404 ? Effect.void : Effect.fail(unavailable("hang up the call", reply.status)))),
+      Effect.flatMap((reply) => (reply.status < 300 || reply.status === 404
+        ? Effect.void
+        : Effect.fail(unavailable("hang up the call", reply.status)))
+      ),
       Effect.withSpan("Plivo.hangUp")
     ),
 
   callStatus: (account, { providerCallId, liveCallId }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const request = (path: string, query?: Record<string, string>) =>
-        carrierRequest("Plivo", apiBase(account), path, { method: "GET", headers: headers(account), ...(query ? { query } : {}) })
+        carrierRequest("Plivo", apiBase(account), path, {
+          method: "GET",
+          headers: headers(account),
+          ...(query ? { query } : {})
+        })
       if (liveCallId === null) {
         // Not yet ringing: only the request is known, queued or gone.
         const queued = yield* request(callPath(account, providerCallId), { status: "queued" })
@@ -117,11 +141,22 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
       }
       const live = yield* request(callPath(account, liveCallId), { status: "live" })
       if (live.status < 300) {
-        return { providerCallId, liveCallId, outcome: null, durationSeconds: null, answered: live.body.call_status === "in-progress" }
+        return {
+          providerCallId,
+          liveCallId,
+          outcome: null,
+          durationSeconds: null,
+          answered: live.body.call_status === "in-progress"
+        }
       }
       const record = yield* request(callPath(account, liveCallId))
       if (record.status >= 300) return yield* unavailable("report the call", record.status)
-      return { providerCallId, liveCallId, outcome: outcomeOfRecord(record.body), durationSeconds: seconds(record.body.call_duration) }
+      return {
+        providerCallId,
+        liveCallId,
+        outcome: outcomeOfRecord(record.body),
+        durationSeconds: seconds(record.body.call_duration)
+      }
     }).pipe(Effect.withSpan("Plivo.callStatus")),
 
   verifyWebhook: (account, webhook) =>
@@ -150,7 +185,11 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
       answered: fields.get("CallStatus") === "in-progress",
       ...(callUuid ? { liveCallId: callUuid } : {}),
       // Asynchronous detection (machine_detection_url): the call goes on; its hangup says completed.
-      ...(machine === "true" ? { answeredBy: "machine" as const } : machine === "false" ? { answeredBy: "human" as const } : {})
+      ...(machine === "true"
+        ? { answeredBy: "machine" as const }
+        : machine === "false"
+        ? { answeredBy: "human" as const }
+        : {})
     })
   },
 
@@ -158,8 +197,9 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
 
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",
-    body: `<?xml version="1.0" encoding="UTF-8"?><Response><Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000">${
-      escapeXml(streamUrl)
-    }</Stream></Response>`
+    body:
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000">${
+        escapeXml(streamUrl)
+      }</Stream></Response>`
   })
 }

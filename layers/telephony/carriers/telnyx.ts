@@ -1,8 +1,13 @@
 import { Effect, Option } from "effect"
+import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
+import {
+  CallNotPlaced,
+  type CarrierAccount,
+  type CarrierAdapter,
+  CarrierUnavailable
+} from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
-import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
-import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
@@ -39,7 +44,7 @@ const outcomeOfHangup = (cause: string | undefined): CallOutcome => {
 
 export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const reply = yield* carrierRequest("Telnyx", apiBase(account), "/v2/calls", {
         method: "POST",
         headers: headers(account),
@@ -50,7 +55,9 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
           webhook_url: call.statusCallbackUrl,
           webhook_url_method: "POST",
           time_limit_secs: call.timeLimitSeconds,
-          ...(call.mediaStreamUrl ? { stream_url: call.mediaStreamUrl, stream_track: "both_tracks", stream_bidirectional_mode: "rtp" } : {}),
+          ...(call.mediaStreamUrl
+            ? { stream_url: call.mediaStreamUrl, stream_track: "both_tracks", stream_bidirectional_mode: "rtp" }
+            : {}),
           ...(account.machineDetection ? { answering_machine_detection: "detect" } : {})
         })
       }).pipe(Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false })))
@@ -80,10 +87,15 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
     ),
 
   callStatus: (account, { providerCallId }) =>
-    carrierRequest("Telnyx", apiBase(account), `/v2/calls/${encodeURIComponent(providerCallId)}`, { method: "GET", headers: headers(account) }).pipe(
+    carrierRequest("Telnyx", apiBase(account), `/v2/calls/${encodeURIComponent(providerCallId)}`, {
+      method: "GET",
+      headers: headers(account)
+    }).pipe(
       Effect.flatMap((reply) => {
         if (reply.status >= 300) {
-          return Effect.fail(new CarrierUnavailable({ message: `Telnyx did not report the call (HTTP ${reply.status})` }))
+          return Effect.fail(
+            new CarrierUnavailable({ message: `Telnyx did not report the call (HTTP ${reply.status})` })
+          )
         }
         // Telnyx only says whether the call is alive; one that ended unseen counts as failed.
         const alive = reply.body.data?.is_alive === true
@@ -118,7 +130,11 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
     if (typeof payload.call_control_id !== "string") return Option.none()
     // Detection's verdict while the call goes on (answering_machine_detection "detect"); call.hangup ends it later.
     const result = type === "call.machine.detection.ended" && typeof payload.result === "string" ? payload.result : ""
-    const answeredBy = result.startsWith("machine") ? "machine" as const : result.startsWith("human") ? "human" as const : null
+    const answeredBy = result.startsWith("machine")
+      ? "machine" as const
+      : result.startsWith("human")
+      ? "human" as const
+      : null
     return Option.some({
       providerCallId: payload.call_control_id,
       outcome: type === "call.hangup" ? outcomeOfHangup(payload.hangup_cause) : null,
@@ -133,6 +149,8 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
 
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",
-    body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${escapeXml(streamUrl)}" bidirectionalMode="rtp"/></Connect></Response>`
+    body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${
+      escapeXml(streamUrl)
+    }" bidirectionalMode="rtp"/></Connect></Response>`
   })
 }

@@ -1,15 +1,15 @@
 import { Effect, Option } from "effect"
-import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
-import { isValidTwilioSignature } from "../../../src/telephony/twilioSignature.ts"
+import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
-  type CallStatus,
   CallNotPlaced,
+  type CallStatus,
   type CarrierAccount,
   type CarrierAdapter,
   CarrierUnavailable,
   type WebhookRequest
 } from "../../../services/Telephony.ts"
-import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
+import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import { isValidTwilioSignature } from "../../../src/telephony/twilioSignature.ts"
 import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
@@ -54,7 +54,7 @@ const durationOf = (value: string | number | null | undefined) => {
 
 export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const form = new URLSearchParams({
         To: call.to,
         From: call.from,
@@ -81,7 +81,11 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
     }).pipe(Effect.withSpan("Twilio.placeCall")),
 
   hangUp: (account, { providerCallId }) =>
-    request(account, callsPath(account, `/${encodeURIComponent(providerCallId)}`), new URLSearchParams({ Status: "completed" })).pipe(
+    request(
+      account,
+      callsPath(account, `/${encodeURIComponent(providerCallId)}`),
+      new URLSearchParams({ Status: "completed" })
+    ).pipe(
       // 404: the call has already ended, which is what we wanted.
       Effect.flatMap((reply) =>
         (reply.status >= 200 && reply.status < 300) || reply.status === 404
@@ -92,8 +96,11 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
     ),
 
   callStatus: (account, { providerCallId }) =>
-    Effect.gen(function* () {
-      const { status: httpStatus, body } = yield* request(account, callsPath(account, `/${encodeURIComponent(providerCallId)}`))
+    Effect.gen(function*() {
+      const { status: httpStatus, body } = yield* request(
+        account,
+        callsPath(account, `/${encodeURIComponent(providerCallId)}`)
+      )
       if (httpStatus < 200 || httpStatus >= 300) {
         return yield* new CarrierUnavailable({ message: `Twilio did not report the call (HTTP ${httpStatus})` })
       }
@@ -123,7 +130,9 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
       outcome: outcomeOf(params.get("CallStatus") ?? undefined, answeredBy ?? undefined),
       durationSeconds: durationOf(params.get("CallDuration")),
       answered: params.get("CallStatus") === "in-progress",
-      ...(answeredBy === null || answeredBy === "unknown" ? {} : { answeredBy: answeredBy === "human" ? "human" as const : "machine" as const })
+      ...(answeredBy === null || answeredBy === "unknown"
+        ? {}
+        : { answeredBy: answeredBy === "human" ? "human" as const : "machine" as const })
     })
   },
 
@@ -131,6 +140,8 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
 
   answerMarkup: (streamUrl) => ({
     contentType: "text/xml",
-    body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${escapeXml(streamUrl)}"/></Connect></Response>`
+    body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${
+      escapeXml(streamUrl)
+    }"/></Connect></Response>`
   })
 }

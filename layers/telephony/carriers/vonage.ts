@@ -1,8 +1,13 @@
 import { Effect, Option } from "effect"
+import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
+import {
+  CallNotPlaced,
+  type CarrierAccount,
+  type CarrierAdapter,
+  CarrierUnavailable
+} from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidVonageWebhook, vonageApiToken, vonageSignedPayload } from "../../../src/telephony/vonageJwt.ts"
-import { CallNotPlaced, type CarrierAccount, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
-import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import { carrierRequest } from "./carrierRequest.ts"
 
 const PUBLIC_API = "https://api.nexmo.com"
@@ -10,7 +15,9 @@ const PUBLIC_API = "https://api.nexmo.com"
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 const headers = (account: CarrierAccount) => ({
-  authorization: `Bearer ${vonageApiToken(account.credentials.application_id ?? "", account.credentials.private_key ?? "", nowSeconds())}`,
+  authorization: `Bearer ${
+    vonageApiToken(account.credentials.application_id ?? "", account.credentials.private_key ?? "", nowSeconds())
+  }`,
   "content-type": "application/json"
 })
 
@@ -48,11 +55,13 @@ const outcomeOf = (status: string | undefined): CallOutcome | null => {
 /** `length_timer` is 1 to 7200 seconds; Vonage refuses the call with anything longer. */
 const MAX_LENGTH_TIMER_SECONDS = 7200
 
-const seconds = (value: unknown) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
+const seconds = (
+  value: unknown
+) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
 
 export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const reply = yield* Effect.suspend(() =>
         carrierRequest("Vonage", apiBase(account), callsPath(), {
           method: "POST",
@@ -69,7 +78,9 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
           })
         })
       ).pipe(
-        Effect.catchAllDefect((defect) => Effect.fail(new CarrierUnavailable({ message: `Vonage credentials unusable: ${(defect as Error).name}` }))),
+        Effect.catchAllDefect((defect) =>
+          Effect.fail(new CarrierUnavailable({ message: `Vonage credentials unusable: ${(defect as Error).name}` }))
+        ),
         Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false }))
       )
       if (reply.status >= 400 || typeof reply.body.uuid !== "string") {
@@ -96,14 +107,19 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
     ),
 
   callStatus: (account, { providerCallId }) =>
-    carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), { method: "GET", headers: headers(account) }).pipe(
-      Effect.flatMap((reply) =>
-        reply.status >= 300
-          ? Effect.fail(new CarrierUnavailable({ message: `Vonage did not report the call (HTTP ${reply.status})` }))
-          : Effect.succeed({ providerCallId, outcome: outcomeOf(reply.body.status), durationSeconds: seconds(reply.body.duration) })
+    carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), { method: "GET", headers: headers(account) })
+      .pipe(
+        Effect.flatMap((reply) =>
+          reply.status >= 300
+            ? Effect.fail(new CarrierUnavailable({ message: `Vonage did not report the call (HTTP ${reply.status})` }))
+            : Effect.succeed({
+              providerCallId,
+              outcome: outcomeOf(reply.body.status),
+              durationSeconds: seconds(reply.body.duration)
+            })
+        ),
+        Effect.withSpan("Vonage.callStatus")
       ),
-      Effect.withSpan("Vonage.callStatus")
-    ),
 
   verifyWebhook: (account, webhook) =>
     isValidVonageWebhook(

@@ -1,13 +1,13 @@
 import { Clock, Duration, Effect, Schedule } from "effect"
 import WebSocket from "ws"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
+import type { OutboundHttpShape } from "../../../services/OutboundHttp.ts"
 import {
   SpeechFailed,
   type TranscriptEvent,
   type TranscriptionOptions,
   type TranscriptionSession
 } from "../../../services/SpeechToText.ts"
-import type { OutboundHttpShape } from "../../../services/OutboundHttp.ts"
 import { REPLY_LIMITS } from "../../outbound/replyBody.ts"
 import { failureForStatus, timedOut, unreachable, unusableConnection } from "./speechFailures.ts"
 import { asWebSocketUrl, endpointUrl } from "./speechUrls.ts"
@@ -118,10 +118,11 @@ const connect = (outbound: OutboundHttpShape, url: URL, apiKey: string | null, h
     socket.once("error", (error) =>
       settle(
         Effect.fail(
-          /timed out/i.test(error.message) ? timedOut(PROVIDER, "no WebSocket handshake", CONNECT_TIMEOUT_SECONDS) : unreachable(PROVIDER, error)
+          /timed out/i.test(error.message)
+            ? timedOut(PROVIDER, "no WebSocket handshake", CONNECT_TIMEOUT_SECONDS)
+            : unreachable(PROVIDER, error)
         )
-      )
-    )
+      ))
     return Effect.sync(() => socket.terminate())
   })
 
@@ -137,12 +138,17 @@ const closeGracefully = (socket: WebSocket) =>
     else socket.terminate()
   })
 
-export const openDeepgramSession = (outbound: OutboundHttpShape, connection: SpeechConnection, options: TranscriptionOptions) =>
-  Effect.gen(function* () {
+export const openDeepgramSession = (
+  outbound: OutboundHttpShape,
+  connection: SpeechConnection,
+  options: TranscriptionOptions
+) =>
+  Effect.gen(function*() {
     const unusable = unusableConnection(connection)
     if (unusable !== null) return yield* unusable
     const channel = yield* transcriptChannel(
-      () => new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "transcript events are not being read" })
+      () =>
+        new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "transcript events are not being read" })
     )
     const url = deepgramListenUrl(connection, options)
     let closing = false
@@ -153,7 +159,13 @@ export const openDeepgramSession = (outbound: OutboundHttpShape, connection: Spe
         try {
           message = JSON.parse(data.toString())
         } catch {
-          return channel.fail(new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "Deepgram sent a message that is not JSON" }))
+          return channel.fail(
+            new SpeechFailed({
+              provider: PROVIDER,
+              reason: "protocol",
+              message: "Deepgram sent a message that is not JSON"
+            })
+          )
         }
         if (message.type === "Results") {
           const event = transcriptEventOf(message as DeepgramResults)
@@ -164,26 +176,39 @@ export const openDeepgramSession = (outbound: OutboundHttpShape, connection: Spe
       },
       close: (code) => {
         if (closing) channel.end()
-        else channel.fail(new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: `Deepgram closed the stream (code ${code})` }))
+        else {channel.fail(
+            new SpeechFailed({
+              provider: PROVIDER,
+              reason: "protocol",
+              message: `Deepgram closed the stream (code ${code})`
+            })
+          )}
       }
     }
     const socket = yield* Effect.acquireRelease(connect(outbound, url, connection.apiKey, handlers), (socket) =>
       Effect.suspend(() => {
         closing = true
         return closeGracefully(socket)
-      })
-    )
+      }))
     let samplesSent = 0
     let lastSentAt = yield* Clock.currentTimeMillis
 
     const writable = Effect.suspend(() => {
       const failure = channel.failure()
-      if (failure !== undefined) return Effect.fail(failure)
+      if (failure !== undefined) {
+        return Effect.fail(failure)
+      }
       if (socket.readyState !== WebSocket.OPEN) {
-        return Effect.fail(new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "the Deepgram stream is closed" }))
+        return Effect.fail(
+          new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "the Deepgram stream is closed" })
+        )
       }
       if (socket.bufferedAmount > MAX_UNSENT_BYTES) {
-        const failure = new SpeechFailed({ provider: PROVIDER, reason: "timeout", message: "Deepgram is not accepting audio (1 MB unsent)" })
+        const failure = new SpeechFailed({
+          provider: PROVIDER,
+          reason: "timeout",
+          message: "Deepgram is not accepting audio (1 MB unsent)"
+        })
         channel.fail(failure)
         return Effect.fail(failure)
       }
@@ -201,7 +226,9 @@ export const openDeepgramSession = (outbound: OutboundHttpShape, connection: Spe
 
     yield* Clock.currentTimeMillis.pipe(
       Effect.flatMap((now) =>
-        now - lastSentAt >= KEEPALIVE_AFTER_MS && socket.readyState === WebSocket.OPEN ? sendControl("KeepAlive") : Effect.void
+        now - lastSentAt >= KEEPALIVE_AFTER_MS && socket.readyState === WebSocket.OPEN
+          ? sendControl("KeepAlive")
+          : Effect.void
       ),
       Effect.ignore,
       Effect.repeat(Schedule.spaced(Duration.seconds(1))),
@@ -220,6 +247,8 @@ export const openDeepgramSession = (outbound: OutboundHttpShape, connection: Spe
         ),
       finalize: sendControl("Finalize"),
       events: channel.events,
-      audioSeconds: Effect.sync(() => samplesSent / options.sampleRate)
+      audioSeconds: Effect.sync(() =>
+        samplesSent / options.sampleRate
+      )
     } satisfies TranscriptionSession
   })

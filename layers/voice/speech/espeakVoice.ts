@@ -14,7 +14,9 @@ export const ESPEAK_SAMPLE_RATE = 22050
 
 export class EspeakUnavailable extends Error {
   constructor() {
-    super("the local voice needs the espeak-ng package, a devDependency: use a development checkout (npm install without --omit=dev)")
+    super(
+      "the local voice needs the espeak-ng package, a devDependency: use a development checkout (npm install without --omit=dev)"
+    )
   }
 }
 

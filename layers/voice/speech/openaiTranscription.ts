@@ -1,8 +1,8 @@
 import { Duration, Effect, Queue } from "effect"
-import { monoPcm16Wav } from "../../../src/audio/pcmWav.ts"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
-import { SpeechFailed, type TranscriptionOptions, type TranscriptionSession } from "../../../services/SpeechToText.ts"
 import type { OutboundHttpShape } from "../../../services/OutboundHttp.ts"
+import { SpeechFailed, type TranscriptionOptions, type TranscriptionSession } from "../../../services/SpeechToText.ts"
+import { monoPcm16Wav } from "../../../src/audio/pcmWav.ts"
 import { readReply, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody.ts"
 import { failureForStatus, timedOut, tooLarge, unreachable, unusableConnection } from "./speechFailures.ts"
 import { endpointUrl } from "./speechUrls.ts"
@@ -34,7 +34,12 @@ interface Utterance {
   readonly speechFinal: boolean
 }
 
-const transcribe = (outbound: OutboundHttpShape, connection: SpeechConnection, options: TranscriptionOptions, utterance: Utterance) =>
+const transcribe = (
+  outbound: OutboundHttpShape,
+  connection: SpeechConnection,
+  options: TranscriptionOptions,
+  utterance: Utterance
+) =>
   Effect.tryPromise({
     try: async (signal) => {
       const form = new FormData()
@@ -71,7 +76,9 @@ const transcribe = (outbound: OutboundHttpShape, connection: SpeechConnection, o
       } catch {
         answer = undefined
       }
-      if (typeof answer?.text !== "string") throw new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "OpenAI answered without text" })
+      if (typeof answer?.text !== "string") {
+        throw new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "OpenAI answered without text" })
+      }
       return answer.text.trim()
     },
     catch: (error) => (error instanceof SpeechFailed ? error : unreachable(PROVIDER, error))
@@ -82,12 +89,17 @@ const transcribe = (outbound: OutboundHttpShape, connection: SpeechConnection, o
     })
   )
 
-export const openOpenAiTranscriptionSession = (outbound: OutboundHttpShape, connection: SpeechConnection, options: TranscriptionOptions) =>
-  Effect.gen(function* () {
+export const openOpenAiTranscriptionSession = (
+  outbound: OutboundHttpShape,
+  connection: SpeechConnection,
+  options: TranscriptionOptions
+) =>
+  Effect.gen(function*() {
     const unusable = unusableConnection(connection)
     if (unusable !== null) return yield* unusable
     const channel = yield* transcriptChannel(
-      () => new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "transcript events are not being read" })
+      () =>
+        new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "transcript events are not being read" })
     )
     yield* Effect.addFinalizer(() => Effect.sync(channel.end))
     const waiting = yield* Effect.acquireRelease(Queue.bounded<Utterance>(MAX_WAITING_UTTERANCES), Queue.shutdown)
@@ -102,7 +114,13 @@ export const openOpenAiTranscriptionSession = (outbound: OutboundHttpShape, conn
       Effect.flatMap((utterance) => {
         const endMs = Math.round(utterance.startMs + (utterance.samples * 1000) / rate)
         if (utterance.samples < MIN_AUDIO_SECONDS * rate) {
-          channel.emit({ _tag: "Final", text: "", speechFinal: utterance.speechFinal, startMs: utterance.startMs, endMs })
+          channel.emit({
+            _tag: "Final",
+            text: "",
+            speechFinal: utterance.speechFinal,
+            startMs: utterance.startMs,
+            endMs
+          })
           return Effect.void
         }
         samplesPosted += utterance.samples

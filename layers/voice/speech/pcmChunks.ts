@@ -1,5 +1,5 @@
-import { streamingResampler } from "../../../src/audio/streamingResample.ts"
 import { toInt16 } from "../../../src/audio/sampleFormats.ts"
+import { streamingResampler } from "../../../src/audio/streamingResample.ts"
 
 /**
  * Raw PCM16 little-endian bytes as a provider streams them, turned into mono sample chunks at the
@@ -47,7 +47,11 @@ export const pcmChunker = (sourceRate: number, targetRate: number): PcmChunker =
 }
 
 /** Float samples (a local render) as chunks at the call's rate, converted a chunk at a time. */
-export const floatChunks = function* (samples: Float32Array, sourceRate: number, targetRate: number): Generator<Int16Array> {
+export const floatChunks = function*(
+  samples: Float32Array,
+  sourceRate: number,
+  targetRate: number
+): Generator<Int16Array> {
   const resampler = streamingResampler(sourceRate, targetRate)
   const step = (sourceRate * MAX_CHUNK_MS) / 1000
   for (let at = 0; at < samples.length; at += step) {

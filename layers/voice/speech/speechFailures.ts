@@ -1,24 +1,37 @@
-import { baseUrlProblem } from "../../../src/outbound/baseUrls.ts"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
 import { SpeechFailed } from "../../../services/SpeechToText.ts"
+import { baseUrlProblem } from "../../../src/outbound/baseUrls.ts"
 
 /** What a provider's HTTP status means for us; the body is never copied (it may echo keys or text). */
 export const failureForStatus = (provider: string, status: number): SpeechFailed => {
   if (status === 401 || status === 403) {
-    return new SpeechFailed({ provider, reason: "refused", message: `${provider} refused the API key (HTTP ${status})` })
+    return new SpeechFailed({
+      provider,
+      reason: "refused",
+      message: `${provider} refused the API key (HTTP ${status})`
+    })
   }
   if (status === 402 || status === 429) {
-    return new SpeechFailed({ provider, reason: "refused", message: `${provider} refused the request: quota or rate limit (HTTP ${status})` })
+    return new SpeechFailed({
+      provider,
+      reason: "refused",
+      message: `${provider} refused the request: quota or rate limit (HTTP ${status})`
+    })
   }
   if (status >= 500) {
     return new SpeechFailed({ provider, reason: "unreachable", message: `${provider} failed (HTTP ${status})` })
   }
-  return new SpeechFailed({ provider, reason: "protocol", message: `${provider} rejected the request (HTTP ${status})` })
+  return new SpeechFailed({
+    provider,
+    reason: "protocol",
+    message: `${provider} rejected the request (HTTP ${status})`
+  })
 }
 
 /** A connection that never got an answer: refused, reset, unknown host. */
 export const unreachable = (provider: string, error: unknown): SpeechFailed => {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code
+  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null)?.code ??
+    (error as { cause?: { code?: unknown } } | null)?.cause?.code
   return new SpeechFailed({
     provider,
     reason: "unreachable",
@@ -42,7 +55,11 @@ export const missingKey = (provider: string) =>
  */
 export const unusableConnection = (connection: SpeechConnection): SpeechFailed | null => {
   if (connection.baseUrl !== null && baseUrlProblem(connection.baseUrl) !== null) {
-    return new SpeechFailed({ provider: connection.provider, reason: "refused", message: `the base_url of ${connection.provider} ${baseUrlProblem(connection.baseUrl)}` })
+    return new SpeechFailed({
+      provider: connection.provider,
+      reason: "refused",
+      message: `the base_url of ${connection.provider} ${baseUrlProblem(connection.baseUrl)}`
+    })
   }
   return connection.apiKey === null && connection.baseUrl === null ? missingKey(connection.provider) : null
 }

@@ -1,15 +1,21 @@
 import { Chunk, Duration, Effect, Layer, Stream } from "effect"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
-import { SpeechFailed } from "../../../services/SpeechToText.ts"
-import { TEXT_TO_SPEECH_PROVIDERS } from "../../../src/voice/speechProviders.ts"
 import { OutboundHttp, type OutboundHttpShape } from "../../../services/OutboundHttp.ts"
+import { SpeechFailed } from "../../../services/SpeechToText.ts"
 import { TextToSpeech } from "../../../services/TextToSpeech.ts"
 import type { VoiceSampleRate } from "../../../services/VoiceActivity.ts"
-import { ESPEAK_SAMPLE_RATE, EspeakUnavailable, espeakSamples } from "./espeakVoice.ts"
-import { floatChunks, pcmChunker } from "./pcmChunks.ts"
+import { TEXT_TO_SPEECH_PROVIDERS } from "../../../src/voice/speechProviders.ts"
 import { readReply, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody.ts"
+import { ESPEAK_SAMPLE_RATE, espeakSamples, EspeakUnavailable } from "./espeakVoice.ts"
+import { floatChunks, pcmChunker } from "./pcmChunks.ts"
 import { failureForStatus, timedOut, tooLarge, unreachable, unusableConnection } from "./speechFailures.ts"
-import { cartesiaRequest, deepgramSpeakRequest, elevenLabsRequest, openAiSpeechRequest, type TtsRequest } from "./ttsRequests.ts"
+import {
+  cartesiaRequest,
+  deepgramSpeakRequest,
+  elevenLabsRequest,
+  openAiSpeechRequest,
+  type TtsRequest
+} from "./ttsRequests.ts"
 
 export { TEXT_TO_SPEECH_PROVIDERS }
 
@@ -28,7 +34,7 @@ const AUDIO_BUFFER_PIECES = 16
  */
 const httpSpeech = (outbound: OutboundHttpShape, provider: string, request: TtsRequest, rate: VoiceSampleRate) =>
   Stream.unwrapScoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const controller = yield* Effect.acquireRelease(
         Effect.sync(() => new AbortController()),
         (controller) => Effect.sync(() => controller.abort())
@@ -56,13 +62,19 @@ const httpSpeech = (outbound: OutboundHttpShape, provider: string, request: TtsR
       }
       const chunker = pcmChunker(request.sampleRate, rate)
       const audio = Stream.async<Int16Array, SpeechFailed>((emit) => {
-        readReply(response, REPLY_LIMITS.speechAudio, { onPiece: (piece) => emit.chunk(Chunk.unsafeFromArray(chunker.push(piece))) }).then(
+        readReply(response, REPLY_LIMITS.speechAudio, {
+          onPiece: (piece) => emit.chunk(Chunk.unsafeFromArray(chunker.push(piece)))
+        }).then(
           () => emit.chunk(Chunk.unsafeFromArray(chunker.end())).then(() => emit.end()),
-          (error) => emit.fail(error instanceof ReplyTooLarge ? tooLarge(provider, error.limit) : unreachable(provider, error))
+          (error) =>
+            emit.fail(error instanceof ReplyTooLarge ? tooLarge(provider, error.limit) : unreachable(provider, error))
         )
       }, AUDIO_BUFFER_PIECES)
       return audio.pipe(
-        Stream.timeoutFail(() => timedOut(provider, "the audio stream stalled", STALL_TIMEOUT_SECONDS), Duration.seconds(STALL_TIMEOUT_SECONDS))
+        Stream.timeoutFail(
+          () => timedOut(provider, "the audio stream stalled", STALL_TIMEOUT_SECONDS),
+          Duration.seconds(STALL_TIMEOUT_SECONDS)
+        )
       )
     })
   )
@@ -78,7 +90,10 @@ const localSpeech = (connection: SpeechConnection, text: string, rate: VoiceSamp
     }).pipe(Effect.map((samples) => Stream.fromIterable(floatChunks(samples, ESPEAK_SAMPLE_RATE, rate))))
   )
 
-const withKey = (connection: SpeechConnection, make: (apiKey: string | null) => Stream.Stream<Int16Array, SpeechFailed>) => {
+const withKey = (
+  connection: SpeechConnection,
+  make: (apiKey: string | null) => Stream.Stream<Int16Array, SpeechFailed>
+) => {
   const unusable = unusableConnection(connection)
   return unusable === null ? make(connection.apiKey) : Stream.fail(unusable)
 }
@@ -93,13 +108,25 @@ const synthesize = (
   const provider = connection.provider
   switch (provider) {
     case "elevenlabs":
-      return withKey(connection, (key) => httpSpeech(outbound, provider, elevenLabsRequest(connection, key, text, rate), rate))
+      return withKey(
+        connection,
+        (key) => httpSpeech(outbound, provider, elevenLabsRequest(connection, key, text, rate), rate)
+      )
     case "cartesia":
-      return withKey(connection, (key) => httpSpeech(outbound, provider, cartesiaRequest(connection, key, text, rate), rate))
+      return withKey(
+        connection,
+        (key) => httpSpeech(outbound, provider, cartesiaRequest(connection, key, text, rate), rate)
+      )
     case "deepgram":
-      return withKey(connection, (key) => httpSpeech(outbound, provider, deepgramSpeakRequest(connection, key, text, rate), rate))
+      return withKey(
+        connection,
+        (key) => httpSpeech(outbound, provider, deepgramSpeakRequest(connection, key, text, rate), rate)
+      )
     case "openai":
-      return withKey(connection, (key) => httpSpeech(outbound, provider, openAiSpeechRequest(connection, key, text), rate))
+      return withKey(
+        connection,
+        (key) => httpSpeech(outbound, provider, openAiSpeechRequest(connection, key, text), rate)
+      )
     case "local":
       return localSpeech(connection, text, rate)
     default:
@@ -120,7 +147,12 @@ export const TextToSpeechLive = Layer.effect(
       synthesize: (connection, text, sampleRate) =>
         synthesize(outbound, connection, text, sampleRate).pipe(
           Stream.withSpan("TextToSpeech.synthesize", {
-            attributes: { provider: connection.provider, model: connection.model ?? "", sampleRate, characters: text.length }
+            attributes: {
+              provider: connection.provider,
+              model: connection.model ?? "",
+              sampleRate,
+              characters: text.length
+            }
           })
         )
     }))

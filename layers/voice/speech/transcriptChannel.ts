@@ -20,8 +20,11 @@ export interface TranscriptChannel {
 }
 
 export const transcriptChannel = (overflow: () => SpeechFailed) =>
-  Effect.gen(function* () {
-    const queue = yield* Effect.acquireRelease(Queue.unbounded<Take.Take<TranscriptEvent, SpeechFailed>>(), Queue.shutdown)
+  Effect.gen(function*() {
+    const queue = yield* Effect.acquireRelease(
+      Queue.unbounded<Take.Take<TranscriptEvent, SpeechFailed>>(),
+      Queue.shutdown
+    )
     let ended = false
     let failure: SpeechFailed | undefined
     const close = (take: Take.Take<TranscriptEvent, SpeechFailed>) => {

@@ -29,9 +29,16 @@ const OPENAI_PCM_RATE = 24000
 const json = { "Content-Type": "application/json" }
 
 /** "en-US" → "en": the providers below take ISO 639-1 codes. */
-const languageCode = (language: string | null) => (language === null ? undefined : language.split(/[-_]/)[0]!.toLowerCase())
+const languageCode = (
+  language: string | null
+) => (language === null ? undefined : language.split(/[-_]/)[0]!.toLowerCase())
 
-export const elevenLabsRequest = (connection: SpeechConnection, apiKey: string | null, text: string, rate: VoiceSampleRate): TtsRequest => {
+export const elevenLabsRequest = (
+  connection: SpeechConnection,
+  apiKey: string | null,
+  text: string,
+  rate: VoiceSampleRate
+): TtsRequest => {
   // https://elevenlabs.io/docs/api-reference/text-to-speech/stream — pcm_8000 and pcm_16000 are raw s16le.
   const voice = encodeURIComponent(connection.voice ?? ELEVENLABS_VOICE)
   const url = endpointUrl(connection.baseUrl, "https://api.elevenlabs.io", `/v1/text-to-speech/${voice}/stream`)
@@ -40,12 +47,21 @@ export const elevenLabsRequest = (connection: SpeechConnection, apiKey: string |
   return {
     url,
     headers: { ...json, ...(apiKey === null ? {} : { "xi-api-key": apiKey }) },
-    body: JSON.stringify({ text, model_id: connection.model ?? ELEVENLABS_MODEL, ...(language ? { language_code: language } : {}) }),
+    body: JSON.stringify({
+      text,
+      model_id: connection.model ?? ELEVENLABS_MODEL,
+      ...(language ? { language_code: language } : {})
+    }),
     sampleRate: rate
   }
 }
 
-export const cartesiaRequest = (connection: SpeechConnection, apiKey: string | null, text: string, rate: VoiceSampleRate): TtsRequest => ({
+export const cartesiaRequest = (
+  connection: SpeechConnection,
+  apiKey: string | null,
+  text: string,
+  rate: VoiceSampleRate
+): TtsRequest => ({
   // https://docs.cartesia.ai/api-reference/tts/bytes — a raw container streams as it is generated.
   url: endpointUrl(connection.baseUrl, "https://api.cartesia.ai", "/tts/bytes"),
   headers: { ...json, ...(apiKey === null ? {} : { "X-API-Key": apiKey }), "Cartesia-Version": CARTESIA_VERSION },
@@ -59,7 +75,12 @@ export const cartesiaRequest = (connection: SpeechConnection, apiKey: string | n
   sampleRate: rate
 })
 
-export const deepgramSpeakRequest = (connection: SpeechConnection, apiKey: string | null, text: string, rate: VoiceSampleRate): TtsRequest => {
+export const deepgramSpeakRequest = (
+  connection: SpeechConnection,
+  apiKey: string | null,
+  text: string,
+  rate: VoiceSampleRate
+): TtsRequest => {
   // https://developers.deepgram.com/reference/text-to-speech/speak-request — the voice is the model;
   // without container=none the REST answer is a WAV file, header included.
   const url = endpointUrl(connection.baseUrl, "https://api.deepgram.com", "/v1/speak")
@@ -67,7 +88,12 @@ export const deepgramSpeakRequest = (connection: SpeechConnection, apiKey: strin
   url.searchParams.set("encoding", "linear16")
   url.searchParams.set("sample_rate", `${rate}`)
   url.searchParams.set("container", "none")
-  return { url, headers: { ...json, ...(apiKey === null ? {} : { Authorization: `Token ${apiKey}` }) }, body: JSON.stringify({ text }), sampleRate: rate }
+  return {
+    url,
+    headers: { ...json, ...(apiKey === null ? {} : { Authorization: `Token ${apiKey}` }) },
+    body: JSON.stringify({ text }),
+    sampleRate: rate
+  }
 }
 
 export const openAiSpeechRequest = (connection: SpeechConnection, apiKey: string | null, text: string): TtsRequest => ({

@@ -1,6 +1,4 @@
 import { Config, Effect, Layer } from "effect"
-import { InvalidConfiguration } from "../../../src/config.ts"
-import { SILENCE, type SegmenterState, segmentWindow } from "../../../src/voice/speechSegmenter.ts"
 import {
   type SpeechSegmentation,
   VoiceActivity,
@@ -8,6 +6,8 @@ import {
   type VoiceActivityEvent,
   type VoiceSampleRate
 } from "../../../services/VoiceActivity.ts"
+import { InvalidConfiguration } from "../../../src/config.ts"
+import { type SegmenterState, segmentWindow, SILENCE } from "../../../src/voice/speechSegmenter.ts"
 import { type SileroBatcher, sileroBatcher } from "./sileroBatcher.ts"
 import { inlineSileroEngine, type SileroEngine, sileroModelPath, workerSileroEngine } from "./sileroEngine.ts"
 import { STATE_SIZE } from "./sileroSession.mjs"
@@ -44,7 +44,11 @@ const openEngines = (workers: number): Promise<ReadonlyArray<SileroEngine>> => {
     : Promise.all(Array.from({ length: workers }, () => workerSileroEngine(modelPath)))
 }
 
-const makeDetector = (batcher: SileroBatcher, rate: VoiceSampleRate, initial: SpeechSegmentation): VoiceActivityDetector => {
+const makeDetector = (
+  batcher: SileroBatcher,
+  rate: VoiceSampleRate,
+  initial: SpeechSegmentation
+): VoiceActivityDetector => {
   const { samples, context } = WINDOWS[rate]
   const windowMs = (samples * 1000) / rate
   let settings = initial
@@ -72,7 +76,11 @@ const makeDetector = (batcher: SileroBatcher, rate: VoiceSampleRate, initial: Sp
       modelState = answer.state
       previous = input.slice(samples)
       const startMs = windowsScored++ * windowMs
-      const next = segmentWindow(segmenter, settings, { startMs, endMs: startMs + windowMs, probability: answer.probability })
+      const next = segmentWindow(segmenter, settings, {
+        startMs,
+        endMs: startMs + windowMs,
+        probability: answer.probability
+      })
       segmenter = next.state
       events.push(...next.events)
     }
@@ -102,7 +110,7 @@ const makeDetector = (batcher: SileroBatcher, rate: VoiceSampleRate, initial: Sp
  */
 export const VoiceActivityLive = Layer.scoped(
   VoiceActivity,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const workers = yield* vadWorkers
     let engines: Promise<ReadonlyArray<SileroEngine>> | undefined
     let batcher: Promise<SileroBatcher> | undefined
@@ -119,7 +127,7 @@ export const VoiceActivityLive = Layer.scoped(
         await Promise.all((opened ?? []).map((engine) => engine.close()))
       })
     )
-    const detector = Effect.fn("VoiceActivity.detector")(function* (
+    const detector = Effect.fn("VoiceActivity.detector")(function*(
       sampleRate: VoiceSampleRate,
       segmentation?: Partial<SpeechSegmentation>
     ) {

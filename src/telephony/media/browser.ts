@@ -1,5 +1,13 @@
+import {
+  jsonObject,
+  linear16FromPcm,
+  objectField,
+  packetFramer,
+  pcmFromLinear16,
+  stringEntries,
+  stringField
+} from "./mediaFrames.ts"
 import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
-import { jsonObject, linear16FromPcm, objectField, packetFramer, pcmFromLinear16, stringEntries, stringField } from "./mediaFrames.ts"
 
 /**
  * Our own browser test call, shaped like Vonage's framing so one pipeline serves both.
@@ -30,7 +38,12 @@ export const browserMediaProtocol = (): MediaProtocol => {
     const json = jsonObject(message)
     switch (stringField(json, "event")) {
       case "start":
-        return [{ _tag: "Started", streamId: null, callId: null, parameters: stringEntries(objectField(json, "parameters")) }]
+        return [{
+          _tag: "Started",
+          streamId: null,
+          callId: null,
+          parameters: stringEntries(objectField(json, "parameters"))
+        }]
       case "played": {
         const name = stringField(json, "name")
         return name === null ? [] : [{ _tag: "Played", name }]

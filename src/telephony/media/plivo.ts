@@ -1,8 +1,7 @@
-import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 import {
   isObject,
-  jsonObject,
   type JsonObject,
+  jsonObject,
   muLawBase64,
   objectField,
   packetFramer,
@@ -10,6 +9,7 @@ import {
   stringEntries,
   stringField
 } from "./mediaFrames.ts"
+import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 
 /**
  * Plivo audio streams with `bidirectional="true"` and `contentType="audio/x-mulaw;rate=8000"`
@@ -90,7 +90,9 @@ export const plivoMediaProtocol = (): MediaProtocol => {
     receive,
     audio: (pcm) => (streamId === null ? [] : framer.push(pcm).map(playAudio)),
     mark: (name) =>
-      streamId === null ? [] : [...framer.flush().map(playAudio), JSON.stringify({ event: "checkpoint", streamId, name })],
+      streamId === null
+        ? []
+        : [...framer.flush().map(playAudio), JSON.stringify({ event: "checkpoint", streamId, name })],
     clear: () => {
       framer.drop()
       return streamId === null ? [] : [JSON.stringify({ event: "clearAudio", streamId })]

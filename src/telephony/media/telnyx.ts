@@ -1,4 +1,3 @@
-import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 import {
   type JsonObject,
   jsonObject,
@@ -9,6 +8,7 @@ import {
   stringEntries,
   stringField
 } from "./mediaFrames.ts"
+import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 
 /**
  * Telnyx media streaming with `stream_bidirectional_mode: "rtp"` and PCMU

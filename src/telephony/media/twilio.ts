@@ -1,4 +1,3 @@
-import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 import {
   jsonObject,
   muLawBase64,
@@ -8,6 +7,7 @@ import {
   stringEntries,
   stringField
 } from "./mediaFrames.ts"
+import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 
 /**
  * Twilio Media Streams over a bidirectional `<Connect><Stream>`
@@ -66,7 +66,9 @@ export const twilioMediaProtocol = (): MediaProtocol => {
     receive,
     audio: (pcm) => (streamSid === null ? [] : framer.push(pcm).map(media)),
     mark: (name) =>
-      streamSid === null ? [] : [...framer.flush().map(media), JSON.stringify({ event: "mark", streamSid, mark: { name } })],
+      streamSid === null
+        ? []
+        : [...framer.flush().map(media), JSON.stringify({ event: "mark", streamSid, mark: { name } })],
     clear: () => {
       framer.drop()
       return streamSid === null ? [] : [JSON.stringify({ event: "clear", streamSid })]

@@ -1,4 +1,3 @@
-import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 import {
   jsonObject,
   linear16FromPcm,
@@ -8,6 +7,7 @@ import {
   stringEntries,
   stringField
 } from "./mediaFrames.ts"
+import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 
 /**
  * Vonage Voice API WebSockets (developer.vonage.com/voice/voice-api/concepts/websockets), with the

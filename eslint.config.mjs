@@ -1,0 +1,47 @@
+import * as effectEslint from "@effect/eslint-plugin"
+import eslint from "@eslint/js"
+import importX from "eslint-plugin-import-x"
+import tseslint from "typescript-eslint"
+
+/**
+ * Imports run one way (docs/architecture.md): app → http | layers; http → services | src;
+ * layers → services | src; services → src; src → nothing of ours. Tests and benchmarks may reach
+ * anything. A zone lists, for the files under `target`, the folders they may not import from.
+ */
+const dependencyZones = [
+  { target: "./src", from: ["./app", "./http", "./layers", "./services", "./web"] },
+  { target: "./services", from: ["./app", "./http", "./layers", "./web"] },
+  { target: "./layers", from: ["./app", "./http", "./web"] },
+  { target: "./http", from: ["./app", "./layers", "./web"] }
+].map((zone) => ({ ...zone, message: "Imports run app → http | layers → services → src (docs/architecture.md)." }))
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", "dist/**", "**/*.d.mts"] },
+  eslint.configs.recommended,
+  tseslint.configs.recommended,
+  ...effectEslint.configs.dprint,
+  {
+    plugins: { "import-x": importX },
+    languageOptions: {
+      globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly" }
+    },
+    rules: {
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }],
+      "import-x/no-restricted-paths": ["error", { zones: dependencyZones }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-namespace": "off",
+      "@typescript-eslint/no-empty-object-type": "off"
+    }
+  }
+)
