@@ -23,7 +23,20 @@ export default tseslint.config(
   {
     plugins: { "import-x": importX },
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly" }
+      globals: Object.fromEntries(
+        [
+          "Buffer",
+          "URL",
+          "WebAssembly",
+          "clearInterval",
+          "clearTimeout",
+          "console",
+          "performance",
+          "process",
+          "setInterval",
+          "setTimeout"
+        ].map((name) => [name, "readonly"])
+      )
     },
     rules: {
       "@effect/dprint": ["error", {

@@ -20,9 +20,10 @@ import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ServicesLive } from "../layers/app.ts"
+import { ServicesLive } from "../app/appLayer.ts"
+import { AppConfigLive } from "../app/config.ts"
 import { Campaigns } from "../services/Campaigns.ts"
-import { AppConfigLive } from "../src/config.ts"
+import { PublicUrl } from "../services/PublicUrl.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import { allScopes } from "../src/domain/scopes.ts"
 
@@ -65,6 +66,8 @@ const main = async () => {
       : {})
   }
   const layer = ServicesLive.pipe(
+    // Nothing here hands out URLs; the services only need to know where they would point.
+    Layer.provide(Layer.succeed(PublicUrl, "http://127.0.0.1:8000")),
     Layer.provide(AppConfigLive),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(settings)))))
   )

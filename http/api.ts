@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { serviceVersion } from "../src/version.ts"
 import { describeErrorBodies } from "./openapiErrors.ts"
 import { ApiKeysApi } from "./v1/apiKeys/api.ts"
 import { ArtifactsApi } from "./v1/artifacts/api.ts"
@@ -18,7 +19,6 @@ import { WorkflowsApi } from "./v1/workflows/api.ts"
 import { AgentsApi } from "./v2/agents/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
-import { serviceVersion } from "./version.ts"
 
 /** The whole public interface: v1 (Dograh-compatible paths) and v2 groups in one API. */
 export class Api extends HttpApi.make("talkgraph")

@@ -9,7 +9,6 @@ import {
   RangeNotSatisfiable,
   TooManyRequests,
   Unauthenticated,
-  UnsupportedMediaType,
   UpstreamFailed,
   ValidationFailed
 } from "../src/domain/errors.ts"

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@eff
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { AppConfig } from "../src/config.ts"
+import { AppConfig } from "../services/AppConfig.ts"
 import { Api } from "./api.ts"
 import { ErrorShapeLive } from "./errorShape.ts"
 import { describeListenFailure, ListenFailed } from "./listenFailure.ts"

@@ -1,8 +1,8 @@
 import { Otlp } from "@effect/opentelemetry"
 import { FetchHttpClient } from "@effect/platform"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { serviceVersion } from "../http/version.ts"
-import { AppConfig } from "../src/config.ts"
+import { AppConfig } from "../services/AppConfig.ts"
+import { serviceVersion } from "../src/version.ts"
 
 const levels = {
   debug: LogLevel.Debug,

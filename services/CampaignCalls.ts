@@ -38,8 +38,7 @@ export interface CampaignCallsShape {
   readonly answer: (
     provider: Provider,
     runId: number,
-    request: WebhookRequest,
-    publicUrl: string
+    request: WebhookRequest
   ) => Effect.Effect<{ readonly contentType: string; readonly body: string }, Forbidden | NotFound>
   readonly dispatchStatus: (campaignId: number) => Effect.Effect<DispatchStatus, NotFound>
   /**

@@ -62,8 +62,7 @@ export interface RecordingsShape {
   /** Signed upload URLs, one per file, bound to its audio content type and the size cap. */
   readonly uploadUrls: (
     principal: Principal,
-    files: ReadonlyArray<ClipUploadRequest>,
-    publicUrl: string
+    files: ReadonlyArray<ClipUploadRequest>
   ) => Effect.Effect<ReadonlyArray<ClipUploadGrant>, ValidationFailed | PayloadTooLarge>
   /**
    * Decodes, checks and converts each uploaded clip, then stores them all or none: a bad clip

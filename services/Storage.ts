@@ -15,8 +15,6 @@ export interface UploadRules {
   readonly expiresInSeconds: number
   /** When the client announced its size, the URL admits exactly that many bytes (S3 signs it). */
   readonly exactBytes?: number | undefined
-  /** Where clients reach this process (the local backend's upload URLs point here). */
-  readonly publicUrl: string
 }
 
 /** How a browser should take a download: its media type and the name to save it under. */

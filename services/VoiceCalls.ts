@@ -43,8 +43,7 @@ export interface VoiceCallsShape {
     input: {
       readonly initial_context?: Readonly<Record<string, unknown>> | undefined
       readonly use_draft?: boolean | undefined
-    },
-    publicUrl: string
+    }
   ) => Effect.Effect<BrowserCall, NotFound | Conflict | ValidationFailed>
   /**
    * A carrier's incoming-call webhook for one telephony configuration: verified, routed by the
@@ -53,8 +52,7 @@ export interface VoiceCallsShape {
   readonly inbound: (
     provider: Provider,
     configurationId: number,
-    request: WebhookRequest,
-    publicUrl: string
+    request: WebhookRequest
   ) => Effect.Effect<{ readonly contentType: string; readonly body: string }, Forbidden | NotFound>
 }
 

@@ -1,6 +1,7 @@
 import { ConfigProvider, Effect, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import { AppConfig, AppConfigLive } from "../src/config.ts"
+import { AppConfigLive } from "../app/config.ts"
+import { AppConfig } from "../services/AppConfig.ts"
 
 const load = (env: Record<string, string>) =>
   Effect.runPromise(

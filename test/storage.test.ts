@@ -152,8 +152,7 @@ describe("local storage (embedded default)", () => {
           storage.presignUpload("organizations/1/contacts/expiring.csv", {
             contentType: "text/csv",
             maxBytes: 4096,
-            expiresInSeconds: 1,
-            publicUrl: server.url
+            expiresInSeconds: 1
           })
       )
     )

@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Config, Effect, Either, Layer, Option, ParseResult } from "effect"
+import { Config, Effect, Either, Layer, ParseResult } from "effect"
 import {
   Campaigns,
   type CampaignSettingsInput,
@@ -38,7 +38,6 @@ import {
   startAfterFailedImport,
   startWhileLoading
 } from "../../src/campaign/contactImport.ts"
-import { AppConfig } from "../../src/config.ts"
 import { Conflict, NotFound, PayloadTooLarge, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { requiredVariables } from "../../src/graph/templateVariables.ts"
@@ -74,7 +73,6 @@ export const CampaignsLive = Layer.effect(
   Campaigns,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const onPostgres = Option.isSome((yield* AppConfig).databaseUrl)
     const storage = yield* Storage
     const telephony = yield* TelephonyConfigs
     const recordings = yield* RecordingCatalog

@@ -3,13 +3,13 @@ import { Cause, Clock, Deferred, Effect, Exit, FiberMap, Layer, Option, Schedule
 import * as crypto from "node:crypto"
 import * as os from "node:os"
 import type { Readable } from "node:stream"
+import { AppConfig } from "../../services/AppConfig.ts"
 import { type ContactImportJob, ContactImports, type ImportOutcome } from "../../services/ContactImports.ts"
 import { DatabaseQueue } from "../../services/DatabaseQueue.ts"
 import { Storage } from "../../services/Storage.ts"
 import { logEntry } from "../../src/campaign/campaignLog.ts"
 import { loaderStopped } from "../../src/campaign/contactImport.ts"
 import { CsvContactsInvalid, type CsvContactsSummary } from "../../src/campaign/csvContacts.ts"
-import { AppConfig } from "../../src/config.ts"
 import { ImportTakenOver, ingestContacts } from "./contactIngest.ts"
 
 /** A loader proves it is alive this often (with PostgreSQL, where several processes may load)… */

@@ -1,11 +1,12 @@
 import { Effect, Option } from "effect"
+import { AppConfig, InvalidConfiguration } from "../../services/AppConfig.ts"
 import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import {
   localStorageSharedConfig,
   type SpeechSetting,
   voicePreflightProblems
 } from "../../src/campaign/voicePreflight.ts"
-import { AppConfig, InvalidConfiguration } from "../../src/config.ts"
 import { Conflict } from "../../src/domain/errors.ts"
 
 const settingOf = (connection: Option.Option<SpeechConnection>): SpeechSetting | null =>
@@ -18,6 +19,7 @@ const settingOf = (connection: Option.Option<SpeechConnection>): SpeechSetting |
 export const makeVoicePreflight = Effect.gen(function*() {
   const settings = yield* ModelSettings
   const config = yield* AppConfig
+  const publicUrl = yield* PublicUrl
   const localStorageShared = yield* localStorageSharedConfig.pipe(
     Effect.mapError((error) => new InvalidConfiguration({ message: `Invalid configuration: ${String(error)}` }))
   )
@@ -38,7 +40,7 @@ export const makeVoicePreflight = Effect.gen(function*() {
         llm: Option.isSome(llm),
         stt: settingOf(stt),
         tts: settingOf(tts),
-        publicUrl: config.publicUrl,
+        publicUrl,
         carrier,
         storage
       })

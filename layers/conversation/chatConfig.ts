@@ -1,5 +1,5 @@
 import { Config, Effect } from "effect"
-import { InvalidConfiguration } from "../../src/config.ts"
+import { InvalidConfiguration } from "../../services/AppConfig.ts"
 
 /**
  * `TALKGRAPH_CHAT_IDLE_TIMEOUT_SECONDS` (default 1800, 1–86400): a chat with no message for this

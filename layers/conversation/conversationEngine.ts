@@ -19,7 +19,7 @@ import {
 import { type ChatMessage, farewellPromptFor, messagesFor, systemPromptFor } from "../../src/conversation/prompt.ts"
 import { greetingFor } from "../../src/conversation/runContext.ts"
 import { END_CALL_TOOL, type ToolDefinition, toolsAt } from "../../src/conversation/tools.ts"
-import { addUsage, noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
+import { addUsage, noUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { WorkflowNode } from "../../src/graph/definition.ts"
 import { renderTemplate } from "../../src/graph/templateVariables.ts"
 

@@ -1,5 +1,5 @@
 import { Config, Effect } from "effect"
-import { InvalidConfiguration } from "../../src/config.ts"
+import { InvalidConfiguration } from "../../services/AppConfig.ts"
 
 /**
  * `TALKGRAPH_LLM_TIMEOUT_SECONDS` (default 60, 1–600): the bound on one request to an

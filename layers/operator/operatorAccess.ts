@@ -1,8 +1,8 @@
 import { HttpServer } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import * as crypto from "node:crypto"
+import { AppConfig } from "../../services/AppConfig.ts"
 import { OperatorAccess } from "../../services/OperatorAccess.ts"
-import { AppConfig } from "../../src/config.ts"
 import { newOperatorToken } from "../../src/identity/tokens.ts"
 import { localUrl, publishOperatorEndpoint } from "./operatorFile.ts"
 

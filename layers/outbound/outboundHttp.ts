@@ -3,9 +3,8 @@ import * as dns from "node:dns"
 import * as http from "node:http"
 import * as https from "node:https"
 import * as net from "node:net"
-import { serviceVersion } from "../../http/version.ts"
+import { InvalidConfiguration } from "../../services/AppConfig.ts"
 import { OutboundBlocked, OutboundHttp, type OutboundRequest } from "../../services/OutboundHttp.ts"
-import { InvalidConfiguration } from "../../src/config.ts"
 import { baseUrlProblem } from "../../src/outbound/baseUrls.ts"
 import {
   addressRefusal,
@@ -13,6 +12,7 @@ import {
   type OutboundPolicy,
   outboundPolicyConfig
 } from "../../src/outbound/outboundPolicy.ts"
+import { serviceVersion } from "../../src/version.ts"
 import { guardedLookup } from "./guardedLookup.ts"
 
 /** How long saving a base URL waits for its name to resolve; without an answer the connection-time check decides. */

@@ -46,8 +46,7 @@ export const RecordingsLive = Layer.effect(
 
     const uploadUrls = Effect.fn("Recordings.uploadUrls")(function*(
       principal: Principal,
-      files: ReadonlyArray<ClipUploadRequest>,
-      publicUrl: string
+      files: ReadonlyArray<ClipUploadRequest>
     ) {
       const problems: Array<FieldProblem> = []
       files.forEach((file, index) => {
@@ -83,8 +82,7 @@ export const RecordingsLive = Layer.effect(
             contentType,
             maxBytes: config.maxBytes,
             expiresInSeconds: storage.limits.urlTtlSeconds,
-            exactBytes: file.fileSize,
-            publicUrl
+            exactBytes: file.fileSize
           })
           let suggestion = newRecordingId()
           while (used.has(suggestion)) suggestion = newRecordingId()

@@ -2,8 +2,8 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { AppConfig } from "../../services/AppConfig.ts"
 import { SecretBox, SecretUnreadable } from "../../services/SecretBox.ts"
-import { AppConfig } from "../../src/config.ts"
 import { ensurePrivateDir, ensurePrivateFile, PRIVATE_FILE_MODE } from "../privateFiles.ts"
 
 const derive = (master: Buffer, purpose: string): Buffer =>

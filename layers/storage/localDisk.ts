@@ -1,5 +1,5 @@
 import { NodeStream } from "@effect/platform-node"
-import { Effect, Exit, Option, Stream } from "effect"
+import { Clock, Effect, Exit, Option, Stream } from "effect"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
@@ -28,7 +28,8 @@ export const makeLocalDiskStorage = (
   root: string,
   config: StorageConfigShape,
   secrets: SecretBoxShape,
-  ledger: StoredObjectsShape
+  ledger: StoredObjectsShape,
+  publicUrl: string
 ) => {
   const fileOf = (key: string) => {
     const file = path.resolve(root, key)
@@ -40,7 +41,7 @@ export const makeLocalDiskStorage = (
   const makeParent = (file: string) => fsp.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE })
 
   const presignUpload = Effect.fn("Storage.presignUpload")(function*(key: string, rules: UploadRules) {
-    const expires = Math.floor(Date.now() / 1000) + rules.expiresInSeconds
+    const expires = Math.floor((yield* Clock.currentTimeMillis) / 1000) + rules.expiresInSeconds
     const maxBytes = rules.exactBytes ?? rules.maxBytes
     const contentType = mediaTypeOf(rules.contentType)
     const signature = secrets.sign(SIGNING_PURPOSE, uploadSignatureMessage(key, expires, maxBytes, contentType))
@@ -51,7 +52,7 @@ export const makeLocalDiskStorage = (
       content_type: contentType,
       signature
     })
-    return { url: `${rules.publicUrl}/api/v1/uploads/local?${query}`, expiresInSeconds: rules.expiresInSeconds }
+    return { url: `${publicUrl}/api/v1/uploads/local?${query}`, expiresInSeconds: rules.expiresInSeconds }
   })
 
   /** Streams the body into `partial`, refusing it once it passes `limit`; answers the size written. */

@@ -1,10 +1,11 @@
 import { Effect, Layer } from "effect"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { AppConfig } from "../../services/AppConfig.ts"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { Storage } from "../../services/Storage.ts"
 import { StoredObjects } from "../../services/StoredObjects.ts"
-import { AppConfig } from "../../src/config.ts"
 import { storageConfig } from "../../src/storage/storageConfig.ts"
 import { ensurePrivateDir } from "../privateFiles.ts"
 import { makeLocalDiskStorage } from "./localDisk.ts"
@@ -47,6 +48,6 @@ export const StorageLive = Layer.scoped(
     const root = path.resolve(fileURLToPath(app.storageUrl))
     yield* Effect.promise(() => ensurePrivateDir(root))
     yield* Effect.forkScoped(sweepAbandonedUploads(root))
-    return makeLocalDiskStorage(root, config, yield* SecretBox, ledger)
+    return makeLocalDiskStorage(root, config, yield* SecretBox, ledger, yield* PublicUrl)
   })
 ).pipe(Layer.provideMerge(StoredObjectsLive))

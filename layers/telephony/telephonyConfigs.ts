@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import {
   type PhoneNumberInput,
@@ -11,7 +12,6 @@ import {
   type TelephonyConfigUpdate
 } from "../../services/TelephonyConfigs.ts"
 import { publicUrlProblem } from "../../src/campaign/voicePreflight.ts"
-import { AppConfig } from "../../src/config.ts"
 import { Conflict, type FieldProblem, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { asRegion, toE164 } from "../../src/phone/mod.ts"
@@ -100,7 +100,7 @@ export const TelephonyConfigsLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
     const outboundHttp = yield* OutboundHttp
-    const appConfig = yield* AppConfig
+    const publicUrl = yield* PublicUrl
 
     const selectConfigs = (organizationId: number, id: number | null) =>
       sql<ConfigRow>`
@@ -158,7 +158,7 @@ export const TelephonyConfigsLive = Layer.effect(
 
     /** A carrier that could never call this service back is refused when its configuration is saved. */
     const checkReachable = (provider: Provider, apiBaseUrl: string | null | undefined) => {
-      const problem = publicUrlProblem(appConfig.publicUrl, {
+      const problem = publicUrlProblem(publicUrl, {
         provider,
         apiBaseUrl: apiBaseUrl ?? defaultApiBaseUrl[provider]
       })

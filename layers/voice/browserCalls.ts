@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { ModelSettings } from "../../services/ModelSettings.ts"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import type { BrowserCall } from "../../services/VoiceCalls.ts"
 import { initialState } from "../../src/conversation/conversationState.ts"
@@ -31,6 +32,7 @@ interface VersionRow {
 export const makeBrowserCalls = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* SecretBox
+  const publicUrl = yield* PublicUrl
   const modelSettings = yield* ModelSettings
   const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
 
@@ -40,8 +42,7 @@ export const makeBrowserCalls = Effect.gen(function*() {
     input: {
       readonly initial_context?: Readonly<Record<string, unknown>> | undefined
       readonly use_draft?: boolean | undefined
-    },
-    publicUrl: string
+    }
   ) {
     const versions = yield* sql<VersionRow>`
       SELECT w.status AS workflow_status, d.id AS definition_id, d.version_number, d.version_status, d.workflow_definition,

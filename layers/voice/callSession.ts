@@ -1,4 +1,4 @@
-import { Deferred, Effect, Exit, Fiber, Option, Queue, Ref, type Scope, Stream } from "effect"
+import { Deferred, Effect, Fiber, Option, Queue, type Scope, Stream } from "effect"
 import type { ConversationEngineShape, ConversationPlan } from "../../services/ConversationEngine.ts"
 import type { SpeechConnection } from "../../services/ModelSettings.ts"
 import type { SpeechFailed, SpeechToTextShape } from "../../services/SpeechToText.ts"

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { type Provider, Telephony, type WebhookRequest } from "../../services/Telephony.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
@@ -23,9 +24,10 @@ export const makeInboundCalls = Effect.gen(function*() {
   const secrets = yield* SecretBox
   const telephony = yield* Telephony
   const accounts = yield* makeCarrierAccounts
+  const publicUrl = yield* PublicUrl
 
   const answer = Effect.fn("VoiceCalls.inbound")(
-    function*(provider: Provider, configurationId: number, request: WebhookRequest, publicUrl: string) {
+    function*(provider: Provider, configurationId: number, request: WebhookRequest) {
       const [config] = yield* sql<{ organization_id: number; provider: string }>`
       SELECT organization_id, provider FROM telephony_configurations WHERE id = ${configurationId} AND NOT inactive`
         .pipe(Effect.orDie)

@@ -6,20 +6,20 @@ import * as os from "node:os"
 import * as path from "node:path"
 import pg from "pg"
 import { inject } from "vitest"
+import { AppConfigLive } from "../../app/config.ts"
 import { CampaignSchedulerLive } from "../../layers/campaigns/scheduler/campaignScheduler.ts"
 import { CampaignWakeupsLive } from "../../layers/campaigns/scheduler/campaignWakeups.ts"
 import { makeOutcomeRows } from "../../layers/campaigns/scheduler/outcomeRows.ts"
-import { PublicBaseUrl } from "../../layers/campaigns/scheduler/publicBaseUrl.ts"
 import { SchedulerSettings, type SchedulerSettingsShape } from "../../layers/campaigns/scheduler/schedulerSettings.ts"
 import { DatabaseLive } from "../../layers/database.ts"
 import { SecretBoxLive } from "../../layers/secrets/secretBox.ts"
 import { TelephonyConfigsLive } from "../../layers/telephony/telephonyConfigs.ts"
 import { CampaignScheduler } from "../../services/CampaignScheduler.ts"
 import { CampaignWakeups } from "../../services/CampaignWakeups.ts"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
 import type { CallOutcome } from "../../src/campaign/retryPolicy.ts"
-import { AppConfigLive } from "../../src/config.ts"
 import { postgresUrl } from "./database.ts"
 import { LoopbackOutbound } from "./outbound.ts"
 import { definitionUsing } from "./workflowRows.ts"
@@ -62,6 +62,7 @@ export const isolatedDatabase = async () => {
   ])
   const scope = Effect.runSync(Scope.make())
   const layer = TelephonyConfigsLive.pipe(
+    Layer.provideMerge(Layer.succeed(PublicUrl, "http://dialer.test")),
     Layer.provideMerge(LoopbackOutbound),
     Layer.provideMerge(SecretBoxLive),
     Layer.provideMerge(DatabaseLive),
@@ -131,7 +132,7 @@ export const dialerLayer = (
     Layer.provideMerge(CampaignWakeupsLive),
     Layer.provide(Layer.succeed(Telephony, Telephony.of({ adapter: () => carrier.adapter }))),
     Layer.provide(Layer.succeed(SchedulerSettings, settings)),
-    Layer.provide(Layer.succeed(PublicBaseUrl, "http://dialer.test")),
+    Layer.provide(Layer.succeed(PublicUrl, "http://dialer.test")),
     Layer.provide(Layer.succeedContext(database.context))
   )
 

@@ -4,8 +4,8 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { TestProject } from "vitest/node"
+import { AppConfigLive } from "../../app/config.ts"
 import { DatabaseLive } from "../../layers/database.ts"
-import { AppConfigLive } from "../../src/config.ts"
 import { postgresUrl } from "./database.ts"
 
 /** Builds one migrated PGlite data dir for the whole run (initdb costs seconds; a copy does not). */

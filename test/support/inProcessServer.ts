@@ -2,7 +2,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Exit, Layer, Scope } from "effect"
 import { createServer } from "node:http"
-import { appOn } from "../../layers/app.ts"
+import { appOn } from "../../app/appLayer.ts"
 
 export interface InProcessServer {
   readonly url: string

@@ -2,7 +2,6 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Recordings } from "../../../services/Recordings.ts"
 import { Api } from "../../api.ts"
-import { publicUrl } from "../../publicUrl.ts"
 import { requireScope } from "../../security.ts"
 
 const read = requireScope("agents:read")
@@ -11,7 +10,6 @@ const write = requireScope("agents:write")
 export const RecordingsHandlers = HttpApiBuilder.group(Api, "recordings", (handlers) =>
   Effect.gen(function*() {
     const recordings = yield* Recordings
-    const baseUrl = yield* publicUrl
     return handlers
       .handle("uploadUrls", ({ payload }) =>
         Effect.flatMap(write, (principal) =>
@@ -21,8 +19,7 @@ export const RecordingsHandlers = HttpApiBuilder.group(Api, "recordings", (handl
               fileName: file.filename,
               contentType: file.mime_type,
               fileSize: file.file_size
-            })),
-            baseUrl
+            }))
           )).pipe(Effect.map((items) => ({ items }))))
       .handle("register", ({ payload }) =>
         Effect.flatMap(write, (principal) =>

@@ -1,10 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
+import { PublicUrl } from "../../../services/PublicUrl.ts"
 import type { Provider, WebhookRequest } from "../../../services/Telephony.ts"
 import { VoiceCalls } from "../../../services/VoiceCalls.ts"
 import { Api } from "../../api.ts"
-import { publicUrl } from "../../publicUrl.ts"
 
 /** The request as the provider signed it: the public URL it called, its headers, the exact body. */
 const webhookRequest = (request: HttpServerRequest.HttpServerRequest, baseUrl: string) =>
@@ -20,7 +20,7 @@ export const TelephonyWebhooksHandlers = HttpApiBuilder.group(
     Effect.gen(function*() {
       const calls = yield* CampaignCalls
       const voice = yield* VoiceCalls
-      const baseUrl = yield* publicUrl
+      const baseUrl = yield* PublicUrl
       const answer = (
         { path, request }: {
           path: { provider: Provider; run_id: number }
@@ -31,8 +31,7 @@ export const TelephonyWebhooksHandlers = HttpApiBuilder.group(
           const markup = yield* calls.answer(
             path.provider,
             path.run_id,
-            yield* webhookRequest(request, baseUrl),
-            baseUrl
+            yield* webhookRequest(request, baseUrl)
           )
           return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
         })
@@ -46,8 +45,7 @@ export const TelephonyWebhooksHandlers = HttpApiBuilder.group(
           const markup = yield* voice.inbound(
             path.provider,
             path.config_id,
-            yield* webhookRequest(request, baseUrl),
-            baseUrl
+            yield* webhookRequest(request, baseUrl)
           )
           return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
         })

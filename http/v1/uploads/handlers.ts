@@ -5,7 +5,6 @@ import { StoredObjects } from "../../../services/StoredObjects.ts"
 import { PayloadTooLarge } from "../../../src/domain/errors.ts"
 import { mediaTypeOf, newUploadKey } from "../../../src/storage/uploadKeys.ts"
 import { Api } from "../../api.ts"
-import { publicUrl } from "../../publicUrl.ts"
 import { requireScope } from "../../security.ts"
 
 const CSV = "text/csv"
@@ -14,7 +13,6 @@ export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =
   Effect.gen(function*() {
     const storage = yield* Storage
     const storedObjects = yield* StoredObjects
-    const baseUrl = yield* publicUrl
     return handlers.handle("presign", ({ payload }) =>
       Effect.gen(function*() {
         const principal = yield* requireScope("campaigns:write")
@@ -29,8 +27,7 @@ export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =
           contentType,
           maxBytes,
           expiresInSeconds: urlTtlSeconds,
-          exactBytes: payload?.file_size,
-          publicUrl: baseUrl
+          exactBytes: payload?.file_size
         })
         return {
           upload_url: grant.url,

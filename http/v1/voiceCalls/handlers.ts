@@ -2,15 +2,13 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { VoiceCalls } from "../../../services/VoiceCalls.ts"
 import { Api } from "../../api.ts"
-import { publicUrl } from "../../publicUrl.ts"
 import { requireScope } from "../../security.ts"
 
 export const VoiceCallsHandlers = HttpApiBuilder.group(Api, "voiceCalls", (handlers) =>
   Effect.gen(function*() {
     const voice = yield* VoiceCalls
-    const baseUrl = yield* publicUrl
     return handlers.handle("startBrowserCall", ({ path, payload }) =>
       requireScope("agents:write").pipe(Effect.flatMap((principal) =>
-        voice.startBrowserCall(principal, path.workflow_id, payload, baseUrl)
+        voice.startBrowserCall(principal, path.workflow_id, payload)
       )))
   }))

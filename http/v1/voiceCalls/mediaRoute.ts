@@ -1,8 +1,8 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { type MediaSource, VoiceCalls } from "../../../services/VoiceCalls.ts"
 import { MEDIA_MESSAGE_MAX_BYTES } from "../../bodyLimits.ts"
-import { publicUrl } from "../../publicUrl.ts"
 import { limitWebSocketMessages } from "../../webSocketMessageLimit.ts"
 import { callPage } from "./callPage.ts"
 
@@ -24,7 +24,7 @@ const refusal = (status: number, detail: string) => HttpServerResponse.unsafeJso
 export const VoiceMediaRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const voice = yield* VoiceCalls
-    const baseUrl = yield* publicUrl
+    const baseUrl = yield* PublicUrl
     yield* router.get("/call", Effect.succeed(HttpServerResponse.html(callPage)))
     yield* router.get(
       "/api/v1/telephony/:source/media/:run_id/:token",

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Clock, Effect } from "effect"
+import { serviceVersion } from "../../../src/version.ts"
 import { Api } from "../../api.ts"
-import { serviceVersion } from "../../version.ts"
 
 /** Liveness only: it does not touch providers, storage or call readiness (spec "Check API liveness"). */
 export const StatusHandlers = HttpApiBuilder.group(

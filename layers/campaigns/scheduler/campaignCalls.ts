@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
+import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { type CallStatus, type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
 import type { CircuitBreakerConfig, ScheduleConfig } from "../../../src/campaign/campaignSettings.ts"
@@ -25,6 +26,7 @@ export const CampaignCallsLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const telephony = yield* Telephony
     const secrets = yield* SecretBox
+    const publicUrl = yield* PublicUrl
     const wakeups = yield* CampaignWakeups
     const settings = yield* SchedulerSettings
     const accounts = yield* makeCarrierAccounts
@@ -115,7 +117,7 @@ export const CampaignCallsLive = Layer.effect(
     )
 
     const answer = Effect.fn("CampaignCalls.answer")(
-      function*(provider: Provider, runId: number, request: WebhookRequest, publicUrl: string) {
+      function*(provider: Provider, runId: number, request: WebhookRequest) {
         yield* Effect.annotateCurrentSpan({ run_id: runId, provider })
         const { attempt, adapter } = yield* verified(provider, runId, request)
         const now = yield* Clock.currentTimeMillis

@@ -3,12 +3,13 @@ import { PgClient } from "@effect/sql-pg"
 import { Cause, Clock, Effect, FiberMap, FiberSet, Layer, Option, PubSub, Queue, Schedule, Stream } from "effect"
 import * as crypto from "node:crypto"
 import * as os from "node:os"
+import { AppConfig } from "../../../services/AppConfig.ts"
 import { CampaignScheduler } from "../../../services/CampaignScheduler.ts"
 import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
+import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { Telephony } from "../../../services/Telephony.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
-import { AppConfig } from "../../../src/config.ts"
 import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
 import { makeClaimTurns } from "./claimTurns.ts"
@@ -16,7 +17,6 @@ import { makeContactClaims } from "./contactClaims.ts"
 import { makeDialerRows } from "./dialerRows.ts"
 import { makeOutcomeRows } from "./outcomeRows.ts"
 import { makePlacedCalls } from "./placedCalls.ts"
-import { PublicBaseUrl } from "./publicBaseUrl.ts"
 import { reconcileOverdue } from "./reconciliation.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
 
@@ -69,7 +69,7 @@ export const CampaignSchedulerLive = Layer.scoped(
 
     const deps: ActorDeps = {
       owner,
-      publicUrl: yield* PublicBaseUrl,
+      publicUrl: yield* PublicUrl,
       settings,
       rows,
       claims,

@@ -3,7 +3,6 @@ import { TelephonyLive } from "../../telephony/telephony.ts"
 import { CampaignCallsLive } from "./campaignCalls.ts"
 import { CampaignSchedulerLive } from "./campaignScheduler.ts"
 import { CampaignWakeupsLive } from "./campaignWakeups.ts"
-import { PublicBaseUrlLive } from "./publicBaseUrl.ts"
 import { SchedulerSettingsLive } from "./schedulerSettings.ts"
 
 /** Campaign call webhooks and live status, with the carriers, settings and wake-ups the dialer shares. */
@@ -12,4 +11,4 @@ export const CampaignCallsAreaLive = CampaignCallsLive.pipe(
 )
 
 /** The dialer itself: runs only in a serving process, where carriers can reach the callbacks it hands out. */
-export const DialerLive = CampaignSchedulerLive.pipe(Layer.provide(PublicBaseUrlLive))
+export const DialerLive = CampaignSchedulerLive

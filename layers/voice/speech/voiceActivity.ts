@@ -1,4 +1,5 @@
 import { Config, Effect, Layer } from "effect"
+import { InvalidConfiguration } from "../../../services/AppConfig.ts"
 import {
   type SpeechSegmentation,
   VoiceActivity,
@@ -6,7 +7,6 @@ import {
   type VoiceActivityEvent,
   type VoiceSampleRate
 } from "../../../services/VoiceActivity.ts"
-import { InvalidConfiguration } from "../../../src/config.ts"
 import { type SegmenterState, segmentWindow, SILENCE } from "../../../src/voice/speechSegmenter.ts"
 import { type SileroBatcher, sileroBatcher } from "./sileroBatcher.ts"
 import { inlineSileroEngine, type SileroEngine, sileroModelPath, workerSileroEngine } from "./sileroEngine.ts"

@@ -1,25 +1,7 @@
-import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { Config, ConfigError, Effect, Either, Layer, Option, Redacted } from "effect"
 import * as path from "node:path"
-import { emailProblem, passwordProblem } from "./identity/credentials.ts"
-
-/** Everything talkgraph reads from the environment, validated once at start. */
-export interface AppConfigShape {
-  readonly port: number
-  readonly host: string
-  readonly publicUrl: string
-  readonly dataDir: string
-  readonly databaseUrl: Option.Option<Redacted.Redacted>
-  readonly storageUrl: string
-  readonly secretKey: Option.Option<Redacted.Redacted>
-  readonly adminEmail: Option.Option<string>
-  readonly adminPassword: Option.Option<Redacted.Redacted>
-  readonly signupOpen: boolean
-  readonly sessionTtlHours: number
-  readonly otlpEndpoint: Option.Option<string>
-  readonly logLevel: "debug" | "info" | "warning" | "error"
-}
-
-export class AppConfig extends Context.Tag("talkgraph/AppConfig")<AppConfig, AppConfigShape>() {}
+import { AppConfig, type AppConfigShape, InvalidConfiguration } from "../services/AppConfig.ts"
+import { emailProblem, passwordProblem } from "../src/identity/credentials.ts"
 
 const validUrl = (name: string) =>
   Config.string(name).pipe(
@@ -110,10 +92,6 @@ const config = Effect.gen(function*() {
   }
   return shape
 })
-
-export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
-  message: Schema.String
-}) {}
 
 /** Reads the configuration; a bad value fails with a message naming the variable. */
 export const AppConfigLive = Layer.effect(

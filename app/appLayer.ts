@@ -1,25 +1,26 @@
 import { Effect, Layer } from "effect"
 import { ListenLive, ServeApiLive } from "../http/server.ts"
+import { CampaignsAreaLive } from "../layers/campaigns/mod.ts"
+import { CampaignCallsAreaLive, DialerLive } from "../layers/campaigns/scheduler/mod.ts"
+import { ConversationAreaLive } from "../layers/conversation/mod.ts"
+import { DatabaseLive } from "../layers/database.ts"
+import { ApiKeysLive } from "../layers/identity/apiKeys.ts"
+import { IdentityLive } from "../layers/identity/identity.ts"
+import { MembersLive } from "../layers/identity/members.ts"
+import { PasswordHashingLive } from "../layers/identity/passwordHashing.ts"
+import { ObservabilityLive } from "../layers/observability.ts"
+import { OperatorAccessLive, OperatorEndpointLive } from "../layers/operator/operatorAccess.ts"
+import { OutboundHttpLive } from "../layers/outbound/outboundHttp.ts"
+import { PublicUrlLive } from "../layers/publicUrl.ts"
+import { RecordingCatalogLive, RecordingsAreaLive } from "../layers/recordings/mod.ts"
+import { SecretBoxLive } from "../layers/secrets/secretBox.ts"
+import { StorageLive } from "../layers/storage/mod.ts"
+import { RunArtifactsLive } from "../layers/usage/runArtifacts.ts"
+import { UsageReportsLive } from "../layers/usage/usageReports.ts"
+import { VoiceAreaLive } from "../layers/voice/mod.ts"
+import { AgentsLive } from "../layers/workflows/mod.ts"
 import { Identity } from "../services/Identity.ts"
-import { AppConfigLive } from "../src/config.ts"
-import { CampaignsAreaLive } from "./campaigns/mod.ts"
-import { CampaignCallsAreaLive, DialerLive } from "./campaigns/scheduler/mod.ts"
-import { ConversationAreaLive } from "./conversation/mod.ts"
-import { DatabaseLive } from "./database.ts"
-import { ApiKeysLive } from "./identity/apiKeys.ts"
-import { IdentityLive } from "./identity/identity.ts"
-import { MembersLive } from "./identity/members.ts"
-import { PasswordHashingLive } from "./identity/passwordHashing.ts"
-import { ObservabilityLive } from "./observability.ts"
-import { OperatorAccessLive, OperatorEndpointLive } from "./operator/operatorAccess.ts"
-import { OutboundHttpLive } from "./outbound/outboundHttp.ts"
-import { RecordingCatalogLive, RecordingsAreaLive } from "./recordings/mod.ts"
-import { SecretBoxLive } from "./secrets/secretBox.ts"
-import { StorageLive } from "./storage/mod.ts"
-import { RunArtifactsLive } from "./usage/runArtifacts.ts"
-import { UsageReportsLive } from "./usage/usageReports.ts"
-import { VoiceAreaLive } from "./voice/mod.ts"
-import { AgentsLive } from "./workflows/mod.ts"
+import { AppConfigLive } from "./config.ts"
 
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
 
@@ -61,6 +62,7 @@ export const appOn = <E, R>(listen: Layer.Layer<Listener, E, R>) =>
     Layer.provideMerge(ServeApiLive),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(PublicUrlLive),
     Layer.provideMerge(listen),
     Layer.provide(ObservabilityLive),
     Layer.provide(AppConfigLive)
