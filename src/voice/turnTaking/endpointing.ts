@@ -1,0 +1,71 @@
+import { wordsOf } from "./backchannel.ts"
+import type { TurnTakingSettings } from "./settings.ts"
+
+/** What the agent's last words were, which changes how soon a short answer is complete. */
+export interface TurnContext {
+  readonly agentAskedQuestion: boolean
+  /** This call's transcription punctuates: a sentence without final punctuation is unfinished. */
+  readonly punctuated: boolean
+}
+
+/**
+ * How long the caller's silence must last before `text` is answered: the turn detector. This is
+ * the heuristic one; a model (an end-of-turn classifier) can take its place with the same shape.
+ */
+export type EndpointingDelay = (text: string, context: TurnContext, settings: TurnTakingSettings) => number
+
+/** Words a speaker trails off on when they mean to go on. */
+const CONTINUATIONS = new Set([
+  "and",
+  "but",
+  "so",
+  "or",
+  "because",
+  "then",
+  "um",
+  "uh",
+  "er",
+  "erm",
+  "like",
+  "the",
+  "a",
+  "an",
+  "to",
+  "with",
+  "my",
+  "is",
+  "if",
+  "that"
+])
+
+const SHORT_ANSWERS = new Set([
+  "yes",
+  "no",
+  "yeah",
+  "yep",
+  "nope",
+  "nah",
+  "sure",
+  "correct",
+  "right",
+  "okay",
+  "ok",
+  "exactly",
+  "definitely",
+  "absolutely"
+])
+
+const unfinished = (text: string, words: ReadonlyArray<string>, context: TurnContext) => {
+  const last = words.at(-1)
+  if (last !== undefined && CONTINUATIONS.has(last)) return true
+  return context.punctuated && !/[.?!…。？！]["'”’)]*\s*$/u.test(text)
+}
+
+export const heuristicEndpointing: EndpointingDelay = (text, context, settings) => {
+  const words = wordsOf(text)
+  if (unfinished(text, words, context)) return settings.endpointingMs + settings.incompleteExtraMs
+  if (context.agentAskedQuestion && words.length > 0 && words.length <= 3 && SHORT_ANSWERS.has(words[0]!)) {
+    return Math.min(settings.endpointingMs, settings.shortAnswerMs)
+  }
+  return settings.endpointingMs
+}

@@ -1,0 +1,6 @@
+export * from "./backchannel.ts"
+export * from "./endpointing.ts"
+export * from "./events.ts"
+export * from "./reducer.ts"
+export * from "./settings.ts"
+export * from "./state.ts"
