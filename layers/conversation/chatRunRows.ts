@@ -62,7 +62,7 @@ export const toSessionView = (row: ViewRow): SessionView => ({
 })
 
 /** Session state as the claim left it: why a claim failed. */
-export interface SessionStatus {
+interface SessionStatus {
   readonly state: SessionView["state"]
   readonly end_reason: string | null
 }

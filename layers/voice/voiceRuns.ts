@@ -31,7 +31,7 @@ export interface MediaRun {
 /** How long a call's hold on its run lasts without renewal: a crashed process frees it this fast. */
 export const CALL_LEASE_SECONDS = 30
 
-export interface FinishedCall {
+interface FinishedCall {
   readonly runId: number
   readonly token: string
   readonly state: "completed" | "failed"
@@ -52,7 +52,7 @@ export interface FinishedCall {
 }
 
 /** An inbound run awaiting its media connection: a browser test call, or a call a carrier put through. */
-export interface NewMediaRun {
+interface NewMediaRun {
   readonly organizationId: number
   readonly workflowId: number
   readonly definitionId: number

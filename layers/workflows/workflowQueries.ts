@@ -2,7 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { JsonObject, WorkflowView } from "../../services/Workflows.ts"
 
-export interface WorkflowRow {
+interface WorkflowRow {
   readonly id: number
   readonly name: string
   readonly status: "active" | "archived"

@@ -4,7 +4,7 @@ import type { EdgeEntry, NodeEntry } from "./graphEntries.ts"
 import type { GraphProblem } from "./problem.ts"
 import { RESERVED_TOOL_NAMES, TOOL_NAME_MAX_LENGTH, toolNameFor } from "./toolName.ts"
 
-export interface Reporters {
+interface Reporters {
   readonly workflowProblem: (path: Path, rule: string, message: string, stage: GraphProblem["stage"]) => void
   readonly nodeProblem: (node: NodeEntry, field: Path, rule: string, message: string) => void
   readonly edgeProblem: (edge: EdgeEntry, field: Path, rule: string, message: string) => void
