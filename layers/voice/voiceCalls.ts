@@ -227,6 +227,12 @@ export const VoiceCallsLive = Layer.scoped(
       }
       const run = yield* runs.mediaRun(connection.runId)
       if (!run) return yield* new NotFound({ resource: "Call", id: connection.runId })
+      yield* Effect.annotateCurrentSpan({
+        run_id: run.id,
+        workflow_id: run.workflow_id,
+        organization_id: run.organization_id,
+        source: connection.source
+      })
       const expectedMode = connection.source === "browser" ? "webrtc" : connection.source
       if (run.mode !== expectedMode) return yield* refused("This media stream belongs to another provider")
       if (run.ended_at !== null || run.held) return yield* refused("This call has ended or is already connected")
