@@ -8,7 +8,7 @@ const MiB = 1024 * KiB
  * handler writes the body away as it arrives, under a cap of its own that it enforces. A route
  * added with a streamed body must be named here, or its body is read (and used up) up front.
  */
-export type BodyLimit =
+type BodyLimit =
   | { readonly _tag: "Decoded"; readonly maxBytes: number }
   | { readonly _tag: "Raw"; readonly maxBytes: number }
   | { readonly _tag: "Streamed" }

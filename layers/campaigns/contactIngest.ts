@@ -37,7 +37,7 @@ const REQUEST_GAP_MS = 3
 export class ImportTakenOver extends Data.TaggedError("ImportTakenOver")<{}> {}
 
 /** Whose import the statements write into, and how far through the file they are. */
-export interface ImportTarget {
+interface ImportTarget {
   readonly campaignId: number
   /** The loading process; a statement writes only while the import is still loading under it. */
   readonly owner: string

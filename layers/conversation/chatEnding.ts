@@ -53,7 +53,9 @@ export const makeChatEnding = (rows: ChatRunRows, plans: ChatPlans) =>
         return view
       }).pipe(
         Effect.uninterruptible,
-        Effect.withSpan("ChatSessions.end", { attributes: { run_id: run.id, reason: ending.reason } })
+        Effect.withSpan("ChatSessions.end", {
+          attributes: { run_id: run.id, organization_id: run.organization_id, reason: ending.reason }
+        })
       )
 
     return { endClaimed }

@@ -1,18 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { SessionRef, SessionView } from "../../services/ChatSessions.ts"
+import type { StoredConversation } from "../../services/ConversationStarts.ts"
 import type { ConversationState } from "../../src/conversation/conversationState.ts"
-import type { ConversationLimits } from "../../src/conversation/limits.ts"
 import type { TokenUsage, TranscriptTurn } from "../../src/conversation/transcript.ts"
-
-/** `runs.conversation` of a chat: its place in the graph plus what was fixed when it started. */
-export interface StoredConversation {
-  readonly state: ConversationState
-  readonly context: Readonly<Record<string, unknown>>
-  readonly limits: ConversationLimits
-  /** A draft can still be edited, so a run on a draft keeps the definition it started with. */
-  readonly definition?: unknown
-}
 
 /** A session held by one process for one step (a message, an ending). */
 export interface ClaimedRun {
@@ -71,7 +62,7 @@ export const toSessionView = (row: ViewRow): SessionView => ({
 })
 
 /** Session state as the claim left it: why a claim failed. */
-export interface SessionStatus {
+interface SessionStatus {
   readonly state: SessionView["state"]
   readonly end_reason: string | null
 }

@@ -1,34 +1,28 @@
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Exit, Layer, Schedule } from "effect"
 import * as crypto from "node:crypto"
 import { type ChatReply, ChatSessions, type NewSession, type SessionRef } from "../../services/ChatSessions.ts"
-import { ConversationEngine, type ConversationPlan, type Emit } from "../../services/ConversationEngine.ts"
-import { initialState, type TurnOutcome } from "../../src/conversation/conversationState.ts"
+import { ConversationEngine, type Emit } from "../../services/ConversationEngine.ts"
+import { ConversationStarts, type StoredConversation } from "../../services/ConversationStarts.ts"
+import type { TurnOutcome } from "../../src/conversation/conversationState.ts"
 import { isFailure } from "../../src/conversation/endReason.ts"
-import { durationExceeded, limitsFrom } from "../../src/conversation/limits.ts"
-import { runContext } from "../../src/conversation/runContext.ts"
+import { durationExceeded } from "../../src/conversation/limits.ts"
 import { Conflict, NotFound, UpstreamFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
-import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
 import { chatIdleTimeoutSeconds } from "./chatConfig.ts"
 import { makeChatEnding } from "./chatEnding.ts"
-import { makeChatPlans, runnableGraph } from "./chatPlans.ts"
-import { type ClaimedRun, makeChatRunRows, type StoredConversation } from "./chatRunRows.ts"
+import { makeChatPlans } from "./chatPlans.ts"
+import { type ClaimedRun, makeChatRunRows } from "./chatRunRows.ts"
 import { makeClaimRenewals } from "./claimRenewals.ts"
 import { sweepExpiredChats } from "./idleSweeper.ts"
 
-interface VersionRow {
-  readonly workflow_status: "active" | "archived"
-  readonly definition_id: number
-  readonly version_number: number
-  readonly version_status: "draft" | "published" | "archived"
-  readonly workflow_definition: unknown
-  readonly template_context_variables: Record<string, unknown> | null
-  readonly workflow_configurations: Record<string, unknown> | null
-  readonly disposition_codes: ReadonlyArray<unknown>
-}
-
 const sessionNotFound = (session: SessionRef) => new NotFound({ resource: "Chat session", id: session.runId })
+
+/** What a trace viewer shows of a chat session on each of its steps. */
+const sessionAttributes = (principal: Principal, session: SessionRef) => ({
+  run_id: session.runId,
+  workflow_id: session.workflowId,
+  organization_id: principal.organizationId
+})
 
 const replyOf = (outcome: TurnOutcome) =>
   outcome.turns.filter((turn) => turn.role === "assistant").map((turn) => turn.text).join("\n")
@@ -36,12 +30,12 @@ const replyOf = (outcome: TurnOutcome) =>
 export const ChatSessionsLive = Layer.scoped(
   ChatSessions,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const engine = yield* ConversationEngine
+    const starts = yield* ConversationStarts
     const rows = yield* makeChatRunRows
     const plans = yield* makeChatPlans
     const { endClaimed } = yield* makeChatEnding(rows, plans)
-    const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
+    const idleTimeoutSeconds = yield* chatIdleTimeoutSeconds
 
     const renewals = yield* makeClaimRenewals(rows.renew)
 
@@ -91,76 +85,33 @@ export const ChatSessionsLive = Layer.scoped(
         return { ...view, reply: replyOf(outcome) } satisfies ChatReply
       })
 
-    const loadVersion = (principal: Principal, workflowId: number, useDraft: boolean) =>
-      Effect.gen(function*() {
-        const found = yield* sql<VersionRow>`
-          SELECT w.status AS workflow_status, d.id AS definition_id, d.version_number, d.version_status,
-                 d.workflow_definition, d.template_context_variables, d.workflow_configurations,
-                 COALESCE(w.call_disposition_codes->'disposition_codes', '[]'::jsonb) AS disposition_codes
-          FROM workflows w JOIN workflow_definitions d ON d.workflow_id = w.id
-          WHERE w.id = ${workflowId} AND w.organization_id = ${principal.organizationId}
-            AND d.version_status IN ('draft', 'published')`.pipe(Effect.orDie)
-        if (found.length === 0) {
-          const [exists] =
-            yield* sql`SELECT 1 FROM workflows WHERE id = ${workflowId} AND organization_id = ${principal.organizationId}`
-              .pipe(Effect.orDie)
-          if (!exists) return yield* Effect.fail(new NotFound({ resource: "Workflow", id: workflowId }))
-          return yield* Effect.fail(new Conflict({ message: "This workflow has no published version to chat with" }))
-        }
-        if (found[0]!.workflow_status === "archived") {
-          return yield* Effect.fail(new Conflict({ message: "This workflow is archived" }))
-        }
-        const draft = found.find((row) => row.version_status === "draft")
-        const published = found.find((row) => row.version_status === "published")
-        const version = useDraft ? draft ?? published : published
-        if (!version) {
-          return yield* Effect.fail(
-            new Conflict({
-              message: "This workflow has no published version yet: publish it, or start the session with use_draft"
-            })
-          )
-        }
-        return version
-      })
-
     const create = Effect.fn("ChatSessions.create")(
       function*(principal: Principal, workflowId: number, input: NewSession, emit: Emit) {
-        const version = yield* loadVersion(principal, workflowId, input.use_draft === true)
-        const graph = yield* runnableGraph(version.workflow_definition)
-        const start = graph.nodes.find((node) => node.type === "startCall")!
-        const connection = yield* plans.connectionFor(principal.organizationId)
         const initialContext = input.initial_context ?? {}
-        const conversation: StoredConversation = {
-          state: initialState(start.id),
-          context: runContext(version.template_context_variables, initialContext),
-          limits: limitsFrom(version.workflow_configurations, defaults),
-          ...(version.version_status === "draft" ? { definition: version.workflow_definition } : {})
-        }
+        const start = yield* starts.prepare(principal, workflowId, {
+          useDraft: input.use_draft === true,
+          initialContext,
+          channel: "session"
+        })
+        const connection = yield* starts.llmConnection(principal.organizationId)
         const token = crypto.randomUUID()
         const inserted = yield* rows.insert({
           organizationId: principal.organizationId,
           workflowId,
-          definitionId: version.definition_id,
-          versionNumber: version.version_number,
+          definitionId: start.definitionId,
+          versionNumber: start.versionNumber,
           initialContext,
-          conversation,
+          conversation: start.conversation,
           token
         })
-        if (version.version_status !== "draft") plans.cacheGraph(version.definition_id, graph)
-        yield* Effect.annotateCurrentSpan({ run_id: inserted.id, workflow_id: workflowId })
-        const plan: ConversationPlan = {
-          graph,
-          context: conversation.context,
-          connection,
-          limits: conversation.limits,
-          dispositionCodes: version.disposition_codes.filter((code): code is string => typeof code === "string"),
-          recordingTexts: yield* plans.recordingTextsFor(principal.organizationId, graph, conversation.context)
-        }
+        if (start.conversation.definition === undefined) plans.cacheGraph(start.definitionId, start.graph)
+        yield* Effect.annotateCurrentSpan(sessionAttributes(principal, { workflowId, runId: inserted.id }))
+        const plan = yield* starts.plan(principal.organizationId, { ...start, connection })
         const run: ClaimedRun = {
           id: inserted.id,
           organization_id: principal.organizationId,
-          definition_id: version.definition_id,
-          conversation,
+          definition_id: start.definitionId,
+          conversation: start.conversation,
           transcript: [],
           started_at: inserted.started_at,
           disposition_codes: plan.dispositionCodes
@@ -192,6 +143,7 @@ export const ChatSessionsLive = Layer.scoped(
 
     const send = Effect.fn("ChatSessions.send")(
       function*(principal: Principal, session: SessionRef, text: string, emit: Emit) {
+        yield* Effect.annotateCurrentSpan(sessionAttributes(principal, session))
         const token = crypto.randomUUID()
         const run = yield* rows.claim(principal.organizationId, session, token)
         if (!run) return yield* refusal(principal, session)
@@ -214,11 +166,13 @@ export const ChatSessionsLive = Layer.scoped(
     )
 
     const get = Effect.fn("ChatSessions.get")(function*(principal: Principal, session: SessionRef) {
+      yield* Effect.annotateCurrentSpan(sessionAttributes(principal, session))
       const view = yield* rows.view(principal.organizationId, session)
       return view ?? (yield* Effect.fail(sessionNotFound(session)))
     })
 
     const end = Effect.fn("ChatSessions.end")(function*(principal: Principal, session: SessionRef) {
+      yield* Effect.annotateCurrentSpan(sessionAttributes(principal, session))
       const token = crypto.randomUUID()
       const run = yield* rows.claim(principal.organizationId, session, token)
       if (!run) {
@@ -236,7 +190,7 @@ export const ChatSessionsLive = Layer.scoped(
 
     yield* sweepExpiredChats(rows, endClaimed).pipe(
       Effect.catchAllCause((cause) => Effect.logError("Ending idle chat sessions failed", cause)),
-      Effect.repeat(Schedule.spaced(`${Math.min(15, Math.max(0.25, defaults.idleTimeoutSeconds / 4))} seconds`)),
+      Effect.repeat(Schedule.spaced(`${Math.min(15, Math.max(0.25, idleTimeoutSeconds / 4))} seconds`)),
       Effect.forkScoped
     )
 

@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { retryAfterSeconds, type ThrottlePolicy } from "../../src/identity/loginThrottle.ts"
 
-export type Admission = { readonly admitted: true } | { readonly admitted: false; readonly retryAfterSeconds: number }
+type Admission = { readonly admitted: true } | { readonly admitted: false; readonly retryAfterSeconds: number }
 
 /**
  * Counts one login attempt for `emailKey` at `now` and decides it, in one statement: the upsert

@@ -37,7 +37,7 @@ export const prepareNewUser = (
     return { email: trimmed, passwordHash: yield* hashing.hash(password) }
   })
 
-export interface UserRowsInput {
+interface UserRowsInput {
   readonly email: string
   readonly name: string
   readonly passwordHash: string

@@ -27,7 +27,7 @@ const asOneChunk = (completion: ChatCompletion): ChatCompletionChunk => ({
   usage: completion.usage ?? null
 })
 
-export interface ChatCompletionsCall {
+interface ChatCompletionsCall {
   readonly baseUrl: string
   readonly apiKey: string | null
   readonly body: unknown

@@ -10,7 +10,7 @@ import {
 import { type DaySplit, type RollupSlice, rollupSlice, splitByUtcDay } from "../../src/usage/rollup.ts"
 import { runColumns, type UsageRunDetailRow } from "./reportRows.ts"
 
-export interface Totals {
+interface Totals {
   readonly total_count: number
   readonly total_duration_seconds: number
   readonly total_service_tokens: number

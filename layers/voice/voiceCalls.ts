@@ -1,10 +1,11 @@
 import { Socket } from "@effect/platform"
-import { Effect, FiberMap, Layer, Option, Queue, Schedule } from "effect"
+import { Clock, Effect, FiberMap, Layer, Option, Queue, Schedule } from "effect"
 import * as crypto from "node:crypto"
 import { CampaignCalls } from "../../services/CampaignCalls.ts"
 import { ConversationEngine, type ConversationPlan } from "../../services/ConversationEngine.ts"
+import { ConversationStarts, type StoredConversation } from "../../services/ConversationStarts.ts"
 import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
-import { RecordingCatalog, Recordings } from "../../services/Recordings.ts"
+import { Recordings } from "../../services/Recordings.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { SpeechToText } from "../../services/SpeechToText.ts"
 import { Storage } from "../../services/Storage.ts"
@@ -13,25 +14,19 @@ import { TextToSpeech } from "../../services/TextToSpeech.ts"
 import { VoiceActivity } from "../../services/VoiceActivity.ts"
 import { type MediaConnection, VoiceCalls } from "../../services/VoiceCalls.ts"
 import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
-import { initialState } from "../../src/conversation/conversationState.ts"
 import { isFailure } from "../../src/conversation/endReason.ts"
-import { limitsFrom } from "../../src/conversation/limits.ts"
-import { runContext } from "../../src/conversation/runContext.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
-import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
 import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
 import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
 import { latencySummary } from "../../src/voice/latencyStats.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
-import { chatIdleTimeoutSeconds } from "../conversation/chatConfig.ts"
-import type { StoredConversation } from "../conversation/chatRunRows.ts"
-import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
 import { makeCarrierAccounts } from "../telephony/carrierAccounts.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
 import { type CallInput, runCallSession } from "./callSession.ts"
 import { makeInboundCalls } from "./inboundCalls.ts"
+import { makeMediaLinks } from "./mediaLinks.ts"
 import { CALL_LEASE_SECONDS, makeVoiceRuns, type MediaRun } from "./voiceRuns.ts"
 
 /** Frames a slow call may fall behind by before its oldest audio is dropped (10 s of 20 ms frames). */
@@ -49,16 +44,16 @@ export const VoiceCallsLive = Layer.scoped(
     const campaignCalls = yield* CampaignCalls
     const storage = yield* Storage
     const recordings = yield* Recordings
-    const catalog = yield* RecordingCatalog
     const services = {
       engine,
       vad: yield* VoiceActivity,
       speechToText: yield* SpeechToText,
       textToSpeech: yield* TextToSpeech
     }
+    const starts = yield* ConversationStarts
     const runs = yield* makeVoiceRuns
+    const links = yield* makeMediaLinks
     const accounts = yield* makeCarrierAccounts
-    const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
     // Calls outlive the request that upgraded their socket: they end (and are stored) on their own.
     const calls = yield* FiberMap.make<number>()
 
@@ -70,17 +65,8 @@ export const VoiceCallsLive = Layer.scoped(
       })
 
     /** The conversation a run starts with: fixed at its first media connection. */
-    const conversationOf = (run: MediaRun): StoredConversation | null => {
-      if (run.conversation) return run.conversation
-      const { graph } = validateDefinition(run.workflow_definition)
-      const start = graph?.nodes.find((node) => node.type === "startCall")
-      if (!graph || !start) return null
-      return {
-        state: initialState(start.id),
-        context: runContext(run.template_context_variables, run.initial_context),
-        limits: limitsFrom(run.workflow_configurations, defaults)
-      }
-    }
+    const conversationOf = (run: MediaRun) =>
+      run.conversation ? Effect.succeed(run.conversation) : starts.conversationOf(run, run.initial_context)
 
     /** PCM of a recorded clip at the call's rate, converted once at registration (no transcoding here). */
     const clipPcm = (organizationId: number, recordingId: string, sampleRate: 8000 | 16000) =>
@@ -221,10 +207,18 @@ export const VoiceCallsLive = Layer.scoped(
             latency_p50_ms: latency.p50_ms
           })
         }).pipe(Effect.uninterruptible)
-      })).pipe(Effect.withSpan("VoiceCalls.call", { attributes: { run_id: run.id, source: connection.source } }))
+      })).pipe(Effect.withSpan("VoiceCalls.call", {
+        attributes: {
+          run_id: run.id,
+          workflow_id: run.workflow_id,
+          organization_id: run.organization_id,
+          source: connection.source
+        }
+      }))
 
     const admit = Effect.fn("VoiceCalls.admit")(function*(connection: MediaConnection) {
-      if (!isValidMediaToken(secrets.verify, connection.runId, connection.token, Math.floor(Date.now() / 1000))) {
+      const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+      if (!isValidMediaToken(secrets.verify, connection.runId, connection.token, nowSeconds)) {
         yield* Effect.logWarning("Media connection refused: bad or expired token", {
           run_id: connection.runId,
           source: connection.source
@@ -233,6 +227,12 @@ export const VoiceCallsLive = Layer.scoped(
       }
       const run = yield* runs.mediaRun(connection.runId)
       if (!run) return yield* new NotFound({ resource: "Call", id: connection.runId })
+      yield* Effect.annotateCurrentSpan({
+        run_id: run.id,
+        workflow_id: run.workflow_id,
+        organization_id: run.organization_id,
+        source: connection.source
+      })
       const expectedMode = connection.source === "browser" ? "webrtc" : connection.source
       if (run.mode !== expectedMode) return yield* refused("This media stream belongs to another provider")
       if (run.ended_at !== null || run.held) return yield* refused("This call has ended or is already connected")
@@ -246,7 +246,7 @@ export const VoiceCallsLive = Layer.scoped(
           return yield* refused("Invalid Twilio signature")
         }
       }
-      const conversation = conversationOf(run)
+      const conversation = yield* conversationOf(run)
       const settings = yield* speechSettings(run.organization_id)
       if (
         conversation === null || Option.isNone(settings.llm) || Option.isNone(settings.stt) ||
@@ -263,14 +263,12 @@ export const VoiceCallsLive = Layer.scoped(
         return yield* refused(reason)
       }
       const graph = validateDefinition(conversation.definition ?? run.workflow_definition).graph!
-      const plan: ConversationPlan = {
+      const plan = yield* starts.plan(run.organization_id, {
         graph,
-        context: conversation.context,
-        connection: settings.llm.value,
-        limits: conversation.limits,
+        conversation,
         dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
-        recordingTexts: yield* catalog.spokenTexts(run.organization_id, runRecordingIds(graph, conversation.context))
-      }
+        connection: settings.llm.value
+      })
       const speech = { stt: settings.stt.value, tts: settings.tts.value }
       return (socket: Socket.Socket) =>
         FiberMap.run(calls, run.id, serve(connection, run, conversation, plan, speech, socket)).pipe(
@@ -279,8 +277,8 @@ export const VoiceCallsLive = Layer.scoped(
         )
     })
 
-    const browserCalls = yield* makeBrowserCalls
-    const inboundCalls = yield* makeInboundCalls
+    const browserCalls = yield* makeBrowserCalls(runs, links)
+    const inboundCalls = yield* makeInboundCalls(runs, links)
 
     return VoiceCalls.of({ admit, startBrowserCall: browserCalls.start, inbound: inboundCalls.answer })
   })

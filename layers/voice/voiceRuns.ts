@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { StoredConversation } from "../../services/ConversationStarts.ts"
 import type { TokenUsage, TranscriptTurn } from "../../src/conversation/transcript.ts"
-import type { StoredConversation } from "../conversation/chatRunRows.ts"
+import { channelOfMode } from "../../src/usage/channels.ts"
 
 /** A run a media stream may attach to, with the agent version it runs. */
 export interface MediaRun {
@@ -30,7 +31,7 @@ export interface MediaRun {
 /** How long a call's hold on its run lasts without renewal: a crashed process frees it this fast. */
 export const CALL_LEASE_SECONDS = 30
 
-export interface FinishedCall {
+interface FinishedCall {
   readonly runId: number
   readonly token: string
   readonly state: "completed" | "failed"
@@ -50,9 +51,43 @@ export interface FinishedCall {
   readonly transcriptKey: string | null
 }
 
+/** An inbound run awaiting its media connection: a browser test call, or a call a carrier put through. */
+interface NewMediaRun {
+  readonly organizationId: number
+  readonly workflowId: number
+  readonly definitionId: number
+  readonly versionNumber: number
+  readonly name: string
+  /** The run's `channel` follows from it. */
+  readonly mode: string
+  readonly initialContext: Readonly<Record<string, unknown>>
+  /** Fixed now when the caller knows it; else at the first media connection. */
+  readonly conversation?: StoredConversation | undefined
+  readonly carrierCall?: {
+    readonly callerNumber: string
+    readonly calledNumber: string
+    readonly providerCallId: string
+    readonly telephonyConfigurationId: number
+  } | undefined
+}
+
 /** The runs table as voice calls use it. Database failures are defects: the caller cannot fix them. */
 export const makeVoiceRuns = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+
+  const insert = (run: NewMediaRun) =>
+    sql<{ id: number }>`
+      INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction, state,
+                        caller_number, called_number, provider_call_id, telephony_configuration_id, initial_context,
+                        conversation)
+      VALUES (${run.organizationId}, ${run.workflowId}, ${run.definitionId}, ${run.versionNumber}, ${run.name},
+              ${channelOfMode(run.mode)}, ${run.mode}, 'inbound', 'initialized', ${
+      run.carrierCall?.callerNumber ?? null
+    },
+              ${run.carrierCall?.calledNumber ?? null}, ${run.carrierCall?.providerCallId ?? null},
+              ${run.carrierCall?.telephonyConfigurationId ?? null}, ${JSON.stringify(run.initialContext)}::jsonb,
+              ${run.conversation === undefined ? null : JSON.stringify(run.conversation)}::jsonb)
+      RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id), Effect.orDie)
 
   const mediaRun = (runId: number) =>
     sql<MediaRun>`
@@ -136,7 +171,7 @@ export const makeVoiceRuns = Effect.gen(function*() {
         busy_token = NULL
       WHERE id = ${call.runId} AND busy_token = ${call.token}`.pipe(Effect.asVoid, Effect.orDie)
 
-  return { mediaRun, hold, renew, saveProgress, finish }
+  return { insert, mediaRun, hold, renew, saveProgress, finish }
 })
 
 export type VoiceRuns = Effect.Effect.Success<typeof makeVoiceRuns>

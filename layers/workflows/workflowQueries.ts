@@ -1,8 +1,8 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
-import type { JsonObject, WorkflowVersionView, WorkflowView } from "../../services/Workflows.ts"
+import type { JsonObject, WorkflowView } from "../../services/Workflows.ts"
 
-export interface WorkflowRow {
+interface WorkflowRow {
   readonly id: number
   readonly name: string
   readonly status: "active" | "archived"
@@ -18,9 +18,6 @@ export interface WorkflowRow {
   readonly workflow_configurations: JsonObject | null
   readonly total_runs: number
 }
-
-/** A version row is exactly what the service shows of a version. */
-export type VersionRow = WorkflowVersionView
 
 export const toView = (row: WorkflowRow): WorkflowView => ({
   id: row.id,
@@ -38,8 +35,6 @@ export const toView = (row: WorkflowRow): WorkflowView => ({
   workflow_configurations: row.workflow_configurations,
   total_runs: row.total_runs
 })
-
-export const toVersionView = (row: VersionRow): WorkflowVersionView => row
 
 /**
  * Workflows of one organization with their working version (the draft when there is one, else the

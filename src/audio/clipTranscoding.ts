@@ -8,7 +8,7 @@ import { decodeRawMuLaw, decodeWavFrames, isWav, readWavLayout, wavDurationMs, w
 /** What the upload URL was issued for. */
 export type ClipKind = "wav" | "mp3" | "mulaw"
 
-export interface ClipLimits {
+interface ClipLimits {
   readonly maxDurationMs: number
   /** Called between slices of work, so a long clip does not hold the event loop. */
   readonly pause: () => Promise<void>

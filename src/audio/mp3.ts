@@ -22,7 +22,7 @@ const isFrameSync = (bytes: Uint8Array, at: number) =>
 /** An MP3 starts with an ID3v2 tag or an MPEG audio frame header. */
 export const isMp3 = (bytes: Uint8Array) => isFrameSync(bytes, firstFrameAt(bytes))
 
-export interface Mp3Limits {
+interface Mp3Limits {
   readonly maxDurationMs: number
   /** Called between slices, so a long decode does not hold the event loop. */
   readonly pause: () => Promise<void>

@@ -17,14 +17,14 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b))
 const sinc = (x: number) => (x === 0 ? 1 : Math.sin(Math.PI * x) / (Math.PI * x))
 const blackman = (x: number) => 0.42 + 0.5 * Math.cos(Math.PI * x) + 0.08 * Math.cos(2 * Math.PI * x)
 
-export interface Resampler {
+interface Resampler {
   readonly outputLength: number
   /** Writes output samples [start, end) into `out` at the same indexes; callers may render in slices. */
   readonly render: (out: Float32Array, start: number, end: number) => void
 }
 
 /** The polyphase filter for one conversion: `coefficients[phase * taps + j]`, `up` phases. */
-export interface PolyphaseFilter {
+interface PolyphaseFilter {
   readonly up: number
   readonly down: number
   readonly reach: number

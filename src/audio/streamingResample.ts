@@ -6,7 +6,7 @@ import { polyphaseFilter } from "./resample.ts"
  * before the next output's window is dropped. Piece boundaries leave no trace: the concatenated
  * output equals the whole-buffer conversion of the concatenated input, sample for sample.
  */
-export interface StreamingResampler {
+interface StreamingResampler {
   /** The next input; answers the output samples it completes. */
   readonly push: (input: Float32Array) => Float32Array
   /** The input has ended (as if followed by silence): answers the remaining output. */

@@ -10,7 +10,7 @@ const FORMAT_EXTENSIBLE = 0xfffe
 
 type Encoding = "pcm" | "float" | "alaw" | "mulaw"
 
-export interface WavLayout {
+interface WavLayout {
   readonly encoding: Encoding
   readonly sampleRate: number
   readonly channels: number

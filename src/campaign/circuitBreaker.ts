@@ -1,7 +1,7 @@
 import type { CircuitBreakerConfig } from "./campaignSettings.ts"
 
 /** One finished call as the breaker sees it. Each outcome is its own entry, even at the same instant. */
-export interface BreakerOutcome {
+interface BreakerOutcome {
   readonly at: number
   readonly failed: boolean
 }

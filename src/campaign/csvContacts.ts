@@ -1,18 +1,15 @@
 import { CsvError } from "csv-parse"
 import { Readable } from "node:stream"
-import { referencesIn } from "../graph/templateVariables.ts"
 import { type CountryCode, toE164 } from "../phone/mod.ts"
+import { field, type Header, MAX_COLUMNS, PHONE, readHeader, tooManyColumns } from "./contactsHeader.ts"
 import { CsvContactsInvalid, delimitedText, MAX_LINE_CHARS, utf8Text } from "./csvText.ts"
+import { greetingOf, type GreetingOverride } from "./greetingOverride.ts"
 import { type NumberedRecord, NumberingCsvParser } from "./numberingCsvParser.ts"
 import { PhoneNumberSet } from "./phoneNumberSet.ts"
 import { RowList } from "./rowList.ts"
+import { RowProblems } from "./rowProblems.ts"
 
 export { CsvContactsInvalid } from "./csvText.ts"
-
-/** Per-row replacement of the Start node's greeting (spec "Contacts CSV"). */
-export type GreetingOverride =
-  | { readonly type: "text"; readonly text: string }
-  | { readonly type: "audio"; readonly recording_id: string }
 
 export interface Contact {
   /** The row as a spreadsheet numbers it: the header is row 1. */
@@ -39,184 +36,6 @@ export interface CsvContactsSummary {
   readonly columns: ReadonlyArray<string>
   /** Skipped rows, summarised (campaign `warnings`). */
   readonly warnings: ReadonlyArray<string>
-}
-
-const PHONE = "phone_number"
-const GREETING_TYPE = "greeting_override_type"
-const GREETING_TEXT = "greeting_override_text"
-const GREETING_RECORDING = "greeting_override_recording_id"
-const SPECIAL = new Set([PHONE, GREETING_TYPE, GREETING_TEXT, GREETING_RECORDING])
-
-/**
- * Values every call's context has without a CSV column (filled in when the call is placed), so a
- * workflow may reference them freely.
- */
-export const builtInVariables: ReadonlySet<string> = new Set([
-  PHONE,
-  "caller_number",
-  "called_number",
-  "direction",
-  "provider",
-  "campaign_id",
-  "contact_id",
-  "run_id",
-  "telephony_configuration_id"
-])
-
-/** More columns than any contacts list has: past this the file is refused before anything else is read. */
-export const MAX_COLUMNS = 1000
-
-/** A name or value quoted in a message, cut short: messages stay short whatever the file holds. */
-const quoted = (text: string) => `"${text.length > 40 ? `${text.slice(0, 40)}…` : text}"`
-
-const listed = (names: ReadonlyArray<string>, shown = 5) =>
-  `${names.slice(0, shown).map(quoted).join(", ")}${names.length > shown ? ` and ${names.length - shown} more` : ""}`
-
-interface Header {
-  readonly names: ReadonlyArray<string>
-  readonly phone: number
-  readonly greetingType: number
-  readonly greetingText: number
-  readonly greetingRecording: number
-  /** [index, name] of the columns that become the contact's context. */
-  readonly contextColumns: ReadonlyArray<readonly [number, string]>
-}
-
-const tooManyColumns = (columns: number) =>
-  new CsvContactsInvalid([
-    `The header has ${columns.toLocaleString("en-US")} columns; a contacts CSV may have at most ${
-      MAX_COLUMNS.toLocaleString("en-US")
-    }`
-  ])
-
-const readHeader = (fields: ReadonlyArray<string>, requiredColumns: ReadonlyArray<string>): Header => {
-  if (fields.length > MAX_COLUMNS) throw tooManyColumns(fields.length)
-  const names = fields.map((field) => field.trim())
-  const problems: Array<string> = []
-  const unnamed = new RowList(5, "Column")
-  const repeated: Array<string> = []
-  const seen = new Set<string>()
-  names.forEach((name, index) => {
-    if (name === "") unnamed.add(index + 1)
-    else if (seen.has(name.toLowerCase())) repeated.push(name)
-    seen.add(name.toLowerCase())
-  })
-  if (unnamed.count > 0) {
-    problems.push(`${unnamed.describe()} of the header ${unnamed.count === 1 ? "has" : "have"} no name`)
-  }
-  if (repeated.length > 0) {
-    problems.push(
-      `${repeated.length === 1 ? "Column" : "Columns"} ${listed(repeated)} ${
-        repeated.length === 1 ? "appears" : "appear"
-      } more than once in the header`
-    )
-  }
-  const indexOf = (column: string) => names.findIndex((name) => name.toLowerCase() === column)
-  const phone = indexOf(PHONE)
-  if (phone < 0) {
-    const found = names.filter((name) => name !== "")
-    problems.push(
-      `The header has no "${PHONE}" column (found: ${
-        found.length > 0 ? listed(found, 10).replaceAll("\"", "") : "none"
-      })`
-    )
-  }
-  const present = new Set(names)
-  const missing = requiredColumns.filter((column) => !builtInVariables.has(column) && !present.has(column))
-  if (missing.length > 0) {
-    problems.push(
-      `The workflow uses ${missing.map((name) => `{{${name}}}`).join(", ")} but the CSV has no ${
-        missing.length === 1 ? "column" : "columns"
-      } of that name`
-    )
-  }
-  if (problems.length > 0) throw new CsvContactsInvalid(problems)
-  return {
-    names,
-    phone,
-    greetingType: indexOf(GREETING_TYPE),
-    greetingText: indexOf(GREETING_TEXT),
-    greetingRecording: indexOf(GREETING_RECORDING),
-    contextColumns: names.flatMap((name, index) => (SPECIAL.has(name.toLowerCase()) ? [] : [[index, name] as const]))
-  }
-}
-
-/** Distinct kinds of row problem described one by one; rows of any further kind are only counted. */
-const PROBLEM_KINDS_SHOWN = 10
-
-/** Per-row problems, each kind listed once with its rows. */
-class RowProblems {
-  private readonly kinds = new Map<string, RowList>()
-  private readonly others = new RowList()
-
-  add(kind: string, row: number) {
-    let rows = this.kinds.get(kind)
-    if (!rows) {
-      if (this.kinds.size >= PROBLEM_KINDS_SHOWN) return this.others.add(row)
-      rows = new RowList()
-      this.kinds.set(kind, rows)
-    }
-    rows.add(row)
-  }
-
-  get any() {
-    return this.kinds.size > 0
-  }
-
-  describe(format: (kind: string, rows: RowList) => string) {
-    const described = [...this.kinds].map(([kind, rows]) => format(kind, rows))
-    return this.others.count > 0 ? [...described, format("other problems of the same kinds", this.others)] : described
-  }
-}
-
-const field = (fields: ReadonlyArray<string>, index: number) => (index < 0 ? "" : (fields[index] ?? "").trim())
-
-const greetingOf = (
-  fields: ReadonlyArray<string>,
-  header: Header,
-  columns: ReadonlySet<string>,
-  row: number,
-  problems: RowProblems,
-  recordingIds?: ReadonlySet<string>
-): GreetingOverride | null => {
-  const type = field(fields, header.greetingType).toLowerCase()
-  const text = field(fields, header.greetingText)
-  const recording = field(fields, header.greetingRecording)
-  if (type === "" && text === "" && recording === "") return null
-  if (type === "text") {
-    if (text === "") {
-      problems.add(`${GREETING_TEXT} is empty while ${GREETING_TYPE} is "text"`, row)
-      return null
-    }
-    for (const reference of referencesIn(text)) {
-      const name = reference.name.split(".")[0]!
-      if (reference.fallback === undefined && !columns.has(name) && !builtInVariables.has(name)) {
-        problems.add(
-          `${GREETING_TEXT} references {{${name.length > 40 ? `${name.slice(0, 40)}…` : name}}}, which is not a column`,
-          row
-        )
-      }
-    }
-    return { type: "text", text }
-  }
-  if (type === "audio") {
-    if (recording === "") {
-      problems.add(`${GREETING_RECORDING} is empty while ${GREETING_TYPE} is "audio"`, row)
-      return null
-    }
-    if (recordingIds && !recordingIds.has(recording)) {
-      problems.add(`${GREETING_RECORDING} ${quoted(recording)} is not a recording of this organization`, row)
-      return null
-    }
-    return { type: "audio", recording_id: recording }
-  }
-  problems.add(
-    type === ""
-      ? `${GREETING_TYPE} is empty while another greeting override column is filled (use "text" or "audio")`
-      : `${GREETING_TYPE} must be "text" or "audio"`,
-    row
-  )
-  return null
 }
 
 const isBlank = (fields: ReadonlyArray<string>) => fields.every((value) => value.trim() === "")

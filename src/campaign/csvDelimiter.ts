@@ -3,7 +3,7 @@
  * separator is a comma (most of Europe, Latin America), and some exports use tabs; the file does
  * not say which, so it is read off the header row. Excel's own hint, a first line `sep=;`, wins.
  */
-export type CsvDelimiter = "," | ";" | "\t"
+type CsvDelimiter = "," | ";" | "\t"
 
 const CANDIDATES: ReadonlyArray<CsvDelimiter> = [",", ";", "\t"]
 

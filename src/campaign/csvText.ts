@@ -90,7 +90,7 @@ export async function* utf8Text(source: AsyncIterable<Uint8Array | string>): Asy
   }
 }
 
-export interface DelimitedText {
+interface DelimitedText {
   readonly delimiter: string
   /** Fields of the header row, when it was read ahead (after a `sep=` line it is not). */
   readonly columns: number | undefined

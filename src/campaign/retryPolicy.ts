@@ -4,7 +4,7 @@ import type { RetryConfig } from "./campaignSettings.ts"
 export const CallOutcomes = ["completed", "busy", "no-answer", "voicemail", "failed", "canceled"] as const
 export type CallOutcome = (typeof CallOutcomes)[number]
 
-export type AfterOutcome =
+type AfterOutcome =
   | { readonly kind: "retry"; readonly at: number }
   | { readonly kind: "done"; readonly succeeded: boolean }
 

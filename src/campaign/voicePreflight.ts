@@ -9,7 +9,7 @@ export interface SpeechSetting {
   readonly hasKey: boolean
 }
 
-export interface StorageSetup {
+interface StorageSetup {
   /** `DATABASE_URL` is set: several processes may share the work. */
   readonly sharedDatabase: boolean
   /** `STORAGE_URL` is a local directory. */
@@ -18,7 +18,7 @@ export interface StorageSetup {
   readonly localStorageShared: boolean
 }
 
-export interface VoicePreflight {
+interface VoicePreflight {
   readonly llm: boolean
   readonly stt: SpeechSetting | null
   readonly tts: SpeechSetting | null

@@ -25,7 +25,7 @@ export const dispositionMessages = (
   { role: "user", content: transcriptText(transcript) || "(no messages)" }
 ]
 
-export interface Disposition {
+interface Disposition {
   readonly call_disposition: string
   readonly mapped_call_disposition: string
 }

@@ -10,7 +10,7 @@ export interface ConversationLimits {
   readonly idleTimeoutSeconds: number
 }
 
-export interface LimitDefaults {
+interface LimitDefaults {
   readonly llmTimeoutSeconds: number
   readonly idleTimeoutSeconds: number
 }

@@ -9,7 +9,7 @@ export interface ToolDefinition {
   readonly description: string
 }
 
-export interface NodeTools {
+interface NodeTools {
   /** What the model is offered at this node, edges first. */
   readonly definitions: ReadonlyArray<ToolDefinition>
   /** Tool name → the edge it follows. */

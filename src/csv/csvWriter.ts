@@ -13,7 +13,7 @@ const FORMULA_START = /^[\s\u3000]*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]|^[\t\r]/
 
 const NEEDS_QUOTES = /[",\r\n]/
 
-export type CsvCell = string | number | Date | null | undefined
+type CsvCell = string | number | Date | null | undefined
 
 export const csvCell = (value: CsvCell): string => {
   if (value === null || value === undefined) return ""

@@ -19,7 +19,7 @@ export interface Actor {
   readonly role: Role
 }
 
-export interface Member {
+interface Member {
   readonly userId: number
   readonly role: Role
 }
@@ -71,7 +71,7 @@ export const removalRefusal = (actor: Actor, target: Member, owners: number): Re
 /** Every member sees and manages their own API keys; admins and owners see every key. */
 export const seesEveryKey = (actor: Actor): boolean => atLeast(actor.role, "admin")
 
-export interface KeyOwnership {
+interface KeyOwnership {
   readonly createdBy: number
   /** The creator's role now; null when they are no longer a member. */
   readonly creatorRole: Role | null
@@ -87,7 +87,7 @@ export const keyManagementRefusal = (actor: Actor, key: KeyOwnership): Refusal |
   return undefined
 }
 
-export interface KeyRevocation extends KeyOwnership {
+interface KeyRevocation extends KeyOwnership {
   /** Who revoked it; null when not recorded or no longer a user. */
   readonly revokedBy: number | null
   /** The revoker's role now; null when they are no longer a member. */

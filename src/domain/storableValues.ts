@@ -33,7 +33,7 @@ export const unstorableNumberReason = (value: number): string | undefined =>
     ? undefined
     : `Number must lie between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`
 
-export interface ValueProblem {
+interface ValueProblem {
   readonly path: ReadonlyArray<string | number>
   readonly reason: string
 }

@@ -29,7 +29,7 @@ const sameEndpoint = (before: CredentialEndpoint, after: CredentialEndpoint) =>
  * - `MaskedOnly`: the mask was sent where nothing may be kept, so there is no real value to use;
  * - `Absent`: nothing was sent and nothing is stored.
  */
-export type CarriedCredential<S> =
+type CarriedCredential<S> =
   | { readonly _tag: "Replaced"; readonly value: string }
   | { readonly _tag: "Kept"; readonly stored: S }
   | { readonly _tag: "Withheld" }

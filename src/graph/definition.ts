@@ -60,9 +60,9 @@ export const nodeDataSchemas = {
 } satisfies Record<NodeType, Schema.Schema.AnyNoContext>
 
 export type StartCallData = typeof StartCallData.Type
-export type AgentNodeData = typeof AgentNodeData.Type
-export type EndCallData = typeof EndCallData.Type
-export type GlobalNodeData = typeof GlobalNodeData.Type
+type AgentNodeData = typeof AgentNodeData.Type
+type EndCallData = typeof EndCallData.Type
+type GlobalNodeData = typeof GlobalNodeData.Type
 
 const Id = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }), Schema.maxLength(200))
 

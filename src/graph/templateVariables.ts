@@ -4,7 +4,7 @@
  */
 const REFERENCE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*(?:\|\s*([^}]*?)\s*)?\}\}/g
 
-export interface VariableReference {
+interface VariableReference {
   readonly name: string
   readonly fallback: string | undefined
 }

@@ -1,75 +1,25 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, type Schema } from "effect"
+import { checkExtraction, checkGreeting, checkReferences, checkTransitionSpeech } from "./contentRules.ts"
+import { decodeAll, describe, dotted, issuesOf, type Path, record } from "./decodeIssues.ts"
 import {
   DefinitionEnvelope,
   EdgeData,
   EdgeEnvelope,
   nodeDataSchemas,
   NodeEnvelope,
-  type NodeType,
   type WorkflowEdge,
   type WorkflowGraph,
   type WorkflowNode
 } from "./definition.ts"
+import type { EdgeEntry, NodeEntry } from "./graphEntries.ts"
 import type { GraphProblem } from "./problem.ts"
-import { malformedReferences } from "./templateVariables.ts"
-import { RESERVED_TOOL_NAMES, TOOL_NAME_MAX_LENGTH, toolNameFor } from "./toolName.ts"
+import { checkTopology } from "./topologyRules.ts"
 
 export interface GraphValidation {
   /** Every problem found, in definition order; empty when the definition can run. */
   readonly problems: ReadonlyArray<GraphProblem>
   /** The typed graph, present only when there are no problems. */
   readonly graph: WorkflowGraph | null
-}
-
-type Path = ReadonlyArray<string | number>
-
-const decodeAll = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
-  Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "preserve" })(value)
-
-/**
- * Decode issues, one per field: a value that matches no member of a union is reported once per
- * member by the formatter, so those are merged into a single "Expected a | b" message.
- */
-const issuesOf = (error: ParseResult.ParseError) => {
-  const byPath = new Map<string, Array<{ _tag: string; path: Array<string | number>; message: string }>>()
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = issue.path.map((part): string | number => (typeof part === "number" ? part : String(part)))
-    const key = JSON.stringify(path)
-    byPath.set(key, [...(byPath.get(key) ?? []), { _tag: issue._tag, path, message: issue.message }])
-  }
-  return [...byPath.values()].map((group) => {
-    const expected = group.map((issue) => /^Expected (.+), actual (.+)$/s.exec(issue.message))
-    if (group.length > 1 && expected.every((match) => match !== null)) {
-      const options = [...new Set(expected.map((match) => match![1]))].join(" | ")
-      return { ...group[0]!, message: `Expected ${options}, actual ${expected[0]![2]}` }
-    }
-    return group[0]!
-  })
-}
-
-const dotted = (path: Path): string =>
-  path.reduce<string>(
-    (text, part) => (typeof part === "number" ? `${text}[${part}]` : text ? `${text}.${part}` : part),
-    ""
-  )
-
-const record = (value: unknown): Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
-
-interface NodeEntry {
-  readonly index: number
-  readonly id: string
-  readonly type: NodeType
-  readonly rawData: Record<string, unknown>
-  data: unknown
-}
-
-interface EdgeEntry {
-  readonly index: number
-  readonly id: string
-  readonly source: string
-  readonly target: string
-  data: EdgeData | null
 }
 
 export interface ValidationOptions {
@@ -119,12 +69,6 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
       message: `Edge ${edge.id === null ? `#${edge.index}` : `"${edge.id}"`}: ${message}`,
       stage
     })
-  const describe = (field: string, issue: { _tag: string; message: string }) =>
-    issue._tag === "Missing"
-      ? `${field} is required`
-      : /^[A-Z]/.test(issue.message)
-      ? `${field}: ${issue.message}`
-      : `${field} ${issue.message}`
 
   const top = decodeAll(DefinitionEnvelope, definition)
   if (Either.isLeft(top)) {
@@ -263,214 +207,3 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
 /** Problems that keep a value from being stored even as a draft. */
 export const structureProblems = (problems: ReadonlyArray<GraphProblem>) =>
   problems.filter((problem) => problem.stage === "structure")
-
-const checkReferences = (value: unknown, path: Path, report: (field: Path, message: string) => void) => {
-  if (typeof value === "string") {
-    for (const bad of malformedReferences(value)) {
-      report(
-        path,
-        `${dotted(path)} has a malformed template reference ${JSON.stringify(bad)}; use {{name}} or {{name | default}}`
-      )
-    }
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => checkReferences(item, [...path, index], report))
-  } else if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) checkReferences(item, [...path, key], report)
-  }
-}
-
-const checkExtraction = (node: NodeEntry, report: (field: Path, rule: string, message: string) => void) => {
-  if (node.type === "globalNode") return
-  const variables = Array.isArray(node.rawData["extraction_variables"]) ? node.rawData["extraction_variables"] : []
-  if (node.rawData["extraction_enabled"] === true && variables.length === 0) {
-    report(
-      ["data", "extraction_variables"],
-      "extraction_variables_missing",
-      "extraction is enabled but no extraction_variables are defined"
-    )
-  }
-  const seen = new Set<string>()
-  variables.forEach((variable, index) => {
-    const name = record(variable)["name"]
-    if (typeof name !== "string") return
-    if (seen.has(name)) {
-      report(
-        ["data", "extraction_variables", index, "name"],
-        "extraction_variable_duplicate",
-        `extraction variable "${name}" is defined twice`
-      )
-    }
-    seen.add(name)
-  })
-}
-
-const checkGreeting = (
-  node: NodeEntry,
-  report: (field: Path, rule: string, message: string) => void,
-  recordingIds?: ReadonlySet<string>
-) => {
-  if (node.type !== "startCall" || node.rawData["greeting_type"] !== "audio") return
-  const recording = node.rawData["greeting_recording_id"]
-  if (typeof recording !== "string" || recording.trim() === "") {
-    report(
-      ["data", "greeting_recording_id"],
-      "greeting_recording_missing",
-      "greeting_type is audio but greeting_recording_id is empty"
-    )
-  } else checkRecording(recording, ["data", "greeting_recording_id"], report, recordingIds)
-}
-
-const checkTransitionSpeech = (
-  data: Record<string, unknown>,
-  report: (field: Path, rule: string, message: string) => void,
-  recordingIds?: ReadonlySet<string>
-) => {
-  if (data["transition_speech_type"] !== "audio") return
-  const recording = data["transition_speech_recording_id"]
-  if (typeof recording !== "string" || recording.trim() === "") {
-    report(
-      ["data", "transition_speech_recording_id"],
-      "transition_recording_missing",
-      "transition_speech_type is audio but transition_speech_recording_id is empty"
-    )
-  } else checkRecording(recording, ["data", "transition_speech_recording_id"], report, recordingIds)
-}
-
-const checkRecording = (
-  recording: string,
-  field: Path,
-  report: (field: Path, rule: string, message: string) => void,
-  recordingIds?: ReadonlySet<string>
-) => {
-  if (recordingIds && !recordingIds.has(recording.trim())) {
-    report(
-      field,
-      "recording_unknown",
-      `${
-        dotted(field)
-      } "${recording}" is not a recording of this organization; upload it at /api/v1/workflow-recordings first`
-    )
-  }
-}
-
-interface Reporters {
-  readonly workflowProblem: (path: Path, rule: string, message: string, stage: GraphProblem["stage"]) => void
-  readonly nodeProblem: (node: NodeEntry, field: Path, rule: string, message: string) => void
-  readonly edgeProblem: (edge: EdgeEntry, field: Path, rule: string, message: string) => void
-}
-
-/** Counts, degrees, reachability and tool names: the rules that make a graph runnable. */
-const checkTopology = (
-  nodes: ReadonlyArray<NodeEntry>,
-  edges: ReadonlyArray<EdgeEntry>,
-  nodesById: ReadonlyMap<string, NodeEntry>,
-  { edgeProblem, nodeProblem, workflowProblem }: Reporters
-) => {
-  const ofType = (type: NodeType) => nodes.filter((node) => node.type === type)
-  const starts = ofType("startCall")
-  if (starts.length === 0) {
-    workflowProblem(
-      ["nodes"],
-      "start_missing",
-      "the workflow needs exactly one startCall node; it has none",
-      "readiness"
-    )
-  }
-  for (const extra of starts.slice(1)) nodeProblem(extra, [], "start_duplicate", "only one startCall node is allowed")
-  if (ofType("endCall").length === 0) {
-    workflowProblem(
-      ["nodes"],
-      "end_missing",
-      "the workflow needs at least one endCall node so a conversation can finish",
-      "readiness"
-    )
-  }
-  for (const extra of ofType("globalNode").slice(1)) {
-    nodeProblem(extra, [], "global_duplicate", "only one globalNode is allowed")
-  }
-
-  const outgoing = new Map<string, Array<EdgeEntry>>()
-  for (const edge of edges) {
-    const source = nodesById.get(edge.source)
-    const target = nodesById.get(edge.target)
-    if (!source || !target) continue
-    outgoing.set(source.id, [...(outgoing.get(source.id) ?? []), edge])
-    if (source.type === "globalNode" || target.type === "globalNode") {
-      edgeProblem(edge, [], "global_node_edge", "a globalNode cannot be connected by edges")
-    }
-    if (target.type === "startCall") {
-      edgeProblem(edge, ["target"], "start_incoming", "no edge may lead into the startCall node")
-    }
-    if (source.type === "endCall") edgeProblem(edge, ["source"], "end_outgoing", "no edge may leave an endCall node")
-  }
-
-  for (const [sourceId, leaving] of outgoing) {
-    const names = new Map<string, EdgeEntry>()
-    for (const edge of leaving) {
-      if (!edge.data) continue
-      const name = toolNameFor(edge.data.label)
-      if (!/[a-z0-9]/.test(name)) {
-        edgeProblem(
-          edge,
-          ["data", "label"],
-          "label_unusable",
-          "data.label needs at least one letter or digit to name its transition tool"
-        )
-      } else if (RESERVED_TOOL_NAMES.includes(name)) {
-        edgeProblem(
-          edge,
-          ["data", "label"],
-          "label_reserved",
-          `data.label gives the tool name "${name}", which is reserved for the built-in tool; choose another label`
-        )
-      } else if (name.length > TOOL_NAME_MAX_LENGTH) {
-        edgeProblem(
-          edge,
-          ["data", "label"],
-          "label_too_long",
-          `data.label makes a tool name longer than ${TOOL_NAME_MAX_LENGTH} characters`
-        )
-      }
-      const clash = names.get(name)
-      if (clash) {
-        edgeProblem(
-          edge,
-          ["data", "label"],
-          "transition_name_duplicate",
-          `data.label gives the tool name "${name}", already used by edge "${clash.id}" leaving node "${sourceId}"`
-        )
-      } else names.set(name, edge)
-    }
-  }
-
-  const start = starts[0]
-  if (!start) return
-  if (!outgoing.has(start.id)) {
-    nodeProblem(start, [], "start_no_exit", "the startCall node needs at least one outgoing edge")
-  }
-  const reached = new Set([start.id])
-  const queue = [start.id]
-  while (queue.length > 0) {
-    for (const edge of outgoing.get(queue.shift()!) ?? []) {
-      if (!reached.has(edge.target)) {
-        reached.add(edge.target)
-        queue.push(edge.target)
-      }
-    }
-  }
-  for (const node of nodes) {
-    if (node.type !== "agentNode" && node.type !== "endCall") continue
-    if (nodesById.get(node.id) !== node) continue
-    if (!reached.has(node.id)) {
-      nodeProblem(node, [], "node_unreachable", "no path of edges leads here from the startCall node")
-    }
-    if (node.type === "agentNode" && !outgoing.has(node.id)) {
-      nodeProblem(
-        node,
-        [],
-        "dead_end",
-        "an agentNode needs at least one outgoing edge, or the conversation can never leave it"
-      )
-    }
-  }
-}

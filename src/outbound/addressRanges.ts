@@ -6,7 +6,7 @@ import * as net from "node:net"
  * - `loopback` and `private`: this machine and internal networks, allowed only by the outbound policy;
  * - `public`: everything else.
  */
-export type AddressClass = "never" | "loopback" | "private" | "public"
+type AddressClass = "never" | "loopback" | "private" | "public"
 
 interface Range {
   readonly subnet: string
@@ -108,7 +108,7 @@ const expandIpv6 = (address: string): Array<number> | null => {
   return [...front, ...Array<number>(tail === undefined ? 0 : missing).fill(0), ...back]
 }
 
-export interface ClassifiedAddress {
+interface ClassifiedAddress {
   readonly class: AddressClass
   /** What the address is, in words, for messages: "a link-local address (169.254.0.0/16, …)". */
   readonly description: string

@@ -21,7 +21,7 @@ export interface NumberingPlan {
   readonly types: ReadonlyArray<NumberTypePattern> | undefined
 }
 
-export interface NumberTypePattern {
+interface NumberTypePattern {
   readonly pattern: RegExp
   /** The lengths a number of this type can have; undefined means any. */
   readonly possibleLengths: ReadonlyArray<number> | undefined

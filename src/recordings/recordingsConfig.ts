@@ -1,6 +1,6 @@
 import { Config, Effect } from "effect"
 
-export interface RecordingsConfigShape {
+interface RecordingsConfigShape {
   /** The longest clip accepted (RECORDING_MAX_SECONDS, default 60). */
   readonly maxDurationSeconds: number
   /** The largest clip file accepted (RECORDING_MAX_BYTES, default 20 MiB: a minute of 48 kHz stereo 24-bit WAV fits). */

@@ -3,7 +3,7 @@
  * is served; a header asking for several, or one that does not parse, is ignored and the whole
  * representation is sent, as §14.2 allows a server to do.
  */
-export type ByteRangeAnswer =
+type ByteRangeAnswer =
   | { readonly _tag: "Whole" }
   | { readonly _tag: "Partial"; readonly start: number; readonly end: number }
   | { readonly _tag: "Unsatisfiable" }

@@ -17,7 +17,7 @@ export const artifactLinkMessage = (path: string, expires: number | string): str
 export const artifactLinkUrl = (publicUrl: string, path: string, expires: number, signature: string): string =>
   `${publicUrl}${path}?expires=${expires}&sig=${encodeURIComponent(signature)}`
 
-export type ArtifactLinkStatus = "valid" | "invalid" | "expired"
+type ArtifactLinkStatus = "valid" | "invalid" | "expired"
 
 /**
  * Judges a link as it arrived: the path parts and query values exactly as sent (a run id written

@@ -46,7 +46,7 @@ const boundaryAfter = (text: string, index: number): number | null => {
   return /\s/.test(text[end]!) ? end : null
 }
 
-export interface SentenceChunker {
+interface SentenceChunker {
   /** Adds streamed text; answers the pieces now complete. */
   readonly push: (text: string) => ReadonlyArray<string>
   /** The rest, at the end of the reply. */

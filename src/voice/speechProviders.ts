@@ -1,7 +1,7 @@
 export const SPEECH_TO_TEXT_PROVIDERS = ["deepgram", "openai"] as const
 export const TEXT_TO_SPEECH_PROVIDERS = ["elevenlabs", "cartesia", "deepgram", "openai", "local"] as const
 
-export interface SpeechSettingProblem {
+interface SpeechSettingProblem {
   readonly field: "provider" | "api_key"
   readonly message: string
 }

@@ -19,14 +19,14 @@ export interface SegmenterSettings {
   readonly pauseMs?: number
 }
 
-export interface ProbabilityWindow {
+interface ProbabilityWindow {
   /** Start and end of the window on the audio clock, in ms. */
   readonly startMs: number
   readonly endMs: number
   readonly probability: number
 }
 
-export type SegmentEvent =
+type SegmentEvent =
   | { readonly _tag: "SpeechStarted"; readonly atMs: number }
   | { readonly _tag: "SpeechEnded"; readonly atMs: number; readonly speechMs: number }
   | { readonly _tag: "SpeechPaused"; readonly atMs: number }
@@ -50,7 +50,7 @@ export const SILENCE: SegmenterState = { _tag: "Silence" }
 const HYSTERESIS = 0.15
 const silenceBelow = (threshold: number) => Math.max(threshold - HYSTERESIS, 0.01)
 
-export interface Segmented {
+interface Segmented {
   readonly state: SegmenterState
   readonly events: ReadonlyArray<SegmentEvent>
 }

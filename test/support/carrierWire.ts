@@ -10,7 +10,7 @@
  */
 export type CarrierProvider = "twilio" | "vonage" | "telnyx" | "plivo" | "browser"
 
-export interface CallIdentity {
+interface CallIdentity {
   readonly callId: string
   readonly streamId: string
   readonly accountId: string
@@ -27,7 +27,7 @@ export type AgentMessage =
   | { readonly kind: "clear" }
   | { readonly kind: "invalid"; readonly reason: string }
 
-export interface CarrierWire {
+interface CarrierWire {
   readonly sampleRate: 8000 | 16000
   readonly frameSamples: number
   readonly opening: () => ReadonlyArray<WireMessage>

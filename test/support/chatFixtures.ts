@@ -15,7 +15,7 @@ export const useLlm = async (api: Client, account: TestAccount, baseUrl: string)
   if (reply.status !== 200) throw new Error(`model configuration failed: ${reply.status} ${JSON.stringify(reply.body)}`)
 }
 
-export interface WorkflowOptions {
+interface WorkflowOptions {
   readonly templateContextVariables?: Record<string, unknown>
   readonly configurations?: Record<string, unknown>
   readonly dispositionCodes?: ReadonlyArray<string>

@@ -1,4 +1,4 @@
-export interface Reply<T = any> {
+interface Reply<T = any> {
   readonly status: number
   readonly body: T
   readonly headers: Headers

@@ -14,7 +14,7 @@ import { definitionUsing } from "./workflowRows.ts"
  * Several real `talkgraph serve` processes sharing a fresh PostgreSQL database of their own (so
  * no other test's server takes part), for multi-process dialer tests and benchmarks.
  */
-export interface ClusterNode {
+interface ClusterNode {
   readonly proc: TalkgraphProcess
   readonly url: string
   readonly pid: number

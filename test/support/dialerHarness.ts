@@ -29,7 +29,7 @@ import { definitionUsing } from "./workflowRows.ts"
  * recorded when placed and end only when the test says so.
  */
 
-export interface PlacedCall {
+interface PlacedCall {
   readonly runId: number
   readonly to: string
   readonly at: number
@@ -136,7 +136,7 @@ export const dialerLayer = (
     Layer.provide(Layer.succeedContext(database.context))
   )
 
-export interface CampaignSetup {
+interface CampaignSetup {
   readonly contacts: number
   readonly max_concurrency?: number | null
   readonly rate_limit_per_second?: number
@@ -147,7 +147,7 @@ export interface CampaignSetup {
   readonly organization?: CampaignOrganization
 }
 
-export interface CampaignOrganization {
+interface CampaignOrganization {
   readonly organizationId: number
   readonly workflowId: number
   readonly telephonyConfigurationId: number

@@ -27,7 +27,7 @@ import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
 /** What the callee says in one utterance; in parts when they pause (briefly) between them. */
 export type ScriptLine = string | ReadonlyArray<string>
 
-export interface FakeDeepgramConnection {
+interface FakeDeepgramConnection {
   readonly tag: string | null
   readonly query: URLSearchParams
   readonly sampleRate: number
@@ -55,7 +55,7 @@ export interface FakeDeepgram {
   readonly close: () => Promise<void>
 }
 
-export interface FakeDeepgramOptions {
+interface FakeDeepgramOptions {
   readonly apiKey?: string
   /** A 10 ms frame louder than this is speech (default -40 dBFS; eSpeak speech is around -20). */
   readonly speechDbfs?: number

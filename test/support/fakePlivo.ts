@@ -39,7 +39,7 @@ interface PlivoExtra {
   readonly machineDetectionUrl: string | null
 }
 
-export type FakePlivoCall = LoopbackCall & PlivoExtra
+type FakePlivoCall = LoopbackCall & PlivoExtra
 
 const json = (status: number, body?: unknown): RestReply => (body === undefined ? { status } : { status, body })
 const apiId = () => crypto.randomUUID()
@@ -364,5 +364,3 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
     })
   }
 }
-
-export type FakePlivo = Awaited<ReturnType<typeof startFakePlivo>>

@@ -20,9 +20,9 @@ import { speak } from "./speechAudio.ts"
  * chunks of odd byte lengths (a sample may straddle two chunks, as on the real wire) after
  * `firstByteDelayMs`. Every request is recorded, with whether the client aborted it mid-stream.
  */
-export type SpeechApi = "elevenlabs" | "cartesia" | "deepgram" | "openai" | "openai-transcription"
+type SpeechApi = "elevenlabs" | "cartesia" | "deepgram" | "openai" | "openai-transcription"
 
-export interface FakeSpeechRequest {
+interface FakeSpeechRequest {
   readonly api: SpeechApi
   readonly path: string
   readonly query: URLSearchParams
@@ -40,7 +40,7 @@ export interface FakeSpeechRequest {
   completed: boolean
 }
 
-export interface FakeSpeechApisOptions {
+interface FakeSpeechApisOptions {
   readonly apiKey?: string
   readonly audio?: "speech" | "tone"
   readonly firstByteDelayMs?: number

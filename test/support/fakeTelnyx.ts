@@ -36,7 +36,7 @@ interface TelnyxExtra {
   readonly dialStreamUrl: string | null
 }
 
-export type FakeTelnyxCall = LoopbackCall & TelnyxExtra
+type FakeTelnyxCall = LoopbackCall & TelnyxExtra
 
 const json = (status: number, body: unknown): RestReply => ({ status, body })
 
@@ -268,5 +268,3 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
     })
   }
 }
-
-export type FakeTelnyx = Awaited<ReturnType<typeof startFakeTelnyx>>

@@ -30,7 +30,7 @@ interface TwilioExtra {
 
 export type FakeCall = LoopbackCall & TwilioExtra
 
-export interface FakeTwilioOptions extends StandInOptions {
+interface FakeTwilioOptions extends StandInOptions {
   readonly accountSid?: string
   readonly authToken?: string
 }

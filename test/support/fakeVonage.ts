@@ -34,7 +34,7 @@ interface VonageExtra {
   readonly eventUrl: string
 }
 
-export type FakeVonageCall = LoopbackCall & VonageExtra
+type FakeVonageCall = LoopbackCall & VonageExtra
 
 const json = (status: number, body?: unknown): RestReply => (body === undefined ? { status } : { status, body })
 
@@ -338,5 +338,3 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
     })
   }
 }
-
-export type FakeVonage = Awaited<ReturnType<typeof startFakeVonage>>

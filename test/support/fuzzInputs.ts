@@ -11,7 +11,7 @@ type Schema = Record<string, any>
 
 export type Credential = "none" | "session" | "apiKey" | "bogus"
 
-export interface FuzzBody {
+interface FuzzBody {
   readonly contentType: string | undefined
   readonly body: string | Uint8Array
 }
@@ -295,7 +295,7 @@ const queryValue = (
     anyJson.map((value) => percentEncode(toJson(value)))
   )
 
-export interface OperationShape {
+interface OperationShape {
   readonly parameters: ReadonlyArray<{ readonly name: string; readonly in: string; readonly schema?: Schema }>
   readonly bodySchema: Schema | undefined
 }

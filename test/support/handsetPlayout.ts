@@ -12,7 +12,7 @@ export interface PlayoutMark {
   readonly cleared: boolean
 }
 
-export interface HandsetPlayout {
+interface HandsetPlayout {
   readonly audio: (pcm: Int16Array, atMs: number) => void
   readonly mark: (name: string, atMs: number) => void
   /** Empties the queue; returns how many milliseconds of audio were dropped. */

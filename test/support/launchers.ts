@@ -5,7 +5,7 @@ import * as path from "node:path"
 
 const REPOSITORY = path.resolve(import.meta.dirname, "../..")
 
-export interface LaunchedTalkgraph {
+interface LaunchedTalkgraph {
   readonly launcher: ChildProcess
   readonly output: () => string
   readonly exited: Promise<number | null>

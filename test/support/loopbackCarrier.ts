@@ -69,7 +69,7 @@ export interface LoopbackCall {
 }
 
 /** A step of a call, which each dialect reports (or not) with its callbacks. */
-export type CallStep = "initiated" | "ringing" | "answered" | "machine-verdict" | "ended"
+type CallStep = "initiated" | "ringing" | "answered" | "machine-verdict" | "ended"
 
 /** The media stream an answer asks for. */
 export interface StreamTarget {
@@ -82,7 +82,7 @@ export interface StreamTarget {
   readonly endsCallAtStart?: boolean
 }
 
-export interface RestRequest {
+interface RestRequest {
   readonly method: string
   readonly url: URL
   readonly headers: http.IncomingHttpHeaders
@@ -106,7 +106,7 @@ export interface CarrierDialect<Extra extends object> {
   readonly media?: (call: LoopbackCall & Extra) => Partial<CalleeOptions>
 }
 
-export interface Placement<Extra extends object> {
+interface Placement<Extra extends object> {
   readonly id: string
   readonly placementId?: string
   readonly to: string
@@ -123,13 +123,13 @@ export interface StandInOptions {
 }
 
 /** A callback as delivered: what the product answered. */
-export interface Delivery {
+interface Delivery {
   readonly status: number
   readonly text: string
 }
 
 /** What a dialect drives: the calls and their callbacks. */
-export interface CarrierEngine<Extra extends object> {
+interface CarrierEngine<Extra extends object> {
   readonly place: (placement: Placement<Extra>) => LoopbackCall & Extra
   readonly find: (id: string) => (LoopbackCall & Extra) | undefined
   readonly findBy: (predicate: (call: LoopbackCall & Extra) => boolean) => (LoopbackCall & Extra) | undefined

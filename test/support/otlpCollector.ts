@@ -1,7 +1,7 @@
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 
-export interface OtlpExport {
+interface OtlpExport {
   /** `/v1/traces`, `/v1/logs` or `/v1/metrics`. */
   readonly path: string
   /** The raw JSON text, to search for what must never be exported. */
@@ -9,7 +9,7 @@ export interface OtlpExport {
   readonly body: any
 }
 
-export interface OtlpCollector {
+interface OtlpCollector {
   /** The base URL to configure as `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   readonly url: string
   readonly exports: Array<OtlpExport>

@@ -1,6 +1,6 @@
 import * as http from "node:http"
 
-export interface RawRequest {
+interface RawRequest {
   readonly method: string
   /** Already percent-encoded: sent exactly as given. */
   readonly path: string
@@ -8,7 +8,7 @@ export interface RawRequest {
   readonly body?: string | Uint8Array | undefined
 }
 
-export type RawReply =
+type RawReply =
   | { readonly status: number; readonly body: string }
   | { readonly error: string }
 

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from "node:http"
  * work against it and fail against S3. Follows "Signature Version 4 signing process" of the S3 API
  * reference (canonical request, string to sign, derived signing key), query and header forms.
  */
-export type SignatureVerdict =
+type SignatureVerdict =
   | { readonly ok: true }
   | {
     readonly ok: false

@@ -22,20 +22,20 @@
 import * as http from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 
-export interface ScriptedUsage {
+interface ScriptedUsage {
   readonly prompt_tokens: number
   readonly completion_tokens: number
   readonly total_tokens: number
 }
 
-export interface ScriptedToolCall {
+interface ScriptedToolCall {
   readonly name: string
   /** An object is sent JSON-encoded; a string is sent as is (e.g. to test malformed arguments). */
   readonly arguments: unknown
   readonly id?: string
 }
 
-export type ScriptedReply =
+type ScriptedReply =
   | {
     readonly kind: "content"
     readonly content: string
@@ -89,7 +89,7 @@ export const reply = {
   })
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   readonly method: string
   readonly path: string
   readonly headers: http.IncomingHttpHeaders
@@ -140,7 +140,7 @@ const toolCallsOf = (calls: ReadonlyArray<ScriptedToolCall>) =>
 /** Splits text into stream tokens that keep their leading spaces ("Hello", " there", "!"). */
 const tokensOf = (text: string) => text.match(/\s*\S+/g) ?? (text ? [text] : [])
 
-export interface ScriptedLlmOptions {
+interface ScriptedLlmOptions {
   /**
    * Answer a request identical to one made less than this many ms before (same model, messages
    * and tools; any of the recent ones, as one step's several requests are repeated together) as

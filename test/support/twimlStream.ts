@@ -3,7 +3,7 @@
  * `<Parameter name value/>` children (twilio.com/docs/voice/twiml/stream). `<Start><Stream>` forks
  * one-way audio and is not a conversation, so it is not reported.
  */
-export interface TwimlStream {
+interface TwimlStream {
   /** As written in the markup (what Twilio connects to and signs). */
   readonly url: string
   readonly parameters: Readonly<Record<string, string>>

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /** What verifying a carrier callback needs of its attempt: fixed when the attempt is made. */
-export interface AttemptRef {
+interface AttemptRef {
   readonly id: number
   readonly organization_id: number
   readonly telephony_configuration_id: number | null

@@ -50,7 +50,7 @@ const ORG_FULL_RECHECK_MS = 250
 const TRIP_FAILURES_LOGGED = 20
 
 /** Why an actor stopped: nothing for it to do here, or its settings changed and it starts afresh. */
-export type ActorExit = "stopped" | "reload"
+type ActorExit = "stopped" | "reload"
 
 /** Where a placement tells the campaign's pacer that the carrier has seen its call. */
 type SendLog = Ref.Ref<DispatchPacer>

@@ -26,7 +26,7 @@ export type Claim =
   /** Paused and resumed (maybe with new settings) since the actor loaded it. */
   | { readonly _tag: "Changed" }
 
-export interface ClaimInput {
+interface ClaimInput {
   readonly campaign: ActorCampaign
   readonly owner: string
   /** At most this many contacts: what the rate allows now. */

@@ -24,7 +24,7 @@ export interface ActorCampaign {
 }
 
 /** What a carrier's event said about a call that goes on. */
-export interface CallProgress {
+interface CallProgress {
   readonly answered: boolean
   readonly liveCallId?: string | undefined
   readonly answeredBy?: AnsweredBy | undefined

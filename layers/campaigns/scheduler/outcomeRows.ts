@@ -6,7 +6,7 @@ import { type AnsweredBy, outcomeWithVerdict } from "../../../src/campaign/machi
 import { afterOutcome, type CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
-export interface OutcomeInput {
+interface OutcomeInput {
   readonly attemptId: number
   /** As the final event reported it; a completed call a machine answered becomes voicemail here. */
   readonly outcome: CallOutcome
@@ -21,7 +21,7 @@ export interface OutcomeInput {
   readonly error?: string | undefined
 }
 
-export interface AppliedOutcome {
+interface AppliedOutcome {
   readonly campaignId: number
   readonly contactId: number
   readonly retried: boolean

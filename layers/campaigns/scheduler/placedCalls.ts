@@ -1,7 +1,7 @@
 import { Chunk, Effect, Queue } from "effect"
 import type { DialerRows } from "./dialerRows.ts"
 
-export interface PlacedCall {
+interface PlacedCall {
   readonly attemptId: number
   readonly providerCallId: string
 }

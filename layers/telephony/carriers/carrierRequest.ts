@@ -6,7 +6,7 @@ import { readReply, REPLY_LIMITS } from "../../outbound/replyBody.ts"
 
 const REQUEST_TIMEOUT_MS = 10_000
 
-export interface CarrierReply {
+interface CarrierReply {
   readonly status: number
   readonly body: Record<string, any>
 }

@@ -9,7 +9,7 @@ import { streamingResampler } from "../../../src/audio/streamingResample.ts"
  */
 const MAX_CHUNK_MS = 100
 
-export interface PcmChunker {
+interface PcmChunker {
   readonly push: (bytes: Uint8Array) => ReadonlyArray<Int16Array>
   readonly end: () => ReadonlyArray<Int16Array>
 }

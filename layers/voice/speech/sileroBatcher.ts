@@ -25,7 +25,7 @@ interface Window {
   readonly reject: (error: unknown) => void
 }
 
-export interface WindowAnswer {
+interface WindowAnswer {
   readonly probability: number
   readonly state: Float32Array
 }

@@ -7,7 +7,7 @@ import type { SpeechFailed, TranscriptEvent } from "../../../services/SpeechToTe
  */
 const MAX_UNREAD_EVENTS = 1024
 
-export interface TranscriptChannel {
+interface TranscriptChannel {
   /** Offers an event; false once the channel is closed. */
   readonly emit: (event: TranscriptEvent) => boolean
   /** Ends the events with a failure; the first ending wins. */

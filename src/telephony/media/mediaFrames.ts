@@ -68,7 +68,7 @@ export const linear16FromPcm = (pcm: Int16Array): Uint8Array => {
   return bytes
 }
 
-export interface PacketFramer {
+interface PacketFramer {
   /** Whole packets of the audio so far; a shorter tail waits for the next call. */
   readonly push: (pcm: Int16Array) => ReadonlyArray<Int16Array>
   /** The waiting tail padded with silence to a whole packet, so a mark follows every sample before it. */

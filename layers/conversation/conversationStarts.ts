@@ -1,0 +1,144 @@
+import { Effect, Layer, Option } from "effect"
+import { ConversationStarts, type StoredConversation, type VersionContent } from "../../services/ConversationStarts.ts"
+import type { LlmConnection } from "../../services/LlmGenerator.ts"
+import { ModelSettings } from "../../services/ModelSettings.ts"
+import { RecordingCatalog } from "../../services/Recordings.ts"
+import { WorkflowRepo } from "../../services/WorkflowRepo.ts"
+import { initialState } from "../../src/conversation/conversationState.ts"
+import { limitsFrom } from "../../src/conversation/limits.ts"
+import { runContext } from "../../src/conversation/runContext.ts"
+import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
+import type { Principal } from "../../src/domain/principal.ts"
+import type { WorkflowGraph } from "../../src/graph/definition.ts"
+import { validateDefinition } from "../../src/graph/validation.ts"
+import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
+import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
+import { chatIdleTimeoutSeconds } from "./chatConfig.ts"
+
+const noRecordingTexts: ReadonlyMap<string, string> = new Map()
+
+/** The graph of a definition that can run, validated once; otherwise why not, as workflow validation reports it. */
+const runnableGraph = (definition: unknown): Effect.Effect<WorkflowGraph, ValidationFailed> => {
+  const { graph, problems } = validateDefinition(definition)
+  if (graph && problems.length === 0) return Effect.succeed(graph)
+  return Effect.fail(
+    new ValidationFailed({
+      message: "The agent's definition cannot run",
+      problems: problems.map((problem) => ({
+        loc: ["workflow_definition", ...problem.path],
+        msg: problem.message,
+        type: problem.rule
+      }))
+    })
+  )
+}
+
+const startNodeOf = (graph: WorkflowGraph) => graph.nodes.find((node) => node.type === "startCall")
+
+export const ConversationStartsLive = Layer.effect(
+  ConversationStarts,
+  Effect.gen(function*() {
+    const repo = yield* WorkflowRepo
+    const modelSettings = yield* ModelSettings
+    const recordings = yield* RecordingCatalog
+    const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
+
+    const startingConversation = (
+      startNodeId: string,
+      version: VersionContent,
+      initialContext: Readonly<Record<string, unknown>>
+    ): StoredConversation => ({
+      state: initialState(startNodeId),
+      context: runContext(version.template_context_variables, initialContext),
+      limits: limitsFrom(version.workflow_configurations, defaults)
+    })
+
+    const prepare = Effect.fn("ConversationStarts.prepare")(function*(
+      principal: Principal,
+      workflowId: number,
+      options: {
+        readonly useDraft: boolean
+        readonly initialContext: Readonly<Record<string, unknown>>
+        readonly channel: "session" | "call"
+      }
+    ) {
+      yield* Effect.annotateCurrentSpan({ workflow_id: workflowId, organization_id: principal.organizationId })
+      const { exists, versions } = yield* repo.startableVersions(principal.organizationId, workflowId)
+      if (!exists) return yield* new NotFound({ resource: "Workflow", id: workflowId })
+      if (versions.length === 0) {
+        return yield* new Conflict({ message: "This workflow has no published version to chat with" })
+      }
+      if (versions[0]!.workflow_status === "archived") {
+        return yield* new Conflict({ message: "This workflow is archived" })
+      }
+      const published = versions.find((row) => row.version_status === "published")
+      const version = options.useDraft ? versions.find((row) => row.version_status === "draft") ?? published : published
+      if (!version) {
+        return yield* new Conflict({
+          message:
+            `This workflow has no published version yet: publish it, or start the ${options.channel} with use_draft`
+        })
+      }
+      const graph = yield* runnableGraph(version.workflow_definition)
+      const conversation = startingConversation(startNodeOf(graph)!.id, version, options.initialContext)
+      return {
+        workflowId,
+        definitionId: version.definition_id,
+        versionNumber: version.version_number,
+        graph,
+        conversation: version.version_status === "draft"
+          ? { ...conversation, definition: version.workflow_definition }
+          : conversation,
+        dispositionCodes: version.disposition_codes.filter((code): code is string => typeof code === "string")
+      }
+    })
+
+    const conversationOf = Effect.fn("ConversationStarts.conversationOf")(
+      (version: VersionContent, initialContext: Readonly<Record<string, unknown>>) =>
+        Effect.sync(() => {
+          const { graph } = validateDefinition(version.workflow_definition)
+          const start = graph && startNodeOf(graph)
+          return start ? startingConversation(start.id, version, initialContext) : null
+        })
+    )
+
+    const llmConnection = Effect.fn("ConversationStarts.llmConnection")((organizationId: number) =>
+      modelSettings.llmFor(organizationId).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () =>
+            Effect.fail(
+              new Conflict({
+                message:
+                  "No LLM is configured for this organization: set one with PUT /api/v1/organizations/model-configurations"
+              })
+            ),
+          onSome: Effect.succeed
+        }))
+      )
+    )
+
+    const plan = Effect.fn("ConversationStarts.plan")(function*(
+      organizationId: number,
+      run: {
+        readonly graph: WorkflowGraph
+        readonly conversation: StoredConversation
+        readonly dispositionCodes: ReadonlyArray<string>
+        readonly connection: LlmConnection
+      }
+    ) {
+      const { context, limits } = run.conversation
+      // Most agents play no clip, and skip the lookup of their texts.
+      const clipIds = runRecordingIds(run.graph, context)
+      return {
+        graph: run.graph,
+        context,
+        connection: run.connection,
+        limits,
+        dispositionCodes: run.dispositionCodes,
+        recordingTexts: clipIds.size === 0 ? noRecordingTexts : yield* recordings.spokenTexts(organizationId, clipIds)
+      }
+    })
+
+    return ConversationStarts.of({ prepare, conversationOf, llmConnection, plan })
+  })
+)

@@ -1,5 +1,0 @@
-export * from "./errors.ts"
-export * from "./principal.ts"
-export * from "./roles.ts"
-export * from "./scopes.ts"
-export * from "./wireTypes.ts"

@@ -1,5 +1,0 @@
-export * from "./clipContentTypes.ts"
-export * from "./recordingIds.ts"
-export * from "./recordingKeys.ts"
-export * from "./recordingReferences.ts"
-export * from "./recordingsConfig.ts"
