@@ -1,7 +1,7 @@
 import { Layer } from "effect"
 import { ModelSettingsLive } from "../llm/modelSettings.ts"
 import { StorageLive } from "../storage/mod.ts"
-import { TelephonyConfigsLive } from "../telephony/telephonyConfigs.ts"
+import { TelephonyConfigsAreaLive } from "../telephony/mod.ts"
 import { CampaignsLive } from "./campaigns.ts"
 import { ContactImportsLive } from "./contactImports.ts"
 
@@ -11,6 +11,6 @@ import { ContactImportsLive } from "./contactImports.ts"
  */
 export const CampaignsAreaLive = CampaignsLive.pipe(
   Layer.provideMerge(ContactImportsLive),
-  Layer.provideMerge(Layer.mergeAll(StorageLive, TelephonyConfigsLive)),
+  Layer.provideMerge(Layer.mergeAll(StorageLive, TelephonyConfigsAreaLive)),
   Layer.provide(ModelSettingsLive)
 )

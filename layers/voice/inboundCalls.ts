@@ -1,12 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
 import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { type Provider, Telephony, type WebhookRequest } from "../../services/Telephony.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
 import { mediaStreamUrl, mediaToken } from "../../src/telephony/mediaToken.ts"
 import { channelOfMode } from "../../src/usage/channels.ts"
-import { makeCarrierAccounts } from "../telephony/carrierAccounts.ts"
 
 /** A carrier connects the media stream within seconds of our answer; the link is dead after this. */
 const INBOUND_TOKEN_SECONDS = 300
@@ -23,7 +23,7 @@ export const makeInboundCalls = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* SecretBox
   const telephony = yield* Telephony
-  const accounts = yield* makeCarrierAccounts
+  const accounts = yield* CarrierAccounts
   const publicUrl = yield* PublicUrl
 
   const answer = Effect.fn("VoiceCalls.inbound")(

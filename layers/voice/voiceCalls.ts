@@ -2,6 +2,7 @@ import { Socket } from "@effect/platform"
 import { Effect, FiberMap, Layer, Option, Queue, Schedule } from "effect"
 import * as crypto from "node:crypto"
 import { CampaignCalls } from "../../services/CampaignCalls.ts"
+import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
 import { ConversationEngine, type ConversationPlan } from "../../services/ConversationEngine.ts"
 import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
 import { RecordingCatalog, Recordings } from "../../services/Recordings.ts"
@@ -28,7 +29,6 @@ import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
 import { chatIdleTimeoutSeconds } from "../conversation/chatConfig.ts"
 import type { StoredConversation } from "../conversation/chatRunRows.ts"
 import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
-import { makeCarrierAccounts } from "../telephony/carrierAccounts.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
 import { type CallInput, runCallSession } from "./callSession.ts"
 import { makeInboundCalls } from "./inboundCalls.ts"
@@ -57,7 +57,7 @@ export const VoiceCallsLive = Layer.scoped(
       textToSpeech: yield* TextToSpeech
     }
     const runs = yield* makeVoiceRuns
-    const accounts = yield* makeCarrierAccounts
+    const accounts = yield* CarrierAccounts
     const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
     // Calls outlive the request that upgraded their socket: they end (and are stored) on their own.
     const calls = yield* FiberMap.make<number>()

@@ -13,7 +13,7 @@ import { makeOutcomeRows } from "../../layers/campaigns/scheduler/outcomeRows.ts
 import { SchedulerSettings, type SchedulerSettingsShape } from "../../layers/campaigns/scheduler/schedulerSettings.ts"
 import { DatabaseLive } from "../../layers/database.ts"
 import { SecretBoxLive } from "../../layers/secrets/secretBox.ts"
-import { TelephonyConfigsLive } from "../../layers/telephony/telephonyConfigs.ts"
+import { TelephonyConfigsAreaLive } from "../../layers/telephony/mod.ts"
 import { CampaignScheduler } from "../../services/CampaignScheduler.ts"
 import { CampaignWakeups } from "../../services/CampaignWakeups.ts"
 import { PublicUrl } from "../../services/PublicUrl.ts"
@@ -61,7 +61,7 @@ export const isolatedDatabase = async () => {
       : [])
   ])
   const scope = Effect.runSync(Scope.make())
-  const layer = TelephonyConfigsLive.pipe(
+  const layer = TelephonyConfigsAreaLive.pipe(
     Layer.provideMerge(Layer.succeed(PublicUrl, "http://dialer.test")),
     Layer.provideMerge(LoopbackOutbound),
     Layer.provideMerge(SecretBoxLive),
@@ -154,7 +154,7 @@ export interface CampaignOrganization {
 }
 
 /** A new organization with a published workflow and a Twilio configuration with a caller number. */
-const newOrganization = Effect.gen(function*() {
+export const newOrganization = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* SecretBox
   const [org] = yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES ('dialer test') RETURNING id`

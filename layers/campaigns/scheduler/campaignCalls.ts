@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
+import { CarrierAccounts } from "../../../services/CarrierAccounts.ts"
 import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { type CallStatus, type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
@@ -10,7 +11,6 @@ import { evaluateBreaker, isBreakerFailure } from "../../../src/campaign/circuit
 import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
 import { Forbidden, NotFound } from "../../../src/domain/errors.ts"
 import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts"
-import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { makeAttemptRefs } from "./attemptRefs.ts"
 import { makeDialerRows } from "./dialerRows.ts"
 import { makeOutcomeRows } from "./outcomeRows.ts"
@@ -29,7 +29,7 @@ export const CampaignCallsLive = Layer.effect(
     const publicUrl = yield* PublicUrl
     const wakeups = yield* CampaignWakeups
     const settings = yield* SchedulerSettings
-    const accounts = yield* makeCarrierAccounts
+    const accounts = yield* CarrierAccounts
     const rows = yield* makeDialerRows
     const outcomes = yield* makeOutcomeRows
     const attempts = yield* makeAttemptRefs

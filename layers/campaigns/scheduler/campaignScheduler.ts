@@ -6,11 +6,11 @@ import * as os from "node:os"
 import { AppConfig } from "../../../services/AppConfig.ts"
 import { CampaignScheduler } from "../../../services/CampaignScheduler.ts"
 import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
+import { CarrierAccounts } from "../../../services/CarrierAccounts.ts"
 import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { Telephony } from "../../../services/Telephony.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
-import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
 import { makeClaimTurns } from "./claimTurns.ts"
 import { makeContactClaims } from "./contactClaims.ts"
@@ -46,7 +46,7 @@ export const CampaignSchedulerLive = Layer.scoped(
     const rows = yield* makeDialerRows
     const claims = yield* makeContactClaims
     const outcomes = yield* makeOutcomeRows
-    const accounts = yield* makeCarrierAccounts
+    const accounts = yield* CarrierAccounts
     const owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`
     const lease = `${settings.leaseSeconds} seconds`
 

@@ -1,9 +1,7 @@
 import { Clock, Effect, Option } from "effect"
+import type { CarrierAccountsShape } from "../../../services/CarrierAccounts.ts"
 import type { TelephonyShape } from "../../../services/Telephony.ts"
-import type { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import type { OutcomeRows, OverdueAttempt } from "./outcomeRows.ts"
-
-type CarrierAccounts = Effect.Effect.Success<typeof makeCarrierAccounts>
 
 /**
  * A call whose final event never came by its deadline: asks the carrier how it ended; a call the
@@ -14,7 +12,7 @@ type CarrierAccounts = Effect.Effect.Success<typeof makeCarrierAccounts>
 export const reconcileOverdue = (
   attempt: OverdueAttempt,
   outcomes: OutcomeRows,
-  accounts: CarrierAccounts,
+  accounts: CarrierAccountsShape,
   telephony: TelephonyShape
 ) =>
   Effect.gen(function*() {
