@@ -1,7 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import type { CarrierAccountsShape } from "../../../services/CarrierAccounts.ts"
+import type { DialerRepoShape, OverdueAttempt } from "../../../services/DialerRepo.ts"
 import type { TelephonyShape } from "../../../services/Telephony.ts"
-import type { OutcomeRows, OverdueAttempt } from "./outcomeRows.ts"
 
 /**
  * A call whose final event never came by its deadline: asks the carrier how it ended; a call the
@@ -11,7 +11,7 @@ import type { OutcomeRows, OverdueAttempt } from "./outcomeRows.ts"
  */
 export const reconcileOverdue = (
   attempt: OverdueAttempt,
-  outcomes: OutcomeRows,
+  repo: DialerRepoShape,
   accounts: CarrierAccountsShape,
   telephony: TelephonyShape
 ) =>
@@ -35,7 +35,7 @@ export const reconcileOverdue = (
         yield* adapter.hangUp(account.value, { ...call, liveCallId }).pipe(Effect.ignore)
       }
     }
-    const applied = yield* outcomes.applyOutcome({
+    const applied = yield* repo.applyOutcome({
       attemptId: attempt.id,
       outcome: outcome?.outcome ?? "failed",
       endReason: outcome
