@@ -104,12 +104,14 @@ const place = (
           now: yield* Clock.currentTimeMillis
         })
       })),
-    Effect.withSpan("CampaignDialer.attempt", {
+    // A child of the campaign's actor span: a trace shows one campaign's fiber and each of its calls.
+    Effect.withSpan("CampaignScheduler.call", {
       attributes: {
-        campaign_id: campaign.id,
-        run_id: attempt.runId,
-        contact_id: attempt.contactId,
-        attempt_number: attempt.attemptNumber,
+        "campaign.id": campaign.id,
+        "organization.id": campaign.organization_id,
+        "run.id": attempt.runId,
+        "contact.id": attempt.contactId,
+        "attempt.number": attempt.attemptNumber,
         provider: account.provider
       }
     }),
@@ -151,7 +153,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
   Effect.gen(function*() {
     const campaign = yield* deps.repo.loadCampaign(campaignId)
     if (!campaign || campaign.state !== "running" || campaign.lease_owner !== deps.owner) return "stopped" as ActorExit
-    yield* Effect.annotateCurrentSpan({ campaign_id: campaign.id, organization_id: campaign.organization_id })
+    yield* Effect.annotateCurrentSpan({ "organization.id": campaign.organization_id })
 
     const outbound = yield* deps.configs.outbound(campaign.organization_id, campaign.telephony_configuration_id).pipe(
       Effect.either
@@ -265,4 +267,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
           break
       }
     }
-  }).pipe(Effect.withSpan("CampaignDialer.actor", { attributes: { campaign_id: campaignId } }))
+  }).pipe(
+    // A trace of its own, whoever started it (a poll, a request that rang the doorbell): the actor outlives them.
+    Effect.withSpan("CampaignScheduler.actor", { root: true, attributes: { "campaign.id": campaignId } })
+  )

@@ -55,7 +55,7 @@ export const reconcileOverdue = (
     }
     return applied
   }).pipe(
-    Effect.withSpan("CampaignDialer.reconcile", {
-      attributes: { attempt_id: attempt.id, campaign_id: attempt.campaign_id }
+    Effect.withSpan("CampaignScheduler.reconcile", {
+      attributes: { "attempt.id": attempt.id, "campaign.id": attempt.campaign_id }
     })
   )
