@@ -1,5 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Config, Effect, Either, Layer, ParseResult } from "effect"
+import { CampaignDoorbell } from "../../services/CampaignDoorbell.ts"
 import {
   Campaigns,
   type CampaignSettingsInput,
@@ -78,6 +79,7 @@ export const CampaignsLive = Layer.effect(
     const recordings = yield* RecordingCatalog
     const preflight = yield* makeVoicePreflight
     const imports = yield* ContactImports
+    const doorbell = yield* CampaignDoorbell
     const inlineImportBytes = yield* Config.integer("CAMPAIGN_IMPORT_INLINE_BYTES").pipe(
       Config.validate({ message: "must be 0 or more", validation: (bytes) => bytes >= 0 }),
       Config.withDefault(DEFAULT_INLINE_IMPORT_BYTES)
@@ -334,6 +336,8 @@ export const CampaignsLive = Layer.effect(
           yield* checkAllowed(current, command)
           return yield* new Conflict({ message: refusal(command, current.state) })
         }
+        // The dialer here starts, wakes or stops the campaign's actor now rather than at its next poll.
+        yield* doorbell.changed(id)
       })
 
     /** The command's refusal for the campaign as it is, if any: its state, or contacts not all loaded for a start. */

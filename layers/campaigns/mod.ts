@@ -1,16 +1,18 @@
 import { Layer } from "effect"
 import { ModelSettingsLive } from "../llm/modelSettings.ts"
 import { StorageLive } from "../storage/mod.ts"
-import { TelephonyConfigsLive } from "../telephony/telephonyConfigs.ts"
+import { TelephonyConfigsAreaLive } from "../telephony/mod.ts"
 import { CampaignsLive } from "./campaigns.ts"
 import { ContactImportsLive } from "./contactImports.ts"
+import { CampaignDoorbellLive } from "./scheduler/campaignDoorbell.ts"
 
 /**
  * Campaigns with what they are built on: uploaded files, their imports and telephony
- * configurations, and the model settings a campaign's calls need before it may start.
+ * configurations, the model settings a campaign's calls need before it may start, and the
+ * dialer's doorbell, which every lifecycle command rings.
  */
 export const CampaignsAreaLive = CampaignsLive.pipe(
   Layer.provideMerge(ContactImportsLive),
-  Layer.provideMerge(Layer.mergeAll(StorageLive, TelephonyConfigsLive)),
+  Layer.provideMerge(Layer.mergeAll(StorageLive, TelephonyConfigsAreaLive, CampaignDoorbellLive)),
   Layer.provide(ModelSettingsLive)
 )

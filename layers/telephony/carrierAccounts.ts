@@ -1,6 +1,10 @@
-import { Clock, Effect, Option } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Cache, Data, Duration, Effect, Layer, Option } from "effect"
+import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
+import { SecretBox } from "../../services/SecretBox.ts"
 import type { CarrierAccount } from "../../services/Telephony.ts"
-import { type OutboundTelephony, TelephonyConfigs } from "../../services/TelephonyConfigs.ts"
+import type { OutboundTelephony } from "../../services/TelephonyConfigs.ts"
+import { readOutbound } from "./outboundConfiguration.ts"
 
 /** A telephony configuration as the carrier adapters use it: decrypted credentials, in memory only. */
 export const carrierAccount = (outbound: OutboundTelephony): CarrierAccount => {
@@ -17,25 +21,60 @@ export const carrierAccount = (outbound: OutboundTelephony): CarrierAccount => {
   }
 }
 
-/** Decrypting credentials for every callback would cost a few queries each; a short cache is enough. */
-const CACHE_MS = 30_000
+/** Long enough to spare a burst of callbacks the decryption; a change is seen at once anyway (`invalidate`). */
+const KEPT_FOR = Duration.seconds(30)
 
-/** Carrier accounts by configuration, for verifying webhooks and reconciling calls. */
-export const makeCarrierAccounts = Effect.gen(function*() {
-  const configs = yield* TelephonyConfigs
-  const cache = new Map<number, { readonly at: number; readonly account: CarrierAccount }>()
+/** Configurations kept at once; beyond this the least recently used are read again when needed. */
+const CAPACITY = 10_000
 
-  const forConfiguration = (organizationId: number, configurationId: number) =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const cached = cache.get(configurationId)
-      if (cached && now - cached.at < CACHE_MS) return Option.some(cached.account)
-      const outbound = yield* configs.outbound(organizationId, configurationId).pipe(Effect.option)
-      if (Option.isNone(outbound)) return Option.none<CarrierAccount>()
-      const account = carrierAccount(outbound.value)
-      cache.set(configurationId, { at: now, account })
-      return Option.some(account)
+class ConfigurationKey extends Data.Class<{ readonly organizationId: number; readonly configurationId: number }> {}
+
+interface Kept {
+  readonly account: Option.Option<CarrierAccount>
+  /** The configuration's generation when the read began: `invalidate` moves it on. */
+  readonly generation: number
+}
+
+export const CarrierAccountsLive = Layer.effect(
+  CarrierAccounts,
+  Effect.gen(function*() {
+    const outbound = readOutbound(yield* SqlClient.SqlClient, yield* SecretBox)
+    const generations = new Map<number, number>()
+    const generationOf = (configurationId: number) => generations.get(configurationId) ?? 0
+
+    const cache = yield* Cache.make({
+      capacity: CAPACITY,
+      timeToLive: KEPT_FOR,
+      lookup: (key: ConfigurationKey) =>
+        Effect.suspend(() => {
+          const generation = generationOf(key.configurationId)
+          return outbound(key.organizationId, key.configurationId).pipe(
+            Effect.map((found): Kept => ({ account: Option.some(carrierAccount(found)), generation })),
+            Effect.catchTag("ValidationFailed", () => Effect.succeed<Kept>({ account: Option.none(), generation }))
+          )
+        })
     })
 
-  return { forConfiguration }
-})
+    const forConfiguration = Effect.fn("CarrierAccounts.forConfiguration")(
+      function*(organizationId: number, configurationId: number) {
+        const key = new ConfigurationKey({ organizationId, configurationId })
+        const kept = yield* cache.get(key)
+        // Not kept: a configuration that cannot place calls may be fixed any moment, and a read
+        // that began before a change may hold what the change replaced.
+        if (Option.isNone(kept.account) || kept.generation !== generationOf(configurationId)) {
+          yield* cache.invalidateWhen(key, (value) => value === kept)
+        }
+        return kept.account
+      }
+    )
+
+    const invalidate = Effect.fn("CarrierAccounts.invalidate")(
+      function*(organizationId: number, configurationId: number) {
+        generations.set(configurationId, generationOf(configurationId) + 1)
+        yield* cache.invalidate(new ConfigurationKey({ organizationId, configurationId }))
+      }
+    )
+
+    return CarrierAccounts.of({ forConfiguration, invalidate })
+  })
+)

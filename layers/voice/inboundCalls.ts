@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
 import { type Provider, Telephony, type WebhookRequest } from "../../services/Telephony.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
-import { makeCarrierAccounts } from "../telephony/carrierAccounts.ts"
 import type { MediaLinks } from "./mediaLinks.ts"
 import type { VoiceRuns } from "./voiceRuns.ts"
 
@@ -21,7 +21,7 @@ export const makeInboundCalls = (runs: VoiceRuns, links: MediaLinks) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const telephony = yield* Telephony
-    const accounts = yield* makeCarrierAccounts
+    const accounts = yield* CarrierAccounts
 
     const answer = Effect.fn("VoiceCalls.inbound")(
       function*(provider: Provider, configurationId: number, request: WebhookRequest) {

@@ -2,6 +2,7 @@ import { Socket } from "@effect/platform"
 import { Clock, Effect, FiberMap, Layer, Option, Queue, Schedule } from "effect"
 import * as crypto from "node:crypto"
 import { CampaignCalls } from "../../services/CampaignCalls.ts"
+import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
 import { ConversationEngine, type ConversationPlan } from "../../services/ConversationEngine.ts"
 import { ConversationStarts, type StoredConversation } from "../../services/ConversationStarts.ts"
 import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
@@ -22,7 +23,6 @@ import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
 import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
 import { latencySummary } from "../../src/voice/latencyStats.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
-import { makeCarrierAccounts } from "../telephony/carrierAccounts.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
 import { type CallInput, runCallSession } from "./callSession.ts"
 import { makeInboundCalls } from "./inboundCalls.ts"
@@ -53,7 +53,7 @@ export const VoiceCallsLive = Layer.scoped(
     const starts = yield* ConversationStarts
     const runs = yield* makeVoiceRuns
     const links = yield* makeMediaLinks
-    const accounts = yield* makeCarrierAccounts
+    const accounts = yield* CarrierAccounts
     // Calls outlive the request that upgraded their socket: they end (and are stored) on their own.
     const calls = yield* FiberMap.make<number>()
 

@@ -7,15 +7,16 @@ import * as path from "node:path"
 import pg from "pg"
 import { inject } from "vitest"
 import { AppConfigLive } from "../../app/config.ts"
+import { CampaignDoorbellLive } from "../../layers/campaigns/scheduler/campaignDoorbell.ts"
 import { CampaignSchedulerLive } from "../../layers/campaigns/scheduler/campaignScheduler.ts"
-import { CampaignWakeupsLive } from "../../layers/campaigns/scheduler/campaignWakeups.ts"
-import { makeOutcomeRows } from "../../layers/campaigns/scheduler/outcomeRows.ts"
+import { DialerRepoLive } from "../../layers/campaigns/scheduler/dialerRepo.ts"
 import { SchedulerSettings, type SchedulerSettingsShape } from "../../layers/campaigns/scheduler/schedulerSettings.ts"
 import { DatabaseLive } from "../../layers/database.ts"
 import { SecretBoxLive } from "../../layers/secrets/secretBox.ts"
-import { TelephonyConfigsLive } from "../../layers/telephony/telephonyConfigs.ts"
+import { TelephonyConfigsAreaLive } from "../../layers/telephony/mod.ts"
+import { CampaignDoorbell } from "../../services/CampaignDoorbell.ts"
 import { CampaignScheduler } from "../../services/CampaignScheduler.ts"
-import { CampaignWakeups } from "../../services/CampaignWakeups.ts"
+import { DialerRepo } from "../../services/DialerRepo.ts"
 import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
@@ -61,7 +62,7 @@ export const isolatedDatabase = async () => {
       : [])
   ])
   const scope = Effect.runSync(Scope.make())
-  const layer = TelephonyConfigsLive.pipe(
+  const layer = TelephonyConfigsAreaLive.pipe(
     Layer.provideMerge(Layer.succeed(PublicUrl, "http://dialer.test")),
     Layer.provideMerge(LoopbackOutbound),
     Layer.provideMerge(SecretBoxLive),
@@ -129,7 +130,7 @@ export const dialerLayer = (
   settings: SchedulerSettingsShape = testSettings
 ) =>
   CampaignSchedulerLive.pipe(
-    Layer.provideMerge(CampaignWakeupsLive),
+    Layer.provideMerge(Layer.merge(CampaignDoorbellLive, DialerRepoLive)),
     Layer.provide(Layer.succeed(Telephony, Telephony.of({ adapter: () => carrier.adapter }))),
     Layer.provide(Layer.succeed(SchedulerSettings, settings)),
     Layer.provide(Layer.succeed(PublicUrl, "http://dialer.test")),
@@ -154,7 +155,7 @@ interface CampaignOrganization {
 }
 
 /** A new organization with a published workflow and a Twilio configuration with a caller number. */
-const newOrganization = Effect.gen(function*() {
+export const newOrganization = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* SecretBox
   const [org] = yield* sql<{ id: number }>`INSERT INTO organizations (name) VALUES ('dialer test') RETURNING id`
@@ -230,10 +231,10 @@ export const runningCampaign = (setup: CampaignSetup) =>
 export const finish = (runId: number, outcome: CallOutcome) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const outcomes = yield* makeOutcomeRows
-    const wakeups = yield* CampaignWakeups
+    const repo = yield* DialerRepo
+    const doorbell = yield* CampaignDoorbell
     const [attempt] = yield* sql<{ id: number }>`SELECT id FROM campaign_attempts WHERE run_id = ${runId}`
-    const applied = yield* outcomes.applyOutcome({
+    const applied = yield* repo.applyOutcome({
       attemptId: attempt!.id,
       outcome,
       endReason: `telephony_${outcome}`,
@@ -241,7 +242,7 @@ export const finish = (runId: number, outcome: CallOutcome) =>
       providerCallId: null,
       now: yield* Clock.currentTimeMillis
     })
-    if (applied) yield* wakeups.publish(applied.campaignId)
+    if (applied) yield* doorbell.slotFreed(applied.campaignId)
   })
 
 /** Lets real database round trips finish between TestClock steps. */

@@ -1,4 +1,5 @@
 import { Clock, Effect, FiberSet, Queue, Ref } from "effect"
+import type { ActorCampaign, Claim, ClaimedAttempt, DialerRepoShape, DialPlan } from "../../../services/DialerRepo.ts"
 import type { CarrierAccount, CarrierAdapter, TelephonyShape } from "../../../services/Telephony.ts"
 import type { TelephonyConfigsShape } from "../../../services/TelephonyConfigs.ts"
 import { type BreakerVerdict, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
@@ -17,9 +18,6 @@ import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/schedul
 import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
 import { carrierAccount } from "../../telephony/carrierAccounts.ts"
 import type { ClaimTurns } from "./claimTurns.ts"
-import type { Claim, ClaimedAttempt, ContactClaims } from "./contactClaims.ts"
-import type { ActorCampaign, DialerRows, DialPlan } from "./dialerRows.ts"
-import type { OutcomeRows } from "./outcomeRows.ts"
 import type { PlacedCalls } from "./placedCalls.ts"
 import type { SchedulerSettingsShape } from "./schedulerSettings.ts"
 
@@ -27,9 +25,7 @@ export interface ActorDeps {
   readonly owner: string
   readonly publicUrl: string
   readonly settings: SchedulerSettingsShape
-  readonly rows: DialerRows
-  readonly claims: ContactClaims
-  readonly outcomes: OutcomeRows
+  readonly repo: DialerRepoShape
   readonly placed: PlacedCalls
   readonly telephony: TelephonyShape
   readonly configs: TelephonyConfigsShape
@@ -97,7 +93,7 @@ const place = (
           reason: refused.message,
           permanent: refused.permanent
         })
-        yield* deps.outcomes.applyOutcome({
+        yield* deps.repo.applyOutcome({
           attemptId: attempt.attemptId,
           outcome: "failed",
           // One reason whatever the carrier's API did (refused, unreachable, blocked): which one it was is
@@ -108,12 +104,14 @@ const place = (
           now: yield* Clock.currentTimeMillis
         })
       })),
-    Effect.withSpan("CampaignDialer.attempt", {
+    // A child of the campaign's actor span: a trace shows one campaign's fiber and each of its calls.
+    Effect.withSpan("CampaignScheduler.call", {
       attributes: {
-        campaign_id: campaign.id,
-        run_id: attempt.runId,
-        contact_id: attempt.contactId,
-        attempt_number: attempt.attemptNumber,
+        "campaign.id": campaign.id,
+        "organization.id": campaign.organization_id,
+        "run.id": attempt.runId,
+        "contact.id": attempt.contactId,
+        "attempt.number": attempt.attemptNumber,
         provider: account.provider
       }
     }),
@@ -125,9 +123,9 @@ const place = (
 const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict, now: number) =>
   Effect.gen(function*() {
     const window = campaign.circuit_breaker.window_seconds * 1000
-    const ended = yield* deps.outcomes.breakerOutcomes(campaign.id, now - window, campaign.breaker_reset_at)
+    const ended = yield* deps.repo.breakerOutcomes(campaign.id, now - window, campaign.breaker_reset_at)
     const failures = ended.filter((row) => isBreakerFailure(row.outcome)).slice(-TRIP_FAILURES_LOGGED)
-    yield* deps.outcomes.tripBreaker(
+    yield* deps.repo.tripBreaker(
       campaign.id,
       now,
       `Paused: ${verdict.failures} of the last ${verdict.calls} calls failed (threshold ${campaign.circuit_breaker.failure_threshold})`,
@@ -153,15 +151,15 @@ const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict,
  */
 export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Queue.Dequeue<void>) =>
   Effect.gen(function*() {
-    const campaign = yield* deps.rows.loadCampaign(campaignId)
+    const campaign = yield* deps.repo.loadCampaign(campaignId)
     if (!campaign || campaign.state !== "running" || campaign.lease_owner !== deps.owner) return "stopped" as ActorExit
-    yield* Effect.annotateCurrentSpan({ campaign_id: campaign.id, organization_id: campaign.organization_id })
+    yield* Effect.annotateCurrentSpan({ "organization.id": campaign.organization_id })
 
     const outbound = yield* deps.configs.outbound(campaign.organization_id, campaign.telephony_configuration_id).pipe(
       Effect.either
     )
     if (outbound._tag === "Left") {
-      yield* deps.outcomes.pauseWithReason(
+      yield* deps.repo.pauseWithReason(
         campaign.id,
         yield* Clock.currentTimeMillis,
         "telephony_unavailable",
@@ -171,7 +169,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
     }
     const account = carrierAccount(outbound.right)
     const adapter = deps.telephony.adapter(account.provider)
-    const definition = yield* deps.rows.dialPlanDefinition(campaign.workflow_id)
+    const definition = yield* deps.repo.dialPlanDefinition(campaign.workflow_id)
     const plan: DialPlan = {
       provider: account.provider,
       telephonyConfigurationId: account.configurationId,
@@ -181,7 +179,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
     }
     const rate = campaign.rate_limit_per_second
     const pacer = yield* Ref.make(
-      pacerFrom(rate, yield* deps.rows.recentDispatches(campaign.id, rate), yield* Clock.currentTimeMillis)
+      pacerFrom(rate, yield* deps.repo.recentDispatches(campaign.id, rate), yield* Clock.currentTimeMillis)
     )
     const callMillis = (deps.settings.maxCallSeconds + deps.settings.deadlineGraceSeconds) * 1000
 
@@ -198,7 +196,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
           const giveBack = yield* restore(deps.claimTurns.take(campaign.organization_id))
-          const claim: Claim = yield* deps.claims.claim({
+          const claim: Claim = yield* deps.repo.claim({
             campaign,
             owner: deps.owner,
             wanted: batch.size,
@@ -256,8 +254,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
           break
         case "NoneDue": {
           if (claim.nextDueAt === null && claim.dialing === 0) {
-            const completed = yield* deps.outcomes.complete(campaign.id, now)
-            if (completed.length > 0) {
+            if (yield* deps.repo.complete(campaign.id, now)) {
               yield* Effect.logInfo("campaign completed", { campaign_id: campaign.id })
               return "stopped" as ActorExit
             }
@@ -270,4 +267,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
           break
       }
     }
-  }).pipe(Effect.withSpan("CampaignDialer.actor", { attributes: { campaign_id: campaignId } }))
+  }).pipe(
+    // A trace of its own, whoever started it (a poll, a request that rang the doorbell): the actor outlives them.
+    Effect.withSpan("CampaignScheduler.actor", { root: true, attributes: { "campaign.id": campaignId } })
+  )

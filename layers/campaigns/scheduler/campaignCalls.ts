@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
-import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
+import { CampaignDoorbell } from "../../../services/CampaignDoorbell.ts"
+import { CarrierAccounts } from "../../../services/CarrierAccounts.ts"
+import { DialerRepo } from "../../../services/DialerRepo.ts"
 import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { type CallStatus, type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
@@ -10,10 +12,7 @@ import { evaluateBreaker, isBreakerFailure } from "../../../src/campaign/circuit
 import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
 import { Forbidden, NotFound } from "../../../src/domain/errors.ts"
 import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts"
-import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { makeAttemptRefs } from "./attemptRefs.ts"
-import { makeDialerRows } from "./dialerRows.ts"
-import { makeOutcomeRows } from "./outcomeRows.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
 
 const RATE_WINDOW_MS = 10_000
@@ -27,11 +26,10 @@ export const CampaignCallsLive = Layer.effect(
     const telephony = yield* Telephony
     const secrets = yield* SecretBox
     const publicUrl = yield* PublicUrl
-    const wakeups = yield* CampaignWakeups
+    const doorbell = yield* CampaignDoorbell
     const settings = yield* SchedulerSettings
-    const accounts = yield* makeCarrierAccounts
-    const rows = yield* makeDialerRows
-    const outcomes = yield* makeOutcomeRows
+    const accounts = yield* CarrierAccounts
+    const repo = yield* DialerRepo
     const attempts = yield* makeAttemptRefs
 
     /**
@@ -91,7 +89,7 @@ export const CampaignCallsLive = Layer.effect(
         // Queued or ringing adds nothing more; the answer, the live call's id and detection's verdict are kept.
         if (outcome === null) {
           if (answered || liveCallId !== undefined || answeredBy !== undefined) {
-            yield* rows.recordProgress(attempt.id, providerCallId, {
+            yield* repo.recordProgress(attempt.id, providerCallId, {
               answered: answered === true,
               liveCallId,
               answeredBy
@@ -99,7 +97,7 @@ export const CampaignCallsLive = Layer.effect(
           }
           return "ignored" as const
         }
-        const applied = yield* outcomes.applyOutcome({
+        const applied = yield* repo.applyOutcome({
           attemptId: attempt.id,
           outcome,
           answeredBy: answeredBy ?? null,
@@ -110,7 +108,7 @@ export const CampaignCallsLive = Layer.effect(
         })
         yield* attempts.forget(runId)
         if (!applied) return "ignored" as const
-        yield* wakeups.publish(applied.campaignId)
+        yield* doorbell.slotFreed(applied.campaignId)
         return "applied" as const
       },
       Effect.catchTag("SqlError", Effect.die)
@@ -127,7 +125,7 @@ export const CampaignCallsLive = Layer.effect(
           runId,
           adapter.parseStatusCallback(request)
         )
-        yield* rows.recordProgress(attempt.id, providerCallId, { answered: true, liveCallId, answeredBy }, now)
+        yield* repo.recordProgress(attempt.id, providerCallId, { answered: true, liveCallId, answeredBy }, now)
         const expires = Math.floor(now / 1000) + settings.mediaTokenSeconds
         const token = mediaToken(secrets.sign, runId, expires)
         return adapter.answerMarkup(mediaStreamUrl(publicUrl, provider, runId, token))
@@ -159,7 +157,7 @@ export const CampaignCallsLive = Layer.effect(
                count(*) FILTER (WHERE created_at > ${new Date(now - RATE_WINDOW_MS)})::int AS recent
         FROM campaign_attempts WHERE campaign_id = ${campaignId}`
       const breakerConfig = campaign.circuit_breaker
-      const ended = yield* outcomes.breakerOutcomes(
+      const ended = yield* repo.breakerOutcomes(
         campaignId,
         now - breakerConfig.window_seconds * 1000,
         campaign.breaker_reset_at
@@ -202,7 +200,7 @@ export const CampaignCallsLive = Layer.effect(
           WHERE id = ${runId} AND ended_at IS NULL`
         return
       }
-      const applied = yield* outcomes.applyOutcome({
+      const applied = yield* repo.applyOutcome({
         attemptId: attempt.id,
         outcome: "failed",
         endReason: "media_refused",
@@ -212,7 +210,7 @@ export const CampaignCallsLive = Layer.effect(
         now
       })
       yield* attempts.forget(runId)
-      if (applied) yield* wakeups.publish(applied.campaignId)
+      if (applied) yield* doorbell.slotFreed(applied.campaignId)
     }, Effect.orDie)
 
     return CampaignCalls.of({ statusCallback, answer, dispatchStatus, mediaRefused })

@@ -4,18 +4,16 @@ import { Cause, Clock, Effect, FiberMap, FiberSet, Layer, Option, PubSub, Queue,
 import * as crypto from "node:crypto"
 import * as os from "node:os"
 import { AppConfig } from "../../../services/AppConfig.ts"
+import { CampaignDoorbell, Ring } from "../../../services/CampaignDoorbell.ts"
 import { CampaignScheduler } from "../../../services/CampaignScheduler.ts"
-import { CampaignWakeups } from "../../../services/CampaignWakeups.ts"
+import { CarrierAccounts } from "../../../services/CarrierAccounts.ts"
+import { DialerRepo } from "../../../services/DialerRepo.ts"
 import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { Telephony } from "../../../services/Telephony.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
-import { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
 import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
 import { makeClaimTurns } from "./claimTurns.ts"
-import { makeContactClaims } from "./contactClaims.ts"
-import { makeDialerRows } from "./dialerRows.ts"
-import { makeOutcomeRows } from "./outcomeRows.ts"
 import { makePlacedCalls } from "./placedCalls.ts"
 import { reconcileOverdue } from "./reconciliation.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
@@ -25,13 +23,20 @@ const restarts = Schedule.exponential("500 millis").pipe(Schedule.union(Schedule
 
 const OVERDUE_BATCH = 50
 
+/** A NOTIFY payload as a ring: `<id>` from the state-change trigger, `slot:<id>` when a call ended. */
+const ringOf = (payload: string): Ring =>
+  payload.startsWith("slot:")
+    ? Ring.SlotFreed({ campaignId: Number(payload.slice(5)) })
+    : Ring.Changed({ campaignId: Number(payload) })
+
 /** Carrier requests in flight at once from one process; beyond this, claims wait for answers. */
 const MAX_CARRIER_REQUESTS = 256
 
 /**
- * The supervisor. Each poll it renews its leases (dropping actors whose campaign stopped or was
- * taken), takes every running campaign whose lease is free or lapsed, and reconciles overdue
- * calls; NOTIFY (PostgreSQL) and in-process wake-ups make it react between polls.
+ * The dialer's supervisor (see `CampaignScheduler`). A ring of the doorbell, from this process or
+ * by NOTIFY from another, is answered at once; each poll it renews its leases (dropping actors
+ * whose campaign stopped or was taken), takes every running campaign whose lease is free or
+ * lapsed, and reconciles overdue calls.
  */
 export const CampaignSchedulerLive = Layer.scoped(
   CampaignScheduler,
@@ -39,14 +44,12 @@ export const CampaignSchedulerLive = Layer.scoped(
     const sql = yield* SqlClient.SqlClient
     const settings = yield* SchedulerSettings
     const config = yield* AppConfig
-    const wakeups = yield* CampaignWakeups
+    const doorbell = yield* CampaignDoorbell
     const telephony = yield* Telephony
     const configs = yield* TelephonyConfigs
     const secrets = yield* SecretBox
-    const rows = yield* makeDialerRows
-    const claims = yield* makeContactClaims
-    const outcomes = yield* makeOutcomeRows
-    const accounts = yield* makeCarrierAccounts
+    const repo = yield* DialerRepo
+    const accounts = yield* CarrierAccounts
     const owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`
     const lease = `${settings.leaseSeconds} seconds`
 
@@ -59,7 +62,7 @@ export const CampaignSchedulerLive = Layer.scoped(
     )
     const actors = yield* FiberMap.make<number>()
     // Made before the placements, so it is closed after them: the last carrier call ids are written.
-    const placed = yield* makePlacedCalls(rows)
+    const placed = yield* makePlacedCalls(repo)
     const placements = yield* FiberSet.make<unknown, unknown>()
     const carrierRequests = yield* Effect.makeSemaphore(MAX_CARRIER_REQUESTS)
     // Starts are one at a time, so a campaign woken twice at once gets one actor and one mailbox.
@@ -71,9 +74,7 @@ export const CampaignSchedulerLive = Layer.scoped(
       owner,
       publicUrl: yield* PublicUrl,
       settings,
-      rows,
-      claims,
-      outcomes,
+      repo,
       placed,
       telephony,
       configs,
@@ -141,9 +142,11 @@ export const CampaignSchedulerLive = Layer.scoped(
         return mailbox ? Queue.offer(mailbox, undefined).pipe(Effect.asVoid) : Effect.void
       })
 
-    /** `<id>`: the campaign's state changed (trigger); `slot:<id>`: one of its calls ended. */
-    const onNotification = (payload: string) =>
-      payload.startsWith("slot:") ? wakeActor(Number(payload.slice(5))) : wake(Number(payload))
+    /** The one wake path: a ring from this process or, through NOTIFY, from any other. */
+    const answer = Ring.$match({
+      Changed: ({ campaignId }) => wake(campaignId),
+      SlotFreed: ({ campaignId }) => wakeActor(campaignId)
+    })
 
     /** Renews this process's leases; actors whose campaign is no longer running here are stopped. */
     const heartbeat = Effect.gen(function*() {
@@ -172,11 +175,11 @@ export const CampaignSchedulerLive = Layer.scoped(
     })
 
     const sweepOverdue = Effect.gen(function*() {
-      const overdue = yield* outcomes.claimOverdue(yield* Clock.currentTimeMillis, OVERDUE_BATCH)
+      const overdue = yield* repo.claimOverdue(yield* Clock.currentTimeMillis, OVERDUE_BATCH)
       for (const attempt of overdue) {
         yield* FiberSet.run(
           placements,
-          reconcileOverdue(attempt, outcomes, accounts, telephony).pipe(
+          reconcileOverdue(attempt, repo, accounts, telephony).pipe(
             Effect.flatMap((applied) => (applied ? wakeActor(applied.campaignId) : Effect.void)),
             Effect.catchAllCause((cause) => Effect.logError("reconciling an overdue call failed", cause))
           )
@@ -190,8 +193,8 @@ export const CampaignSchedulerLive = Layer.scoped(
     )
     yield* FiberSet.run(background, tick.pipe(Effect.repeat(Schedule.spaced(settings.pollMillis))))
 
-    const local = yield* PubSub.subscribe(wakeups.changes)
-    yield* FiberSet.run(background, Queue.take(local).pipe(Effect.flatMap(wakeActor), Effect.forever))
+    const local = yield* PubSub.subscribe(doorbell.rings)
+    yield* FiberSet.run(background, Queue.take(local).pipe(Effect.flatMap(answer), Effect.forever))
 
     // PostgreSQL delivers NOTIFY to every process; the embedded database cannot, and needs none.
     if (Option.isSome(config.databaseUrl)) {
@@ -199,7 +202,7 @@ export const CampaignSchedulerLive = Layer.scoped(
       yield* FiberSet.run(
         background,
         pg.listen("talkgraph_campaigns").pipe(
-          Stream.runForEach(onNotification),
+          Stream.runForEach((payload) => answer(ringOf(payload))),
           Effect.tapErrorCause((cause) =>
             Effect.logWarning("LISTEN talkgraph_campaigns failed; polling meanwhile", cause)
           ),

@@ -1,41 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
-import { BREAKER_FAILURES, type BreakerVerdict, verdictOf } from "../../../src/campaign/circuitBreaker.ts"
+import type { Claim, ClaimedAttempt, ClaimInput } from "../../../services/DialerRepo.ts"
+import { BREAKER_FAILURES, verdictOf } from "../../../src/campaign/circuitBreaker.ts"
 import { channelOfMode } from "../../../src/usage/channels.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
-import type { ActorCampaign, DialPlan } from "./dialerRows.ts"
-
-export interface ClaimedAttempt {
-  readonly attemptId: number
-  readonly runId: number
-  readonly contactId: number
-  readonly attemptNumber: number
-  readonly phoneNumber: string
-}
-
-export type Claim =
-  /** In dialling order; never more than asked for or than the free call slots. */
-  | { readonly _tag: "Claimed"; readonly attempts: ReadonlyArray<ClaimedAttempt> }
-  /** A concurrency limit is reached: `campaign` or `organization`. */
-  | { readonly _tag: "Full"; readonly limit: "campaign" | "organization" }
-  | { readonly _tag: "NoneDue"; readonly nextDueAt: Date | null; readonly dialing: number }
-  /** The breaker's window holds enough failures: nothing was claimed, the campaign must pause. */
-  | { readonly _tag: "Tripped"; readonly verdict: BreakerVerdict }
-  /** The campaign is no longer running under this process's lease. */
-  | { readonly _tag: "Lost" }
-  /** Paused and resumed (maybe with new settings) since the actor loaded it. */
-  | { readonly _tag: "Changed" }
-
-interface ClaimInput {
-  readonly campaign: ActorCampaign
-  readonly owner: string
-  /** At most this many contacts: what the rate allows now. */
-  readonly wanted: number
-  readonly now: number
-  readonly deadlineAt: number
-  readonly orgLimit: number
-  readonly plan: DialPlan
-}
 
 /** Separates one organization's claims from another's, so its live-call count is exact. */
 const ORG_CLAIM_LOCK = 7_310
@@ -226,5 +194,3 @@ export const makeContactClaims = Effect.gen(function*() {
 
   return { claim }
 })
-
-export type ContactClaims = Effect.Effect.Success<typeof makeContactClaims>

@@ -1,43 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../../../src/campaign/campaignSettings.ts"
-import type { CampaignState } from "../../../src/campaign/campaignState.ts"
-import type { AnsweredBy } from "../../../src/campaign/machineVerdict.ts"
+import type { ActorCampaign, CallProgress } from "../../../services/DialerRepo.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
-
-/** What an actor reads once when it starts: settings change only while a campaign is paused. */
-export interface ActorCampaign {
-  readonly id: number
-  readonly organization_id: number
-  readonly workflow_id: number
-  readonly state: CampaignState
-  readonly lease_owner: string | null
-  readonly rate_limit_per_second: number
-  readonly max_concurrency: number | null
-  readonly retry_config: RetryConfig
-  readonly schedule_config: ScheduleConfig | null
-  readonly circuit_breaker: CircuitBreakerConfig
-  readonly telephony_configuration_id: number | null
-  readonly breaker_reset_at: Date | null
-  /** Moves on every lifecycle change and settings edit: an actor that sees it move starts afresh. */
-  readonly updated_at: Date
-}
-
-/** What a carrier's event said about a call that goes on. */
-interface CallProgress {
-  readonly answered: boolean
-  readonly liveCallId?: string | undefined
-  readonly answeredBy?: AnsweredBy | undefined
-}
-
-/** The line a campaign dials from and the workflow version its runs record. */
-export interface DialPlan {
-  readonly provider: string
-  readonly telephonyConfigurationId: number
-  readonly callerNumber: string
-  readonly definitionId: number | null
-  readonly versionNumber: number | null
-}
 
 const isoOf = (now: number) => new Date(now)
 
@@ -119,5 +83,3 @@ export const makeDialerRows = Effect.gen(function*() {
 
   return { loadCampaign, dialPlanDefinition, recentDispatches, recordPlaced, recordProgress }
 })
-
-export type DialerRows = Effect.Effect.Success<typeof makeDialerRows>

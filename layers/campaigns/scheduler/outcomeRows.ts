@@ -1,31 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { AppliedOutcome, EndedAttempt, OutcomeInput, OverdueAttempt } from "../../../services/DialerRepo.ts"
 import { logEntry } from "../../../src/campaign/campaignLog.ts"
 import type { RetryConfig } from "../../../src/campaign/campaignSettings.ts"
 import { type AnsweredBy, outcomeWithVerdict } from "../../../src/campaign/machineVerdict.ts"
-import { afterOutcome, type CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import { afterOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
-
-interface OutcomeInput {
-  readonly attemptId: number
-  /** As the final event reported it; a completed call a machine answered becomes voicemail here. */
-  readonly outcome: CallOutcome
-  /** Detection's verdict when the final event carries it (Twilio); otherwise the one recorded mid-call counts. */
-  readonly answeredBy?: AnsweredBy | null
-  /** Why the attempt ended, for reports: `telephony_busy`, `not_placed`, `deadline_exceeded`, … */
-  readonly endReason: string
-  readonly durationSeconds: number | null
-  readonly providerCallId: string | null
-  readonly now: number
-  /** What went wrong, in our words, recorded on the run when it has none yet. */
-  readonly error?: string | undefined
-}
-
-interface AppliedOutcome {
-  readonly campaignId: number
-  readonly contactId: number
-  readonly retried: boolean
-}
 
 /** What deciding an attempt's outcome needs to know about it and its campaign. */
 interface EndingAttempt {
@@ -36,16 +16,6 @@ interface EndingAttempt {
   readonly state: string
   readonly retry_config: RetryConfig
   readonly answered_by: AnsweredBy | null
-}
-
-export interface OverdueAttempt {
-  readonly id: number
-  readonly organization_id: number
-  readonly campaign_id: number
-  readonly provider: string | null
-  readonly provider_call_id: string | null
-  readonly live_call_id: string | null
-  readonly telephony_configuration_id: number | null
 }
 
 const at = (now: number) => new Date(now)
@@ -152,7 +122,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
 
   /** Outcomes the breaker sees: attempts made since its last trip that ended inside the window. */
   const breakerOutcomes = (campaignId: number, since: number, resetAt: Date | null) =>
-    sql<{ ended_at: Date; outcome: string; end_reason: string | null; run_id: number | null }>`
+    sql<EndedAttempt>`
       SELECT ended_at, outcome, end_reason, run_id FROM campaign_attempts
       WHERE campaign_id = ${campaignId} AND ended_at > ${at(since)}
         AND created_at > ${resetAt ?? new Date(0)}
@@ -166,8 +136,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
           logs = logs || ${
       JSON.stringify([logEntry(at(now), "error", "circuit_breaker_tripped", message, details)])
     }::jsonb
-      WHERE id = ${campaignId} AND state = 'running'
-      RETURNING id`
+      WHERE id = ${campaignId} AND state = 'running'`.pipe(Effect.asVoid)
 
   /** Completes the campaign only when no contact is pending (due or scheduled) or live. */
   const complete = (campaignId: number, now: number) =>
@@ -189,7 +158,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
       WHERE id = ${campaignId} AND state = 'running'
         AND NOT EXISTS (SELECT 1 FROM campaign_contacts WHERE campaign_id = ${campaignId} AND state IN ('pending', 'dialing'))
         AND NOT EXISTS (SELECT 1 FROM campaign_attempts WHERE campaign_id = ${campaignId} AND ended_at IS NULL)
-      RETURNING id`
+      RETURNING id`.pipe(Effect.map((completed) => completed.length > 0))
 
   /** Pauses a campaign the dialer cannot serve (no usable telephony), saying why. */
   const pauseWithReason = (campaignId: number, now: number, event: string, message: string) =>
@@ -197,9 +166,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
       UPDATE campaigns
       SET state = 'paused', updated_at = ${at(now)},
           logs = logs || ${JSON.stringify([logEntry(at(now), "error", event, message)])}::jsonb
-      WHERE id = ${campaignId} AND state = 'running'`
+      WHERE id = ${campaignId} AND state = 'running'`.pipe(Effect.asVoid)
 
   return { applyOutcome, claimOverdue, breakerOutcomes, tripBreaker, complete, pauseWithReason }
 })
-
-export type OutcomeRows = Effect.Effect.Success<typeof makeOutcomeRows>

@@ -1,5 +1,5 @@
 import { Chunk, Effect, Queue } from "effect"
-import type { DialerRows } from "./dialerRows.ts"
+import type { DialerRepoShape } from "../../../services/DialerRepo.ts"
 
 interface PlacedCall {
   readonly attemptId: number
@@ -16,13 +16,13 @@ const MAX_BATCH = 500
  * written at once. On shutdown the writer finishes its write and the rest is written before the
  * scope closes.
  */
-export const makePlacedCalls = (rows: DialerRows) =>
+export const makePlacedCalls = (repo: DialerRepoShape) =>
   Effect.gen(function*() {
     const queue = yield* Queue.unbounded<PlacedCall>()
     const write = (placed: ReadonlyArray<PlacedCall>) =>
       placed.length === 0
         ? Effect.void
-        : rows.recordPlaced(placed).pipe(
+        : repo.recordPlaced(placed).pipe(
           Effect.flatMap((foreign) =>
             Effect.forEach(foreign, (attempt) =>
               Effect.logWarning(

@@ -1,9 +1,7 @@
 import { Clock, Effect, Option } from "effect"
+import type { CarrierAccountsShape } from "../../../services/CarrierAccounts.ts"
+import type { DialerRepoShape, OverdueAttempt } from "../../../services/DialerRepo.ts"
 import type { TelephonyShape } from "../../../services/Telephony.ts"
-import type { makeCarrierAccounts } from "../../telephony/carrierAccounts.ts"
-import type { OutcomeRows, OverdueAttempt } from "./outcomeRows.ts"
-
-type CarrierAccounts = Effect.Effect.Success<typeof makeCarrierAccounts>
 
 /**
  * A call whose final event never came by its deadline: asks the carrier how it ended; a call the
@@ -13,8 +11,8 @@ type CarrierAccounts = Effect.Effect.Success<typeof makeCarrierAccounts>
  */
 export const reconcileOverdue = (
   attempt: OverdueAttempt,
-  outcomes: OutcomeRows,
-  accounts: CarrierAccounts,
+  repo: DialerRepoShape,
+  accounts: CarrierAccountsShape,
   telephony: TelephonyShape
 ) =>
   Effect.gen(function*() {
@@ -37,7 +35,7 @@ export const reconcileOverdue = (
         yield* adapter.hangUp(account.value, { ...call, liveCallId }).pipe(Effect.ignore)
       }
     }
-    const applied = yield* outcomes.applyOutcome({
+    const applied = yield* repo.applyOutcome({
       attemptId: attempt.id,
       outcome: outcome?.outcome ?? "failed",
       endReason: outcome
@@ -57,7 +55,7 @@ export const reconcileOverdue = (
     }
     return applied
   }).pipe(
-    Effect.withSpan("CampaignDialer.reconcile", {
-      attributes: { attempt_id: attempt.id, campaign_id: attempt.campaign_id }
+    Effect.withSpan("CampaignScheduler.reconcile", {
+      attributes: { "attempt.id": attempt.id, "campaign.id": attempt.campaign_id }
     })
   )

@@ -1,0 +1,161 @@
+import { Context, type Effect } from "effect"
+import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../src/campaign/campaignSettings.ts"
+import type { CampaignState } from "../src/campaign/campaignState.ts"
+import type { BreakerVerdict } from "../src/campaign/circuitBreaker.ts"
+import type { AnsweredBy } from "../src/campaign/machineVerdict.ts"
+import type { CallOutcome } from "../src/campaign/retryPolicy.ts"
+
+/** What an actor reads once when it starts: settings change only while a campaign is paused. */
+export interface ActorCampaign {
+  readonly id: number
+  readonly organization_id: number
+  readonly workflow_id: number
+  readonly state: CampaignState
+  readonly lease_owner: string | null
+  readonly rate_limit_per_second: number
+  readonly max_concurrency: number | null
+  readonly retry_config: RetryConfig
+  readonly schedule_config: ScheduleConfig | null
+  readonly circuit_breaker: CircuitBreakerConfig
+  readonly telephony_configuration_id: number | null
+  readonly breaker_reset_at: Date | null
+  /** Moves on every lifecycle change and settings edit: an actor that sees it move starts afresh. */
+  readonly updated_at: Date
+}
+
+/** What a carrier's event said about a call that goes on. */
+export interface CallProgress {
+  readonly answered: boolean
+  readonly liveCallId?: string | undefined
+  readonly answeredBy?: AnsweredBy | undefined
+}
+
+/** The line a campaign dials from and the workflow version its runs record. */
+export interface DialPlan {
+  readonly provider: string
+  readonly telephonyConfigurationId: number
+  readonly callerNumber: string
+  readonly definitionId: number | null
+  readonly versionNumber: number | null
+}
+
+export interface ClaimedAttempt {
+  readonly attemptId: number
+  readonly runId: number
+  readonly contactId: number
+  readonly attemptNumber: number
+  readonly phoneNumber: string
+}
+
+export type Claim =
+  /** In dialling order; never more than asked for or than the free call slots. */
+  | { readonly _tag: "Claimed"; readonly attempts: ReadonlyArray<ClaimedAttempt> }
+  /** A concurrency limit is reached: `campaign` or `organization`. */
+  | { readonly _tag: "Full"; readonly limit: "campaign" | "organization" }
+  | { readonly _tag: "NoneDue"; readonly nextDueAt: Date | null; readonly dialing: number }
+  /** The breaker's window holds enough failures: nothing was claimed, the campaign must pause. */
+  | { readonly _tag: "Tripped"; readonly verdict: BreakerVerdict }
+  /** The campaign is no longer running under this process's lease. */
+  | { readonly _tag: "Lost" }
+  /** Paused and resumed (maybe with new settings) since the actor loaded it. */
+  | { readonly _tag: "Changed" }
+
+export interface ClaimInput {
+  readonly campaign: ActorCampaign
+  readonly owner: string
+  /** At most this many contacts: what the rate allows now. */
+  readonly wanted: number
+  readonly now: number
+  readonly deadlineAt: number
+  readonly orgLimit: number
+  readonly plan: DialPlan
+}
+
+export interface OutcomeInput {
+  readonly attemptId: number
+  /** As the final event reported it; a completed call a machine answered becomes voicemail here. */
+  readonly outcome: CallOutcome
+  /** Detection's verdict when the final event carries it (Twilio); otherwise the one recorded mid-call counts. */
+  readonly answeredBy?: AnsweredBy | null
+  /** Why the attempt ended, for reports: `telephony_busy`, `not_placed`, `deadline_exceeded`, … */
+  readonly endReason: string
+  readonly durationSeconds: number | null
+  readonly providerCallId: string | null
+  readonly now: number
+  /** What went wrong, in our words, recorded on the run when it has none yet. */
+  readonly error?: string | undefined
+}
+
+export interface AppliedOutcome {
+  readonly campaignId: number
+  readonly contactId: number
+  readonly retried: boolean
+}
+
+export interface OverdueAttempt {
+  readonly id: number
+  readonly organization_id: number
+  readonly campaign_id: number
+  readonly provider: string | null
+  readonly provider_call_id: string | null
+  readonly live_call_id: string | null
+  readonly telephony_configuration_id: number | null
+}
+
+/** An attempt's end as the breaker sees it. */
+export interface EndedAttempt {
+  readonly ended_at: Date
+  readonly outcome: string
+  readonly end_reason: string | null
+  readonly run_id: number | null
+}
+
+/**
+ * The dialer's rows: campaigns as an actor reads them, contact claims, attempts as the carrier
+ * reports on them, and the outcomes that move contacts, counters and the campaign's state. Each
+ * write is one statement or one short transaction, so no lock is held across a carrier request.
+ * A failing statement is a defect (the actor restarts from the database).
+ */
+export interface DialerRepoShape {
+  readonly loadCampaign: (id: number) => Effect.Effect<ActorCampaign | undefined>
+  /** The workflow version a campaign's runs record: the published one, else the latest draft. */
+  readonly dialPlanDefinition: (
+    workflowId: number
+  ) => Effect.Effect<{ readonly id: number; readonly version_number: number } | undefined>
+  /** Claim times of the campaign's latest attempts, to rebuild the rate log after a (re)start or takeover. */
+  readonly recentDispatches: (campaignId: number, count: number) => Effect.Effect<ReadonlyArray<number>>
+  /**
+   * The carrier's call ids of attempts it accepted, in one statement however many there are.
+   * Returns the runs whose attempt a signed callback already tied to another call.
+   */
+  readonly recordPlaced: (
+    placed: ReadonlyArray<{ readonly attemptId: number; readonly providerCallId: string }>
+  ) => Effect.Effect<ReadonlyArray<{ readonly run_id: number | null }>>
+  /** A carrier event that is not the end: the live call's id, detection's verdict, the answer. */
+  readonly recordProgress: (
+    attemptId: number,
+    providerCallId: string,
+    progress: CallProgress,
+    now: number
+  ) => Effect.Effect<void>
+  /** Claims due contacts and records their attempts and runs, before the carrier is called. */
+  readonly claim: (input: ClaimInput) => Effect.Effect<Claim>
+  /** Ends an attempt and moves its run, contact and campaign counters; undefined when another event ended it first. */
+  readonly applyOutcome: (input: OutcomeInput) => Effect.Effect<AppliedOutcome | undefined>
+  /** Overdue live attempts, held for this sweeper for a while so another process skips them. */
+  readonly claimOverdue: (now: number, limit: number) => Effect.Effect<ReadonlyArray<OverdueAttempt>>
+  /** Outcomes the breaker sees: attempts made since its last trip that ended inside the window. */
+  readonly breakerOutcomes: (
+    campaignId: number,
+    since: number,
+    resetAt: Date | null
+  ) => Effect.Effect<ReadonlyArray<EndedAttempt>>
+  /** Pauses the campaign for its failing carrier path; resuming starts a fresh window. */
+  readonly tripBreaker: (campaignId: number, now: number, message: string, details: unknown) => Effect.Effect<void>
+  /** Completes the campaign only when no contact is pending or live; whether it did. */
+  readonly complete: (campaignId: number, now: number) => Effect.Effect<boolean>
+  /** Pauses a campaign the dialer cannot serve (no usable telephony), saying why. */
+  readonly pauseWithReason: (campaignId: number, now: number, event: string, message: string) => Effect.Effect<void>
+}
+
+export class DialerRepo extends Context.Tag("talkgraph/DialerRepo")<DialerRepo, DialerRepoShape>() {}
