@@ -1,3 +1,5 @@
+import type { HttpClientError, HttpClientResponse } from "@effect/platform"
+import { Effect, Stream } from "effect"
 import type * as http from "node:http"
 
 /** A provider's reply grew past what is ever read of such a reply. */
@@ -91,4 +93,31 @@ export const readReply = (
     response.on("end", () => settle(() => resolve(Buffer.concat(kept))))
     response.on("error", (error) => settle(() => reject(error)))
     response.on("close", () => settle(() => reject(new ReplyBrokenOff("the reply broke off"))))
+  })
+
+/**
+ * `readReply` for a reply from the policy's HttpClient: the same bound, checked against the
+ * declared length and against the bytes as they come. Failing the read ends the response's
+ * stream, which aborts the request and so closes the connection: nothing past the bound is read.
+ */
+export const readBoundedReply = (
+  response: HttpClientResponse.HttpClientResponse,
+  limit: number
+): Effect.Effect<Buffer, ReplyTooLarge | HttpClientError.ResponseError> =>
+  Effect.suspend(() => {
+    const declared = Number(response.headers["content-length"])
+    const announcedTooLarge = Number.isFinite(declared) && declared > limit
+    const kept: Array<Uint8Array> = []
+    let received = 0
+    return response.stream.pipe(
+      Stream.runForEachChunk((chunk) => {
+        for (const piece of chunk) {
+          received += piece.length
+          kept.push(piece)
+        }
+        return announcedTooLarge || received > limit ? Effect.fail(new ReplyTooLarge(limit)) : Effect.void
+      }),
+      Effect.flatMap(() => announcedTooLarge ? Effect.fail(new ReplyTooLarge(limit)) : Effect.void),
+      Effect.map(() => Buffer.concat(kept))
+    )
   })

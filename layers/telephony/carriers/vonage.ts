@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
@@ -24,6 +24,13 @@ const headers = (account: CarrierAccount) => ({
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
 const callsPath = (uuid?: string) => `/v1/calls${uuid ? `/${encodeURIComponent(uuid)}` : ""}`
+
+/** What is read of Vonage's call object (developer.vonage.com/en/api/voice#getCall). */
+const VonageCallReply = Schema.Struct({
+  uuid: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.String),
+  duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null))
+})
 
 /** Vonage numbers go without the leading "+". */
 const digits = (number: string) => number.replace(/^\+/, "")
@@ -76,7 +83,7 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
             length_timer: Math.min(Math.max(1, call.timeLimitSeconds), MAX_LENGTH_TIMER_SECONDS),
             ...(account.machineDetection ? { machine_detection: "continue" } : {})
           })
-        })
+        }, VonageCallReply)
       ).pipe(
         Effect.catchAllDefect((defect) =>
           Effect.fail(new CarrierUnavailable({ message: `Vonage credentials unusable: ${(defect as Error).name}` }))
@@ -97,7 +104,7 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
       method: "PUT",
       headers: headers(account),
       body: JSON.stringify({ action: "hangup" })
-    }).pipe(
+    }, VonageCallReply).pipe(
       Effect.flatMap((reply) =>
         reply.status < 300 || reply.status === 404 || reply.status === 400
           ? Effect.void
@@ -107,7 +114,13 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
     ),
 
   callStatus: (account, { providerCallId }) =>
-    carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), { method: "GET", headers: headers(account) })
+    carrierRequest(
+      "Vonage",
+      apiBase(account),
+      callsPath(providerCallId),
+      { method: "GET", headers: headers(account) },
+      VonageCallReply
+    )
       .pipe(
         Effect.flatMap((reply) =>
           reply.status >= 300
