@@ -1,3 +1,4 @@
+import type { HttpClient } from "@effect/platform"
 import { Context, type Effect, type Option } from "effect"
 import type * as http from "node:http"
 import type { OutboundKind } from "../src/outbound/outboundPolicy.ts"
@@ -35,6 +36,12 @@ export interface OutboundHttpShape {
    * it. Fails with `OutboundBlocked` when the policy refuses the address, else with the network's error.
    */
   readonly send: (kind: OutboundKind, request: OutboundRequest) => Promise<http.IncomingMessage>
+  /**
+   * Effect's HttpClient under the same policy, for requests answered as a whole or streamed by
+   * Effect: no redirects, the scheme and a literal address checked before sending, the resolved
+   * address at connecting. Read bodies with `readBoundedReply`.
+   */
+  readonly client: (kind: OutboundKind) => HttpClient.HttpClient
   /** For clients that open their own connections (WebSockets): why `url`'s literal address is refused, if it is. */
   readonly literalRefusal: (kind: OutboundKind, url: URL) => OutboundBlocked | null
   /** Kept-alive agents whose connections are checked against the policy after the name is resolved. */

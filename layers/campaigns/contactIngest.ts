@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Clock, Context, Data, Effect, Fiber, Option } from "effect"
-import pg from "pg"
+import { Clock, Context, Data, Effect, Fiber } from "effect"
 import { contactCopyColumns, contactCopyRows } from "../../src/campaign/contactCopyRows.ts"
 import { nextStatementRows } from "../../src/campaign/contactImport.ts"
 import {
@@ -11,6 +10,7 @@ import {
   type CsvContactsSummary,
   readContacts
 } from "../../src/campaign/csvContacts.ts"
+import { copyFromStdin } from "../db/copyFromStdin.ts"
 
 /** Contacts are read in small batches, each turned into statement data at once and let go of. */
 const READ_BATCH_ROWS = 250
@@ -116,59 +116,6 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
   }
 }
 
-/** What a COPY needs of node-postgres's connection; its typings leave the copy messages out. */
-interface CopyConnection {
-  query(text: string): void
-  sendCopyFromChunk(chunk: Buffer): void
-  endCopyFrom(): void
-}
-
-/**
- * One `COPY … FROM STDIN` whose data is known up front, as a node-postgres "submittable": the
- * client hands it the connection when its turn in the queue comes, then feeds it the replies.
- */
-class CopyFromStdin implements pg.Submittable {
-  private readonly statement: string
-  private readonly data: ReadonlyArray<Buffer>
-  private settle: ((error: unknown) => void) | undefined
-
-  constructor(statement: string, data: ReadonlyArray<Buffer>, settle: (error: unknown) => void) {
-    this.statement = statement
-    this.data = data
-    this.settle = settle
-  }
-
-  submit(connection: pg.Connection) {
-    ;(connection as unknown as CopyConnection).query(this.statement)
-  }
-
-  handleCopyInResponse(connection: CopyConnection) {
-    for (const chunk of this.data) connection.sendCopyFromChunk(chunk)
-    connection.endCopyFrom()
-  }
-
-  handleError(error: unknown) {
-    this.finish(error)
-  }
-
-  handleReadyForQuery() {
-    this.finish(undefined)
-  }
-
-  handleCommandComplete() {}
-  handleRowDescription() {}
-  handleDataRow() {}
-  handleEmptyQuery() {}
-  handlePortalSuspended() {}
-  handleCopyData() {}
-
-  private finish(error: unknown) {
-    const settle = this.settle
-    this.settle = undefined
-    settle?.(error)
-  }
-}
-
 const copyStatement = `COPY campaign_contacts (${contactCopyColumns.join(", ")}) FROM STDIN`
 
 /**
@@ -178,28 +125,7 @@ const copyStatement = `COPY campaign_contacts (${contactCopyColumns.join(", ")})
 const copyWriter = (target: ImportTarget): ContactWriter => {
   let chunks: Array<Buffer> = []
   let rows = 0
-  const copy = (data: ReadonlyArray<Buffer>) =>
-    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
-      const client = Option.flatMap(transaction, ([connection]) => {
-        const raw: unknown = (connection as { readonly pg?: unknown }).pg
-        return raw instanceof pg.Client ? Option.some(raw) : Option.none()
-      })
-      if (Option.isNone(client)) return Effect.die(new Error("COPY needs the transaction's node-postgres client"))
-      return Effect.async<void, SqlError>((resume) => {
-        client.value.query(
-          new CopyFromStdin(
-            copyStatement,
-            data,
-            (error) =>
-              resume(
-                error === undefined
-                  ? Effect.void
-                  : Effect.fail(new SqlError({ cause: error, message: "Failed to copy contacts" }))
-              )
-          )
-        )
-      })
-    })
+  const copy = (data: ReadonlyArray<Buffer>) => copyFromStdin(copyStatement, data, "Failed to copy contacts")
   return {
     add: (batch) => {
       chunks.push(contactCopyRows(target.campaignId, batch))

@@ -14,6 +14,7 @@ import {
 } from "../../src/outbound/outboundPolicy.ts"
 import { serviceVersion } from "../../src/version.ts"
 import { guardedLookup } from "./guardedLookup.ts"
+import { policyHttpClient } from "./policyHttpClient.ts"
 
 /** How long saving a base URL waits for its name to resolve; without an answer the connection-time check decides. */
 const SAVE_LOOKUP_TIMEOUT = Duration.seconds(2)
@@ -118,7 +119,13 @@ export const makeOutboundHttp = (policy: OutboundPolicy) =>
       return net.isIP(literalHost(url)) === 0 ? resolvedRefusal(kind, url.hostname) : Effect.succeed(Option.none())
     }
 
-    return OutboundHttp.of({ refusal, send, literalRefusal, agent })
+    const clients = new Map(KINDS.map((kind) => {
+      const pair = agents.get(kind)!
+      return [kind, policyHttpClient(pair, (url) => literalRefusal(kind, url), userAgent)] as const
+    }))
+    const client = (kind: OutboundKind) => clients.get(kind)!
+
+    return OutboundHttp.of({ refusal, send, client, literalRefusal, agent })
   })
 
 /** The outbound policy from `TALKGRAPH_OUTBOUND_ALLOW`; a bad value stops the start. */

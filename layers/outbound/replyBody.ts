@@ -1,3 +1,5 @@
+import type { HttpClientError, HttpClientResponse } from "@effect/platform"
+import { Effect, Stream } from "effect"
 import type * as http from "node:http"
 
 /** A provider's reply grew past what is ever read of such a reply. */
@@ -92,3 +94,35 @@ export const readReply = (
     response.on("error", (error) => settle(() => reject(error)))
     response.on("close", () => settle(() => reject(new ReplyBrokenOff("the reply broke off"))))
   })
+
+/**
+ * `readReply` for a reply from the policy's HttpClient, as a stream of its pieces: the same bound,
+ * checked against the declared length and against the bytes as they come. Failing ends the
+ * response's stream, which aborts the request and so closes the connection: nothing past the
+ * bound is read.
+ */
+export const boundedReplyStream = (
+  response: HttpClientResponse.HttpClientResponse,
+  limit: number
+): Stream.Stream<Uint8Array, ReplyTooLarge | HttpClientError.ResponseError> =>
+  Stream.suspend(() => {
+    const declared = Number(response.headers["content-length"])
+    if (Number.isFinite(declared) && declared > limit) {
+      // Pulled once so that the stream's end aborts the request.
+      return Stream.take(response.stream, 1).pipe(Stream.drain, Stream.concat(Stream.fail(new ReplyTooLarge(limit))))
+    }
+    let received = 0
+    return Stream.mapChunksEffect(response.stream, (chunk) => {
+      for (const piece of chunk) received += piece.length
+      return received > limit ? Effect.fail(new ReplyTooLarge(limit)) : Effect.succeed(chunk)
+    })
+  })
+
+/** The whole reply, read within `limit` (see `boundedReplyStream`). */
+export const readBoundedReply = (
+  response: HttpClientResponse.HttpClientResponse,
+  limit: number
+): Effect.Effect<Buffer, ReplyTooLarge | HttpClientError.ResponseError> =>
+  Stream.runCollect(boundedReplyStream(response, limit)).pipe(
+    Effect.map((pieces) => Buffer.concat(Array.from(pieces)))
+  )

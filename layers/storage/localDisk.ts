@@ -82,7 +82,7 @@ export const makeLocalDiskStorage = (
     if (!secrets.verify(SIGNING_PURPOSE, message, request.signature)) {
       return yield* new Forbidden({ message: "The upload URL's signature is invalid; request a new upload URL" })
     }
-    if (request.expires < Math.floor(Date.now() / 1000)) {
+    if (request.expires < Math.floor((yield* Clock.currentTimeMillis) / 1000)) {
       return yield* new Forbidden({ message: "The upload URL has expired; request a new upload URL" })
     }
     if (!acceptsMediaType(request.contentType, mediaTypeOf(contentType))) {

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { AppConfig } from "../../services/AppConfig.ts"
@@ -24,7 +24,9 @@ const sweepAbandonedUploads = (root: string | undefined) =>
     const claims = yield* ledger.dropStaleClaims(ABANDONED_AFTER_SECONDS)
     const partials = root === undefined
       ? 0
-      : yield* Effect.promise(() => sweepPartialUploads(root, ABANDONED_AFTER_SECONDS * 1000, Date.now()))
+      : yield* Clock.currentTimeMillis.pipe(
+        Effect.flatMap((now) => Effect.promise(() => sweepPartialUploads(root, ABANDONED_AFTER_SECONDS * 1000, now)))
+      )
     if (claims + partials > 0) {
       yield* Effect.logInfo("Removed what abandoned uploads left", { claims, partial_files: partials })
     }

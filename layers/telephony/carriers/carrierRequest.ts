@@ -1,22 +1,30 @@
-import { Effect } from "effect"
+import { HttpClientRequest } from "@effect/platform"
+import { Duration, Effect, Option, Schema } from "effect"
 import { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import { CarrierUnavailable } from "../../../services/Telephony.ts"
 import { endpointUnder } from "../../../src/outbound/baseUrls.ts"
-import { readReply, REPLY_LIMITS } from "../../outbound/replyBody.ts"
+import { requestFailureText } from "../../outbound/policyHttpClient.ts"
+import { readBoundedReply, REPLY_LIMITS } from "../../outbound/replyBody.ts"
 
-const REQUEST_TIMEOUT_MS = 10_000
+const REQUEST_TIMEOUT = Duration.seconds(10)
 
-interface CarrierReply {
+export interface CarrierReply<A> {
   readonly status: number
-  readonly body: Record<string, any>
+  readonly body: A
 }
 
 /**
- * One REST call to a carrier at `path` (and `query`) under its API base, through the outbound client (policy,
- * no redirects) with the reply read within REPLY_LIMITS.carrierJson; the body is read as JSON when
- * there is one. The failure's message is for the operator's log only (it may name the network error).
+ * The reply's fields the adapter reads. Every field is optional: a refusal's body (or one that is
+ * not JSON) decodes as the empty reply, and the adapter decides from the status and what is missing.
  */
-export const carrierRequest = (
+export type CarrierReplySchema<A> = Schema.Schema<A, any>
+
+/**
+ * One REST call to a carrier at `path` (and `query`) under its API base, through the outbound client (policy,
+ * no redirects) with the reply read within REPLY_LIMITS.carrierJson and decoded with `reply`. The
+ * failure's message is for the operator's log only (it may name the network error).
+ */
+export const carrierRequest = <A>(
   provider: string,
   base: string,
   path: string,
@@ -26,32 +34,36 @@ export const carrierRequest = (
     readonly body?: string
     /** Query fields of the request itself; the base URL can never carry any. */
     readonly query?: Record<string, string>
-  }
-) =>
-  Effect.flatMap(OutboundHttp, (outbound) =>
-    Effect.tryPromise({
-      try: async (signal): Promise<CarrierReply> => {
-        const url = endpointUnder(base, path)
-        if (url === null) throw new Error(`the API base URL ${base} has a query string, a fragment or credentials`)
-        if (init.query) url.search = new URLSearchParams(init.query).toString()
-        const response = await outbound.send("carrier", {
-          url,
-          method: init.method,
-          headers: {
-            ...init.headers,
-            ...(init.body === undefined ? {} : { "content-length": Buffer.byteLength(init.body) })
-          },
-          body: init.body,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)])
-        })
-        const text = (await readReply(response, REPLY_LIMITS.carrierJson)).toString("utf8")
-        let body: Record<string, any> = {}
-        try {
-          body = text ? JSON.parse(text) : {}
-        } catch {
-          body = {}
-        }
-        return { status: response.statusCode ?? 0, body }
-      },
-      catch: (error) => new CarrierUnavailable({ message: `${provider} request failed: ${(error as Error).message}` })
-    }))
+  },
+  reply: CarrierReplySchema<A>
+): Effect.Effect<CarrierReply<A>, CarrierUnavailable, OutboundHttp> =>
+  Effect.gen(function*() {
+    const url = endpointUnder(base, path)
+    if (url === null) {
+      return yield* Effect.fail(new Error(`the API base URL ${base} has a query string, a fragment or credentials`))
+    }
+    if (init.query) url.search = new URLSearchParams(init.query).toString()
+    const outbound = yield* OutboundHttp
+    const request = HttpClientRequest.make(init.method)(url).pipe(
+      HttpClientRequest.setHeaders(init.headers),
+      (request) =>
+        init.body === undefined
+          ? request
+          : HttpClientRequest.bodyText(request, init.body, init.headers["content-type"] ?? "text/plain")
+    )
+    const response = yield* outbound.client("carrier").execute(request)
+    const text = (yield* readBoundedReply(response, REPLY_LIMITS.carrierJson)).toString("utf8")
+    return { status: response.status, body: decodeReply(reply, text) }
+  }).pipe(
+    Effect.scoped,
+    Effect.timeoutFail({ duration: REQUEST_TIMEOUT, onTimeout: () => new Error("the request timed out") }),
+    Effect.mapError((error) =>
+      new CarrierUnavailable({ message: `${provider} request failed: ${requestFailureText(error)}` })
+    )
+  )
+
+const decodeReply = <A>(reply: CarrierReplySchema<A>, text: string): A =>
+  Option.getOrElse(
+    text === "" ? Option.none() : Schema.decodeUnknownOption(Schema.parseJson(reply))(text),
+    () => Schema.decodeUnknownSync(reply)({})
+  )

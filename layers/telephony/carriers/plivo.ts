@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
@@ -22,6 +22,16 @@ const headers = (account: CarrierAccount) => ({
   }`,
   "content-type": "application/json"
 })
+
+/** What is read of Plivo's answers: the placement's request UUID and a call's record (plivo.com/docs/voice/api/call). */
+const PlivoCallReply = Schema.Struct({
+  request_uuid: Schema.optional(Schema.String),
+  call_status: Schema.optional(Schema.NullOr(Schema.String)),
+  call_duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null)),
+  answer_time: Schema.optional(Schema.NullOr(Schema.String)),
+  hangup_cause_name: Schema.optional(Schema.NullOr(Schema.String))
+})
+type PlivoCallReply = typeof PlivoCallReply.Type
 
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
@@ -54,7 +64,7 @@ const outcomeOf = (status: string | null | undefined): CallOutcome | null => {
  * How an ended call's record (GET …/Call/{call_uuid}/) says it went: answered calls completed;
  * the others by their hangup cause (plivo.com/docs/voice/troubleshooting/hangup-causes).
  */
-const outcomeOfRecord = (record: Record<string, any>): CallOutcome => {
+const outcomeOfRecord = (record: PlivoCallReply): CallOutcome => {
   if (record.answer_time) return "completed"
   const cause = String(record.hangup_cause_name ?? "")
   if (cause.startsWith("Busy")) return "busy"
@@ -95,7 +105,9 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
             }
             : {})
         })
-      }).pipe(Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false })))
+      }, PlivoCallReply).pipe(
+        Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false }))
+      )
       const id = reply.body.request_uuid
       if (reply.status >= 400 || typeof id !== "string") {
         return yield* new CallNotPlaced({
@@ -115,7 +127,8 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
       liveCallId === null
         ? `${accountPath(account)}/Request/${encodeURIComponent(providerCallId)}/`
         : callPath(account, liveCallId),
-      { method: "DELETE", headers: headers(account) }
+      { method: "DELETE", headers: headers(account) },
+      PlivoCallReply
     ).pipe(
       // 404: no such call is live any more, which is what we wanted.
       Effect.flatMap((reply) => (reply.status < 300 || reply.status === 404
@@ -132,7 +145,7 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
           method: "GET",
           headers: headers(account),
           ...(query ? { query } : {})
-        })
+        }, PlivoCallReply)
       if (liveCallId === null) {
         // Not yet ringing: only the request is known, queued or gone.
         const queued = yield* request(callPath(account, providerCallId), { status: "queued" })

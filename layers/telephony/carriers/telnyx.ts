@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
@@ -17,6 +17,15 @@ const PUBLIC_API = "https://api.telnyx.com"
 const headers = (account: CarrierAccount) => ({
   authorization: `Bearer ${account.credentials.api_key ?? ""}`,
   "content-type": "application/json"
+})
+
+/** What is read of Telnyx's call object (developers.telnyx.com/api/call-control/dial-call). */
+const TelnyxCallReply = Schema.Struct({
+  data: Schema.optional(Schema.Struct({
+    call_control_id: Schema.optional(Schema.String),
+    is_alive: Schema.optional(Schema.Boolean),
+    call_duration: Schema.optional(Schema.NullOr(Schema.Number))
+  }))
 })
 
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
@@ -60,7 +69,9 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
             : {}),
           ...(account.machineDetection ? { answering_machine_detection: "detect" } : {})
         })
-      }).pipe(Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false })))
+      }, TelnyxCallReply).pipe(
+        Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false }))
+      )
       const id = reply.body.data?.call_control_id
       if (reply.status >= 400 || typeof id !== "string") {
         return yield* new CallNotPlaced({
@@ -76,7 +87,7 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
       method: "POST",
       headers: headers(account),
       body: "{}"
-    }).pipe(
+    }, TelnyxCallReply).pipe(
       // 422: the call has already ended.
       Effect.flatMap((reply) =>
         reply.status < 300 || reply.status === 404 || reply.status === 422
@@ -90,7 +101,7 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
     carrierRequest("Telnyx", apiBase(account), `/v2/calls/${encodeURIComponent(providerCallId)}`, {
       method: "GET",
       headers: headers(account)
-    }).pipe(
+    }, TelnyxCallReply).pipe(
       Effect.flatMap((reply) => {
         if (reply.status >= 300) {
           return Effect.fail(

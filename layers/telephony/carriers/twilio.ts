@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
@@ -22,6 +22,15 @@ const authToken = (account: CarrierAccount) => account.credentials.auth_token ??
 const callsPath = (account: CarrierAccount, suffix = "") =>
   `/2010-04-01/Accounts/${encodeURIComponent(accountSid(account))}/Calls${suffix}.json`
 
+/** What is read of Twilio's Call resource (www.twilio.com/docs/voice/api/call-resource), and of its refusals' `code`. */
+const TwilioCallReply = Schema.Struct({
+  sid: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.Union(Schema.Number, Schema.String, Schema.Null)),
+  status: Schema.optional(Schema.String),
+  answered_by: Schema.optional(Schema.NullOr(Schema.String)),
+  duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null))
+})
+
 const request = (account: CarrierAccount, path: string, form?: URLSearchParams) =>
   carrierRequest("Twilio", account.apiBaseUrl ?? PUBLIC_API, path, {
     method: form ? "POST" : "GET",
@@ -30,7 +39,7 @@ const request = (account: CarrierAccount, path: string, form?: URLSearchParams) 
       ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {})
     },
     ...(form ? { body: form.toString() } : {})
-  })
+  }, TwilioCallReply)
 
 /** Twilio's status (plus AMD's verdict) as the outcome campaigns reason about; null while the call is live. */
 const outcomeOf = (status: string | undefined, answeredBy: string | undefined): CallOutcome | null => {

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
@@ -14,16 +14,29 @@ const PUBLIC_API = "https://api.nexmo.com"
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-const headers = (account: CarrierAccount) => ({
-  authorization: `Bearer ${
-    vonageApiToken(account.credentials.application_id ?? "", account.credentials.private_key ?? "", nowSeconds())
-  }`,
-  "content-type": "application/json"
-})
+/** Each request's headers, with a token signed for the moment (from `Clock`) it is sent. */
+const headers = (account: CarrierAccount) =>
+  Effect.map(Clock.currentTimeMillis, (now) => ({
+    authorization: `Bearer ${
+      vonageApiToken(
+        account.credentials.application_id ?? "",
+        account.credentials.private_key ?? "",
+        Math.floor(now / 1000)
+      )
+    }`,
+    "content-type": "application/json"
+  }))
 
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
 const callsPath = (uuid?: string) => `/v1/calls${uuid ? `/${encodeURIComponent(uuid)}` : ""}`
+
+/** What is read of Vonage's call object (developer.vonage.com/en/api/voice#getCall). */
+const VonageCallReply = Schema.Struct({
+  uuid: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.String),
+  duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null))
+})
 
 /** Vonage numbers go without the leading "+". */
 const digits = (number: string) => number.replace(/^\+/, "")
@@ -62,10 +75,10 @@ const seconds = (
 export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
     Effect.gen(function*() {
-      const reply = yield* Effect.suspend(() =>
+      const reply = yield* Effect.flatMap(headers(account), (headers) =>
         carrierRequest("Vonage", apiBase(account), callsPath(), {
           method: "POST",
-          headers: headers(account),
+          headers,
           body: JSON.stringify({
             to: [{ type: "phone", number: digits(call.to) }],
             from: { type: "phone", number: digits(call.from) },
@@ -76,13 +89,14 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
             length_timer: Math.min(Math.max(1, call.timeLimitSeconds), MAX_LENGTH_TIMER_SECONDS),
             ...(account.machineDetection ? { machine_detection: "continue" } : {})
           })
-        })
-      ).pipe(
-        Effect.catchAllDefect((defect) =>
-          Effect.fail(new CarrierUnavailable({ message: `Vonage credentials unusable: ${(defect as Error).name}` }))
-        ),
-        Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false }))
-      )
+        }, VonageCallReply)).pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.fail(new CarrierUnavailable({ message: `Vonage credentials unusable: ${(defect as Error).name}` }))
+          ),
+          Effect.mapError((error) =>
+            new CallNotPlaced({ message: error.message, permanent: false })
+          )
+        )
       if (reply.status >= 400 || typeof reply.body.uuid !== "string") {
         return yield* new CallNotPlaced({
           message: `Vonage refused the call (HTTP ${reply.status})`,
@@ -93,11 +107,15 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
     }).pipe(Effect.withSpan("Vonage.placeCall")),
 
   hangUp: (account, { providerCallId }) =>
-    carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), {
-      method: "PUT",
-      headers: headers(account),
-      body: JSON.stringify({ action: "hangup" })
-    }).pipe(
+    Effect.flatMap(
+      headers(account),
+      (headers) =>
+        carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), {
+          method: "PUT",
+          headers,
+          body: JSON.stringify({ action: "hangup" })
+        }, VonageCallReply)
+    ).pipe(
       Effect.flatMap((reply) =>
         reply.status < 300 || reply.status === 404 || reply.status === 400
           ? Effect.void
@@ -107,7 +125,17 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
     ),
 
   callStatus: (account, { providerCallId }) =>
-    carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), { method: "GET", headers: headers(account) })
+    Effect.flatMap(
+      headers(account),
+      (headers) =>
+        carrierRequest(
+          "Vonage",
+          apiBase(account),
+          callsPath(providerCallId),
+          { method: "GET", headers },
+          VonageCallReply
+        )
+    )
       .pipe(
         Effect.flatMap((reply) =>
           reply.status >= 300

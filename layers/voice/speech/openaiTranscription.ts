@@ -1,9 +1,10 @@
-import { Duration, Effect, Queue } from "effect"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Duration, Effect, identity, Queue, Schema } from "effect"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
 import type { OutboundHttpShape } from "../../../services/OutboundHttp.ts"
 import { SpeechFailed, type TranscriptionOptions, type TranscriptionSession } from "../../../services/SpeechToText.ts"
 import { monoPcm16Wav } from "../../../src/audio/pcmWav.ts"
-import { readReply, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody.ts"
+import { readBoundedReply, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody.ts"
 import { failureForStatus, timedOut, tooLarge, unreachable, unusableConnection } from "./speechFailures.ts"
 import { endpointUrl } from "./speechUrls.ts"
 import { transcriptChannel } from "./transcriptChannel.ts"
@@ -34,55 +35,46 @@ interface Utterance {
   readonly speechFinal: boolean
 }
 
+/** OpenAI's answer with `response_format: "json"`; nothing else of it is read. */
+const TranscriptionReply = Schema.parseJson(Schema.Struct({ text: Schema.String }))
+
 const transcribe = (
   outbound: OutboundHttpShape,
   connection: SpeechConnection,
   options: TranscriptionOptions,
   utterance: Utterance
 ) =>
-  Effect.tryPromise({
-    try: async (signal) => {
-      const form = new FormData()
-      const wav = monoPcm16Wav(utterance.chunks, options.sampleRate)
-      form.append("file", new Blob([wav], { type: "audio/wav" }), "utterance.wav")
-      form.append("model", connection.model ?? DEFAULT_MODEL)
-      form.append("response_format", "json")
-      if (connection.language !== null) form.append("language", connection.language)
-      // The multipart body as fetch would send it, boundary and all.
-      const encoded = new Response(form)
-      const body = new Uint8Array(await encoded.arrayBuffer())
-      const response = await outbound.send("model", {
-        url: endpointUrl(connection.baseUrl, OPENAI_API, "/v1/audio/transcriptions"),
-        method: "POST",
-        headers: {
-          "content-type": encoded.headers.get("content-type") ?? "multipart/form-data",
-          "content-length": body.byteLength,
-          ...(connection.apiKey === null ? {} : { authorization: `Bearer ${connection.apiKey}` })
-        },
-        body,
-        signal
-      })
-      const status = response.statusCode ?? 0
-      if (status < 200 || status > 299) {
-        response.destroy()
-        throw failureForStatus(PROVIDER, status)
-      }
-      const text = await readReply(response, REPLY_LIMITS.transcriptionJson).catch((error) => {
-        throw error instanceof ReplyTooLarge ? tooLarge(PROVIDER, error.limit) : error
-      })
-      let answer: { readonly text?: unknown } | undefined
-      try {
-        answer = JSON.parse(text.toString("utf8"))
-      } catch {
-        answer = undefined
-      }
-      if (typeof answer?.text !== "string") {
-        throw new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "OpenAI answered without text" })
-      }
-      return answer.text.trim()
-    },
-    catch: (error) => (error instanceof SpeechFailed ? error : unreachable(PROVIDER, error))
+  Effect.gen(function*() {
+    const form = new FormData()
+    const wav = monoPcm16Wav(utterance.chunks, options.sampleRate)
+    form.append("file", new Blob([wav], { type: "audio/wav" }), "utterance.wav")
+    form.append("model", connection.model ?? DEFAULT_MODEL)
+    form.append("response_format", "json")
+    if (connection.language !== null) form.append("language", connection.language)
+    // The multipart body encoded whole (boundary and all), so it goes with its length rather than chunked.
+    const encoded = new Response(form)
+    const body = new Uint8Array(yield* Effect.promise(() => encoded.arrayBuffer()))
+    const response = yield* outbound.client("model").pipe(HttpClient.withScope).execute(
+      HttpClientRequest.post(endpointUrl(connection.baseUrl, OPENAI_API, "/v1/audio/transcriptions")).pipe(
+        HttpClientRequest.bodyUint8Array(body, encoded.headers.get("content-type") ?? "multipart/form-data"),
+        connection.apiKey === null ? identity : HttpClientRequest.bearerToken(connection.apiKey)
+      )
+    ).pipe(Effect.mapError((error) => unreachable(PROVIDER, error)))
+    // A refusal's body is never read: the scope's end aborts the request.
+    if (response.status < 200 || response.status > 299) return yield* failureForStatus(PROVIDER, response.status)
+    const reply = yield* readBoundedReply(response, REPLY_LIMITS.transcriptionJson).pipe(
+      Effect.mapError((error) =>
+        error instanceof ReplyTooLarge ? tooLarge(PROVIDER, error.limit) : unreachable(PROVIDER, error)
+      )
+    )
+    const answer = yield* Schema.decodeUnknown(TranscriptionReply)(reply.toString("utf8")).pipe(
+      Effect.mapError(() =>
+        new SpeechFailed({ provider: PROVIDER, reason: "protocol", message: "OpenAI answered without text" })
+      )
+    )
+    return answer.text.trim()
   }).pipe(
+    Effect.scoped,
     Effect.timeoutFail({
       duration: Duration.seconds(REQUEST_TIMEOUT_SECONDS),
       onTimeout: () => timedOut(PROVIDER, "no transcription", REQUEST_TIMEOUT_SECONDS)

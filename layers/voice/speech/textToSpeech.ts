@@ -1,11 +1,12 @@
-import { Chunk, Duration, Effect, Layer, Stream } from "effect"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Duration, Effect, Layer, Stream } from "effect"
 import type { SpeechConnection } from "../../../services/ModelSettings.ts"
 import { OutboundHttp, type OutboundHttpShape } from "../../../services/OutboundHttp.ts"
 import { SpeechFailed } from "../../../services/SpeechToText.ts"
 import { TextToSpeech } from "../../../services/TextToSpeech.ts"
 import type { VoiceSampleRate } from "../../../services/VoiceActivity.ts"
 import { TEXT_TO_SPEECH_PROVIDERS } from "../../../src/voice/speechProviders.ts"
-import { readReply, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody.ts"
+import { boundedReplyStream, REPLY_LIMITS, ReplyTooLarge } from "../../outbound/replyBody.ts"
 import { ESPEAK_SAMPLE_RATE, espeakSamples, EspeakUnavailable } from "./espeakVoice.ts"
 import { floatChunks, pcmChunker } from "./pcmChunks.ts"
 import { failureForStatus, timedOut, tooLarge, unreachable, unusableConnection } from "./speechFailures.ts"
@@ -24,9 +25,6 @@ const FIRST_BYTE_TIMEOUT_SECONDS = 15
 /** Between two pieces of a stream already started. */
 const STALL_TIMEOUT_SECONDS = 15
 
-/** Pieces of audio held for a slow consumer before the provider's reply is read further. */
-const AUDIO_BUFFER_PIECES = 16
-
 /**
  * Streams the provider's answer, read within REPLY_LIMITS.speechAudio. The request belongs to the
  * stream's scope: when the consumer stops early (barge-in interrupts the reply), the scope closes
@@ -35,42 +33,26 @@ const AUDIO_BUFFER_PIECES = 16
 const httpSpeech = (outbound: OutboundHttpShape, provider: string, request: TtsRequest, rate: VoiceSampleRate) =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
-      const controller = yield* Effect.acquireRelease(
-        Effect.sync(() => new AbortController()),
-        (controller) => Effect.sync(() => controller.abort())
-      )
-      const response = yield* Effect.tryPromise({
-        try: () =>
-          outbound.send("model", {
-            url: request.url,
-            method: "POST",
-            headers: { ...request.headers, "content-length": Buffer.byteLength(request.body) },
-            body: request.body,
-            signal: controller.signal
-          }),
-        catch: (error) => unreachable(provider, error)
-      }).pipe(
+      const response = yield* outbound.client("model").pipe(HttpClient.withScope).execute(
+        HttpClientRequest.post(request.url).pipe(
+          HttpClientRequest.setHeaders(request.headers),
+          HttpClientRequest.bodyText(request.body, request.headers["Content-Type"] ?? "application/json")
+        )
+      ).pipe(
+        Effect.mapError((error) => unreachable(provider, error)),
         Effect.timeoutFail({
           duration: Duration.seconds(FIRST_BYTE_TIMEOUT_SECONDS),
           onTimeout: () => timedOut(provider, "no answer", FIRST_BYTE_TIMEOUT_SECONDS)
         })
       )
-      const status = response.statusCode ?? 0
-      if (status < 200 || status > 299) {
-        response.destroy()
-        return yield* failureForStatus(provider, status)
-      }
+      if (response.status < 200 || response.status > 299) return yield* failureForStatus(provider, response.status)
       const chunker = pcmChunker(request.sampleRate, rate)
-      const audio = Stream.async<Int16Array, SpeechFailed>((emit) => {
-        readReply(response, REPLY_LIMITS.speechAudio, {
-          onPiece: (piece) => emit.chunk(Chunk.unsafeFromArray(chunker.push(piece)))
-        }).then(
-          () => emit.chunk(Chunk.unsafeFromArray(chunker.end())).then(() => emit.end()),
-          (error) =>
-            emit.fail(error instanceof ReplyTooLarge ? tooLarge(provider, error.limit) : unreachable(provider, error))
-        )
-      }, AUDIO_BUFFER_PIECES)
-      return audio.pipe(
+      return boundedReplyStream(response, REPLY_LIMITS.speechAudio).pipe(
+        Stream.mapError((error) =>
+          error instanceof ReplyTooLarge ? tooLarge(provider, error.limit) : unreachable(provider, error)
+        ),
+        Stream.mapConcat((piece) => chunker.push(piece)),
+        Stream.concat(Stream.suspend(() => Stream.fromIterable(chunker.end()))),
         Stream.timeoutFail(
           () => timedOut(provider, "the audio stream stalled", STALL_TIMEOUT_SECONDS),
           Duration.seconds(STALL_TIMEOUT_SECONDS)
