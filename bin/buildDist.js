@@ -25,8 +25,12 @@ const copyIfChanged = (from, to) => {
   fs.renameSync(partial, to)
 }
 
-/** Throws (after tsc has printed why) when the sources do not compile. */
-export const buildDist = () => {
+/**
+ * Throws (after tsc has printed why) when the sources do not compile. `clean` builds from nothing,
+ * so no output of a source since removed is left behind (for the package).
+ */
+export const buildDist = ({ clean = false } = {}) => {
+  if (clean) fs.rmSync(path.join(root, "dist"), { recursive: true, force: true })
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
   execFileSync(process.execPath, [tsc, "--build", buildConfig], { stdio: "inherit" })
   for (const dir of SOURCE_DIRS) {
@@ -40,7 +44,7 @@ export const buildDist = () => {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    buildDist()
+    buildDist({ clean: process.argv.includes("--clean") })
   } catch {
     process.exitCode = 1
   }
