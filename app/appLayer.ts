@@ -4,6 +4,7 @@ import { CampaignsAreaLive } from "../layers/campaigns/mod.ts"
 import { CampaignCallsAreaLive, DialerLive } from "../layers/campaigns/scheduler/mod.ts"
 import { ConversationAreaLive } from "../layers/conversation/mod.ts"
 import { DatabaseLive } from "../layers/database.ts"
+import { MigrationsLive } from "../layers/db/migrate.ts"
 import { ApiKeysLive } from "../layers/identity/apiKeys.ts"
 import { IdentityLive } from "../layers/identity/identity.ts"
 import { MembersLive } from "../layers/identity/members.ts"
@@ -19,13 +20,14 @@ import { RunArtifactsLive } from "../layers/usage/runArtifacts.ts"
 import { UsageReportsLive } from "../layers/usage/usageReports.ts"
 import { VoiceAreaLive } from "../layers/voice/mod.ts"
 import { AgentsLive } from "../layers/workflows/mod.ts"
+import { DatabaseQueue } from "../services/DatabaseQueue.ts"
 import { Identity } from "../services/Identity.ts"
 import { AppConfigLive } from "./config.ts"
 
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
 
-/** Every service over the database, ready for the HTTP layer (or a CLI command) to use. */
-export const ServicesLive = Layer.mergeAll(
+/** Every service, over a migrated database below it. */
+const ServicesOverDatabase = Layer.mergeAll(
   IdentityLive,
   ApiKeysLive,
   MembersLive.pipe(Layer.provide(ApiKeysLive)),
@@ -46,8 +48,20 @@ export const ServicesLive = Layer.mergeAll(
   Layer.provideMerge(OutboundHttpLive),
   Layer.provideMerge(PasswordHashingLive),
   Layer.provideMerge(OperatorAccessLive),
-  Layer.provideMerge(SecretBoxLive),
-  Layer.provideMerge(DatabaseLive)
+  Layer.provideMerge(SecretBoxLive)
+)
+
+/** Every service over the database, ready for the HTTP layer (or a CLI command) to use. */
+export const ServicesLive = ServicesOverDatabase.pipe(Layer.provideMerge(DatabaseLive))
+
+/**
+ * Every service over the SqlClient and PgClient of an application embedding talkgraph (PostgreSQL,
+ * its client made with `pgTypes`); the schema is migrated on it first. Its pool is its own, so
+ * background imports never defer to talkgraph's requests there.
+ */
+export const ServicesOnSqlClient = ServicesOverDatabase.pipe(
+  Layer.provideMerge(MigrationsLive),
+  Layer.provideMerge(Layer.succeed(DatabaseQueue, { contended: Effect.succeed(false) }))
 )
 
 type Listener = Layer.Layer.Success<typeof ListenLive>

@@ -1,6 +1,13 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiSwagger,
+  type HttpApp,
+  HttpMiddleware,
+  type HttpRouter,
+  HttpServer
+} from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { AppConfig } from "../services/AppConfig.ts"
 import { Api } from "./api.ts"
@@ -115,4 +122,20 @@ export const ServeApiLive = HttpApiBuilder.serve(requestTelemetry).pipe(
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,
   HttpMiddleware.withTracerDisabledWhen(() => true)
+)
+
+/** The API as an HttpApp (handlers, docs, error shaping, request telemetry) for another application's router. */
+export class ApiApp extends Context.Tag("talkgraph/ApiApp")<
+  ApiApp,
+  HttpApp.Default<never, HttpRouter.HttpRouter.DefaultServices>
+>() {}
+
+/**
+ * The API for an application embedding talkgraph, which serves it on its own HttpServer, e.g.
+ * `HttpRouter.mountApp("/api", app, { includePrefix: true })` beside its own routes.
+ */
+export const ApiAppLive = Layer.effect(ApiApp, Effect.map(HttpApiBuilder.httpApp, requestTelemetry)).pipe(
+  Layer.provide(DocsLive),
+  Layer.provide(ApiLive),
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
 )

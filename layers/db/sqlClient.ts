@@ -12,8 +12,11 @@ const CONNECT_TIMEOUT_MS = 10_000
 
 const INT8_OID = 20
 
-/** Ids and counters are bigint columns; every value we store fits a JS number exactly. */
-const types = {
+/**
+ * Ids and counters are bigint columns; every value we store fits a JS number exactly. An
+ * application giving talkgraph its own PgClient makes it with these `types`.
+ */
+export const pgTypes = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8_OID
       ? (value: string) => Number(value)
@@ -27,7 +30,7 @@ const types = {
  */
 const clientOf = (pool: pg.Pool, embedded: boolean) =>
   Layer.merge(
-    PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "talkgraph", types }),
+    PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: "talkgraph", types: pgTypes }),
     Layer.succeed(DatabaseQueue, {
       contended: Effect.sync(() => pool.waitingCount > 0 || (embedded && pool.totalCount > pool.idleCount))
     })
@@ -51,7 +54,7 @@ export const SqlClientLive = Layer.unwrapScoped(
             max: 20,
             connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
             application_name: "talkgraph",
-            types
+            types: pgTypes
           })
           pool.on("error", () => undefined)
           return pool
@@ -86,7 +89,7 @@ export const SqlClientLive = Layer.unwrapScoped(
           // parameters. PGlite runs one statement at a time anyway, so queuing here costs nothing.
           max: 1,
           application_name: "talkgraph",
-          types
+          types: pgTypes
         })
         // An idle connection's failure surfaces on its next query; unheard, the pool's event would end the process.
         pool.on("error", () => undefined)
