@@ -1,6 +1,5 @@
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { buildConsoleIfStale } from "../web/tooling/buildIfStale.ts"
 import { hasChromium, launchChromium, screenshot, screenshotDir, seriousViolations } from "./support/browser.ts"
 import { client } from "./support/client.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
@@ -24,7 +23,6 @@ const checkPage = async (name: string) => {
 
 describe.skipIf(!hasChromium)("the console in Chromium", () => {
   beforeAll(async () => {
-    await buildConsoleIfStale()
     llm = await startScriptedLlm()
     server = await startServer()
     const api = client(server.url)

@@ -137,8 +137,8 @@ describe("the editor's graph ↔ definition conversion", () => {
       { kind: "workflow", id: null, field: null, message: "needs a start" }
     ])
     expect(placed.nodes.find((node) => node.id === "ask")?.data.problems).toEqual(["prompt: must not be empty"])
-    expect(placed.nodes.find((node) => node.id === "start")?.data.problems).toEqual([])
-    expect(placed.edges.find((edge) => edge.id === "ask-end")?.data.problems).toEqual(["leads nowhere"])
+    expect(placed.nodes.find((node) => node.id === "start")).toBe(graph.nodes[0])
+    expect(placed.edges.find((edge) => edge.id === "ask-end")?.data?.problems).toEqual(["leads nowhere"])
   })
 
   it("starts each added node type with the fields to fill in", () => {

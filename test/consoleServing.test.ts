@@ -2,14 +2,12 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { consoleBuildDir } from "../http/consoleBuildDir.ts"
-import { buildConsoleIfStale } from "../web/tooling/buildIfStale.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
 let server: RunningServer
 let asset: string
 
 beforeAll(async () => {
-  await buildConsoleIfStale()
   const assets = await fs.readdir(path.join(consoleBuildDir(), "assets"))
   asset = assets.find((name) => name.endsWith(".js"))!
   server = await startServer()

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useSyncExternalStore } from "react"
+import { prefetchAgent } from "./agentPrefetch.ts"
 import { api } from "./api/client.ts"
 import { AgentsPage } from "./pages/AgentsPage.tsx"
 import { NewAgentPage } from "./pages/NewAgentPage.tsx"
@@ -11,7 +12,8 @@ import { Link, match, useLocation } from "./router.tsx"
 import { session } from "./session.ts"
 
 /** The graph editor (and React Flow with it) loads only when an agent is opened. */
-const EditorPage = lazy(() => import("./editor/EditorPage.tsx"))
+const loadEditor = () => import("./editor/EditorPage.tsx")
+const EditorPage = lazy(loadEditor)
 
 const useSession = () => useSyncExternalStore(session.subscribe, session.current)
 
@@ -22,10 +24,13 @@ const sections = [
 ]
 
 const Page = ({ pathname }: { readonly pathname: string }) => {
-  if (pathname === "/" || pathname === "/agents") return <AgentsPage />
+  if (pathname === "/" || pathname === "/agents") return <AgentsPage onShown={loadEditor} />
   if (pathname === "/agents/new") return <NewAgentPage />
   const agent = match("/agents/:id", pathname)
-  if (agent) return <EditorPage key={agent.id} agentId={Number(agent.id)} />
+  if (agent) {
+    prefetchAgent(Number(agent.id))
+    return <EditorPage key={agent.id} agentId={Number(agent.id)} />
+  }
   if (pathname === "/runs") return <RunsPage />
   const run = match("/runs/:id", pathname)
   if (run) return <RunPage key={run.id} runId={Number(run.id)} />

@@ -1,3 +1,3 @@
 import { buildConsoleIfStale } from "./buildIfStale.ts"
 
-await buildConsoleIfStale()
+buildConsoleIfStale()

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -23,12 +24,17 @@ export const consoleBuildIsStale = () => {
 }
 
 /** Builds the console when its sources changed since the last build: `npm start` never serves a stale one. */
-export const buildConsoleIfStale = async () => {
+export const buildConsoleIfStale = () => {
   if (!consoleBuildIsStale()) return
-  const vite = await import("vite").catch(() => undefined)
-  if (!vite) {
+  const vite = path.join(web, "..", "node_modules", "vite", "bin", "vite.js")
+  if (!fs.existsSync(vite)) {
     if (fs.existsSync(builtIndex)) return
     throw new Error("The console is not built and vite is not installed: run `npm install` and `npm run build:web`.")
   }
-  await vite.build({ configFile: path.join(web, "vite.config.ts"), logLevel: "warn" })
+  // A process of its own: a production build whatever NODE_ENV the caller runs with (vitest sets
+  // "test", which would bundle React's development build).
+  execFileSync(process.execPath, [vite, "build", "--config", path.join(web, "vite.config.ts"), "--logLevel", "warn"], {
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: "inherit"
+  })
 }

@@ -14,6 +14,7 @@ import "@xyflow/react/dist/style.css"
 import { type ChangeEvent, useCallback, useEffect, useMemo, useRef, useState } from "react"
 import type { NodeType } from "../../../src/graph/definition.ts"
 import { download, exportedAgent, importedAgent, type JsonObject } from "../agentFile.ts"
+import { loadAgent } from "../agentPrefetch.ts"
 import { api, type Schemas } from "../api/client.ts"
 import { ApiProblem, messageOf, ok } from "../api/problems.ts"
 import { navigate } from "../router.tsx"
@@ -45,14 +46,14 @@ const nodeTypes = {
 }
 const addable: ReadonlyArray<NodeType> = ["startCall", "agentNode", "endCall", "globalNode"]
 
+/** How many nodes the first view of a big graph shows. */
+const OPENING_NODES = 30
+
 const newId = (prefix: string) => `${prefix}-${crypto.randomUUID().slice(0, 8)}`
 
 /** The graph editor for one agent, with its versions and a chat to try it. */
 const EditorPage = ({ agentId }: { readonly agentId: number }) => {
-  const [loaded] = useLoad(
-    () => ok(api.GET("/api/v1/workflow/fetch/{workflow_id}", { params: { path: { workflow_id: agentId } } })),
-    [agentId]
-  )
+  const [loaded] = useLoad(() => loadAgent(agentId), [agentId])
   if (loaded.state === "loading") return <p role="status">Loading the agent…</p>
   if (loaded.state === "failed") return <p className="problem" role="alert">{loaded.message}</p>
   return <Editor initial={loaded.value} />
@@ -71,6 +72,16 @@ const Editor = ({ initial }: { readonly initial: Workflow }) => {
   const [busy, setBusy] = useState(false)
   const [activeNode, setActiveNode] = useState<string>()
   const [showVersions, setShowVersions] = useState(false)
+
+  // A big graph opens on its first nodes at a readable size rather than shrunk to fit: only what is
+  // on screen is drawn, so it is interactive at once; the minimap and zoom reach the rest.
+  const openingView = useMemo(
+    () =>
+      start.nodes.length > OPENING_NODES
+        ? { nodes: start.nodes.slice(0, OPENING_NODES).map((node) => ({ id: node.id })), maxZoom: 1 }
+        : { maxZoom: 1 },
+    [start]
+  )
 
   const graph = (): EditorGraph => ({ nodes, edges, extra: extra.current })
 
@@ -298,6 +309,7 @@ const Editor = ({ initial }: { readonly initial: Workflow }) => {
             onConnect={onConnect}
             deleteKeyCode={["Backspace", "Delete"]}
             fitView
+            fitViewOptions={openingView}
             minZoom={0.1}
             onlyRenderVisibleElements
           >

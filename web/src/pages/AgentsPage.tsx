@@ -1,4 +1,4 @@
-import { type ChangeEvent, useMemo, useState } from "react"
+import { type ChangeEvent, useEffect, useMemo, useState } from "react"
 import { importedAgent } from "../agentFile.ts"
 import { api } from "../api/client.ts"
 import { messageOf, ok } from "../api/problems.ts"
@@ -8,7 +8,11 @@ import { useLoad } from "../useLoad.ts"
 type StatusFilter = "active" | "archived" | "active,archived"
 
 /** The organization's agents: search, filter by status, archive and unarchive, create or import. */
-export const AgentsPage = () => {
+export const AgentsPage = ({ onShown }: { readonly onShown?: () => void }) => {
+  // Most visits go on to an agent: the editor's code is fetched while the list is read.
+  useEffect(() => {
+    onShown?.()
+  }, [onShown])
   const [status, setStatus] = useState<StatusFilter>("active")
   const [search, setSearch] = useState("")
   const [problem, setProblem] = useState<string>()
