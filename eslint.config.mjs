@@ -16,7 +16,7 @@ const dependencyZones = [
 ].map((zone) => ({ ...zone, message: "Imports run app → http | layers → services → src (docs/architecture.md)." }))
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "dist/**", "**/*.d.mts"] },
+  { ignores: ["node_modules/**", "dist/**", "**/*.d.mts", "web/dist/**", "web/src/api/schema.ts"] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   ...effectEslint.configs.dprint,
@@ -55,6 +55,26 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "off",
       "@typescript-eslint/no-namespace": "off",
       "@typescript-eslint/no-empty-object-type": "off"
+    }
+  },
+  {
+    // The console runs in the browser: its globals, not Node's.
+    files: ["web/src/**/*.{ts,tsx}"],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          "Blob",
+          "TextDecoder",
+          "URL",
+          "crypto",
+          "document",
+          "fetch",
+          "history",
+          "localStorage",
+          "location",
+          "window"
+        ].map((name) => [name, "readonly"])
+      )
     }
   }
 )

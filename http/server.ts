@@ -11,6 +11,7 @@ import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { AppConfig } from "../services/AppConfig.ts"
 import { Api } from "./api.ts"
+import { ConsoleRoutes } from "./consoleRoutes.ts"
 import { ErrorShapeLive } from "./errorShape.ts"
 import { describeListenFailure, ListenFailed } from "./listenFailure.ts"
 import { requestTelemetry } from "./requestTelemetry.ts"
@@ -57,7 +58,8 @@ const HandlersLive = Layer.mergeAll(
   VoiceCallsHandlers,
   VoiceMediaRoutes,
   OperatorRoutes,
-  ArtifactsHandlers
+  ArtifactsHandlers,
+  ConsoleRoutes
 )
 
 /** The API with its handlers, auth, error shaping and docs: everything but the socket. */

@@ -1,0 +1,81 @@
+import { lazy, Suspense, useSyncExternalStore } from "react"
+import { prefetchAgent } from "./agentPrefetch.ts"
+import { api } from "./api/client.ts"
+import { AgentsPage } from "./pages/AgentsPage.tsx"
+import { NewAgentPage } from "./pages/NewAgentPage.tsx"
+import { NotFoundPage } from "./pages/NotFoundPage.tsx"
+import { RunPage } from "./pages/RunPage.tsx"
+import { RunsPage } from "./pages/RunsPage.tsx"
+import { SignInPage } from "./pages/SignInPage.tsx"
+import { UsagePage } from "./pages/UsagePage.tsx"
+import { Link, match, useLocation } from "./router.tsx"
+import { session } from "./session.ts"
+
+/** The graph editor (and React Flow with it) loads only when an agent is opened. */
+const loadEditor = () => import("./editor/EditorPage.tsx")
+const EditorPage = lazy(loadEditor)
+
+const useSession = () => useSyncExternalStore(session.subscribe, session.current)
+
+const sections = [
+  { href: "/agents", label: "Agents" },
+  { href: "/runs", label: "Conversations" },
+  { href: "/usage", label: "Usage" }
+]
+
+const Page = ({ pathname }: { readonly pathname: string }) => {
+  if (pathname === "/" || pathname === "/agents") return <AgentsPage onShown={loadEditor} />
+  if (pathname === "/agents/new") return <NewAgentPage />
+  const agent = match("/agents/:id", pathname)
+  if (agent) {
+    prefetchAgent(Number(agent.id))
+    return <EditorPage key={agent.id} agentId={Number(agent.id)} />
+  }
+  if (pathname === "/runs") return <RunsPage />
+  const run = match("/runs/:id", pathname)
+  if (run) return <RunPage key={run.id} runId={Number(run.id)} />
+  if (pathname === "/usage") return <UsagePage />
+  return <NotFoundPage />
+}
+
+const signOut = async () => {
+  await api.POST("/api/v1/auth/logout").catch(() => undefined)
+  session.end("signed-out")
+}
+
+export const App = () => {
+  const signedIn = useSession()
+  const { pathname } = useLocation()
+  if (!signedIn) return <SignInPage />
+  const organization = `Organization ${signedIn.user.organization_id}`
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <Link href="/agents" className="brand">talkgraph</Link>
+        <nav aria-label="Sections">
+          {sections.map((section) => (
+            <Link
+              key={section.href}
+              href={section.href}
+              aria-current={pathname.startsWith(section.href) || (pathname === "/" && section.href === "/agents")
+                ? "page"
+                : undefined}
+            >
+              {section.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="account">
+          <span className="organization" title="Your organization">{organization}</span>
+          <span>{signedIn.user.name || signedIn.user.email}</span>
+          <button type="button" className="secondary" onClick={signOut}>Sign out</button>
+        </div>
+      </header>
+      <main id="main">
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          <Page pathname={pathname} />
+        </Suspense>
+      </main>
+    </div>
+  )
+}

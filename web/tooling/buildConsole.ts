@@ -1,0 +1,3 @@
+import { buildConsoleIfStale } from "./buildIfStale.ts"
+
+buildConsoleIfStale()
