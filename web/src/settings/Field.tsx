@@ -10,13 +10,19 @@ export const Field = (
 ) => {
   const id = useId()
   const described = [hint ? `${id}-hint` : "", problem ? `${id}-problem` : ""].filter(Boolean).join(" ")
+  // The label names the input alone; hint and problem describe it (a label around them would put them in its name).
   return (
-    <label>
-      {label}
-      <input {...input} aria-invalid={problem ? true : undefined} aria-describedby={described || undefined} />
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        {...input}
+        id={id}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={described || undefined}
+      />
       {hint && <span id={`${id}-hint`} className="hint">{hint}</span>}
       {problem && <span id={`${id}-problem`} className="field-problem">{problem}</span>}
-    </label>
+    </div>
   )
 }
 
