@@ -271,6 +271,11 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
   })
 
   it("keeps the other pages usable at tablet width", async () => {
+    llm.enqueue(reply.content("Hello, how can I help?"))
+    const chat = await api.post(`/api/v1/workflow/${agentId}/text-chat/sessions`, {}, { token: adminToken })
+    expect(chat.status).toBe(200)
+    await page.goto(`${server.url}/runs`)
+    await page.locator("main table tbody tr").first().waitFor()
     for (const [name, path] of [["agents", "/agents"], ["conversations", "/runs"], ["usage", "/usage"]] as const) {
       await page.goto(`${server.url}${path}`)
       await page.locator("main h1").first().waitFor()
