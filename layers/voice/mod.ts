@@ -2,7 +2,6 @@ import { Layer } from "effect"
 import { ConversationEngineLive } from "../conversation/conversationEngine.ts"
 import { ConversationStartsLive } from "../conversation/conversationStarts.ts"
 import { LlmChatLive } from "../llm/openaiChat.ts"
-import { ModelChecksLive } from "./modelChecks.ts"
 import { SpeechLive } from "./speech/mod.ts"
 import { VoiceCallsLive } from "./voiceCalls.ts"
 
@@ -11,10 +10,9 @@ import { VoiceCallsLive } from "./voiceCalls.ts"
  * secrets, the agents area (WorkflowRepo, model settings, LLM generator), carriers and their
  * configurations, storage and the recordings library from below. The conversation engine and
  * conversation starts are the same layers the chat area uses, so one application builds each once.
- * The model configuration checks share the calls' LLM and speech clients.
  */
-export const VoiceAreaLive = Layer.merge(VoiceCallsLive, ModelChecksLive).pipe(
+export const VoiceAreaLive = VoiceCallsLive.pipe(
   Layer.provide(
-    Layer.mergeAll(ConversationEngineLive.pipe(Layer.provideMerge(LlmChatLive)), ConversationStartsLive, SpeechLive)
+    Layer.mergeAll(ConversationEngineLive.pipe(Layer.provide(LlmChatLive)), ConversationStartsLive, SpeechLive)
   )
 )

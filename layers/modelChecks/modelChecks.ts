@@ -7,6 +7,9 @@ import { TextToSpeech } from "../../services/TextToSpeech.ts"
 import { monoPcm16Wav } from "../../src/audio/pcmWav.ts"
 import { UpstreamFailed, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
+import { LlmChatLive } from "../llm/openaiChat.ts"
+import { SpeechToTextLive } from "../voice/speech/speechToText.ts"
+import { TextToSpeechLive } from "../voice/speech/textToSpeech.ts"
 
 const SAMPLE_RATE = 16000
 const PROMPT = "Reply with one short sentence saying that you can be reached."
@@ -59,6 +62,10 @@ const flatten = (chunks: Chunk.Chunk<Int16Array>, extraSamples = 0) => {
   return out
 }
 
+/**
+ * The checks, with the same provider clients calls use (the LLM chat stream, streaming STT and
+ * TTS, all through the outbound policy). Needs the model settings and the outbound client below.
+ */
 export const ModelChecksLive = Layer.effect(
   ModelChecks,
   Effect.gen(function*() {
@@ -183,4 +190,4 @@ export const ModelChecksLive = Layer.effect(
 
     return ModelChecks.of({ check })
   })
-)
+).pipe(Layer.provide(Layer.mergeAll(LlmChatLive, SpeechToTextLive, TextToSpeechLive)))
