@@ -116,6 +116,33 @@ describe("testing the organization's model settings", () => {
     )
   })
 
+  it("names the failing STT provider when it refuses the key", async () => {
+    const account = await newAccount(api)
+    await useSpeech(account)
+    await api.put(MODELS, {
+      stt: { provider: "deepgram", model: "nova-3", api_key: "not-the-deepgram-key", base_url: deepgram.url }
+    }, { token: account.token })
+    const failed = await api.post(TEST, { kind: "stt" }, { token: account.token })
+    expect(failed.status).toBe(502)
+    expect(failed.body.detail).toBe(
+      "The speech-to-text provider (deepgram) could not be used; the server log has the details"
+    )
+  })
+
+  it("speaks the STT test phrase with the offline voice when the organization has no TTS", async () => {
+    const account = await newAccount(api)
+    await api.put(MODELS, {
+      stt: { provider: "deepgram", model: "nova-3", api_key: deepgram.apiKey, base_url: deepgram.url }
+    }, { token: account.token })
+    deepgram.script("model-check", ["testing talkgraph one two three"])
+    const before = speech.requests.length
+    const checked = await api.post(TEST, { kind: "stt" }, { token: account.token })
+    expect(checked.status).toBe(200)
+    expect(checked.body.transcript).toBe("testing talkgraph one two three")
+    expect(deepgram.connections.at(-1)!.audioSeconds).toBeGreaterThan(1)
+    expect(speech.requests.length).toBe(before)
+  })
+
   it("answers 422 for a kind with no configuration, and for an unknown kind", async () => {
     const account = await newAccount(api)
     const none = await api.post(TEST, { kind: "stt" }, { token: account.token })

@@ -15,6 +15,10 @@ export const atLeast = (role: Role, minimum: Role) => rank[role] >= rank[minimum
 /** Who is signed in, their organization's name and their role there, read once per session. */
 export const useMe = (): Loaded<Me> => {
   const token = useSyncExternalStore(session.subscribe, () => session.current()?.token)
-  const [me] = useLoad(() => ok(api.GET("/api/v1/auth/me")), [token])
+  // Signed out there is no one to ask about (the sign-in page shows instead).
+  const [me] = useLoad(
+    () => (token ? ok(api.GET("/api/v1/auth/me")) : Promise.reject(new Error("Not signed in"))),
+    [token]
+  )
   return me
 }
