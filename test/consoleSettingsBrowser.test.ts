@@ -160,6 +160,18 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
     })
     expect(numbers.body.phone_numbers).toMatchObject([{ address: "+14155550100", inbound_workflow_id: agentId }])
     await checkPage("telephony")
+
+    // A second configuration, deleted again.
+    await page.getByRole("button", { name: "New configuration" }).click()
+    await page.getByLabel("Name").fill("Spare")
+    await page.getByLabel("Account SID").fill("AC0123456789abcdef0123456789abcdee")
+    await page.getByLabel("Auth token").fill("twilio-secret-token-0002")
+    await page.getByLabel("API base URL (optional)").fill("http://127.0.0.1:9")
+    await page.getByRole("button", { name: "Create" }).click()
+    await page.getByRole("button", { name: "Delete Spare" }).click()
+    await page.getByRole("row", { name: /Spare/ }).waitFor({ state: "detached" })
+    expect((await api.get("/api/v1/organizations/telephony-configs", { token: adminToken })).body.configurations)
+      .toHaveLength(1)
   })
 
   it("uploads, plays, renames and deletes a recording", async () => {
@@ -267,6 +279,7 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
     expect(await asMember.getByRole("button", { name: /^Remove/ }).count()).toBe(0)
     expect(await asMember.getByRole("button", { name: "Leave Ada" }).count()).toBe(1)
     await screenshot(asMember, "settings-members-as-member")
+    expect(await seriousViolations(asMember), "axe violations on the members page of a member").toEqual([])
     await context.close()
   })
 
