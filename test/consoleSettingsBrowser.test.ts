@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sine, wavFile } from "./support/audioClips.ts"
 import { hasChromium, launchChromium, screenshot, seriousViolations } from "./support/browser.ts"
 import { type Client, client } from "./support/client.ts"
+import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer, TEST_ADMIN, uniqueEmail } from "./support/server.ts"
 import { runnableDefinition } from "./support/workflowGraphs.ts"
@@ -13,6 +14,7 @@ if (!hasChromium) {
 
 let server: RunningServer
 let llm: ScriptedLlm
+let speech: FakeSpeechApis
 let browser: Browser
 let page: Page
 let api: Client
@@ -50,6 +52,7 @@ const settingsSection = (name: string) => page.getByRole("navigation", { name: "
 describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
   beforeAll(async () => {
     llm = await startScriptedLlm()
+    speech = await startFakeSpeechApis()
     server = await startServer()
     api = client(server.url)
     adminToken = (await api.post("/api/v1/auth/login", TEST_ADMIN)).body.token
@@ -68,6 +71,7 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
     await browser?.close()
     await server?.close()
     await llm?.close()
+    await speech?.close()
   })
 
   it("shows the organization's name in the top bar and opens Settings from it", async () => {
@@ -114,6 +118,27 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
     await llmForm.getByLabel("Base URL").fill("http://127.0.0.1:9/v1")
     await llmForm.getByText("The stored key is never sent to a different provider or address").waitFor()
     await llmForm.getByLabel("Base URL").fill(llm.baseUrl)
+
+    const ttsForm = page.getByRole("region", { name: "Text to speech" })
+    await ttsForm.getByLabel("Provider").selectOption("elevenlabs")
+    await ttsForm.getByLabel("Base URL").fill(speech.url)
+    await ttsForm.getByLabel("API key").fill(speech.apiKey)
+    await ttsForm.getByLabel("Voice", { exact: true }).fill("test-voice")
+    await ttsForm.getByRole("button", { name: "Save" }).click()
+    await ttsForm.getByText("Saved.").waitFor()
+    await ttsForm.getByRole("button", { name: "Test text to speech" }).click()
+    const clip = ttsForm.getByLabel("The test phrase")
+    await clip.waitFor()
+    const seconds = await clip.evaluate((element: any) =>
+      new Promise<number>((resolve) => {
+        if (element.readyState >= 1) resolve(element.duration)
+        else element.addEventListener("loadedmetadata", () => resolve(element.duration))
+      })
+    )
+    expect(seconds).toBeGreaterThan(0.5)
+    expect(await ttsForm.locator(".check-result").textContent()).toMatch(
+      /Spoken \(elevenlabs, \d+ ms\): [\d.]+ s of audio/
+    )
     await checkPage("models")
   })
 
