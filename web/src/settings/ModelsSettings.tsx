@@ -72,22 +72,28 @@ const CheckOutcome = ({ result }: { readonly result: CheckResult }) => {
   if (result.kind === "llm") {
     return (
       <div className="check-result" role="status">
-        <strong>The model answered</strong> ({where}): <q>{result.reply || "(an empty reply)"}</q>
+        <p>
+          <strong>The model answered</strong> ({where}): <q>{result.reply || "(an empty reply)"}</q>
+        </p>
       </div>
     )
   }
   if (result.kind === "stt") {
     return (
       <div className="check-result" role="status">
-        <strong>Heard</strong> ({where}): <q>{result.transcript || "(nothing)"}</q>
+        <p>
+          <strong>Heard</strong> ({where}): <q>{result.transcript || "(nothing)"}</q>
+        </p>
         <span className="hint">The phrase spoken was “{result.phrase}”.</span>
       </div>
     )
   }
   return (
     <div className="check-result" role="status">
-      <strong>Spoken</strong> ({where}): {seconds(result.audio_duration_ms ?? 0)} of audio,{" "}
-      {Math.round((result.audio_bytes ?? 0) / 1024)} KB
+      <p>
+        <strong>Spoken</strong> ({where}): {seconds(result.audio_duration_ms ?? 0)} of audio,{" "}
+        {Math.round((result.audio_bytes ?? 0) / 1024)} KB
+      </p>
       <audio controls src={`data:audio/wav;base64,${result.audio_wav_base64 ?? ""}`} aria-label="The test phrase" />
     </div>
   )
