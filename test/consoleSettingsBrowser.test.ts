@@ -53,7 +53,8 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
   beforeAll(async () => {
     llm = await startScriptedLlm()
     speech = await startFakeSpeechApis()
-    server = await startServer()
+    // The bootstrapped admin's organization is the one under test: on PostgreSQL it gets a database of its own.
+    server = await startServer({}, { ownDatabase: true })
     api = client(server.url)
     adminToken = (await api.post("/api/v1/auth/login", TEST_ADMIN)).body.token
     const agent = await api.post("/api/v1/workflow/create/definition", {
