@@ -9,6 +9,7 @@ import { ApiKeysLive } from "../layers/identity/apiKeys.ts"
 import { IdentityLive } from "../layers/identity/identity.ts"
 import { MembersLive } from "../layers/identity/members.ts"
 import { PasswordHashingLive } from "../layers/identity/passwordHashing.ts"
+import { ModelChecksLive } from "../layers/modelChecks/modelChecks.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
 import { OperatorAccessLive, OperatorEndpointLive } from "../layers/operator/operatorAccess.ts"
 import { OutboundHttpLive } from "../layers/outbound/outboundHttp.ts"
@@ -34,6 +35,7 @@ const ServicesOverDatabase = Layer.mergeAll(
   UsageReportsLive,
   RunArtifactsLive.pipe(Layer.provide(StorageLive)),
   AgentsLive,
+  ModelChecksLive.pipe(Layer.provide(AgentsLive)),
   CampaignsAreaLive,
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   ConversationAreaLive.pipe(Layer.provide(AgentsLive)),

@@ -17,6 +17,12 @@ export interface UserView {
   readonly organization_id: number
 }
 
+/** The caller as `GET /auth/me` shows them: the user, their organization's name and their role in it. */
+export interface MeView extends UserView {
+  readonly organization_name: string
+  readonly role: Role
+}
+
 export interface SessionGrant {
   readonly token: string
   readonly expires_at: Date
@@ -45,7 +51,7 @@ export interface IdentityShape {
   readonly createUser: (
     user: NewUser
   ) => Effect.Effect<UserView, Conflict | NotFound | ValidationFailed | TooManyRequests>
-  readonly me: (principal: Principal) => Effect.Effect<UserView, Unauthenticated>
+  readonly me: (principal: Principal) => Effect.Effect<MeView, Unauthenticated>
   /** A bearer value (session token or API key) or an X-API-Key value to the caller it identifies. */
   readonly authenticate: (
     credential: string,

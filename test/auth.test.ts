@@ -24,7 +24,30 @@ describe("login", () => {
 
     const me = await api.get("/api/v1/auth/me", { token: login.body.token })
     expect(me.status).toBe(200)
-    expect(me.body).toEqual(login.body.user)
+    expect(me.body).toEqual({ ...login.body.user, organization_name: expect.any(String), role: "owner" })
+  })
+
+  it("names the caller's organization and their role in it", async () => {
+    const owner = await newAccount(api, "lovelace")
+    const email = uniqueEmail("ada")
+    const added = await api.post("/api/v1/organizations/members", {
+      email,
+      password: "a first password for Ada",
+      name: "Ada",
+      role: "member"
+    }, { token: owner.token })
+    expect(added.status).toBe(200)
+    const login = await api.post("/api/v1/auth/login", { email, password: "a first password for Ada" })
+
+    const asOwner = await api.get("/api/v1/auth/me", { token: owner.token })
+    const asMember = await api.get("/api/v1/auth/me", { token: login.body.token })
+    expect(asOwner.body).toMatchObject({ organization_name: "lovelace", role: "owner" })
+    expect(asMember.body).toMatchObject({
+      name: "Ada",
+      organization_id: owner.organizationId,
+      organization_name: "lovelace",
+      role: "member"
+    })
   })
 
   it("accepts the email in any letter case", async () => {

@@ -3,6 +3,7 @@ import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Recordings } from "../services/Recordings.ts"
 import { Storage } from "../services/Storage.ts"
+import { decodeWav } from "../src/audio/wav.ts"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { rawMuLaw, silentMp3, sine, wavFile } from "./support/audioClips.ts"
 import { useLlm } from "./support/chatFixtures.ts"
@@ -183,6 +184,28 @@ describe("the recordings library", () => {
         duration_ms: 2000
       }
     ])
+  })
+})
+
+describe("listening to a clip", () => {
+  it("serves the clip as calls play it, a 16 kHz WAV as long as the clip, to its organization only", async () => {
+    const account = await newAccount(api, "listener")
+    await newClip(account, "hold-music")
+    const heard = await fetch(`${server.url}${BASE}/hold-music/audio`, {
+      headers: { authorization: `Bearer ${account.token}` }
+    })
+    expect(heard.status).toBe(200)
+    expect(heard.headers.get("content-type")).toBe("audio/wav")
+    const wav = decodeWav(new Uint8Array(await heard.arrayBuffer()))
+    expect(wav.sampleRate).toBe(16000)
+    expect(wav.samples.length / 16000).toBeCloseTo(1, 1)
+    expect(Math.max(...wav.samples.subarray(0, 1600))).toBeGreaterThan(0.4)
+
+    const stranger = await newAccount(api, "stranger")
+    const elsewhere = await api.get(`${BASE}/hold-music/audio`, { token: stranger.token })
+    expect(elsewhere.status).toBe(404)
+    const reader = await newApiKey(api, account, ["usage:read"])
+    expect((await api.get(`${BASE}/hold-music/audio`, { apiKey: reader })).status).toBe(403)
   })
 })
 

@@ -149,11 +149,17 @@ export const IdentityLive = Layer.effect(
     }, Effect.catchTag("SqlError", Effect.die))
 
     const me = Effect.fn("Identity.me")(function*(principal: Principal) {
-      const rows = yield* sql<{ id: number; email: string; name: string }>`
-        SELECT id, email, name FROM users WHERE id = ${principal.userId}`
+      const rows = yield* sql<{ id: number; email: string; name: string; organization_name: string }>`
+        SELECT u.id, u.email, u.name, o.name AS organization_name
+        FROM users u, organizations o
+        WHERE u.id = ${principal.userId} AND o.id = ${principal.organizationId}`
       const user = rows[0]
       if (!user) return yield* new Unauthenticated({ message: "This account no longer exists" })
-      return userView(user, principal.organizationId)
+      return {
+        ...userView(user, principal.organizationId),
+        organization_name: user.organization_name,
+        role: principal.role
+      }
     }, Effect.catchTag("SqlError", Effect.die))
 
     const touchApiKey = (id: number, now: number) => {

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useSyncExternalStore } from "react"
 import { prefetchAgent } from "./agentPrefetch.ts"
 import { api } from "./api/client.ts"
+import { type Me, useMe } from "./me.ts"
 import { AgentsPage } from "./pages/AgentsPage.tsx"
 import { NewAgentPage } from "./pages/NewAgentPage.tsx"
 import { NotFoundPage } from "./pages/NotFoundPage.tsx"
@@ -10,20 +11,23 @@ import { SignInPage } from "./pages/SignInPage.tsx"
 import { UsagePage } from "./pages/UsagePage.tsx"
 import { Link, match, useLocation } from "./router.tsx"
 import { session } from "./session.ts"
+import type { Loaded } from "./useLoad.ts"
 
 /** The graph editor (and React Flow with it) loads only when an agent is opened. */
 const loadEditor = () => import("./editor/EditorPage.tsx")
 const EditorPage = lazy(loadEditor)
+const SettingsPage = lazy(() => import("./settings/SettingsPage.tsx"))
 
 const useSession = () => useSyncExternalStore(session.subscribe, session.current)
 
 const sections = [
   { href: "/agents", label: "Agents" },
   { href: "/runs", label: "Conversations" },
-  { href: "/usage", label: "Usage" }
+  { href: "/usage", label: "Usage" },
+  { href: "/settings", label: "Settings" }
 ]
 
-const Page = ({ pathname }: { readonly pathname: string }) => {
+const Page = ({ pathname, me }: { readonly pathname: string; readonly me: Loaded<Me> }) => {
   if (pathname === "/" || pathname === "/agents") return <AgentsPage onShown={loadEditor} />
   if (pathname === "/agents/new") return <NewAgentPage />
   const agent = match("/agents/:id", pathname)
@@ -35,6 +39,7 @@ const Page = ({ pathname }: { readonly pathname: string }) => {
   const run = match("/runs/:id", pathname)
   if (run) return <RunPage key={run.id} runId={Number(run.id)} />
   if (pathname === "/usage") return <UsagePage />
+  if (pathname === "/settings" || pathname.startsWith("/settings/")) return <SettingsPage pathname={pathname} me={me} />
   return <NotFoundPage />
 }
 
@@ -46,8 +51,9 @@ const signOut = async () => {
 export const App = () => {
   const signedIn = useSession()
   const { pathname } = useLocation()
+  const me = useMe()
   if (!signedIn) return <SignInPage />
-  const organization = `Organization ${signedIn.user.organization_id}`
+  const organization = me.state === "ready" ? me.value.organization_name : `#${signedIn.user.organization_id}`
   return (
     <div className="shell">
       <header className="topbar">
@@ -66,14 +72,16 @@ export const App = () => {
           ))}
         </nav>
         <div className="account">
-          <span className="organization" title="Your organization">{organization}</span>
+          <span className="organization">
+            <span className="visually-hidden">Organization:</span> {organization}
+          </span>
           <span>{signedIn.user.name || signedIn.user.email}</span>
           <button type="button" className="secondary" onClick={signOut}>Sign out</button>
         </div>
       </header>
       <main id="main">
         <Suspense fallback={<p role="status">Loading…</p>}>
-          <Page pathname={pathname} />
+          <Page pathname={pathname} me={me} />
         </Suspense>
       </main>
     </div>

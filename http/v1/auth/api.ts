@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { Role } from "../../../src/domain/roles.ts"
 import { EmptyObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 import { NewEmail, NewPassword } from "../../../src/identity/credentials.ts"
 import {
@@ -29,6 +30,12 @@ export const UserResponse = Schema.Struct({
   name: Schema.String,
   organization_id: Schema.Int
 }).annotations({ identifier: "UserResponse" })
+
+export const MeResponse = Schema.Struct({
+  ...UserResponse.fields,
+  organization_name: Schema.String,
+  role: Role.annotations({ description: "Your role in the organization, which decides what you may change" })
+}).annotations({ identifier: "MeResponse" })
 
 export const LoginResponse = Schema.Struct({
   token: Schema.String,
@@ -80,9 +87,9 @@ export const AuthApi = HttpApiGroup.make("auth")
       .annotate(OpenApi.Summary, "Current user")
       .annotate(
         OpenApi.Description,
-        "The user and organization behind this request's credential (session token or API key)."
+        "The user and organization behind this request's credential (session token or API key), the organization's name and the user's role in it."
       )
-      .addSuccess(UserResponse)
+      .addSuccess(MeResponse)
       .middleware(V1Auth)
   )
   .prefix("/api/v1/auth")

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import { baseUrlProblem } from "../../../src/outbound/baseUrls.ts"
-import { HttpForbidden, HttpValidationFailed } from "../../errors.ts"
+import { HttpForbidden, HttpUpstreamFailed, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 
@@ -65,6 +65,25 @@ export const ModelConfigurationsResponse = Schema.Struct({
   updated_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "ModelConfigurationsResponse" })
 
+export const ModelCheckRequest = bodySchema("ModelCheck", {
+  kind: Schema.Literal("llm", "stt", "tts")
+})
+
+export const ModelCheckResponse = Schema.Struct({
+  kind: Schema.Literal("llm", "stt", "tts"),
+  provider: Schema.String,
+  model: Schema.NullOr(Schema.String),
+  latency_ms: Schema.Int.annotations({ description: "From the request to the provider's whole answer" }),
+  reply: Schema.optional(Schema.String).annotations({ description: "LLM: the model's answer to a short prompt" }),
+  phrase: Schema.optional(Schema.String).annotations({ description: "STT and TTS: the test phrase" }),
+  transcript: Schema.optional(Schema.String).annotations({ description: "STT: what the provider heard" }),
+  audio_wav_base64: Schema.optional(Schema.String).annotations({
+    description: "TTS: the phrase as spoken, a mono 16 kHz PCM16 WAV file"
+  }),
+  audio_bytes: Schema.optional(Schema.Int),
+  audio_duration_ms: Schema.optional(Schema.Int)
+}).annotations({ identifier: "ModelCheckResponse" })
+
 export const ModelConfigurationsApi = HttpApiGroup.make("modelConfigurations")
   .annotate(
     OpenApi.Description,
@@ -86,6 +105,18 @@ export const ModelConfigurationsApi = HttpApiGroup.make("modelConfigurations")
       .setPayload(ModelConfigurationsRequest)
       .addSuccess(ModelConfigurationsResponse)
       .addError(HttpValidationFailed)
+  )
+  .add(
+    HttpApiEndpoint.post("test", "/test")
+      .annotate(OpenApi.Summary, "Test a model setting")
+      .annotate(
+        OpenApi.Description,
+        "Makes one real request with the saved LLM, STT or TTS settings and answers with the result: the LLM's reply, the TTS's audio, or what the STT heard of a phrase spoken by the organization's TTS (the offline voice when there is none). 422 when nothing is configured for that kind; 502 names the provider that failed, never how (the server log has the details). Needs an admin, as changing the settings does."
+      )
+      .setPayload(ModelCheckRequest)
+      .addSuccess(ModelCheckResponse)
+      .addError(HttpValidationFailed)
+      .addError(HttpUpstreamFailed)
   )
   .addError(HttpForbidden)
   .middleware(V1Auth)

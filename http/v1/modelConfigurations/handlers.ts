@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { ModelChecks } from "../../../services/ModelChecks.ts"
 import { ModelSettings } from "../../../services/ModelSettings.ts"
 import { Api } from "../../api.ts"
 import { requireRole, requireScope } from "../../security.ts"
@@ -10,6 +11,7 @@ export const ModelConfigurationsHandlers = HttpApiBuilder.group(
   (handlers) =>
     Effect.gen(function*() {
       const settings = yield* ModelSettings
+      const checks = yield* ModelChecks
       return handlers
         .handle("get", () => Effect.flatMap(requireScope("agents:read"), settings.get))
         .handle(
@@ -17,6 +19,12 @@ export const ModelConfigurationsHandlers = HttpApiBuilder.group(
           ({ payload }) =>
             Effect.flatMap(Effect.zipRight(requireScope("agents:write"), requireRole("admin")), (principal) =>
               settings.put(principal, payload))
+        )
+        .handle(
+          "test",
+          ({ payload }) =>
+            Effect.flatMap(Effect.zipRight(requireScope("agents:write"), requireRole("admin")), (principal) =>
+              checks.check(principal, payload.kind))
         )
     })
 )

@@ -1,8 +1,15 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import { RECORDING_ID, RECORDING_ID_RULE } from "../../../src/recordings/recordingIds.ts"
-import { HttpConflict, HttpForbidden, HttpNotFound, HttpPayloadTooLarge, HttpValidationFailed } from "../../errors.ts"
+import {
+  HttpConflict,
+  HttpForbidden,
+  HttpNotFound,
+  HttpPayloadTooLarge,
+  HttpUpstreamFailed,
+  HttpValidationFailed
+} from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 
@@ -120,6 +127,18 @@ export const RecordingsApi = HttpApiGroup.make("recordings")
       .annotate(OpenApi.Description, "The organization's clips, optionally only those of one workflow.")
       .setUrlParams(RecordingListQuery)
       .addSuccess(RecordingListResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("audio", "/:id/audio")
+      .annotate(OpenApi.Summary, "Listen to a recording")
+      .annotate(
+        OpenApi.Description,
+        "The clip as calls play it (16 kHz mono PCM16), in a WAV file; addressed by `recording_id`."
+      )
+      .setPath(RecordingPath)
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "audio/wav" }).annotations({ description: "audio/wav" }))
+      .addError(HttpNotFound)
+      .addError(HttpUpstreamFailed)
   )
   .add(
     HttpApiEndpoint.patch("update", "/:id")

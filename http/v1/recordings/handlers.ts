@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Recordings } from "../../../services/Recordings.ts"
+import { monoPcm16Wav } from "../../../src/audio/pcmWav.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
 
@@ -30,6 +31,13 @@ export const RecordingsHandlers = HttpApiBuilder.group(Api, "recordings", (handl
         Effect.flatMap(read, (principal) =>
           recordings.list(principal, { workflowId: urlParams.workflow_id })).pipe(
             Effect.map((list) => ({ recordings: list, total: list.length }))
+          ))
+      .handle("audio", ({ path }) =>
+        Effect.flatMap(read, (principal) =>
+          recordings.playback(principal.organizationId, path.id, "pcm_16k")).pipe(
+            Effect.map((pcm) =>
+              monoPcm16Wav([new Int16Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.byteLength / 2))], 16000)
+            )
           ))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(write, (principal) =>

@@ -90,7 +90,7 @@ export type paths = {
         };
         /**
          * Current user
-         * @description The user and organization behind this request's credential (session token or API key).
+         * @description The user and organization behind this request's credential (session token or API key), the organization's name and the user's role in it.
          */
         get: operations["auth.me"];
         put?: never;
@@ -511,6 +511,26 @@ export type paths = {
          */
         put: operations["modelConfigurations.put"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/model-configurations/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a model setting
+         * @description Makes one real request with the saved LLM, STT or TTS settings and answers with the result: the LLM's reply, the TTS's audio, or what the STT heard of a phrase spoken by the organization's TTS (the offline voice when there is none). 422 when nothing is configured for that kind; 502 names the provider that failed, never how (the server log has the details). Needs an admin, as changing the settings does.
+         */
+        post: operations["modelConfigurations.test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1153,6 +1173,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workflow-recordings/{id}/audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Listen to a recording
+         * @description The clip as calls play it (16 kHz mono PCM16), in a WAV file; addressed by `recording_id`.
+         */
+        get: operations["recordings.audio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workflow-recordings/{id}": {
         parameters: {
             query?: never;
@@ -1274,6 +1314,18 @@ export type components = {
              * @description a string at most 200 character(s) long
              */
             name?: string;
+        };
+        MeResponse: {
+            id: components["schemas"]["Int"];
+            email: string;
+            name: string;
+            organization_id: components["schemas"]["Int"];
+            organization_name: string;
+            /**
+             * @description Your role in the organization, which decides what you may change
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member";
         };
         CreateApiKeyRequest: {
             /**
@@ -1570,6 +1622,31 @@ export type components = {
                 voice?: string | null;
                 language?: string | null;
             };
+        };
+        ModelCheckRequest: {
+            /** @enum {string} */
+            kind: "llm" | "stt" | "tts";
+        };
+        ModelCheckResponse: {
+            /** @enum {string} */
+            kind: "llm" | "stt" | "tts";
+            provider: string;
+            model: string | null;
+            /**
+             * int
+             * @description From the request to the provider's whole answer
+             */
+            latency_ms: number;
+            /** @description LLM: the model's answer to a short prompt */
+            reply?: string;
+            /** @description STT and TTS: the test phrase */
+            phrase?: string;
+            /** @description STT: what the provider heard */
+            transcript?: string;
+            /** @description TTS: the phrase as spoken, a mono 16 kHz PCM16 WAV file */
+            audio_wav_base64?: string;
+            audio_bytes?: components["schemas"]["Int"];
+            audio_duration_ms?: components["schemas"]["Int"];
         };
         V2_Agent: {
             id: components["schemas"]["Int"];
@@ -2439,13 +2516,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description UserResponse */
+            /** @description MeResponse */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserResponse"];
+                    "application/json": components["schemas"]["MeResponse"];
                 };
             };
             /** @description Unauthenticated */
@@ -3822,6 +3899,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "modelConfigurations.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description ModelCheckResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelCheckResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description UpstreamFailed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
@@ -6342,6 +6479,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "recordings.audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a string matching the pattern ^[A-Za-z0-9_-]{1,64}$ */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description audio/wav */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/wav": string;
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description UpstreamFailed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };
