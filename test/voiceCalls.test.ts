@@ -338,6 +338,9 @@ describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
       expect(events.filter((event) => event.event === "tool_call")).toEqual([
         { event: "tool_call", name: "interested", from_node_id: "start", edge_id: "e1", to_node_id: "qualify" }
       ])
+      // Told in the order it happened: the caller's words, the edge taken answering them, the agent's reply.
+      const order = events.filter((event) => event.event !== "node").map((event) => event.role ?? event.event)
+      expect(order.slice(0, 4)).toEqual(["assistant", "user", "tool_call", "assistant"])
       expect(events.at(-1)).toEqual({ event: "node", node_id: "qualify" })
 
       // The reply the caller spoke over is told at the barge-in, cut to what was heard.

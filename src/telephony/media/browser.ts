@@ -1,3 +1,4 @@
+import type { TranscriptTurn } from "../../conversation/transcript.ts"
 import {
   jsonObject,
   linear16FromPcm,
@@ -38,6 +39,18 @@ import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
  *                                                 then after each recorded step
  */
 const PACKET_SAMPLES = 320
+
+const transcriptMessage = (turn: TranscriptTurn) =>
+  JSON.stringify({
+    event: "transcript",
+    role: turn.role,
+    text: turn.text,
+    node_id: turn.node_id,
+    interrupted: turn.interrupted === true,
+    latency_ms: turn.latency_ms,
+    start_ms: turn.start_ms,
+    end_ms: turn.end_ms
+  })
 
 export const browserMediaProtocol = (): MediaProtocol => {
   const framer = packetFramer(PACKET_SAMPLES)
@@ -80,21 +93,15 @@ export const browserMediaProtocol = (): MediaProtocol => {
       framer.drop()
       return [JSON.stringify({ event: "clear" })]
     },
-    progress: ({ nodeId, toolCalls, turns }) => [
-      ...turns.map((turn) =>
-        JSON.stringify({
-          event: "transcript",
-          role: turn.role,
-          text: turn.text,
-          node_id: turn.node_id,
-          interrupted: turn.interrupted === true,
-          latency_ms: turn.latency_ms,
-          start_ms: turn.start_ms,
-          end_ms: turn.end_ms
-        })
-      ),
-      ...toolCalls.map((call) => JSON.stringify({ event: "tool_call", ...call })),
-      JSON.stringify({ event: "node", node_id: nodeId })
-    ]
+    progress: ({ nodeId, toolCalls, turns }) => {
+      // The tools were called answering the caller: told after their words, before the agent's.
+      const answered = turns.map((turn) => turn.role).lastIndexOf("user") + 1
+      return [
+        ...turns.slice(0, answered).map(transcriptMessage),
+        ...toolCalls.map((call) => JSON.stringify({ event: "tool_call", ...call })),
+        ...turns.slice(answered).map(transcriptMessage),
+        JSON.stringify({ event: "node", node_id: nodeId })
+      ]
+    }
   }
 }

@@ -1,0 +1,168 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { Browser, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { TestAccount } from "./support/accounts.ts"
+import { wavFile } from "./support/audioClips.ts"
+import { hasChromium, launchChromium, screenshot, seriousViolations } from "./support/browser.ts"
+import { createWorkflow } from "./support/chatFixtures.ts"
+import { client } from "./support/client.ts"
+import { eventually } from "./support/dialerFixtures.ts"
+import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
+import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
+import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
+import { type RunningServer, startServer, TEST_ADMIN } from "./support/server.ts"
+import { speak } from "./support/speechAudio.ts"
+import { useVoiceModels, voiceDefinition } from "./support/voiceFixtures.ts"
+
+if (!hasChromium) {
+  console.warn("Skipping the console's call test: no Chromium at /usr/bin/chromium (apt-get install -y chromium).")
+}
+
+const CALLER_LINE = "Yes, I am interested."
+const ANSWER = "Great. What budget do you have in mind?"
+/** Silence before the caller speaks: the greeting plays first. */
+const LEAD_SECONDS = 6
+
+let server: RunningServer
+let llm: ScriptedLlm
+let deepgram: FakeDeepgram
+let speech: FakeSpeechApis
+let browser: Browser
+let page: Page
+let workflowId: number
+let workDir: string
+let adminToken: string
+
+/**
+ * The caller: eSpeak's words after a few seconds of silence, as the WAV Chromium's fake microphone
+ * plays once (`%noloop`) from the moment the page opens it.
+ */
+const callerWav = async () => {
+  const rate = 16000
+  const words = await speak(CALLER_LINE, rate)
+  const samples = new Float32Array(rate * LEAD_SECONDS + words.length + rate * 8)
+  samples.set(Float32Array.from(words, (sample) => sample / 32768), rate * LEAD_SECONDS)
+  const file = path.join(workDir, "caller.wav")
+  fs.writeFileSync(file, wavFile(samples, rate))
+  return file
+}
+
+describe.skipIf(!hasChromium)("a voice call from the console's editor, in Chromium", () => {
+  beforeAll(async () => {
+    workDir = fs.mkdtempSync(path.join(os.tmpdir(), "talkgraph-call-"))
+    ;[llm, deepgram, speech] = await Promise.all([startScriptedLlm(), startFakeDeepgram(), startFakeSpeechApis()])
+    server = await startServer()
+    const api = client(server.url)
+    const login = await api.post("/api/v1/auth/login", TEST_ADMIN)
+    expect(login.status).toBe(200)
+    adminToken = login.body.token
+    const admin = { token: adminToken } as TestAccount
+    await useVoiceModels(api, admin, { llmUrl: llm.baseUrl, deepgram, tts: speech })
+    // Laid out top to bottom, so the lit node is seen in the screenshots.
+    const definition = voiceDefinition()
+    workflowId = await createWorkflow(api, server, admin, {
+      ...definition,
+      nodes: definition.nodes.map((node, index) => ({ ...node, position: { x: 0, y: index * 160 } }))
+    })
+    browser = await launchChromium([
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      `--use-file-for-fake-audio-capture=${await callerWav()}%noloop`,
+      "--autoplay-policy=no-user-gesture-required"
+    ])
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    page.setDefaultTimeout(20_000)
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+    await Promise.all([llm?.close(), deepgram?.close(), speech?.close()])
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true })
+  })
+
+  it(
+    "calls the agent: greeting, the caller's words, the answer with its latency, the node lit, then hang-up",
+    async () => {
+      await page.goto(`${server.url}/`)
+      await page.getByLabel("Email").fill(TEST_ADMIN.email)
+      await page.getByLabel("Password").fill(TEST_ADMIN.password)
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("heading", { name: "Agents" }).waitFor()
+      await page.goto(`${server.url}/agents/${workflowId}`)
+      await page.locator(".react-flow__node").first().waitFor()
+
+      await page.getByRole("button", { name: "Call", exact: true }).click()
+      await expect(page.getByText("Use headphones").isVisible()).resolves.toBe(true)
+      llm.enqueue(reply.toolCalls([{ name: "interested", arguments: {} }]), reply.content(ANSWER))
+      const started = page.waitForResponse((response) =>
+        response.url().endsWith(`/workflow/${workflowId}/browser-calls`)
+      )
+      await page.getByRole("button", { name: "Start the call" }).click()
+      const call = await started
+      expect(call.status()).toBe(200)
+      const runId: number = (await call.json()).workflow_run_id
+      deepgram.script(`talkgraph-run-${runId}`, [CALLER_LINE])
+
+      const transcript = page.getByRole("list", { name: "Live transcript" })
+      // The start node is lit from the first moment; the greeting is in once it has played.
+      await page.locator(".graph-node.active", { hasText: "Start" }).waitFor()
+      await transcript.locator(".turn.assistant", { hasText: "this is Acme calling about solar panels" }).waitFor()
+      await expect(page.getByRole("status").textContent()).resolves.toMatch(/Listening|Agent speaking/)
+
+      // The caller's words (from the fake microphone, through the server's VAD and STT) and the answer.
+      await transcript.locator(".turn.user", { hasText: CALLER_LINE }).waitFor({ timeout: 30_000 })
+      const answer = transcript.locator(".turn.assistant", { hasText: ANSWER })
+      await answer.waitFor()
+      await expect(transcript.locator(".tool-call").textContent()).resolves.toBe(
+        "interested moves from Start to Qualify"
+      )
+      // The edge taken shows between the caller's words and the agent's answer to them.
+      await expect(transcript.locator("li").allTextContents()).resolves.toEqual([
+        expect.stringContaining("this is Acme calling about solar panels"),
+        expect.stringContaining(CALLER_LINE),
+        "interested moves from Start to Qualify",
+        expect.stringContaining(ANSWER)
+      ])
+      const latency = Number((await answer.locator(".turn-meta").textContent())!.match(/answered in (\d+) ms/)![1])
+      expect(latency).toBeGreaterThan(0)
+      expect(latency).toBeLessThan(5000)
+      await expect(page.getByRole("status").textContent()).resolves.toContain(`last answer after ${latency} ms`)
+      await page.locator(".graph-node.active", { hasText: "Qualify" }).waitFor()
+
+      await screenshot(page, "call-01-editor-call")
+      expect(await seriousViolations(page), "axe violations on the editor with a call").toEqual([])
+
+      await page.getByRole("button", { name: "Hang up" }).click()
+      await page.getByRole("status").filter({ hasText: "You hung up." }).waitFor()
+      expect(await page.locator(".graph-node.active").count()).toBe(0)
+      await screenshot(page, "call-02-ended")
+
+      // The run is stored as it ends (its transcript file, what the last step extracted), just after the hang-up.
+      llm.enqueue(reply.json({}))
+      await eventually(
+        async () => {
+          const filters = JSON.stringify([{ attribute: "runId", type: "number", value: { value: runId } }])
+          const found = await client(server.url).get(
+            `/api/v1/organizations/usage/runs?filters=${encodeURIComponent(filters)}`,
+            {
+              token: adminToken
+            }
+          )
+          return found.body.runs?.[0]?.transcript_url ? true : undefined
+        },
+        20_000,
+        `run ${runId} stored`
+      )
+      await page.getByRole("link", { name: "Conversations" }).first().click()
+      await page.getByRole("link", { name: `#${runId}` }).waitFor()
+      await page.getByRole("link", { name: `#${runId}` }).click()
+      await page.getByRole("heading", { name: "Transcript" }).waitFor()
+      await page.getByText(ANSWER).waitFor()
+      await page.getByText(CALLER_LINE).waitFor()
+      await screenshot(page, "call-03-conversation")
+    },
+    120_000
+  )
+})
