@@ -134,13 +134,14 @@ describe.skipIf(!hasChromium)("a voice call from the console's editor, in Chromi
       await screenshot(page, "call-01-editor-call")
       expect(await seriousViolations(page), "axe violations on the editor with a call").toEqual([])
 
+      // What Qualify extracted when the call ended: the caller named no budget.
+      llm.enqueue(reply.json({}))
       await page.getByRole("button", { name: "Hang up" }).click()
       await page.getByRole("status").filter({ hasText: "You hung up." }).waitFor()
       expect(await page.locator(".graph-node.active").count()).toBe(0)
       await screenshot(page, "call-02-ended")
 
       // The run is stored as it ends (its transcript file, what the last step extracted), just after the hang-up.
-      llm.enqueue(reply.json({}))
       await eventually(
         async () => {
           const filters = JSON.stringify([{ attribute: "runId", type: "number", value: { value: runId } }])
@@ -162,7 +163,47 @@ describe.skipIf(!hasChromium)("a voice call from the console's editor, in Chromi
       await page.getByText(ANSWER).waitFor()
       await page.getByText(CALLER_LINE).waitFor()
       await screenshot(page, "call-03-conversation")
+      expect(llm.pending()).toBe(0)
     },
     120_000
   )
+
+  it("shows the chat's tool calls and extracted variables as the conversation goes, also at tablet width", async () => {
+    await page.setViewportSize({ width: 768, height: 1024 })
+    await page.goto(`${server.url}/agents/${workflowId}`)
+    await page.getByRole("button", { name: "Start a conversation" }).click()
+    const log = page.locator(".chat-log")
+    await log.locator(".turn.assistant", { hasText: "this is Acme calling about solar panels" }).waitFor()
+    await expect(page.getByText("None yet").isVisible()).resolves.toBe(true)
+
+    llm.enqueue(reply.toolCalls([{ name: "interested", arguments: {} }]), reply.content(ANSWER))
+    await page.getByLabel("Message").fill(CALLER_LINE)
+    await page.getByRole("button", { name: "Send" }).click()
+    // The reply streams in first; the tools it called come with the finished exchange.
+    await log.locator(".tool-call").waitFor()
+    await log.locator(".turn.assistant", { hasText: ANSWER }).waitFor()
+    await expect(log.locator(".tool-call").allTextContents()).resolves.toEqual([
+      "interested moves from Start to Qualify"
+    ])
+    await page.locator(".graph-node.active", { hasText: "Qualify" }).waitFor()
+
+    // Leaving Qualify extracts its budget; the end step says goodbye and the conversation ends.
+    llm.enqueue(
+      reply.toolCalls([{ name: "budget_known", arguments: {} }]),
+      reply.json({ budget: 5000 }),
+      reply.content("Thank you, goodbye!")
+    )
+    await page.getByLabel("Message").fill("About five thousand dollars.")
+    await page.getByRole("button", { name: "Send" }).click()
+    await page.getByRole("status").filter({ hasText: "The conversation ended" }).waitFor()
+    await expect(log.locator(".tool-call").allTextContents()).resolves.toEqual([
+      "interested moves from Start to Qualify",
+      "budget_known moves from Qualify to End"
+    ])
+    // Once ended, the settled variables: the budget, with the disposition the end reason gave.
+    const budget = page.locator(".variables div").filter({ has: page.getByText("budget", { exact: true }) })
+    await expect(budget.locator("dd").textContent()).resolves.toBe("5000")
+    await screenshot(page, "call-04-chat-details-tablet")
+    expect(await seriousViolations(page), "axe violations on the editor's chat at tablet width").toEqual([])
+  }, 60_000)
 })
