@@ -36,7 +36,7 @@ export const CallPanel = (
   const [lines, setLines] = useState<ReadonlyArray<Line>>([])
   const [speaking, setSpeaking] = useState(false)
   const [bargeIns, setBargeIns] = useState(0)
-  const [endedBy, setEndedBy] = useState<"agent" | "you">()
+  const [endedBy, setEndedBy] = useState<"caller" | "server" | "unconnected">()
   const [problem, setProblem] = useState<string>()
   const call = useRef<BrowserCall>(undefined)
   const log = useRef<HTMLOListElement>(null)
@@ -80,9 +80,9 @@ export const CallPanel = (
         onProgress,
         onCleared: () => setBargeIns((count) => count + 1),
         onSpeaking: setSpeaking,
-        onEnded: (byServer) => {
+        onEnded: (by) => {
           call.current = undefined
-          setEndedBy(byServer ? "agent" : "you")
+          setEndedBy(by)
           setState("ended")
           onNode(undefined)
         }
@@ -103,7 +103,11 @@ export const CallPanel = (
     : state === "live"
     ? speaking ? "Agent speaking" : "Listening"
     : state === "ended"
-    ? endedBy === "you" ? "You hung up." : "The call ended."
+    ? endedBy === "caller"
+      ? "You hung up."
+      : endedBy === "unconnected"
+      ? "The call could not connect: the link expired or the call was already taken. Call again."
+      : "The call ended."
     : undefined
 
   return (

@@ -20,8 +20,8 @@ export interface CallListener {
   /** The server dropped the agent's queued audio: the caller spoke over it. */
   readonly onCleared: () => void
   readonly onSpeaking: (speaking: boolean) => void
-  /** The call is over: `byServer` when the agent ended it (or the connection dropped). */
-  readonly onEnded: (byServer: boolean) => void
+  /** The call is over: the caller hung up, the server ended it, or it never connected. */
+  readonly onEnded: (by: "caller" | "server" | "unconnected") => void
 }
 
 export interface BrowserCall {
@@ -37,24 +37,25 @@ const isProgress = (message: { readonly event?: unknown }): message is CallProgr
  */
 export const connectBrowserCall = async (mediaUrl: string, listener: CallListener): Promise<BrowserCall> => {
   const context = new AudioContext()
-  const socket = new WebSocket(mediaUrl)
-  socket.binaryType = "arraybuffer"
+  // Connected once the microphone is open; until then what it captures goes nowhere.
+  const connection: { socket?: WebSocket } = {}
   const send = (message: string | ArrayBufferLike) => {
-    if (socket.readyState === WebSocket.OPEN) socket.send(message)
+    if (connection.socket?.readyState === WebSocket.OPEN) connection.socket.send(message)
   }
   const playout = agentPlayout(context, (name) => send(JSON.stringify({ event: "played", name })))
-  let microphone: Awaited<ReturnType<typeof openMicrophone>> | undefined
-  try {
-    microphone = await openMicrophone(context, (pcm) => send(pcm.buffer))
-  } catch (error) {
-    socket.close()
+  // The microphone first: a refusal ends the attempt before the call is connected.
+  const microphone = await openMicrophone(context, (pcm) => send(pcm.buffer)).catch((error: unknown) => {
     void context.close()
     throw error instanceof DOMException && error.name === "NotAllowedError"
       ? new Error("The browser was not allowed to use the microphone: allow it for this page and call again.")
       : error
-  }
+  })
   // Autoplay rules may leave a context created after an await suspended.
   await context.resume()
+  const media = new WebSocket(mediaUrl)
+  media.binaryType = "arraybuffer"
+  connection.socket = media
+  let opened = false
 
   let speaking = false
   const watch = setInterval(() => {
@@ -64,19 +65,22 @@ export const connectBrowserCall = async (mediaUrl: string, listener: CallListene
   }, 100)
 
   let ended = false
-  const end = (byServer: boolean) => {
+  const end = (by: "caller" | "server" | "unconnected") => {
     if (ended) return
     ended = true
     clearInterval(watch)
-    microphone?.close()
+    microphone.close()
     playout.close()
     void context.close()
     listener.onSpeaking(false)
-    listener.onEnded(byServer)
+    listener.onEnded(by)
   }
 
-  socket.onopen = () => send(JSON.stringify({ event: "start" }))
-  socket.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
+  media.onopen = () => {
+    opened = true
+    send(JSON.stringify({ event: "start" }))
+  }
+  media.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
     if (typeof event.data !== "string") {
       playout.play(new Int16Array(event.data))
       return
@@ -88,13 +92,13 @@ export const connectBrowserCall = async (mediaUrl: string, listener: CallListene
       listener.onCleared()
     } else if (isProgress(message)) listener.onProgress(message)
   }
-  socket.onclose = () => end(true)
+  media.onclose = () => end(opened ? "server" : "unconnected")
 
   return {
     hangUp: () => {
       send(JSON.stringify({ event: "stop" }))
-      socket.close()
-      end(false)
+      media.close()
+      end("caller")
     }
   }
 }
