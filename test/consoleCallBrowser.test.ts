@@ -22,8 +22,16 @@ if (!hasChromium) {
 
 const CALLER_LINE = "Yes, I am interested."
 const ANSWER = "Great. What budget do you have in mind?"
+/** The answer to the first line, long enough for the caller to speak over it. */
+const LONG_ANSWER =
+  "Great. Our panels come in three sizes. The small one suits a flat. The medium one suits a house. " +
+  "The large one suits a farm or a business with a big roof. What budget do you have in mind?"
+const BARGE_IN = "Stop, wait a second."
+const AFTER_BARGE_IN = "Sure, go ahead."
 /** Silence before the caller speaks: the greeting plays first. */
 const LEAD_SECONDS = 6
+/** From the end of the first line to the second: the agent's long answer is well under way. */
+const GAP_SECONDS = 3
 
 let server: RunningServer
 let llm: ScriptedLlm
@@ -36,14 +44,16 @@ let workDir: string
 let adminToken: string
 
 /**
- * The caller: eSpeak's words after a few seconds of silence, as the WAV Chromium's fake microphone
- * plays once (`%noloop`) from the moment the page opens it.
+ * The caller, as the WAV Chromium's fake microphone plays once (`%noloop`) from the moment the page
+ * opens it: silence through the greeting, the first line, then the second over the agent's answer.
  */
 const callerWav = async () => {
   const rate = 16000
-  const words = await speak(CALLER_LINE, rate)
-  const samples = new Float32Array(rate * LEAD_SECONDS + words.length + rate * 8)
-  samples.set(Float32Array.from(words, (sample) => sample / 32768), rate * LEAD_SECONDS)
+  const [first, second] = await Promise.all([speak(CALLER_LINE, rate), speak(BARGE_IN, rate)])
+  const secondAt = rate * (LEAD_SECONDS + GAP_SECONDS) + first.length
+  const samples = new Float32Array(secondAt + second.length + rate * 8)
+  samples.set(Float32Array.from(first, (sample) => sample / 32768), rate * LEAD_SECONDS)
+  samples.set(Float32Array.from(second, (sample) => sample / 32768), secondAt)
   const file = path.join(workDir, "caller.wav")
   fs.writeFileSync(file, wavFile(samples, rate))
   return file
@@ -95,7 +105,11 @@ describe.skipIf(!hasChromium)("a voice call from the console's editor, in Chromi
 
       await page.getByRole("button", { name: "Call", exact: true }).click()
       await expect(page.getByText("Use headphones").isVisible()).resolves.toBe(true)
-      llm.enqueue(reply.toolCalls([{ name: "interested", arguments: {} }]), reply.content(ANSWER))
+      llm.enqueue(
+        reply.toolCalls([{ name: "interested", arguments: {} }]),
+        reply.content(LONG_ANSWER),
+        reply.content(AFTER_BARGE_IN)
+      )
       const started = page.waitForResponse((response) =>
         response.url().endsWith(`/workflow/${workflowId}/browser-calls`)
       )
@@ -103,7 +117,7 @@ describe.skipIf(!hasChromium)("a voice call from the console's editor, in Chromi
       const call = await started
       expect(call.status()).toBe(200)
       const runId: number = (await call.json()).workflow_run_id
-      deepgram.script(`talkgraph-run-${runId}`, [CALLER_LINE])
+      deepgram.script(`talkgraph-run-${runId}`, [CALLER_LINE, BARGE_IN])
 
       const transcript = page.getByRole("list", { name: "Live transcript" })
       // The start node is lit from the first moment; the greeting is in once it has played.
@@ -111,24 +125,32 @@ describe.skipIf(!hasChromium)("a voice call from the console's editor, in Chromi
       await transcript.locator(".turn.assistant", { hasText: "this is Acme calling about solar panels" }).waitFor()
       await expect(page.getByRole("status").textContent()).resolves.toMatch(/Listening|Agent speaking/)
 
-      // The caller's words (from the fake microphone, through the server's VAD and STT) and the answer.
+      // The caller's words (from the fake microphone, through the server's VAD and STT), and the
+      // answer they spoke over: marked, and cut to what was heard.
       await transcript.locator(".turn.user", { hasText: CALLER_LINE }).waitFor({ timeout: 30_000 })
-      const answer = transcript.locator(".turn.assistant", { hasText: ANSWER })
+      const cut = transcript.locator(".turn.assistant.interrupted")
+      await cut.waitFor()
+      await expect(cut.locator(".turn-meta").textContent()).resolves.toContain("interrupted")
+      const heard = (await cut.locator(".turn-text").textContent())!.replace(/…$/, "")
+      expect(heard.length).toBeGreaterThan(0)
+      expect(LONG_ANSWER.startsWith(heard)).toBe(true)
+      expect(heard.length).toBeLessThan(LONG_ANSWER.length)
+      const answer = transcript.locator(".turn.assistant", { hasText: AFTER_BARGE_IN })
       await answer.waitFor()
-      await expect(transcript.locator(".tool-call").textContent()).resolves.toBe(
-        "interested moves from Start to Qualify"
-      )
       // The edge taken shows between the caller's words and the agent's answer to them.
       await expect(transcript.locator("li").allTextContents()).resolves.toEqual([
         expect.stringContaining("this is Acme calling about solar panels"),
         expect.stringContaining(CALLER_LINE),
         "interested moves from Start to Qualify",
-        expect.stringContaining(ANSWER)
+        expect.stringContaining(heard),
+        expect.stringContaining(BARGE_IN),
+        expect.stringContaining(AFTER_BARGE_IN)
       ])
+      await expect(page.locator(".call-figures").textContent()).resolves.toContain("1 barge-in")
       const latency = Number((await answer.locator(".turn-meta").textContent())!.match(/answered in (\d+) ms/)![1])
       expect(latency).toBeGreaterThan(0)
       expect(latency).toBeLessThan(5000)
-      await expect(page.getByRole("status").textContent()).resolves.toContain(`last answer after ${latency} ms`)
+      await expect(page.locator(".call-figures").textContent()).resolves.toContain(`Last answer after ${latency} ms`)
       await page.locator(".graph-node.active", { hasText: "Qualify" }).waitFor()
 
       await screenshot(page, "call-01-editor-call")
@@ -160,7 +182,7 @@ describe.skipIf(!hasChromium)("a voice call from the console's editor, in Chromi
       await page.getByRole("link", { name: `#${runId}` }).waitFor()
       await page.getByRole("link", { name: `#${runId}` }).click()
       await page.getByRole("heading", { name: "Transcript" }).waitFor()
-      await page.getByText(ANSWER).waitFor()
+      await page.getByText(AFTER_BARGE_IN).waitFor()
       await page.getByText(CALLER_LINE).waitFor()
       await screenshot(page, "call-03-conversation")
       expect(llm.pending()).toBe(0)

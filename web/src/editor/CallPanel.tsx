@@ -135,12 +135,12 @@ export const CallPanel = (
         <p className={`call-status ${state}`} role="status">
           <span className="call-dot" aria-hidden="true" />
           {status}
-          {latencies.length > 0 && (
-            <span className="call-figures">
-              {" · "}last answer after {Math.round(latencies.at(-1)!)} ms
-              {bargeIns > 0 ? ` · interrupted ${bargeIns}×` : ""}
-            </span>
-          )}
+        </p>
+      )}
+      {latencies.length > 0 && (
+        <p className="call-figures">
+          Last answer after {Math.round(latencies.at(-1)!)} ms
+          {bargeIns > 0 ? ` · ${bargeIns} barge-in${bargeIns === 1 ? "" : "s"}` : ""}
         </p>
       )}
       {state !== "idle" && (
@@ -152,7 +152,7 @@ export const CallPanel = (
               : (
                 <li key={index} className={`turn ${line.role}${line.interrupted ? " interrupted" : ""}`}>
                   <span className="visually-hidden">{line.role === "user" ? "You" : "Agent"}:</span>
-                  {line.text}
+                  <span className="turn-text">{line.interrupted ? `${line.text}…` : line.text}</span>
                   {line.role === "assistant" && (
                     <span className="turn-meta">
                       {nodeName(line.nodeId)}
