@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ToolCallTaken } from "../src/conversation/conversationState.ts"
 import type { TranscriptTurn } from "../src/conversation/transcript.ts"
 import type { Conflict, NotFound, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
@@ -18,6 +19,8 @@ export interface SessionView {
   readonly transcript: ReadonlyArray<TranscriptTurn>
   readonly initial_context: Readonly<Record<string, unknown>>
   readonly gathered_context: Readonly<Record<string, unknown>>
+  /** The variables extracted so far, while the conversation goes on (gathered_context is settled at the end). */
+  readonly extracted_variables: Readonly<Record<string, unknown>>
   readonly usage: {
     readonly prompt_tokens: number
     readonly completion_tokens: number
@@ -28,9 +31,10 @@ export interface SessionView {
   readonly ended_at: Date | null
 }
 
-/** The session after one exchange, with what the agent said in it. */
+/** The session after one exchange, with what the agent said in it and the tools it called. */
 export interface ChatReply extends SessionView {
   readonly reply: string
+  readonly tool_calls: ReadonlyArray<ToolCallTaken>
 }
 
 /** A session as addressed in the API: under its workflow (under another one it does not exist). */

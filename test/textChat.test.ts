@@ -153,6 +153,74 @@ describe("text chat sessions", () => {
     expect(after.body.detail).toContain("ended")
   })
 
+  it("reports the tools the agent called in each exchange and the variables extracted so far, while the chat goes on", async () => {
+    const definition = salesDefinition()
+    // qualify leads to a follow-up step, so what it extracted is known before the conversation ends.
+    const withFollowUp = {
+      nodes: [
+        ...definition.nodes,
+        {
+          id: "follow",
+          type: "agentNode",
+          position: { x: 0, y: 0 },
+          data: { name: "Follow up", prompt: "Offer a demo." }
+        }
+      ],
+      edges: [
+        definition.edges[0]!,
+        { id: "e2", source: "qualify", target: "follow", data: { label: "Budget known", condition: "Budget known" } },
+        { id: "e3", source: "follow", target: "end", data: { label: "Done", condition: "Nothing more" } }
+      ]
+    }
+    const { account, workflowId } = await setup(withFollowUp)
+    const session = await start(account, workflowId)
+    expect(session.extracted_variables).toEqual({})
+    const runId = session.workflow_run_id
+
+    llm.enqueue(
+      reply.toolCalls([{ name: "interested", arguments: {} }]),
+      reply.content("What budget do you have in mind?")
+    )
+    const first = await say(account, workflowId, runId, "Yes, tell me more")
+    expect(first.body.tool_calls).toEqual([
+      { name: "interested", from_node_id: "start", edge_id: "e1", to_node_id: "qualify" }
+    ])
+    expect(first.body.extracted_variables).toEqual({})
+
+    llm.enqueue(
+      reply.toolCalls([{ name: "budget_known", arguments: {} }]),
+      reply.json({ budget: 5000, decision_maker: true }),
+      reply.content("Would you like a demo?")
+    )
+    const response = await fetch(`${server.url}${chatPath(workflowId)}/${runId}/messages`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${account.token}`,
+        "content-type": "application/json",
+        accept: "text/event-stream"
+      },
+      body: JSON.stringify({ text: "About 5000 dollars" })
+    })
+    const message = (await readEvents(response)).at(-1)!
+    expect(message.event).toBe("message")
+    expect(message.data).toMatchObject({
+      state: "running",
+      node_id: "follow",
+      tool_calls: [{ name: "budget_known", from_node_id: "qualify", edge_id: "e2", to_node_id: "follow" }],
+      extracted_variables: { budget: 5000, decision_maker: true },
+      gathered_context: {}
+    })
+    const read = await api.get(`${chatPath(workflowId)}/${runId}`, { token: account.token })
+    expect(read.body.extracted_variables).toEqual({ budget: 5000, decision_maker: true })
+
+    llm.enqueue(reply.toolCalls([{ name: "end_call", arguments: {} }], { content: "Goodbye!" }))
+    const last = await say(account, workflowId, runId, "No thanks, bye")
+    expect(last.body).toMatchObject({
+      state: "completed",
+      tool_calls: [{ name: "end_call", from_node_id: "follow", edge_id: null, to_node_id: null }]
+    })
+  })
+
   it("ends when the model calls end_call, with the end reason as disposition when the workflow has no codes", async () => {
     const { account, workflowId } = await setup()
     const session = await start(account, workflowId)

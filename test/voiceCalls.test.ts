@@ -293,6 +293,68 @@ describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
     90_000
   )
 
+  it(
+    "tells the browser page each turn as it is recorded, the edge taken, the node, the barge-in and the latency",
+    async () => {
+      const account = await voiceAccount()
+      const workflowId = await createWorkflow(api, server, account, voiceDefinition())
+      const long = "Our panels come in three sizes. The small one suits a flat. The medium one suits a house. " +
+        "The large one suits a farm or a business with a big roof. Each comes with a twenty year warranty."
+      llm.enqueue(
+        reply.toolCalls([{ name: "interested", arguments: {} }]),
+        reply.content(long),
+        reply.content("Sure, go ahead.")
+      )
+      const { runId, callee } = await browserCall(account, workflowId, [
+        { waitForAgent: { quietMs: 700 } },
+        { say: "Yes, I am interested." },
+        { bargeIn: { afterAgentMs: 1500, say: "Stop, wait a second." } },
+        { silence: 4000 },
+        { hangUp: true }
+      ], ["Yes, I am interested.", "Stop, wait a second."])
+      const report = await callee.done
+      expect(report.protocolErrors).toEqual([])
+      const events = report.progress.map(({ event }) => event)
+      // The page can light the start node before the greeting plays.
+      expect(events[0]).toEqual({ event: "node", node_id: "start" })
+      expect(report.progress[0]!.atMs).toBeLessThanOrEqual(report.agentMedia[0]!.atMs)
+
+      // Every turn the run stored, as it was stored, told once.
+      const run = await endedRun(runId)
+      const told = events.filter((event) => event.event === "transcript")
+      expect(told.map(({ interrupted, latency_ms, role, text }) => ({ role, text, interrupted, latency_ms }))).toEqual(
+        run.transcript.map((turn) => ({
+          role: turn.role,
+          text: turn.text,
+          interrupted: turn.interrupted === true,
+          latency_ms: turn.latency_ms
+        }))
+      )
+      // The greeting is told once it has played, before the caller answers it.
+      const greeting = report.progress.find(({ event }) => event.event === "transcript")!
+      expect(greeting.event).toMatchObject({ role: "assistant", node_id: "start", interrupted: false })
+      expect(greeting.atMs).toBeLessThan(report.utterances[0]!.startMs)
+
+      expect(events.filter((event) => event.event === "tool_call")).toEqual([
+        { event: "tool_call", name: "interested", from_node_id: "start", edge_id: "e1", to_node_id: "qualify" }
+      ])
+      // Told in the order it happened: the caller's words, the edge taken answering them, the agent's reply.
+      const order = events.filter((event) => event.event !== "node").map((event) => event.role ?? event.event)
+      expect(order.slice(0, 4)).toEqual(["assistant", "user", "tool_call", "assistant"])
+      expect(events.at(-1)).toEqual({ event: "node", node_id: "qualify" })
+
+      // The reply the caller spoke over is told at the barge-in, cut to what was heard.
+      const cut = report.progress.find(({ event }) => event.event === "transcript" && event.interrupted)!
+      expect(cut.event.role).toBe("assistant")
+      expect(long.startsWith(cut.event.text)).toBe(true)
+      expect(cut.event.latency_ms).toBeGreaterThan(0)
+      expect(cut.atMs - report.bargeIns[0]!.clearAtMs!).toBeLessThan(1000)
+      expect(told.at(-1)).toMatchObject({ role: "assistant", text: "Sure, go ahead.", interrupted: false })
+      expect(told.at(-1)!.latency_ms).toBeGreaterThan(0)
+    },
+    90_000
+  )
+
   it("answers a caller who pauses mid-sentence once, to everything they said, after they finish", async () => {
     const account = await voiceAccount()
     const workflowId = await createWorkflow(api, server, account, voiceDefinition())

@@ -31,6 +31,7 @@ interface ViewRow {
   readonly transcript: ReadonlyArray<TranscriptTurn>
   readonly initial_context: Record<string, unknown>
   readonly gathered_context: Record<string, unknown>
+  readonly extracted_variables: Record<string, unknown> | null
   readonly prompt_tokens: number
   readonly completion_tokens: number
   readonly created_at: Date
@@ -50,6 +51,7 @@ export const toSessionView = (row: ViewRow): SessionView => ({
   transcript: row.transcript,
   initial_context: row.initial_context,
   gathered_context: row.gathered_context,
+  extracted_variables: row.extracted_variables ?? {},
   usage: {
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
@@ -77,7 +79,8 @@ export const makeChatRunRows = Effect.gen(function*() {
 
   const summaryColumns = `
     id, workflow_id, definition_id, version_number, state, conversation->'state'->>'node_id' AS node_id,
-    end_reason, error, initial_context, gathered_context, prompt_tokens, completion_tokens,
+    end_reason, error, initial_context, gathered_context, conversation->'state'->'extracted' AS extracted_variables,
+    prompt_tokens, completion_tokens,
     created_at, started_at, ended_at`
   const viewColumns = sql.literal(`${summaryColumns}, transcript`)
   /** All but the transcript: a step's writer already holds it, so it is not read back. */

@@ -82,7 +82,7 @@ export const ChatSessionsLive = Layer.scoped(
             new UpstreamFailed({ message: `${outcome.ending.error} The chat session has ended.` })
           )
         }
-        return { ...view, reply: replyOf(outcome) } satisfies ChatReply
+        return { ...view, reply: replyOf(outcome), tool_calls: outcome.toolCalls } satisfies ChatReply
       })
 
     const create = Effect.fn("ChatSessions.create")(

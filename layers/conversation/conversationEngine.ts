@@ -7,7 +7,7 @@ import {
 } from "../../services/ConversationEngine.ts"
 import { LlmChat } from "../../services/LlmChat.ts"
 import { LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
-import type { ConversationState, TurnOutcome } from "../../src/conversation/conversationState.ts"
+import type { ConversationState, ToolCallTaken, TurnOutcome } from "../../src/conversation/conversationState.ts"
 import { acceptDisposition, dispositionMessages, dispositionSchema } from "../../src/conversation/disposition.ts"
 import { type Ending, isFailure } from "../../src/conversation/endReason.ts"
 import {
@@ -128,6 +128,7 @@ export const ConversationEngineLive = Layer.effect(
         return {
           state,
           turns: [{ role: "assistant", text: greeting, node_id: start.id, at: yield* now }],
+          toolCalls: [],
           usage: noUsage,
           ending: null
         } satisfies TurnOutcome
@@ -135,12 +136,18 @@ export const ConversationEngineLive = Layer.effect(
       const reply = yield* modelReply(plan, messagesFor(systemPromptFor(plan.graph, start, plan.context), []), [], emit)
         .pipe(Effect.either)
       if (reply._tag === "Left") {
-        return { state, turns: [], usage: noUsage, ending: failureEnding(reply.left) } satisfies TurnOutcome
+        return {
+          state,
+          turns: [],
+          toolCalls: [],
+          usage: noUsage,
+          ending: failureEnding(reply.left)
+        } satisfies TurnOutcome
       }
       const turns: Array<TranscriptTurn> = reply.right.text
         ? [{ role: "assistant", text: reply.right.text, node_id: start.id, at: yield* now }]
         : []
-      return { state, turns, usage: reply.right.usage, ending: null } satisfies TurnOutcome
+      return { state, turns, toolCalls: [], usage: reply.right.usage, ending: null } satisfies TurnOutcome
     })
 
     const respond = Effect.fn("ConversationEngine.respond")(function*(
@@ -152,6 +159,7 @@ export const ConversationEngineLive = Layer.effect(
     ) {
       const turns: Array<TranscriptTurn> = [{ role: "user", text: userText, node_id: state.node_id, at: yield* now }]
       const transcript = () => [...history, ...turns]
+      const toolCalls: Array<ToolCallTaken> = []
       let usage = noUsage
       let nodeId = state.node_id
       let extracted = state.extracted
@@ -187,6 +195,12 @@ export const ConversationEngineLive = Layer.effect(
         )
         if (call === undefined) break
         const edge = tools.transitions.get(call)
+        toolCalls.push({
+          name: call,
+          from_node_id: nodeId,
+          edge_id: edge?.id ?? null,
+          to_node_id: edge?.target ?? null
+        })
         if (!edge) {
           ending = { reason: "end_call_tool", error: null }
           if (!reply.right.text) {
@@ -215,7 +229,7 @@ export const ConversationEngineLive = Layer.effect(
       if (ending === null && next.user_turns >= plan.limits.maxTurns) {
         ending = { reason: "max_turns_reached", error: null }
       }
-      return { state: next, turns, usage, ending } satisfies TurnOutcome
+      return { state: next, turns, toolCalls, usage, ending } satisfies TurnOutcome
     })
 
     const conclude = Effect.fn("ConversationEngine.conclude")(function*(

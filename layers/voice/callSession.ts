@@ -4,7 +4,7 @@ import type { SpeechConnection } from "../../services/ModelSettings.ts"
 import type { SpeechFailed, SpeechToTextShape } from "../../services/SpeechToText.ts"
 import type { TextToSpeechShape } from "../../services/TextToSpeech.ts"
 import type { VoiceActivityShape } from "../../services/VoiceActivity.ts"
-import type { ConversationState, TurnOutcome } from "../../src/conversation/conversationState.ts"
+import type { ConversationState, ToolCallTaken, TurnOutcome } from "../../src/conversation/conversationState.ts"
 import type { Ending } from "../../src/conversation/endReason.ts"
 import { addUsage, noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { InboundMedia, MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
@@ -228,6 +228,17 @@ export const runCallSession = (
     const transcript: Array<TranscriptTurn> = []
     let usage = noUsage
     let ttsCharacters = 0
+    /** What the other end has not been told yet (the browser page follows the conversation; carriers do not). */
+    let toldTurns = 0
+    let untoldToolCalls: Array<ToolCallTaken> = []
+    const tellProgress = Effect.suspend(() => {
+      if (!protocol.progress) return Effect.void
+      const update = { turns: transcript.slice(toldTurns), toolCalls: untoldToolCalls, nodeId: state.node_id }
+      toldTurns = transcript.length
+      untoldToolCalls = []
+      return input.send(protocol.progress(update))
+    })
+    yield* tellProgress
 
     const msSinceStart = (wall: number) => Math.max(0, Math.round(wall - streamStartedAt))
 
@@ -355,6 +366,7 @@ export const runCallSession = (
     ) => {
       state = outcome.state
       usage = addUsage(usage, outcome.usage)
+      untoldToolCalls.push(...outcome.toolCalls)
       const latency = latencyByGeneration.get(replyGeneration)
       let agentLines = outcome.turns.filter((turn) => turn.role === "assistant")
       if (interrupted) {
@@ -389,6 +401,7 @@ export const runCallSession = (
         record(active.outcome, active.generation, active.speech, userTurn, true, playedMs)
         // Talking over a goodbye does not undo it: the conversation has ended.
         if (active.outcome.ending) ending = active.outcome.ending
+        yield* tellProgress
         yield* input.save(state, transcript)
       } else if (active.userText) {
         // The model had not answered yet: what the caller said is answered together with what they add.
@@ -406,6 +419,7 @@ export const runCallSession = (
         reply = null
         record(outcome, finished.generation, finished.speech, userTurn, false)
         lastActivity = now
+        yield* tellProgress
         yield* input.save(state, transcript)
         if (outcome.ending) ending = outcome.ending
       })
@@ -600,6 +614,7 @@ export const runCallSession = (
           finalEnding.reason === "user_hangup",
           playout.playedMs()
         )
+        yield* tellProgress
       }
     }
     if (finalEnding.reason !== "user_hangup") {

@@ -10,10 +10,21 @@ export interface ConversationState {
   readonly extracted: Readonly<Record<string, unknown>>
 }
 
+/** A tool the model called in a step: an edge's transition (from one node to another), or `end_call`. */
+export interface ToolCallTaken {
+  readonly name: string
+  readonly from_node_id: string
+  /** The edge followed; null for `end_call`. */
+  readonly edge_id: string | null
+  readonly to_node_id: string | null
+}
+
 /** What one step of the engine produced: the new state, the turns to append, the tokens spent. */
 export interface TurnOutcome {
   readonly state: ConversationState
   readonly turns: ReadonlyArray<TranscriptTurn>
+  /** The tools the model called in this step, in order. */
+  readonly toolCalls: ReadonlyArray<ToolCallTaken>
   readonly usage: TokenUsage
   /** Set when this step ended the conversation. */
   readonly ending: Ending | null

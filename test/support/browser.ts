@@ -7,11 +7,12 @@ import { type Browser, chromium, type Page } from "playwright-core"
 export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 export const hasChromium = fs.existsSync(chromiumPath)
 
-export const launchChromium = (): Promise<Browser> =>
+/** `args`: more command-line switches (e.g. a fake microphone playing a file). */
+export const launchChromium = (args: ReadonlyArray<string> = []): Promise<Browser> =>
   chromium.launch({
     executablePath: chromiumPath,
     headless: true,
-    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
+    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", ...args]
   })
 
 /** Where the test run leaves its screenshots (gitignored). */

@@ -25,6 +25,8 @@ export type AgentMessage =
   | { readonly kind: "audio"; readonly pcm: Int16Array; readonly problem?: string }
   | { readonly kind: "mark"; readonly name: string }
   | { readonly kind: "clear" }
+  /** Browser calls: how the conversation goes (`transcript`, `tool_call` and `node` events). */
+  | { readonly kind: "progress"; readonly event: Record<string, any> }
   | { readonly kind: "invalid"; readonly reason: string }
 
 interface CarrierWire {
@@ -359,6 +361,9 @@ const browser = (call: CallIdentity): CarrierWire =>
         return typeof json.name === "string"
           ? { kind: "mark", name: json.name }
           : invalid("mark without a name")
+      }
+      if (json.event === "transcript" || json.event === "tool_call" || json.event === "node") {
+        return { kind: "progress", event: json }
       }
       return invalid(`unknown event ${json.event}`)
     }

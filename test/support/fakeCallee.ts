@@ -75,6 +75,8 @@ export interface CalleeReport {
   >
   readonly marks: ReadonlyArray<PlayoutMark>
   readonly dtmf: ReadonlyArray<{ readonly digit: string; readonly atMs: number }>
+  /** Browser calls: the conversation's progress events as received, with their arrival. */
+  readonly progress: ReadonlyArray<{ readonly atMs: number; readonly event: Record<string, any> }>
   readonly timeouts: ReadonlyArray<{ readonly step: number; readonly atMs: number }>
   readonly protocolErrors: ReadonlyArray<{ readonly atMs: number; readonly reason: string }>
   /** Who ended the stream: the callee (script or hang-up), the carrier (the call ended), or the server. */
@@ -181,6 +183,7 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
   const bargeIns: Array<{ text: string; speechStartMs: number; clearAtMs: number | null; burst: number | null }> = []
   const clears: Array<{ atMs: number; droppedMs: number; sinceBargeInMs: number | null }> = []
   const dtmf: Array<{ digit: string; atMs: number }> = []
+  const progress: Array<{ atMs: number; event: Record<string, any> }> = []
   const timeouts: Array<{ step: number; atMs: number }> = []
   const protocolErrors: Array<{ atMs: number; reason: string }> = []
   let endedBy: CalleeReport["endedBy"] = null
@@ -228,6 +231,9 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
         wire.cleared().forEach(send)
         return
       }
+      case "progress":
+        progress.push({ atMs, event: message.event })
+        return
       case "invalid":
         protocolErrors.push({ atMs, reason: message.reason })
     }
@@ -377,6 +383,7 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
     clears: [...clears],
     marks: playout.marks(),
     dtmf: [...dtmf],
+    progress: [...progress],
     timeouts: [...timeouts],
     protocolErrors: [...protocolErrors],
     endedBy,

@@ -32,6 +32,10 @@ const sessionFields = {
   transcript: Schema.Array(TranscriptTurnSchema),
   initial_context: JsonObject,
   gathered_context: JsonObject,
+  extracted_variables: JsonObject.annotations({
+    description:
+      "The variables extracted so far, as the conversation goes on (gathered_context is settled when it ends)"
+  }),
   usage: RunUsage,
   created_at: Timestamp,
   started_at: Schema.NullOr(Timestamp),
@@ -42,9 +46,19 @@ export const TextChatSessionResponse = Schema.Struct(sessionFields).annotations(
   identifier: "TextChatSessionResponse"
 })
 
+export const ToolCallTakenSchema = Schema.Struct({
+  name: Schema.String.annotations({ description: "The tool: an edge's transition, or end_call" }),
+  from_node_id: Schema.String,
+  edge_id: Schema.NullOr(Schema.String).annotations({ description: "The edge followed; null for end_call" }),
+  to_node_id: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ToolCallTaken" })
+
 export const TextChatReplyResponse = Schema.Struct({
   ...sessionFields,
-  reply: Schema.String.annotations({ description: "What the agent said in this exchange" })
+  reply: Schema.String.annotations({ description: "What the agent said in this exchange" }),
+  tool_calls: Schema.Array(ToolCallTakenSchema).annotations({
+    description: "The tools the agent called in this exchange, in order"
+  })
 }).annotations({ identifier: "TextChatReplyResponse" })
 
 /**

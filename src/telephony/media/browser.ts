@@ -1,3 +1,4 @@
+import type { TranscriptTurn } from "../../conversation/transcript.ts"
 import {
   jsonObject,
   linear16FromPcm,
@@ -24,8 +25,32 @@ import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
  *                  {"event":"stop"}                the user hung up (closing the socket also ends the call)
  *   server → page  {"event":"mark","name":"…"}     answer with "played" once the audio before it has played
  *                  {"event":"clear"}               drop all queued audio now, and answer every pending mark
+ *                  {"event":"transcript","role":"user"|"assistant","text":"…","node_id":"…",
+ *                   "interrupted":true|false,"latency_ms":…,"start_ms":…,"end_ms":…}
+ *                                                 a turn, as the run's transcript records it: the caller's
+ *                                                 once answered, the agent's once played (or cut short,
+ *                                                 `interrupted` and only what was heard); `latency_ms` on
+ *                                                 an agent turn answering the caller is from the end of
+ *                                                 their speech to the agent's first audio; the times are
+ *                                                 absent when unknown
+ *                  {"event":"tool_call","name":"…","from_node_id":"…","edge_id":"…"|null,"to_node_id":"…"|null}
+ *                                                 the agent followed an edge (or called end_call: nulls)
+ *                  {"event":"node","node_id":"…"}  the graph node the conversation is on: at the start,
+ *                                                 then after each recorded step
  */
 const PACKET_SAMPLES = 320
+
+const transcriptMessage = (turn: TranscriptTurn) =>
+  JSON.stringify({
+    event: "transcript",
+    role: turn.role,
+    text: turn.text,
+    node_id: turn.node_id,
+    interrupted: turn.interrupted === true,
+    latency_ms: turn.latency_ms,
+    start_ms: turn.start_ms,
+    end_ms: turn.end_ms
+  })
 
 export const browserMediaProtocol = (): MediaProtocol => {
   const framer = packetFramer(PACKET_SAMPLES)
@@ -67,6 +92,16 @@ export const browserMediaProtocol = (): MediaProtocol => {
     clear: () => {
       framer.drop()
       return [JSON.stringify({ event: "clear" })]
+    },
+    progress: ({ nodeId, toolCalls, turns }) => {
+      // The tools were called answering the caller: told after their words, before the agent's.
+      const answered = turns.map((turn) => turn.role).lastIndexOf("user") + 1
+      return [
+        ...turns.slice(0, answered).map(transcriptMessage),
+        ...toolCalls.map((call) => JSON.stringify({ event: "tool_call", ...call })),
+        ...turns.slice(answered).map(transcriptMessage),
+        JSON.stringify({ event: "node", node_id: nodeId })
+      ]
     }
   }
 }

@@ -1,3 +1,6 @@
+import type { ToolCallTaken } from "../../conversation/conversationState.ts"
+import type { TranscriptTurn } from "../../conversation/transcript.ts"
+
 /**
  * One provider's media-stream protocol, as the call session sees it: provider messages in,
  * internal events out, and the session's audio and controls framed the provider's way.
@@ -18,6 +21,13 @@ export type InboundMedia =
   | { readonly _tag: "Dtmf"; readonly digit: string }
   | { readonly _tag: "Stopped" }
 
+/** What the conversation did since the last update: the turns recorded, the tools called, where it is now. */
+export interface CallProgress {
+  readonly turns: ReadonlyArray<TranscriptTurn>
+  readonly toolCalls: ReadonlyArray<ToolCallTaken>
+  readonly nodeId: string
+}
+
 /** A message for the provider: text (JSON) or binary. */
 export type OutboundMedia = string | Uint8Array
 
@@ -31,4 +41,6 @@ export interface MediaProtocol {
   readonly mark: (name: string) => ReadonlyArray<OutboundMedia>
   /** Drops the audio the provider has queued but not yet played (barge-in). */
   readonly clear: () => ReadonlyArray<OutboundMedia>
+  /** Tells the other end how the conversation goes (our browser page only: carriers have no such messages). */
+  readonly progress?: (update: CallProgress) => ReadonlyArray<OutboundMedia>
 }

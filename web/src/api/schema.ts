@@ -2106,6 +2106,10 @@ export type components = {
             gathered_context: {
                 [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
+            /** @description The variables extracted so far, as the conversation goes on (gathered_context is settled when it ends) */
+            extracted_variables: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
             usage: components["schemas"]["RunUsage"];
             /** Format: date-time */
             created_at: string;
@@ -2113,6 +2117,8 @@ export type components = {
             ended_at: string | null;
             /** @description What the agent said in this exchange */
             reply: string;
+            /** @description The tools the agent called in this exchange, in order */
+            tool_calls: components["schemas"]["ToolCallTaken"][];
         };
         TranscriptTurn: {
             /** @enum {string} */
@@ -2131,6 +2137,14 @@ export type components = {
             completion_tokens: components["schemas"]["Int"];
             service_tokens: components["schemas"]["Int"];
         };
+        ToolCallTaken: {
+            /** @description The tool: an edge's transition, or end_call */
+            name: string;
+            from_node_id: string;
+            /** @description The edge followed; null for end_call */
+            edge_id: string | null;
+            to_node_id: string | null;
+        };
         TextChatSessionResponse: {
             workflow_run_id: components["schemas"]["Int"];
             workflow_id: components["schemas"]["Int"];
@@ -2146,6 +2160,10 @@ export type components = {
                 [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
             gathered_context: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            /** @description The variables extracted so far, as the conversation goes on (gathered_context is settled when it ends) */
+            extracted_variables: {
                 [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
             usage: components["schemas"]["RunUsage"];

@@ -2,8 +2,10 @@ import { type FormEvent, useEffect, useRef, useState } from "react"
 import { api, type Schemas } from "../api/client.ts"
 import { messageOf, ok, problemOf } from "../api/problems.ts"
 import { readEventStream } from "./eventStream.ts"
+import { ToolCallLine } from "./ToolCallLine.tsx"
 
 type ChatSession = Schemas["TextChatSessionResponse"]
+type ChatReply = Schemas["TextChatReplyResponse"]
 
 interface Turn {
   readonly role: "user" | "assistant"
@@ -14,17 +16,22 @@ interface Turn {
 
 /**
  * "Try it": a text conversation with the agent's draft (else its published version), the reply
- * streamed token by token; the node the conversation is on is reported so the graph can light it.
+ * streamed token by token, the tools the agent called and the variables extracted so far shown as
+ * it goes; the node the conversation is on is reported so the graph can light it.
  */
 export const ChatPanel = (
-  { agentId, nodeName, onNode }: {
+  { agentId, nodeName, onNode, onCall }: {
     readonly agentId: number
     readonly nodeName: (id: string) => string
     readonly onNode: (id: string | undefined) => void
+    /** Switches "Try it" to a voice call. */
+    readonly onCall: () => void
   }
 ) => {
   const [chat, setChat] = useState<ChatSession>()
   const [turns, setTurns] = useState<ReadonlyArray<Turn>>([])
+  /** The tools called in each exchange, by the transcript position of the message that led to them. */
+  const [toolCalls, setToolCalls] = useState<ReadonlyMap<number, ChatReply["tool_calls"]>>(new Map())
   const [streaming, setStreaming] = useState<string>()
   const [text, setText] = useState("")
   const [busy, setBusy] = useState(false)
@@ -84,7 +91,12 @@ export const ChatPanel = (
       if (!response.ok || !data) throw problemOf(response.status, error)
       for await (const frame of readEventStream(data)) {
         if (frame.event === "token") setStreaming((partial) => (partial ?? "") + (frame.data as { text: string }).text)
-        if (frame.event === "message") follow(frame.data as ChatSession)
+        if (frame.event === "message") {
+          const reply = frame.data as ChatReply
+          const asked = reply.transcript.map((turn) => turn.role).lastIndexOf("user")
+          if (reply.tool_calls.length > 0) setToolCalls((previous) => new Map(previous).set(asked, reply.tool_calls))
+          follow(reply)
+        }
         if (frame.event === "error") throw problemOf((frame.data as { status: number }).status, frame.data)
       }
     } catch (error) {
@@ -101,11 +113,13 @@ export const ChatPanel = (
     }).catch(() => undefined)
     setChat(undefined)
     setTurns([])
+    setToolCalls(new Map())
     onNode(undefined)
   }
 
-  const variables = Object.entries(chat?.gathered_context ?? {})
   const finished = chat && (chat.state === "completed" || chat.state === "failed")
+  // Settled in gathered_context once the conversation ends (with the disposition); until then, as extracted.
+  const variables = Object.entries((finished ? chat.gathered_context : chat?.extracted_variables) ?? {})
 
   return (
     <section className="chat-panel" aria-labelledby="try-it">
@@ -115,14 +129,20 @@ export const ChatPanel = (
       </div>
       {!chat && (
         <div className="empty">
-          <p>Chat with this agent as a caller would: the draft when there is one, else the published version.</p>
-          <button type="button" onClick={start} disabled={busy}>Start a conversation</button>
+          <p>
+            Chat with this agent as a caller would, or call it from this browser: the draft when there is one, else the
+            published version.
+          </p>
+          <div className="actions">
+            <button type="button" onClick={start} disabled={busy}>Start a conversation</button>
+            <button type="button" className="secondary" onClick={onCall} disabled={busy}>Call</button>
+          </div>
         </div>
       )}
       {chat && (
         <>
           <ol className="chat-log" ref={log} aria-live="polite">
-            {turns.map((turn, index) => (
+            {turns.map((turn, index) => [
               <li key={index} className={`turn ${turn.role}`}>
                 <span className="visually-hidden">{turn.role === "user" ? "You" : "Agent"}:</span>
                 {turn.text}
@@ -132,8 +152,11 @@ export const ChatPanel = (
                     {turn.latencyMs !== undefined ? ` · ${Math.round(turn.latencyMs)} ms` : ""}
                   </span>
                 )}
-              </li>
-            ))}
+              </li>,
+              ...(toolCalls.get(index) ?? []).map((call, position) => (
+                <ToolCallLine key={`${index}-tool-${position}`} call={call} nodeName={nodeName} />
+              ))
+            ])}
             {streaming !== undefined && <li className="turn assistant streaming">{streaming || "…"}</li>}
           </ol>
           {finished && (
@@ -157,16 +180,19 @@ export const ChatPanel = (
               <button type="submit" disabled={busy || !text.trim()}>Send</button>
             </form>
           )}
-          {variables.length > 0 && (
-            <dl className="variables" aria-label="Extracted variables">
-              {variables.map(([name, value]) => (
-                <div key={name}>
-                  <dt>{name}</dt>
-                  <dd>{JSON.stringify(value)}</dd>
-                </div>
-              ))}
-            </dl>
-          )}
+          <h3 className="subhead" id="chat-variables">Extracted variables</h3>
+          {variables.length > 0
+            ? (
+              <dl className="variables" aria-labelledby="chat-variables">
+                {variables.map(([name, value]) => (
+                  <div key={name}>
+                    <dt>{name}</dt>
+                    <dd>{JSON.stringify(value)}</dd>
+                  </div>
+                ))}
+              </dl>
+            )
+            : <p className="hint">None yet: a step's variables are extracted when the conversation leaves it.</p>}
         </>
       )}
       {problem && <p className="problem" role="alert">{problem}</p>}

@@ -19,6 +19,7 @@ import { api, type Schemas } from "../api/client.ts"
 import { ApiProblem, messageOf, ok } from "../api/problems.ts"
 import { navigate } from "../router.tsx"
 import { useLoad } from "../useLoad.ts"
+import { CallPanel } from "./CallPanel.tsx"
 import { ChatPanel } from "./ChatPanel.tsx"
 import {
   type EdgeFields,
@@ -71,6 +72,8 @@ const Editor = ({ initial }: { readonly initial: Workflow }) => {
   const [status, setStatus] = useState<{ readonly text: string; readonly failed?: boolean }>()
   const [busy, setBusy] = useState(false)
   const [activeNode, setActiveNode] = useState<string>()
+  /** "Try it" by voice rather than by chat. */
+  const [calling, setCalling] = useState(false)
   const [showVersions, setShowVersions] = useState(false)
 
   // A big graph opens on its first nodes at a readable size rather than shrunk to fit: only what is
@@ -350,7 +353,23 @@ const Editor = ({ initial }: { readonly initial: Workflow }) => {
               them.
             </p>
           )}
-          <ChatPanel agentId={initial.id} nodeName={nodeName} onNode={setActiveNode} />
+          {calling
+            ? (
+              <CallPanel
+                agentId={initial.id}
+                nodeName={nodeName}
+                onNode={setActiveNode}
+                onClose={() => setCalling(false)}
+              />
+            )
+            : (
+              <ChatPanel
+                agentId={initial.id}
+                nodeName={nodeName}
+                onNode={setActiveNode}
+                onCall={() => setCalling(true)}
+              />
+            )}
         </aside>
       </div>
     </section>
