@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Chunk, Clock, Effect, Either, Layer, Option, Stream } from "effect"
-import { AppConfig } from "../../services/AppConfig.ts"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { type UsageCriteria, type UsageOrdering, UsageReports } from "../../services/UsageReports.ts"
 import { csvLine } from "../../src/csv/csvWriter.ts"
@@ -36,14 +36,15 @@ export const UsageReportsLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* SecretBox
-    const config = yield* AppConfig
+    // The address the server really answers on (PUBLIC_URL, or the port the OS picked): links are followed by browsers.
+    const publicUrl = yield* PublicUrl
 
     const artifactLinks = Effect.map(Clock.currentTimeMillis, (now) => {
       const expires = Math.floor(now / 1000) + ARTIFACT_LINK_TTL_SECONDS
       return (runId: number, kind: ArtifactKind) => {
         const path = artifactPath(runId, kind)
         return artifactLinkUrl(
-          config.publicUrl,
+          publicUrl,
           path,
           expires,
           secrets.sign(ARTIFACT_LINK_PURPOSE, artifactLinkMessage(path, expires))

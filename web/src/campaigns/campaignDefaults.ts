@@ -1,4 +1,6 @@
-import type { Schemas } from "../api/client.ts"
+import type { components } from "../api/schema.ts"
+
+type Schemas = components["schemas"]
 
 /**
  * The settings a campaign gets when the request leaves them out, as the API documents them (README
