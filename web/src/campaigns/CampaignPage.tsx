@@ -104,7 +104,7 @@ export const CampaignPage = ({ campaignId }: { readonly campaignId: number }) =>
   const state = progress?.state ?? detail.state
   const dispatch = progress?.dispatch
   return (
-    <section>
+    <section className="campaign">
       <div className="page-head">
         <h1>{detail.name}</h1>
         <span className={`badge ${state}`} aria-label={`State: ${state}`}>{state}</span>

@@ -124,8 +124,13 @@ export const NewCampaignPage = () => {
       }))
       navigate(`/campaigns/${created.id}`)
     } catch (error) {
-      setProblem(messageOf(error))
-      const fields = (error as Partial<ApiProblem>).fields ?? []
+      // A setting that may be null is a union: beside the real problem its "null" branch reports "Expected null".
+      const fields = ((error as Partial<ApiProblem>).fields ?? []).filter((field) => field.message !== "Expected null")
+      setProblem(
+        fields.length > 0 ?
+          `Please correct: ${fields.map((field) => `${field.field || "request"}: ${field.message}`).join("; ")}` :
+          messageOf(error)
+      )
       setProblems(Object.fromEntries(fields.map((field) => [field.field, field.message])))
       setBusy(false)
     }
