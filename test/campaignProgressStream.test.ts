@@ -1,5 +1,5 @@
 import { Effect, Metric } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { progressReads, progressWatchers } from "../layers/campaigns/campaignProgressFeed.ts"
 import { readEventStream } from "../web/src/editor/eventStream.ts"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
@@ -23,6 +23,11 @@ beforeAll(async () => {
   server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
   api = client(server.url)
 })
+/** Every follower a test opened: a failed test must not leave a stream holding the test server open. */
+const following: Array<AbortController> = []
+afterEach(() => {
+  for (const abort of following.splice(0)) abort.abort()
+})
 afterAll(async () => {
   await server?.close()
   await carrier?.close()
@@ -39,6 +44,7 @@ interface ProgressFrame {
 /** Follows a campaign's progress stream; each frame is kept with the moment it arrived. */
 const follow = async (account: TestAccount, campaignId: number) => {
   const abort = new AbortController()
+  following.push(abort)
   const response = await fetch(`${server.url}/api/v1/campaign/${campaignId}/progress/stream`, {
     headers: { authorization: `Bearer ${account.token}` },
     signal: abort.signal

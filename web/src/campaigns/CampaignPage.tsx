@@ -17,6 +17,7 @@ const commandPaths = {
 } as const
 
 const RUNS_LIMIT = 25
+const REFRESH_MS = 500
 
 /** One campaign: live progress pushed by the server, its commands, the calls it placed, its log and report. */
 export const CampaignPage = ({ campaignId }: { readonly campaignId: number }) => {
@@ -36,17 +37,23 @@ export const CampaignPage = ({ campaignId }: { readonly campaignId: number }) =>
   const [problem, setProblem] = useState<string>()
   const [busy, setBusy] = useState(false)
 
-  // Calls that ended and state changes show in the outcomes and the log as they are pushed.
+  // Calls that ended and state changes show in the outcomes and the log as they are pushed; a busy
+  // campaign changes many times a second, so they are read again at most twice a second.
   const seen = useRef<string>(undefined)
+  const refresh = useRef<ReturnType<typeof setTimeout>>(undefined)
   useEffect(() => {
     if (!live.progress) return
     const key = `${live.progress.state}/${live.progress.processed_rows}/${live.progress.executed_count}`
-    if (seen.current !== undefined && seen.current !== key) {
-      reloadCampaign()
-      reloadRuns()
+    if (seen.current !== undefined && seen.current !== key && refresh.current === undefined) {
+      refresh.current = setTimeout(() => {
+        refresh.current = undefined
+        reloadCampaign()
+        reloadRuns()
+      }, REFRESH_MS)
     }
     seen.current = key
   }, [live.progress, reloadCampaign, reloadRuns])
+  useEffect(() => () => clearTimeout(refresh.current), [])
 
   const run = async (command: Command) => {
     setProblem(undefined)
