@@ -13,6 +13,7 @@ import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechAp
 import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
 import { type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer, TEST_ADMIN } from "./support/server.ts"
+import { uploadCsv } from "./support/uploads.ts"
 import { useVoiceModels, voiceDefinition } from "./support/voiceFixtures.ts"
 
 if (!hasChromium) {
@@ -30,6 +31,8 @@ let carrier: FakeTwilio
 let browser: Browser
 let page: Page
 let csvFile: string
+let adminToken: string
+let agentId: number
 
 const numbers = ["+14155550181", "+14155550182"]
 
@@ -56,7 +59,8 @@ describe.skipIf(!hasChromium)("campaigns in the console, in Chromium", () => {
     const admin = { token: login.body.token as string } as TestAccount
     await useVoiceModels(api, admin, { llmUrl: llm.baseUrl, deepgram, tts: speech })
     await carrierTelephony(api, { token: admin.token }, carrier)
-    await createWorkflow(api, server, admin, voiceDefinition())
+    adminToken = admin.token
+    agentId = await createWorkflow(api, server, admin, voiceDefinition())
     // Each callee listens to the greeting and hangs up: a short call with both sides recorded.
     for (const number of numbers) {
       carrier.calleeScript(number, [{ waitForAgent: { quietMs: 600, timeoutMs: 15_000 } }, { hangUp: true }])
@@ -177,6 +181,25 @@ describe.skipIf(!hasChromium)("campaigns in the console, in Chromium", () => {
     )
     expect(await audio.evaluate((element: any) => element.duration)).toBeGreaterThan(0.5)
     await checkPage("campaigns-06-conversation")
+  })
+
+  it("says in words when live progress is cut off, and when a command arrives after the state changed elsewhere", async () => {
+    const sourceId = await uploadCsv(api, { token: adminToken }, `phone_number\n+14155550189\n`)
+    const created = await api.post("/api/v1/campaign/create", {
+      name: "Stale page",
+      workflow_id: agentId,
+      source_type: "csv",
+      source_id: sourceId
+    }, { token: adminToken })
+    // The page cannot follow the campaign: what it shows may be out of date, and it says so.
+    await page.route("**/progress/stream", (route) => route.abort("connectionreset"))
+    await page.goto(`${server.url}/campaigns/${created.body.id}`)
+    await page.getByText(/Live progress is unavailable/).waitFor()
+    const cancelled = await api.post(`/api/v1/campaign/${created.body.id}/cancel`, undefined, { token: adminToken })
+    expect(cancelled.status).toBe(200)
+    await page.getByRole("button", { name: "Cancel" }).click()
+    await page.getByText(/Cannot cancel a campaign that is cancelled/).waitFor()
+    await page.unroute("**/progress/stream")
   })
 
   it("lists the campaign with its state and progress", async () => {
