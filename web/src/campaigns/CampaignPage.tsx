@@ -5,6 +5,7 @@ import { messageOf, ok, problemOf } from "../api/problems.ts"
 import { Link, navigate } from "../router.tsx"
 import { useLoad } from "../useLoad.ts"
 import { allowed, formatDate } from "./campaignStates.ts"
+import { ProgressFacts } from "./ProgressFacts.tsx"
 import { useCampaignProgress } from "./useCampaignProgress.ts"
 
 type Command = "start" | "pause" | "resume" | "cancel"
@@ -109,7 +110,6 @@ export const CampaignPage = ({ campaignId }: { readonly campaignId: number }) =>
   const detail = campaign.value
   const progress = live.progress
   const state = progress?.state ?? detail.state
-  const dispatch = progress?.dispatch
   return (
     <section className="campaign">
       <div className="page-head">
@@ -168,78 +168,7 @@ export const CampaignPage = ({ campaignId }: { readonly campaignId: number }) =>
         </div>
       )}
 
-      <section aria-labelledby="progress">
-        <h2 id="progress">Progress</h2>
-        {live.problem && <p role="alert" className="problem">{live.problem}</p>}
-        {!progress && !live.problem && <p role="status">Connecting to live progress…</p>}
-        {progress && (
-          <>
-            {progress.import.status !== "ready" && (
-              <p className={progress.import.status === "failed" ? "problem" : "notice"}>
-                {progress.import.status === "loading" ?
-                  `Loading contacts: ${progress.import.contacts_loaded} so far (${
-                    Math.round(progress.import.progress * 100)
-                  }%).` :
-                  `The contacts could not be loaded: ${progress.import.errors.join("; ")}`}
-              </p>
-            )}
-            <dl className="facts" aria-live="polite" data-testid="campaign-counts">
-              <div>
-                <dt>Queued</dt>
-                <dd data-count="queued">{progress.pending}</dd>
-              </div>
-              <div>
-                <dt>Live calls</dt>
-                <dd data-count="live">{progress.live_calls}</dd>
-              </div>
-              <div>
-                <dt>Completed</dt>
-                <dd data-count="completed">{progress.completed}</dd>
-              </div>
-              <div>
-                <dt>Failed</dt>
-                <dd data-count="failed">{progress.failed}</dd>
-              </div>
-              <div>
-                <dt>Cancelled</dt>
-                <dd>{progress.cancelled}</dd>
-              </div>
-              <div>
-                <dt>Contacts done</dt>
-                <dd>{progress.processed_rows} of {progress.total_rows}</dd>
-              </div>
-              {dispatch && (
-                <>
-                  <div>
-                    <dt>Rate (achieved / limit)</dt>
-                    <dd>
-                      {dispatch.rate_achieved_per_second.toFixed(2)} / {dispatch.rate_limit_per_second} per second
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>Concurrency</dt>
-                    <dd>{dispatch.live_calls} / {dispatch.max_concurrency ?? "no limit"}</dd>
-                  </div>
-                  <div>
-                    <dt>Circuit breaker</dt>
-                    <dd>
-                      {dispatch.breaker.enabled ?
-                        `${
-                          dispatch.breaker.state === "tripped" ? "Tripped" : "Closed"
-                        } (${dispatch.breaker.failures_in_window} of ${dispatch.breaker.calls_in_window} failed)` :
-                        "Off"}
-                    </dd>
-                  </div>
-                  <div>
-                    <dt>Calling window</dt>
-                    <dd>{dispatch.within_schedule ? "Open" : `Closed until ${formatDate(dispatch.next_window_at)}`}</dd>
-                  </div>
-                </>
-              )}
-            </dl>
-          </>
-        )}
-      </section>
+      <ProgressFacts progress={progress} problem={live.problem} />
 
       <section aria-labelledby="outcomes">
         <h2 id="outcomes">Calls</h2>
