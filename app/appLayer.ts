@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { ListenLive, ServeApiLive } from "../http/server.ts"
+import { CampaignProgressFeedLive } from "../layers/campaigns/campaignProgressFeed.ts"
 import { CampaignsAreaLive } from "../layers/campaigns/mod.ts"
 import { CampaignCallsAreaLive, DialerLive } from "../layers/campaigns/scheduler/mod.ts"
 import { ConversationAreaLive } from "../layers/conversation/mod.ts"
@@ -38,6 +39,7 @@ const ServicesOverDatabase = Layer.mergeAll(
   ModelChecksLive.pipe(Layer.provide(AgentsLive)),
   CampaignsAreaLive,
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
+  CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
   RecordingsAreaLive,
   VoiceAreaLive.pipe(

@@ -4,6 +4,7 @@
  * agents page (50 agents) and of the editor holding a 200-node graph (target ≤ 1 s each). Time to
  * interactive here: from navigation until the page shows its data and answers input (the search
  * box filters; the editor's nodes are drawn and its toolbar is enabled). Median of 5 loads each.
+ * Then the live campaign page's update delay (bench/consoleLiveProgress.ts; target ≤ 500 ms p95).
  *
  *   npx tsx bench/console.ts
  */
@@ -15,6 +16,7 @@ import { consoleBuildDir } from "../http/consoleBuildDir.ts"
 import { hasChromium, launchChromium } from "../test/support/browser.ts"
 import { startInProcessServer } from "../test/support/inProcessServer.ts"
 import { buildConsoleIfStale } from "../web/tooling/buildIfStale.ts"
+import { measureLiveProgress } from "./consoleLiveProgress.ts"
 
 const LOADS = 5
 const AGENTS = 50
@@ -137,6 +139,7 @@ try {
       median(editor).toFixed(0)
     } ms (target ≤ 1000 ms; ${editor.map((t) => t.toFixed(0)).join(", ")})`
   )
+  console.log(await measureLiveProgress(browser))
   await browser.close()
 } finally {
   await server.close()

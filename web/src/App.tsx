@@ -1,6 +1,9 @@
 import { lazy, Suspense, useSyncExternalStore } from "react"
 import { prefetchAgent } from "./agentPrefetch.ts"
 import { api } from "./api/client.ts"
+import { CampaignPage } from "./campaigns/CampaignPage.tsx"
+import { CampaignsPage } from "./campaigns/CampaignsPage.tsx"
+import { NewCampaignPage } from "./campaigns/NewCampaignPage.tsx"
 import { type Me, useMe } from "./me.ts"
 import { AgentsPage } from "./pages/AgentsPage.tsx"
 import { NewAgentPage } from "./pages/NewAgentPage.tsx"
@@ -22,6 +25,7 @@ const useSession = () => useSyncExternalStore(session.subscribe, session.current
 
 const sections = [
   { href: "/agents", label: "Agents" },
+  { href: "/campaigns", label: "Campaigns" },
   { href: "/runs", label: "Conversations" },
   { href: "/usage", label: "Usage" },
   { href: "/settings", label: "Settings" }
@@ -35,6 +39,10 @@ const Page = ({ pathname, me }: { readonly pathname: string; readonly me: Loaded
     prefetchAgent(Number(agent.id))
     return <EditorPage key={agent.id} agentId={Number(agent.id)} />
   }
+  if (pathname === "/campaigns") return <CampaignsPage />
+  if (pathname === "/campaigns/new") return <NewCampaignPage />
+  const campaign = match("/campaigns/:id", pathname)
+  if (campaign) return <CampaignPage key={campaign.id} campaignId={Number(campaign.id)} />
   if (pathname === "/runs") return <RunsPage />
   const run = match("/runs/:id", pathname)
   if (run) return <RunPage key={run.id} runId={Number(run.id)} />

@@ -149,6 +149,11 @@ export const CampaignProgressResponse = Schema.Struct({
   dispatch: DispatchStatusResponse
 }).annotations({ identifier: "CampaignProgressResponse" })
 
+/** `event: progress` frames, each a CampaignProgressResponse; see the endpoint's description. */
+export const CampaignProgressEventStream = Schema.String.pipe(
+  HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/event-stream" })
+).annotations({ identifier: "CampaignProgressEventStream" })
+
 export const CampaignRunResponse = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
@@ -277,6 +282,17 @@ export const CampaignsApi = HttpApiGroup.make("campaigns")
       )
       .setPath(CampaignPath)
       .addSuccess(CampaignProgressResponse)
+      .addError(HttpNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("progressStream", "/:campaign_id/progress/stream")
+      .annotate(OpenApi.Summary, "Follow a campaign's progress")
+      .annotate(
+        OpenApi.Description,
+        "Server-sent events: an `event: progress` frame holding a CampaignProgressResponse at once, then one each time the progress changes, and a `: heartbeat` comment every 15 seconds; the stream ends after the campaign completes, is cancelled or fails. However many follow a campaign, the server reads its progress once per change."
+      )
+      .setPath(CampaignPath)
+      .addSuccess(CampaignProgressEventStream)
       .addError(HttpNotFound)
   )
   .add(

@@ -1,9 +1,11 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { CampaignCalls } from "../../../services/CampaignCalls.ts"
+import { CampaignProgressFeed } from "../../../services/CampaignProgressFeed.ts"
 import { Campaigns } from "../../../services/Campaigns.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
+import { progressEventStream } from "./progressEvents.ts"
 
 const read = requireScope("campaigns:read")
 const write = requireScope("campaigns:write")
@@ -12,6 +14,7 @@ export const CampaignsHandlers = HttpApiBuilder.group(Api, "campaigns", (handler
   Effect.gen(function*() {
     const campaigns = yield* Campaigns
     const calls = yield* CampaignCalls
+    const feed = yield* CampaignProgressFeed
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(write, (principal) => campaigns.create(principal, payload)))
       .handle("list", ({ urlParams }) => Effect.flatMap(read, (principal) => campaigns.list(principal, urlParams)))
@@ -46,6 +49,9 @@ export const CampaignsHandlers = HttpApiBuilder.group(Api, "campaigns", (handler
               )
             )
           ))
+      .handle("progressStream", ({ path }) =>
+        Effect.flatMap(read, (principal) =>
+          feed.follow(principal, path.campaign_id)).pipe(Effect.map(progressEventStream)))
       .handle(
         "runs",
         ({ path, urlParams }) =>

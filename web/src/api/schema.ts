@@ -801,6 +801,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaign/{campaign_id}/progress/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a campaign's progress
+         * @description Server-sent events: an `event: progress` frame holding a CampaignProgressResponse at once, then one each time the progress changes, and a `: heartbeat` comment every 15 seconds; the stream ends after the campaign completes, is cancelled or fails. However many follow a campaign, the server reads its progress once per change.
+         */
+        get: operations["campaigns.progressStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaign/{campaign_id}/runs": {
         parameters: {
             query?: never;
@@ -1980,6 +2000,7 @@ export type components = {
             next_window_at: string | null;
             dialer: string | null;
         };
+        CampaignProgressEventStream: string;
         CampaignRunsResponse: {
             runs: components["schemas"]["CampaignRunResponse"][];
             total_count: components["schemas"]["Int"];
@@ -4846,6 +4867,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CampaignProgressResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "campaigns.progressStream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                campaign_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["CampaignProgressEventStream"];
                 };
             };
             /** @description Unauthenticated */
