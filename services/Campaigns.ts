@@ -12,6 +12,7 @@ import type { CampaignState } from "../src/campaign/campaignState.ts"
 import type { ImportProgress } from "../src/campaign/contactImport.ts"
 import type { Conflict, NotFound, PayloadTooLarge, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
+import type { DispatchStatus } from "./CampaignCalls.ts"
 
 /** CampaignResponse: every field of the spec, settings filled with their defaults. */
 export interface CampaignView {
@@ -107,6 +108,8 @@ export interface CampaignProgress {
   readonly started_at: Date | null
   readonly completed_at: Date | null
   readonly import: ImportProgress
+  /** What the dialer is doing for the campaign right now. */
+  readonly dispatch: DispatchStatus
 }
 
 export interface CampaignRunView {

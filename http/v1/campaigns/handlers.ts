@@ -1,6 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { Campaigns } from "../../../services/Campaigns.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
@@ -11,7 +10,6 @@ const write = requireScope("campaigns:write")
 export const CampaignsHandlers = HttpApiBuilder.group(Api, "campaigns", (handlers) =>
   Effect.gen(function*() {
     const campaigns = yield* Campaigns
-    const calls = yield* CampaignCalls
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(write, (principal) => campaigns.create(principal, payload)))
       .handle("list", ({ urlParams }) => Effect.flatMap(read, (principal) => campaigns.list(principal, urlParams)))
@@ -35,22 +33,14 @@ export const CampaignsHandlers = HttpApiBuilder.group(Api, "campaigns", (handler
         ({ path, payload }) =>
           Effect.flatMap(write, (principal) => campaigns.redial(principal, path.campaign_id, payload))
       )
-      .handle("progress", ({ path }) =>
-        Effect.flatMap(read, (principal) =>
-          campaigns.progress(principal, path.campaign_id)).pipe(
-            // The dialer's live figures (rate achieved, breaker, next window) come from the campaign engine.
-            Effect.flatMap((progress) =>
-              Effect.map(
-                Effect.orDie(calls.dispatchStatus(path.campaign_id)),
-                (dispatch) => ({ ...progress, dispatch })
-              )
-            )
-          ))
+      .handle(
+        "progress",
+        ({ path }) => Effect.flatMap(read, (principal) => campaigns.progress(principal, path.campaign_id))
+      )
       .handle(
         "runs",
         ({ path, urlParams }) =>
-          Effect.flatMap(read, (principal) =>
-            campaigns.runs(principal, path.campaign_id, urlParams))
+          Effect.flatMap(read, (principal) => campaigns.runs(principal, path.campaign_id, urlParams))
       )
       .handle("report", ({ path }) =>
         Effect.flatMap(read, (principal) =>
