@@ -93,7 +93,8 @@ export interface CarrierAdapter<R = never> {
     account: CarrierAccount,
     call: PlacedCallRef
   ) => Effect.Effect<CallStatus, CarrierUnavailable, R>
-  readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => boolean
+  /** Whether the provider signed the request; signatures that expire are checked against `Clock`. */
+  readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => Effect.Effect<boolean>
   readonly parseStatusCallback: (request: WebhookRequest) => Option.Option<CallStatus>
   /** An incoming call as the provider announces it (the answer webhook of a number); none when it is not one. */
   readonly parseIncomingCall: (request: WebhookRequest) => Option.Option<IncomingCall>

@@ -125,7 +125,7 @@ describe.each(carrierProviders.map((provider, index) => ({ provider, index })))(
       receiver.received
         .filter((request) => request.url.includes(`/${provider}/${to.slice(1)}`))
         .map((request) => {
-          expect(adapters.adapter(provider).verifyWebhook(account, request)).toBe(true)
+          expect(Effect.runSync(adapters.adapter(provider).verifyWebhook(account, request))).toBe(true)
           return adapters.adapter(provider).parseStatusCallback(request)
         })
         .filter(Option.isSome)

@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { CampaignDoorbell } from "../../services/CampaignDoorbell.ts"
 import { TelephonyConfigs } from "../../services/TelephonyConfigs.ts"
 import { logEntry } from "../../src/campaign/campaignLog.ts"
@@ -51,7 +51,7 @@ export const makeCampaignLifecycle = Effect.gen(function*() {
   ) =>
     Effect.gen(function*() {
       const { from, to, event } = transitions[command]
-      const entry = logEntry(new Date(), "info", event, message)
+      const entry = logEntry(new Date(yield* Clock.currentTimeMillis), "info", event, message)
       const updated = yield* sql<{ id: number }>`
         WITH moved AS (
           UPDATE campaigns
@@ -116,7 +116,12 @@ export const makeCampaignLifecycle = Effect.gen(function*() {
   }, Effect.catchTag("SqlError", Effect.die))
 
   const cancel = Effect.fn("Campaigns.cancel")(function*(principal: Principal, id: number) {
-    const entry = logEntry(new Date(), "info", transitions.cancel.event, cancelledWhileLoading)
+    const entry = logEntry(
+      new Date(yield* Clock.currentTimeMillis),
+      "info",
+      transitions.cancel.event,
+      cancelledWhileLoading
+    )
     // While loading there is nothing to withdraw: the import stops at its next statement and clears what it stored.
     const stoppedImport = yield* sql`
       UPDATE campaigns

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { RedialInput } from "../../services/Campaigns.ts"
 import { logEntry } from "../../src/campaign/campaignLog.ts"
 import { mergeRetry } from "../../src/campaign/campaignSettings.ts"
@@ -74,7 +74,7 @@ export const makeCampaignRedial = Effect.gen(function*() {
         )
       }
       const entry = logEntry(
-        new Date(),
+        new Date(yield* Clock.currentTimeMillis),
         "info",
         "redial_created",
         `${count} contacts of campaign ${id} whose last outcome was ${outcomes.join(", ")}`
@@ -84,7 +84,7 @@ export const makeCampaignRedial = Effect.gen(function*() {
                              logs = ${JSON.stringify([entry])}::jsonb
         WHERE id = ${childId}`
       const parentEntry = logEntry(
-        new Date(),
+        new Date(yield* Clock.currentTimeMillis),
         "info",
         "redialed",
         `Redialed as campaign ${childId} (${count} contacts)`

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { UpdateCampaignInput } from "../../services/Campaigns.ts"
 import { logEntry } from "../../src/campaign/campaignLog.ts"
 import { editableStates } from "../../src/campaign/campaignState.ts"
@@ -27,7 +27,7 @@ export const makeCampaignSettingsUpdate = Effect.gen(function*() {
       const settings = yield* mergedSettings(current, input)
       const changed = Object.keys(input).filter((key) => (input as Record<string, unknown>)[key] !== undefined)
       const entry = logEntry(
-        new Date(),
+        new Date(yield* Clock.currentTimeMillis),
         "info",
         "settings_updated",
         `Settings changed: ${changed.join(", ") || "none"}`

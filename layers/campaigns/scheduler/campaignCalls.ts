@@ -41,7 +41,7 @@ export const CampaignCallsLive = Layer.effect(
           ? yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
           : Option.none()
         const adapter = telephony.adapter(provider)
-        if (!attempt || Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
+        if (!attempt || Option.isNone(account) || !(yield* adapter.verifyWebhook(account.value, request))) {
           yield* Effect.logWarning("telephony webhook refused: unknown call or bad signature", {
             provider,
             run_id: runId

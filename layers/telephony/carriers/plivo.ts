@@ -173,12 +173,14 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
     }).pipe(Effect.withSpan("Plivo.callStatus")),
 
   verifyWebhook: (account, webhook) =>
-    isValidPlivoSignature(
-      account.credentials.auth_token ?? "",
-      webhook.url,
-      new URLSearchParams(webhook.rawBody),
-      webhook.headers["x-plivo-signature-v3-nonce"],
-      webhook.headers["x-plivo-signature-v3"]
+    Effect.sync(() =>
+      isValidPlivoSignature(
+        account.credentials.auth_token ?? "",
+        webhook.url,
+        new URLSearchParams(webhook.rawBody),
+        webhook.headers["x-plivo-signature-v3-nonce"],
+        webhook.headers["x-plivo-signature-v3"]
+      )
     ),
 
   parseStatusCallback: (webhook) => {

@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
@@ -121,13 +121,14 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
     ),
 
   verifyWebhook: (account, webhook) =>
-    isValidTelnyxSignature(
-      account.credentials.webhook_public_key,
-      webhook.rawBody,
-      webhook.headers["telnyx-timestamp"],
-      webhook.headers["telnyx-signature-ed25519"],
-      Math.floor(Date.now() / 1000)
-    ),
+    Effect.map(Clock.currentTimeMillis, (now) =>
+      isValidTelnyxSignature(
+        account.credentials.webhook_public_key,
+        webhook.rawBody,
+        webhook.headers["telnyx-timestamp"],
+        webhook.headers["telnyx-signature-ed25519"],
+        Math.floor(now / 1000)
+      )),
 
   parseStatusCallback: (webhook) => {
     let event: Record<string, any>

@@ -122,11 +122,13 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
     }).pipe(Effect.withSpan("Twilio.callStatus")),
 
   verifyWebhook: (account, webhook) =>
-    isValidTwilioSignature(
-      authToken(account),
-      webhook.url,
-      Object.fromEntries(new URLSearchParams(webhook.rawBody)),
-      webhook.headers["x-twilio-signature"]
+    Effect.sync(() =>
+      isValidTwilioSignature(
+        authToken(account),
+        webhook.url,
+        Object.fromEntries(new URLSearchParams(webhook.rawBody)),
+        webhook.headers["x-twilio-signature"]
+      )
     ),
 
   parseStatusCallback: (webhook: WebhookRequest) => {

@@ -12,8 +12,6 @@ import { carrierRequest } from "./carrierRequest.ts"
 
 const PUBLIC_API = "https://api.nexmo.com"
 
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-
 /** Each request's headers, with a token signed for the moment (from `Clock`) it is sent. */
 const headers = (account: CarrierAccount) =>
   Effect.map(Clock.currentTimeMillis, (now) => ({
@@ -150,12 +148,13 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
       ),
 
   verifyWebhook: (account, webhook) =>
-    isValidVonageWebhook(
-      account.credentials.signature_secret,
-      webhook.headers["authorization"],
-      vonageSignedPayload(webhook.url, webhook.rawBody),
-      nowSeconds()
-    ),
+    Effect.map(Clock.currentTimeMillis, (now) =>
+      isValidVonageWebhook(
+        account.credentials.signature_secret,
+        webhook.headers["authorization"],
+        vonageSignedPayload(webhook.url, webhook.rawBody),
+        Math.floor(now / 1000)
+      )),
 
   parseStatusCallback: (webhook) => {
     let event: Record<string, any>
