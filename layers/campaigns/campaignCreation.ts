@@ -5,6 +5,7 @@ import { ContactImports } from "../../services/ContactImports.ts"
 import { RecordingCatalog } from "../../services/Recordings.ts"
 import { Storage } from "../../services/Storage.ts"
 import { PayloadTooLarge, ValidationFailed } from "../../src/domain/errors.ts"
+import type { CampaignId, OrganizationId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { requiredVariables } from "../../src/graph/templateVariables.ts"
 import { asRegion } from "../../src/phone/mod.ts"
@@ -34,7 +35,7 @@ export const makeCampaignCreation = Effect.gen(function*() {
   )
 
   /** The region of numbers written without a country code: the request's, else the telephony configuration's. */
-  const regionFor = (organizationId: number, input: CreateCampaignInput) =>
+  const regionFor = (organizationId: OrganizationId, input: CreateCampaignInput) =>
     Effect.gen(function*() {
       if (input.default_region !== undefined && input.default_region !== null) {
         const region = asRegion(input.default_region)
@@ -91,7 +92,7 @@ export const makeCampaignCreation = Effect.gen(function*() {
     const size = yield* uploadedSize(input.source_id)
     const required = requiredVariables(workflow.workflow_definition ?? {})
     const recordingIds = yield* recordings.allIds(organizationId)
-    const [row] = yield* sql<{ id: number }>`
+    const [row] = yield* sql<{ id: CampaignId }>`
       INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, source_type, source_id,
                              default_region, retry_config, max_concurrency, rate_limit_per_second, schedule_config,
                              circuit_breaker, logs, import_status, import_owner, import_heartbeat_at, import_bytes_total)

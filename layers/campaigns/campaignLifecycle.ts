@@ -11,6 +11,7 @@ import {
   startWhileLoading
 } from "../../src/campaign/contactImport.ts"
 import { Conflict } from "../../src/domain/errors.ts"
+import type { CampaignId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { makeCampaignLookups } from "./campaignLookups.ts"
 import { type CampaignRow, toView } from "./campaignRows.ts"
@@ -43,7 +44,7 @@ export const makeCampaignLifecycle = Effect.gen(function*() {
    */
   const transition = (
     principal: Principal,
-    id: number,
+    id: CampaignId,
     command: CampaignCommand,
     message: string,
     extra: Statement.Statement<unknown> | undefined = undefined,
@@ -85,7 +86,7 @@ export const makeCampaignLifecycle = Effect.gen(function*() {
       return outbound
     })
 
-  const start = Effect.fn("Campaigns.start")(function*(principal: Principal, id: number) {
+  const start = Effect.fn("Campaigns.start")(function*(principal: Principal, id: CampaignId) {
     const current = yield* findRow(principal.organizationId, id)
     yield* checkAllowed(current, "start")
     const outbound = yield* checkedOutbound(principal, current)
@@ -102,12 +103,12 @@ export const makeCampaignLifecycle = Effect.gen(function*() {
     return toView(yield* findRow(principal.organizationId, id))
   }, Effect.catchTag("SqlError", Effect.die))
 
-  const pause = Effect.fn("Campaigns.pause")(function*(principal: Principal, id: number) {
+  const pause = Effect.fn("Campaigns.pause")(function*(principal: Principal, id: CampaignId) {
     yield* transition(principal, id, "pause", "Campaign paused; calls in progress finish, no new calls are placed")
     return toView(yield* findRow(principal.organizationId, id))
   }, Effect.catchTag("SqlError", Effect.die))
 
-  const resume = Effect.fn("Campaigns.resume")(function*(principal: Principal, id: number) {
+  const resume = Effect.fn("Campaigns.resume")(function*(principal: Principal, id: CampaignId) {
     const current = yield* findRow(principal.organizationId, id)
     yield* checkAllowed(current, "resume")
     yield* checkedOutbound(principal, current)
@@ -115,7 +116,7 @@ export const makeCampaignLifecycle = Effect.gen(function*() {
     return toView(yield* findRow(principal.organizationId, id))
   }, Effect.catchTag("SqlError", Effect.die))
 
-  const cancel = Effect.fn("Campaigns.cancel")(function*(principal: Principal, id: number) {
+  const cancel = Effect.fn("Campaigns.cancel")(function*(principal: Principal, id: CampaignId) {
     const entry = logEntry(
       new Date(yield* Clock.currentTimeMillis),
       "info",

@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { NotFound } from "../../src/domain/errors.ts"
+import type { CampaignId, OrganizationId, TelephonyConfigId, WorkflowId } from "../../src/domain/ids.ts"
 import { type CampaignRow, selectCampaigns } from "./campaignRows.ts"
 
 interface WorkflowRow {
-  readonly id: number
+  readonly id: WorkflowId
   readonly name: string
   readonly status: string
   readonly workflow_definition: unknown
@@ -14,14 +15,14 @@ interface WorkflowRow {
 export const makeCampaignLookups = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
-  const findRow = (organizationId: number, id: number) =>
+  const findRow = (organizationId: OrganizationId, id: CampaignId) =>
     Effect.flatMap(
       sql<CampaignRow>`${selectCampaigns(sql)} WHERE c.id = ${id} AND c.organization_id = ${organizationId}`,
       (rows) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Campaign", id })))
     )
 
   /** The workflow with the definition its calls would run: the published one, else the latest draft. */
-  const findWorkflow = (organizationId: number, id: number) =>
+  const findWorkflow = (organizationId: OrganizationId, id: WorkflowId) =>
     Effect.flatMap(
       sql<WorkflowRow>`
         SELECT w.id, w.name, w.status, d.workflow_definition
@@ -35,7 +36,7 @@ export const makeCampaignLookups = Effect.gen(function*() {
       (rows) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Workflow", id })))
     )
 
-  const telephonyExists = (organizationId: number, id: number | null | undefined) =>
+  const telephonyExists = (organizationId: OrganizationId, id: TelephonyConfigId | null | undefined) =>
     id === null || id === undefined
       ? Effect.void
       : Effect.flatMap(

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { CampaignRunView, Paging } from "../../services/Campaigns.ts"
 import { importProgress } from "../../src/campaign/contactImport.ts"
+import type { CampaignId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { makeCampaignLookups } from "./campaignLookups.ts"
 import { campaignReport } from "./campaignReport.ts"
@@ -32,11 +33,11 @@ export const makeCampaignReads = Effect.gen(function*() {
     }
   }, Effect.orDie)
 
-  const get = Effect.fn("Campaigns.get")(function*(principal: Principal, id: number) {
+  const get = Effect.fn("Campaigns.get")(function*(principal: Principal, id: CampaignId) {
     return toView(yield* findRow(principal.organizationId, id))
   }, Effect.catchTag("SqlError", Effect.die))
 
-  const progress = Effect.fn("Campaigns.progress")(function*(principal: Principal, id: number) {
+  const progress = Effect.fn("Campaigns.progress")(function*(principal: Principal, id: CampaignId) {
     const campaign = yield* findRow(principal.organizationId, id)
     // Contacts count only once the import published them (and counting a loading import's would scan them all).
     const states = campaign.import_status !== "ready" ?
@@ -69,7 +70,7 @@ export const makeCampaignReads = Effect.gen(function*() {
     }
   }, Effect.catchTag("SqlError", Effect.die))
 
-  const runs = Effect.fn("Campaigns.runs")(function*(principal: Principal, id: number, paging: Paging) {
+  const runs = Effect.fn("Campaigns.runs")(function*(principal: Principal, id: CampaignId, paging: Paging) {
     yield* findRow(principal.organizationId, id)
     const [count] = yield* sql<{ total: number }>`
       SELECT count(*)::int AS total FROM runs WHERE campaign_id = ${id} AND organization_id = ${principal.organizationId}`
@@ -88,7 +89,7 @@ export const makeCampaignReads = Effect.gen(function*() {
     }
   }, Effect.catchTag("SqlError", Effect.die))
 
-  const report = Effect.fn("Campaigns.report")(function*(principal: Principal, id: number) {
+  const report = Effect.fn("Campaigns.report")(function*(principal: Principal, id: CampaignId) {
     const campaign = yield* findRow(principal.organizationId, id)
     return campaignReport(sql, campaign)
   }, Effect.catchTag("SqlError", Effect.die))

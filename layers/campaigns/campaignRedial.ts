@@ -5,6 +5,7 @@ import { logEntry } from "../../src/campaign/campaignLog.ts"
 import { mergeRetry } from "../../src/campaign/campaignSettings.ts"
 import { isFinal } from "../../src/campaign/campaignState.ts"
 import { Conflict, ValidationFailed } from "../../src/domain/errors.ts"
+import type { CampaignId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { makeCampaignLookups } from "./campaignLookups.ts"
 import { toView } from "./campaignRows.ts"
@@ -21,7 +22,7 @@ export const makeCampaignRedial = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { findRow } = yield* makeCampaignLookups
 
-  const redial = Effect.fn("Campaigns.redial")(function*(principal: Principal, id: number, input: RedialInput) {
+  const redial = Effect.fn("Campaigns.redial")(function*(principal: Principal, id: CampaignId, input: RedialInput) {
     const parent = yield* findRow(principal.organizationId, id)
     if (!isFinal(parent.state)) {
       return yield* new Conflict({
@@ -46,7 +47,7 @@ export const makeCampaignRedial = Effect.gen(function*() {
     const retryConfig = mergeRetry(parent.retry_config, input.retry_config ?? undefined)
     const name = input.name ?? `${parent.name} (redial)`
     const childId = yield* sql.withTransaction(Effect.gen(function*() {
-      const [child] = yield* sql<{ id: number }>`
+      const [child] = yield* sql<{ id: CampaignId }>`
         INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, source_type, source_id,
                                source_columns, default_region, retry_config, max_concurrency, rate_limit_per_second,
                                schedule_config, circuit_breaker, parent_campaign_id)

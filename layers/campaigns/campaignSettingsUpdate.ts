@@ -4,6 +4,7 @@ import type { UpdateCampaignInput } from "../../services/Campaigns.ts"
 import { logEntry } from "../../src/campaign/campaignLog.ts"
 import { editableStates } from "../../src/campaign/campaignState.ts"
 import { Conflict } from "../../src/domain/errors.ts"
+import type { CampaignId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { makeCampaignLookups } from "./campaignLookups.ts"
 import { toView } from "./campaignRows.ts"
@@ -15,7 +16,7 @@ export const makeCampaignSettingsUpdate = Effect.gen(function*() {
   const { findRow, telephonyExists } = yield* makeCampaignLookups
 
   const update = Effect.fn("Campaigns.update")(
-    function*(principal: Principal, id: number, input: UpdateCampaignInput) {
+    function*(principal: Principal, id: CampaignId, input: UpdateCampaignInput) {
       const current = yield* findRow(principal.organizationId, id)
       if (!editableStates.includes(current.state)) {
         return yield* new Conflict({

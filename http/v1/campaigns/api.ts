@@ -1,18 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CampaignLogEntry } from "../../../src/campaign/campaignLog.ts"
+import { Campaign, CampaignRun } from "../../../src/campaign/campaignRecord.ts"
 import {
-  CircuitBreakerConfig,
   CircuitBreakerPatch,
   MaxConcurrency,
   RateLimitPerSecond,
-  RetryConfig,
   RetryConfigPatch,
-  ScheduleConfig,
   ScheduleConfigPatch
 } from "../../../src/campaign/campaignSettings.ts"
 import { CampaignState } from "../../../src/campaign/campaignState.ts"
-import { ImportStatus } from "../../../src/campaign/contactImport.ts"
+import { CampaignImport } from "../../../src/campaign/contactImport.ts"
 import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import {
   HttpConflict,
@@ -35,7 +32,7 @@ const Id = Schema.Int.pipe(Schema.positive())
 
 /** Omitted: unchanged (the default on create). `null`: the setting's default (no limit, no schedule). */
 const settingsFields = {
-  telephony_configuration_id: Schema.optional(Schema.NullOr(Id)),
+  telephony_configuration_id: Schema.optional(Schema.NullOr(Id.pipe(Schema.brand("TelephonyConfigId")))),
   retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch)),
   max_concurrency: Schema.optional(Schema.NullOr(MaxConcurrency)),
   rate_limit_per_second: Schema.optional(Schema.NullOr(RateLimitPerSecond)),
@@ -45,7 +42,7 @@ const settingsFields = {
 
 export const CreateCampaignRequest = bodySchema("CreateCampaign", {
   name: Name,
-  workflow_id: Id,
+  workflow_id: Id.pipe(Schema.brand("WorkflowId")),
   source_type: Schema.Literal("csv"),
   source_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)),
   default_region: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.length(2)))),
@@ -66,47 +63,8 @@ export const RedialCampaignRequest = bodySchema("RedialCampaign", {
   retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch))
 })
 
-/** Loading the campaign's contacts; README "Campaigns" (large files load in the background). */
-export const CampaignImport = Schema.Struct({
-  status: ImportStatus,
-  contacts_loaded: Schema.Int,
-  bytes_read: Schema.Int,
-  bytes_total: Schema.NullOr(Schema.Int),
-  progress: Schema.Number,
-  errors: Schema.Array(Schema.String)
-}).annotations({ identifier: "CampaignImport" })
-
-export const CampaignResponse = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  workflow_id: Schema.Int,
-  workflow_name: Schema.String,
-  state: CampaignState,
-  source_type: Schema.Literal("csv"),
-  source_id: Schema.String,
-  default_region: Schema.NullOr(Schema.String),
-  total_rows: Schema.NullOr(Schema.Int),
-  processed_rows: Schema.Int,
-  failed_rows: Schema.Int,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  started_at: Schema.NullOr(Timestamp),
-  completed_at: Schema.NullOr(Timestamp),
-  retry_config: RetryConfig,
-  max_concurrency: Schema.NullOr(Schema.Int),
-  rate_limit_per_second: Schema.Int,
-  schedule_config: Schema.NullOr(ScheduleConfig),
-  circuit_breaker: CircuitBreakerConfig,
-  executed_count: Schema.Int,
-  total_queued_count: Schema.Int,
-  parent_campaign_id: Schema.NullOr(Schema.Int),
-  redialed_campaign_id: Schema.NullOr(Schema.Int),
-  telephony_configuration_id: Schema.NullOr(Schema.Int),
-  telephony_configuration_name: Schema.NullOr(Schema.String),
-  logs: Schema.Array(CampaignLogEntry),
-  warnings: Schema.Array(Schema.String),
-  import: CampaignImport
-}).annotations({ identifier: "CampaignResponse" })
+/** The campaign resource is defined once, in src/campaign/campaignRecord.ts. */
+export const CampaignResponse = Campaign
 
 const pagination = {
   page: Schema.optionalWith(IntFromString({ minimum: 1, description: "Page number (default 1)" }), {
@@ -149,22 +107,7 @@ export const CampaignProgressResponse = Schema.Struct({
   dispatch: DispatchStatusResponse
 }).annotations({ identifier: "CampaignProgressResponse" })
 
-export const CampaignRunResponse = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  state: Schema.String,
-  mode: Schema.String,
-  direction: Schema.String,
-  caller_number: Schema.NullOr(Schema.String),
-  called_number: Schema.NullOr(Schema.String),
-  contact_id: Schema.NullOr(Schema.Int),
-  disposition: Schema.NullOr(Schema.String),
-  end_reason: Schema.NullOr(Schema.String),
-  duration_seconds: Schema.Int,
-  created_at: Timestamp,
-  started_at: Schema.NullOr(Timestamp),
-  ended_at: Schema.NullOr(Timestamp)
-}).annotations({ identifier: "CampaignRunResponse" })
+export const CampaignRunResponse = CampaignRun
 
 export const CampaignRunsResponse = Schema.Struct({
   runs: Schema.Array(CampaignRunResponse),
@@ -174,7 +117,7 @@ export const CampaignRunsResponse = Schema.Struct({
   total_pages: Schema.Int
 }).annotations({ identifier: "CampaignRunsResponse" })
 
-const CampaignPath = pathSchema("Campaign", { campaign_id: IdFromPath })
+const CampaignPath = pathSchema("Campaign", { campaign_id: IdFromPath.pipe(Schema.brand("CampaignId")) })
 
 const command = <const Name extends "start" | "pause" | "resume" | "cancel">(
   name: Name,
