@@ -1,4 +1,4 @@
-/** One line of a conversation as stored on the run and shown to users (ARCHITECTURE "Runs and conversations"). */
+/** One line of a conversation as stored on the run and shown to users (docs/architecture.md, "Runs and conversations"). */
 export interface TranscriptTurn {
   readonly role: "user" | "assistant"
   readonly text: string
