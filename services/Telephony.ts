@@ -1,11 +1,11 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { AnsweredBy } from "../src/campaign/machineVerdict.ts"
 import type { CallOutcome } from "../src/campaign/retryPolicy.ts"
-import type { Provider } from "../src/telephony/providerConfig.ts"
+import { carrierProviders, type Provider } from "../src/telephony/providerConfig.ts"
 
 export type { AnsweredBy, Provider }
 
-export const Providers: ReadonlyArray<Provider> = ["twilio", "vonage", "telnyx", "plivo"]
+export const Providers: ReadonlyArray<Provider> = carrierProviders
 
 /** A telephony configuration with its credentials decrypted: only ever held in memory. */
 export interface CarrierAccount {

@@ -2,10 +2,11 @@ import type { Socket } from "@effect/platform"
 import { Context, type Effect } from "effect"
 import type { Conflict, Forbidden, NotFound, ValidationFailed } from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
+import type { MediaProvider } from "../src/telephony/media/mod.ts"
 import type { Provider, WebhookRequest } from "./Telephony.ts"
 
 /** Where a call's audio comes from: a carrier's media stream, or the browser test call page. */
-export type MediaSource = Provider | "browser"
+export type MediaSource = MediaProvider
 
 /** A media WebSocket as it arrived, before anything is trusted. */
 export interface MediaConnection {

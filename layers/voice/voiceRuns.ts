@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { StoredConversation } from "../../services/ConversationStarts.ts"
-import type { TokenUsage, TranscriptTurn } from "../../src/conversation/transcript.ts"
+import { serviceTokens, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import { channelOfMode } from "../../src/usage/channels.ts"
 
 /** A run a media stream may attach to, with the agent version it runs. */
@@ -157,7 +157,7 @@ export const makeVoiceRuns = Effect.gen(function*() {
         disposition = ${call.disposition},
         prompt_tokens = ${call.usage.prompt_tokens},
         completion_tokens = ${call.usage.completion_tokens},
-        service_tokens = ${call.usage.prompt_tokens + call.usage.completion_tokens},
+        service_tokens = ${serviceTokens(call.usage)},
         tts_characters = ${call.ttsCharacters},
         stt_seconds = ${call.sttSeconds},
         duration_seconds = GREATEST(duration_seconds, ${call.durationSeconds}),

@@ -27,6 +27,9 @@ export const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
   completion_tokens: a.completion_tokens + b.completion_tokens
 })
 
+/** A run's `service_tokens`: every LLM token it consumed, prompt and completion alike. */
+export const serviceTokens = (usage: TokenUsage): number => usage.prompt_tokens + usage.completion_tokens
+
 /** The transcript as plain lines, for the extraction and disposition prompts. */
 export const transcriptText = (turns: ReadonlyArray<TranscriptTurn>): string =>
   turns.map((turn) => `${turn.role === "user" ? "User" : "Agent"}: ${turn.text}`).join("\n")
