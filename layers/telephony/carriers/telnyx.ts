@@ -8,7 +8,7 @@ import {
 } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
-import { carrierRequest } from "./carrierRequest.ts"
+import { carrierRequest, hungUp } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
@@ -88,12 +88,8 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
       headers: headers(account),
       body: "{}"
     }, TelnyxCallReply).pipe(
-      // 422: the call has already ended.
-      Effect.flatMap((reply) =>
-        reply.status < 300 || reply.status === 404 || reply.status === 422
-          ? Effect.void
-          : Effect.fail(new CarrierUnavailable({ message: `Telnyx did not hang up the call (HTTP ${reply.status})` }))
-      ),
+      // 404 and 422: the call has already ended.
+      Effect.flatMap(hungUp("Telnyx", [404, 422])),
       Effect.withSpan("Telnyx.hangUp")
     ),
 

@@ -8,7 +8,7 @@ import {
 } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
 import { isValidVonageWebhook, vonageApiToken, vonageSignedPayload } from "../../../src/telephony/vonageJwt.ts"
-import { carrierRequest } from "./carrierRequest.ts"
+import { carrierRequest, hungUp } from "./carrierRequest.ts"
 
 const PUBLIC_API = "https://api.nexmo.com"
 
@@ -114,11 +114,8 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
           body: JSON.stringify({ action: "hangup" })
         }, VonageCallReply)
     ).pipe(
-      Effect.flatMap((reply) =>
-        reply.status < 300 || reply.status === 404 || reply.status === 400
-          ? Effect.void
-          : Effect.fail(new CarrierUnavailable({ message: `Vonage did not hang up the call (HTTP ${reply.status})` }))
-      ),
+      // 404 and 400: the call has already ended.
+      Effect.flatMap(hungUp("Vonage", [400, 404])),
       Effect.withSpan("Vonage.hangUp")
     ),
 
