@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { AnsweredBy } from "../src/campaign/machineVerdict.ts"
-import type { CallOutcome } from "../src/campaign/retryPolicy.ts"
+import type { AnsweredBy } from "../src/campaigns/machineVerdict.ts"
+import type { CallOutcome } from "../src/campaigns/retryPolicy.ts"
 import { carrierProviders, type Provider } from "../src/telephony/providerConfig.ts"
 
 export type { AnsweredBy, Provider }

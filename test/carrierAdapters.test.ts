@@ -7,7 +7,7 @@ import { TelnyxWebhook } from "telnyx/lib/webhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TelephonyLive } from "../layers/telephony/telephony.ts"
 import { type CallStatus, type CarrierAccount, Telephony, type WebhookRequest } from "../services/Telephony.ts"
-import { outcomeWithVerdict } from "../src/campaign/machineVerdict.ts"
+import { outcomeWithVerdict } from "../src/campaigns/machineVerdict.ts"
 import { vonageApiToken } from "../src/telephony/vonageJwt.ts"
 import {
   type CarrierProviderName,

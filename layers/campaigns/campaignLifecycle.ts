@@ -2,14 +2,14 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { CampaignDoorbell } from "../../services/CampaignDoorbell.ts"
 import { TelephonyConfigs } from "../../services/TelephonyConfigs.ts"
-import { logEntry } from "../../src/campaign/campaignLog.ts"
-import { type CampaignCommand, canApply, refusal, transitions } from "../../src/campaign/campaignState.ts"
+import { logEntry } from "../../src/campaigns/campaignLog.ts"
+import { type CampaignCommand, canApply, refusal, transitions } from "../../src/campaigns/campaignState.ts"
 import {
   cancelledWhileLoading,
   importProgress,
   startAfterFailedImport,
   startWhileLoading
-} from "../../src/campaign/contactImport.ts"
+} from "../../src/campaigns/contactImport.ts"
 import { Conflict } from "../../src/domain/errors.ts"
 import type { CampaignId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { CampaignRunView, Paging } from "../../services/Campaigns.ts"
-import { importProgress } from "../../src/campaign/contactImport.ts"
+import { importProgress } from "../../src/campaigns/contactImport.ts"
 import type { CampaignId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { makeCampaignLookups } from "./campaignLookups.ts"

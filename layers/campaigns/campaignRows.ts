@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { CampaignView } from "../../services/Campaigns.ts"
-import { importProgress, type ImportStatus } from "../../src/campaign/contactImport.ts"
+import { importProgress, type ImportStatus } from "../../src/campaigns/contactImport.ts"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 
 /** A campaign's row: the resource without its import view, with the columns the API does not show. */

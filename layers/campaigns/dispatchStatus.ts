@@ -2,9 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import type { DispatchStatus } from "../../services/CampaignCalls.ts"
 import { DialerRepo } from "../../services/DialerRepo.ts"
-import type { CircuitBreakerConfig, ScheduleConfig } from "../../src/campaign/campaignSettings.ts"
-import { evaluateBreaker, isBreakerFailure } from "../../src/campaign/circuitBreaker.ts"
-import { isWithinSchedule, nextWindowStart } from "../../src/campaign/scheduleWindow.ts"
+import type { CircuitBreakerConfig, ScheduleConfig } from "../../src/campaigns/campaignSettings.ts"
+import { evaluateBreaker, isBreakerFailure } from "../../src/campaigns/circuitBreaker.ts"
+import { isWithinSchedule, nextWindowStart } from "../../src/campaigns/scheduleWindow.ts"
 import { NotFound } from "../../src/domain/errors.ts"
 
 const RATE_WINDOW_MS = 10_000

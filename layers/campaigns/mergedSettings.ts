@@ -10,7 +10,7 @@ import {
   retryDefaults,
   type ScheduleConfig,
   validateSchedule
-} from "../../src/campaign/campaignSettings.ts"
+} from "../../src/campaigns/campaignSettings.ts"
 import { ValidationFailed } from "../../src/domain/errors.ts"
 import type { CampaignRow } from "./campaignRows.ts"
 

@@ -1,15 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Campaign, CampaignRun } from "../../../src/campaign/campaignRecord.ts"
+import { Campaign, CampaignRun } from "../../../src/campaigns/campaignRecord.ts"
 import {
   CircuitBreakerPatch,
   MaxConcurrency,
   RateLimitPerSecond,
   RetryConfigPatch,
   ScheduleConfigPatch
-} from "../../../src/campaign/campaignSettings.ts"
-import { CampaignState } from "../../../src/campaign/campaignState.ts"
-import { CampaignImport } from "../../../src/campaign/contactImport.ts"
+} from "../../../src/campaigns/campaignSettings.ts"
+import { CampaignState } from "../../../src/campaigns/campaignState.ts"
+import { CampaignImport } from "../../../src/campaigns/contactImport.ts"
 import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import {
   HttpConflict,
@@ -63,7 +63,7 @@ export const RedialCampaignRequest = bodySchema("RedialCampaign", {
   retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch))
 })
 
-/** The campaign resource is defined once, in src/campaign/campaignRecord.ts. */
+/** The campaign resource is defined once, in src/campaigns/campaignRecord.ts. */
 export const CampaignResponse = Campaign
 
 const pagination = {

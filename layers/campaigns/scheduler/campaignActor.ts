@@ -2,7 +2,7 @@ import { Clock, Effect, FiberSet, Queue, Ref } from "effect"
 import type { ActorCampaign, Claim, ClaimedAttempt, DialerRepoShape, DialPlan } from "../../../services/DialerRepo.ts"
 import type { CarrierAccount, CarrierAdapter, TelephonyShape } from "../../../services/Telephony.ts"
 import type { TelephonyConfigsShape } from "../../../services/TelephonyConfigs.ts"
-import { type BreakerVerdict, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
+import { type BreakerVerdict, isBreakerFailure } from "../../../src/campaigns/circuitBreaker.ts"
 import {
   available,
   type BatchPlan,
@@ -13,8 +13,8 @@ import {
   pacerFrom,
   readyAt,
   sent
-} from "../../../src/campaign/dispatchRate.ts"
-import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
+} from "../../../src/campaigns/dispatchRate.ts"
+import { isWithinSchedule, nextWindowStart } from "../../../src/campaigns/scheduleWindow.ts"
 import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
 import { carrierAccount } from "../../telephony/carrierAccounts.ts"
 import type { ClaimTurns } from "./claimTurns.ts"

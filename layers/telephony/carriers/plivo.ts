@@ -6,7 +6,7 @@ import {
   type CarrierAdapter,
   CarrierUnavailable
 } from "../../../services/Telephony.ts"
-import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidPlivoSignature } from "../../../src/telephony/plivoSignature.ts"
 import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"

@@ -6,7 +6,7 @@ import {
   type CarrierAdapter,
   CarrierUnavailable
 } from "../../../services/Telephony.ts"
-import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
 import { carrierRequest, hungUp } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"

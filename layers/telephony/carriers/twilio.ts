@@ -8,7 +8,7 @@ import {
   CarrierUnavailable,
   type WebhookRequest
 } from "../../../services/Telephony.ts"
-import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidTwilioSignature } from "../../../src/telephony/twilioSignature.ts"
 import { carrierRequest, hungUp } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
