@@ -1,27 +1,9 @@
 import { Context, type Effect } from "effect"
+import type { DispatchStatus } from "../src/campaigns/campaignProgress.ts"
 import type { Forbidden, NotFound } from "../src/domain/errors.ts"
 import type { Provider, WebhookRequest } from "./Telephony.ts"
 
-/** What the dialer is doing for a campaign right now, derived from the database (any process can answer). */
-export interface DispatchStatus {
-  /** Attempts placed in the last ten seconds, per second. */
-  readonly rate_achieved_per_second: number
-  readonly rate_limit_per_second: number
-  readonly live_calls: number
-  readonly max_concurrency: number | null
-  readonly breaker: {
-    readonly enabled: boolean
-    readonly state: "closed" | "tripped"
-    readonly calls_in_window: number
-    readonly failures_in_window: number
-    readonly failure_ratio: number
-  }
-  readonly within_schedule: boolean
-  /** The start of the next calling window when outside one; null inside one or without a schedule. */
-  readonly next_window_at: Date | null
-  /** The process dialing this campaign, if any. */
-  readonly dialer: string | null
-}
+export type { DispatchStatus }
 
 /** Provider webhooks for campaign calls, and the live view of a campaign's dialing. */
 export interface CampaignCallsShape {

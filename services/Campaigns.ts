@@ -1,12 +1,10 @@
 import { Context, type Effect, type Stream } from "effect"
+import type { CampaignProgress } from "../src/campaigns/campaignProgress.ts"
 import type { Campaign, CampaignRun } from "../src/campaigns/campaignRecord.ts"
 import type { CircuitBreakerPatch, RetryConfigPatch, ScheduleConfigPatch } from "../src/campaigns/campaignSettings.ts"
-import type { CampaignState } from "../src/campaigns/campaignState.ts"
-import type { ImportProgress } from "../src/campaigns/contactImport.ts"
 import type { Conflict, NotFound, PayloadTooLarge, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
 import type { CampaignId, TelephonyConfigId, WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
-import type { DispatchStatus } from "./CampaignCalls.ts"
 
 /** CampaignResponse: every field of the spec, settings filled with their defaults. */
 export type CampaignView = Campaign
@@ -52,28 +50,7 @@ export interface CampaignPage {
   readonly total_pages: number
 }
 
-export interface CampaignProgress {
-  readonly campaign_id: CampaignId
-  readonly state: CampaignState
-  readonly total_rows: number
-  readonly processed_rows: number
-  readonly failed_rows: number
-  readonly executed_count: number
-  readonly total_queued_count: number
-  readonly pending: number
-  readonly dialing: number
-  readonly completed: number
-  readonly failed: number
-  readonly cancelled: number
-  /** Attempts with a call in flight, counted from the attempts themselves. */
-  readonly live_calls: number
-  readonly next_attempt_at: Date | null
-  readonly started_at: Date | null
-  readonly completed_at: Date | null
-  readonly import: ImportProgress
-  /** What the dialer is doing for the campaign right now. */
-  readonly dispatch: DispatchStatus
-}
+export type { CampaignProgress }
 
 export type CampaignRunView = CampaignRun
 

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { CampaignProgress } from "../../../src/campaigns/campaignProgress.ts"
 import { Campaign, CampaignRun } from "../../../src/campaigns/campaignRecord.ts"
 import {
   CircuitBreakerPatch,
@@ -8,9 +9,6 @@ import {
   RetryConfigPatch,
   ScheduleConfigPatch
 } from "../../../src/campaigns/campaignSettings.ts"
-import { CampaignState } from "../../../src/campaigns/campaignState.ts"
-import { CampaignImport } from "../../../src/campaigns/contactImport.ts"
-import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import {
   HttpConflict,
   HttpForbidden,
@@ -21,7 +19,6 @@ import {
 } from "../../errors.ts"
 import { bodySchema, IdFromPath, IntFromString, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
-import { DispatchStatusResponse } from "../campaignDispatch/schemas.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -86,26 +83,7 @@ export const CampaignListResponse = Schema.Struct({
   total_pages: Schema.Int
 }).annotations({ identifier: "CampaignListResponse" })
 
-export const CampaignProgressResponse = Schema.Struct({
-  campaign_id: Schema.Int,
-  state: CampaignState,
-  total_rows: Schema.Int,
-  processed_rows: Schema.Int,
-  failed_rows: Schema.Int,
-  executed_count: Schema.Int,
-  total_queued_count: Schema.Int,
-  pending: Schema.Int,
-  dialing: Schema.Int,
-  completed: Schema.Int,
-  failed: Schema.Int,
-  cancelled: Schema.Int,
-  live_calls: Schema.Int,
-  next_attempt_at: Schema.NullOr(Timestamp),
-  started_at: Schema.NullOr(Timestamp),
-  completed_at: Schema.NullOr(Timestamp),
-  import: CampaignImport,
-  dispatch: DispatchStatusResponse
-}).annotations({ identifier: "CampaignProgressResponse" })
+export const CampaignProgressResponse = CampaignProgress
 
 export const CampaignRunResponse = CampaignRun
 
