@@ -2,13 +2,14 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { StoredConversation } from "../../services/ConversationStarts.ts"
 import { serviceTokens, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
+import type { OrganizationId, RunId, WorkflowId } from "../../src/domain/ids.ts"
 import { channelOfMode } from "../../src/usage/channels.ts"
 
 /** A run a media stream may attach to, with the agent version it runs. */
 export interface MediaRun {
-  readonly id: number
-  readonly organization_id: number
-  readonly workflow_id: number
+  readonly id: RunId
+  readonly organization_id: OrganizationId
+  readonly workflow_id: WorkflowId
   readonly definition_id: number | null
   readonly channel: "telephony" | "web" | "chat"
   readonly mode: string

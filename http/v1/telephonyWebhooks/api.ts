@@ -6,7 +6,7 @@ import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
 
 export const TelephonyWebhookPath = pathSchema("TelephonyWebhook", {
   provider: CarrierProvider,
-  run_id: IdFromPath
+  run_id: IdFromPath.pipe(Schema.brand("RunId"))
 })
 
 export const InboundWebhookPath = pathSchema("InboundCallWebhook", {

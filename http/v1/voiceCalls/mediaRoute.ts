@@ -9,7 +9,7 @@ import { callPage } from "./callPage.ts"
 
 const MediaPath = Schema.Struct({
   source: MediaProvider,
-  run_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()),
+  run_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive(), Schema.brand("RunId")),
   token: Schema.String
 })
 
