@@ -24,6 +24,7 @@ import { ServicesLive } from "../app/appLayer.ts"
 import { AppConfigLive } from "../app/config.ts"
 import { Campaigns } from "../services/Campaigns.ts"
 import { PublicUrl } from "../services/PublicUrl.ts"
+import { OrganizationId, WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import { allScopes } from "../src/domain/scopes.ts"
 
@@ -88,7 +89,7 @@ const main = async () => {
     }, 1, 'published', '{"nodes":[{"id":"s","type":"startCall","data":{"prompt":"Hi {{first_name}}"}}],"edges":[]}')`
     const principal: Principal = {
       userId: 0,
-      organizationId: org!.id,
+      organizationId: OrganizationId.make(org!.id),
       role: "owner",
       via: "session",
       sessionId: null,
@@ -108,7 +109,7 @@ const main = async () => {
       const started = performance.now()
       const created = yield* campaigns.create(principal, {
         name: `bench ${rows}`,
-        workflow_id: workflow!.id,
+        workflow_id: WorkflowId.make(workflow!.id),
         source_type: "csv",
         source_id: key
       })

@@ -1,27 +1,10 @@
 import { Context, type Effect } from "effect"
+import type { DispatchStatus } from "../src/campaigns/campaignProgress.ts"
 import type { Forbidden, NotFound } from "../src/domain/errors.ts"
+import type { CampaignId, RunId } from "../src/domain/ids.ts"
 import type { Provider, WebhookRequest } from "./Telephony.ts"
 
-/** What the dialer is doing for a campaign right now, derived from the database (any process can answer). */
-export interface DispatchStatus {
-  /** Attempts placed in the last ten seconds, per second. */
-  readonly rate_achieved_per_second: number
-  readonly rate_limit_per_second: number
-  readonly live_calls: number
-  readonly max_concurrency: number | null
-  readonly breaker: {
-    readonly enabled: boolean
-    readonly state: "closed" | "tripped"
-    readonly calls_in_window: number
-    readonly failures_in_window: number
-    readonly failure_ratio: number
-  }
-  readonly within_schedule: boolean
-  /** The start of the next calling window when outside one; null inside one or without a schedule. */
-  readonly next_window_at: Date | null
-  /** The process dialing this campaign, if any. */
-  readonly dialer: string | null
-}
+export type { DispatchStatus }
 
 /** Provider webhooks for campaign calls, and the live view of a campaign's dialing. */
 export interface CampaignCallsShape {
@@ -31,22 +14,22 @@ export interface CampaignCallsShape {
    */
   readonly statusCallback: (
     provider: Provider,
-    runId: number,
+    runId: RunId,
     request: WebhookRequest
   ) => Effect.Effect<"applied" | "ignored", Forbidden | NotFound>
   /** The answer document connecting the call's audio to the run's media stream (signed, expiring link). */
   readonly answer: (
     provider: Provider,
-    runId: number,
+    runId: RunId,
     request: WebhookRequest
   ) => Effect.Effect<{ readonly contentType: string; readonly body: string }, Forbidden | NotFound>
-  readonly dispatchStatus: (campaignId: number) => Effect.Effect<DispatchStatus, NotFound>
+  readonly dispatchStatus: (campaignId: CampaignId) => Effect.Effect<DispatchStatus, NotFound>
   /**
    * A call's media stream was refused because the agent cannot take it (no LLM, STT or TTS): the
    * call is failed with `reason` (its attempt too, for a campaign call), not left for the
    * carrier's "completed" to record as a success. A call already ended is left as it is.
    */
-  readonly mediaRefused: (runId: number, reason: string) => Effect.Effect<void>
+  readonly mediaRefused: (runId: RunId, reason: string) => Effect.Effect<void>
 }
 
 export class CampaignCalls extends Context.Tag("talkgraph/CampaignCalls")<CampaignCalls, CampaignCallsShape>() {}

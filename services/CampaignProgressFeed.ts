@@ -1,13 +1,8 @@
 import { Context, type Effect, type Stream } from "effect"
 import type { NotFound } from "../src/domain/errors.ts"
+import type { CampaignId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
-import type { DispatchStatus } from "./CampaignCalls.ts"
 import type { CampaignProgress } from "./Campaigns.ts"
-
-/** What the progress endpoint answers: the contacts' counters and the dialer's live view. */
-export interface LiveCampaignProgress extends CampaignProgress {
-  readonly dispatch: DispatchStatus
-}
 
 /**
  * A campaign's progress as it changes, for consoles watching it. However many follow one campaign,
@@ -21,8 +16,8 @@ export interface CampaignProgressFeedShape {
    */
   readonly follow: (
     principal: Principal,
-    campaignId: number
-  ) => Effect.Effect<Stream.Stream<LiveCampaignProgress>, NotFound>
+    campaignId: CampaignId
+  ) => Effect.Effect<Stream.Stream<CampaignProgress>, NotFound>
 }
 
 export class CampaignProgressFeed

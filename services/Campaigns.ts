@@ -1,51 +1,13 @@
 import { Context, type Effect, type Stream } from "effect"
-import type { CampaignLogEntry } from "../src/campaign/campaignLog.ts"
-import type {
-  CircuitBreakerConfig,
-  CircuitBreakerPatch,
-  RetryConfig,
-  RetryConfigPatch,
-  ScheduleConfig,
-  ScheduleConfigPatch
-} from "../src/campaign/campaignSettings.ts"
-import type { CampaignState } from "../src/campaign/campaignState.ts"
-import type { ImportProgress } from "../src/campaign/contactImport.ts"
+import type { CampaignProgress } from "../src/campaigns/campaignProgress.ts"
+import type { Campaign, CampaignRun } from "../src/campaigns/campaignRecord.ts"
+import type { CircuitBreakerPatch, RetryConfigPatch, ScheduleConfigPatch } from "../src/campaigns/campaignSettings.ts"
 import type { Conflict, NotFound, PayloadTooLarge, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
+import type { CampaignId, TelephonyConfigId, WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 
 /** CampaignResponse: every field of the spec, settings filled with their defaults. */
-export interface CampaignView {
-  readonly id: number
-  readonly name: string
-  readonly workflow_id: number
-  readonly workflow_name: string
-  readonly state: CampaignState
-  readonly source_type: "csv"
-  readonly source_id: string
-  readonly default_region: string | null
-  readonly total_rows: number | null
-  readonly processed_rows: number
-  readonly failed_rows: number
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly started_at: Date | null
-  readonly completed_at: Date | null
-  readonly retry_config: RetryConfig
-  readonly max_concurrency: number | null
-  readonly rate_limit_per_second: number
-  readonly schedule_config: ScheduleConfig | null
-  readonly circuit_breaker: CircuitBreakerConfig
-  readonly executed_count: number
-  readonly total_queued_count: number
-  readonly parent_campaign_id: number | null
-  readonly redialed_campaign_id: number | null
-  readonly telephony_configuration_id: number | null
-  readonly telephony_configuration_name: string | null
-  readonly logs: ReadonlyArray<CampaignLogEntry>
-  readonly warnings: ReadonlyArray<string>
-  /** Loading the contacts: `ready` once they are all stored (`total_rows` is null until then). */
-  readonly import: ImportProgress
-}
+export type CampaignView = Campaign
 
 /** An omitted setting keeps its base value; `null` asks for the setting's default. */
 export interface CampaignSettingsInput {
@@ -54,12 +16,12 @@ export interface CampaignSettingsInput {
   readonly rate_limit_per_second?: number | null | undefined
   readonly schedule_config?: ScheduleConfigPatch | null | undefined
   readonly circuit_breaker?: CircuitBreakerPatch | null | undefined
-  readonly telephony_configuration_id?: number | null | undefined
+  readonly telephony_configuration_id?: TelephonyConfigId | null | undefined
 }
 
 export interface CreateCampaignInput extends CampaignSettingsInput {
   readonly name: string
-  readonly workflow_id: number
+  readonly workflow_id: WorkflowId
   readonly source_type: "csv"
   readonly source_id: string
   /** Region for numbers written without a country code (else the telephony configuration's). */
@@ -88,43 +50,9 @@ export interface CampaignPage {
   readonly total_pages: number
 }
 
-export interface CampaignProgress {
-  readonly campaign_id: number
-  readonly state: CampaignState
-  readonly total_rows: number
-  readonly processed_rows: number
-  readonly failed_rows: number
-  readonly executed_count: number
-  readonly total_queued_count: number
-  readonly pending: number
-  readonly dialing: number
-  readonly completed: number
-  readonly failed: number
-  readonly cancelled: number
-  /** Attempts with a call in flight, counted from the attempts themselves. */
-  readonly live_calls: number
-  readonly next_attempt_at: Date | null
-  readonly started_at: Date | null
-  readonly completed_at: Date | null
-  readonly import: ImportProgress
-}
+export type { CampaignProgress }
 
-export interface CampaignRunView {
-  readonly id: number
-  readonly name: string
-  readonly state: string
-  readonly mode: string
-  readonly direction: string
-  readonly caller_number: string | null
-  readonly called_number: string | null
-  readonly contact_id: number | null
-  readonly disposition: string | null
-  readonly end_reason: string | null
-  readonly duration_seconds: number
-  readonly created_at: Date
-  readonly started_at: Date | null
-  readonly ended_at: Date | null
-}
+export type CampaignRunView = CampaignRun
 
 export interface CampaignRunPage {
   readonly runs: ReadonlyArray<CampaignRunView>
@@ -157,33 +85,33 @@ export interface CampaignsShape {
     input: CreateCampaignInput
   ) => Effect.Effect<CampaignView, NotFound | ValidationFailed | PayloadTooLarge | UpstreamFailed>
   readonly list: (principal: Principal, paging: Paging) => Effect.Effect<CampaignPage>
-  readonly get: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound>
+  readonly get: (principal: Principal, id: CampaignId) => Effect.Effect<CampaignView, NotFound>
   /** Settings change only while the campaign is created or paused (Conflict otherwise). */
   readonly update: (
     principal: Principal,
-    id: number,
+    id: CampaignId,
     input: UpdateCampaignInput
   ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
   /** Conflict while the contacts are loading or after they failed to load. */
   readonly start: (
     principal: Principal,
-    id: number
+    id: CampaignId
   ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
-  readonly pause: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict>
+  readonly pause: (principal: Principal, id: CampaignId) => Effect.Effect<CampaignView, NotFound | Conflict>
   readonly resume: (
     principal: Principal,
-    id: number
+    id: CampaignId
   ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
-  readonly cancel: (principal: Principal, id: number) => Effect.Effect<CampaignView, NotFound | Conflict>
+  readonly cancel: (principal: Principal, id: CampaignId) => Effect.Effect<CampaignView, NotFound | Conflict>
   /** A new campaign of the contacts whose last outcome is one of the requested reasons. */
   readonly redial: (
     principal: Principal,
-    id: number,
+    id: CampaignId,
     input: RedialInput
   ) => Effect.Effect<CampaignView, NotFound | Conflict | ValidationFailed>
-  readonly progress: (principal: Principal, id: number) => Effect.Effect<CampaignProgress, NotFound>
-  readonly runs: (principal: Principal, id: number, paging: Paging) => Effect.Effect<CampaignRunPage, NotFound>
-  readonly report: (principal: Principal, id: number) => Effect.Effect<CampaignReport, NotFound>
+  readonly progress: (principal: Principal, id: CampaignId) => Effect.Effect<CampaignProgress, NotFound>
+  readonly runs: (principal: Principal, id: CampaignId, paging: Paging) => Effect.Effect<CampaignRunPage, NotFound>
+  readonly report: (principal: Principal, id: CampaignId) => Effect.Effect<CampaignReport, NotFound>
 }
 
 export class Campaigns extends Context.Tag("talkgraph/Campaigns")<Campaigns, CampaignsShape>() {}

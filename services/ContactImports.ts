@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { CsvContactsOptions, CsvContactsSummary } from "../src/campaign/csvContacts.ts"
+import type { CsvContactsOptions, CsvContactsSummary } from "../src/campaigns/csvContacts.ts"
 
 export interface ContactImportJob {
   readonly campaignId: number

@@ -1,9 +1,9 @@
 import { Context, type Effect } from "effect"
-import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../src/campaign/campaignSettings.ts"
-import type { CampaignState } from "../src/campaign/campaignState.ts"
-import type { BreakerVerdict } from "../src/campaign/circuitBreaker.ts"
-import type { AnsweredBy } from "../src/campaign/machineVerdict.ts"
-import type { CallOutcome } from "../src/campaign/retryPolicy.ts"
+import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../src/campaigns/campaignSettings.ts"
+import type { CampaignState } from "../src/campaigns/campaignState.ts"
+import type { BreakerVerdict } from "../src/campaigns/circuitBreaker.ts"
+import type { AnsweredBy } from "../src/campaigns/machineVerdict.ts"
+import type { CallOutcome } from "../src/campaigns/retryPolicy.ts"
 
 /** What an actor reads once when it starts: settings change only while a campaign is paused. */
 export interface ActorCampaign {

@@ -1,11 +1,11 @@
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { AnsweredBy } from "../src/campaign/machineVerdict.ts"
-import type { CallOutcome } from "../src/campaign/retryPolicy.ts"
-import type { Provider } from "../src/telephony/providerConfig.ts"
+import type { AnsweredBy } from "../src/campaigns/machineVerdict.ts"
+import type { CallOutcome } from "../src/campaigns/retryPolicy.ts"
+import { carrierProviders, type Provider } from "../src/telephony/providerConfig.ts"
 
 export type { AnsweredBy, Provider }
 
-export const Providers: ReadonlyArray<Provider> = ["twilio", "vonage", "telnyx", "plivo"]
+export const Providers: ReadonlyArray<Provider> = carrierProviders
 
 /** A telephony configuration with its credentials decrypted: only ever held in memory. */
 export interface CarrierAccount {
@@ -93,7 +93,8 @@ export interface CarrierAdapter<R = never> {
     account: CarrierAccount,
     call: PlacedCallRef
   ) => Effect.Effect<CallStatus, CarrierUnavailable, R>
-  readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => boolean
+  /** Whether the provider signed the request; signatures that expire are checked against `Clock`. */
+  readonly verifyWebhook: (account: CarrierAccount, request: WebhookRequest) => Effect.Effect<boolean>
   readonly parseStatusCallback: (request: WebhookRequest) => Option.Option<CallStatus>
   /** An incoming call as the provider announces it (the answer webhook of a number); none when it is not one. */
   readonly parseIncomingCall: (request: WebhookRequest) => Option.Option<IncomingCall>

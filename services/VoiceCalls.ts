@@ -1,16 +1,18 @@
 import type { Socket } from "@effect/platform"
 import { Context, type Effect } from "effect"
 import type { Conflict, Forbidden, NotFound, ValidationFailed } from "../src/domain/errors.ts"
+import type { RunId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
+import type { MediaProvider } from "../src/telephony/media/mod.ts"
 import type { Provider, WebhookRequest } from "./Telephony.ts"
 
 /** Where a call's audio comes from: a carrier's media stream, or the browser test call page. */
-export type MediaSource = Provider | "browser"
+export type MediaSource = MediaProvider
 
 /** A media WebSocket as it arrived, before anything is trusted. */
 export interface MediaConnection {
   readonly source: MediaSource
-  readonly runId: number
+  readonly runId: RunId
   readonly token: string
   /** The public URL the carrier connected to and its headers (Twilio signs the upgrade). */
   readonly url: string

@@ -3,6 +3,7 @@ import { Deferred, Effect, Fiber, TestClock } from "effect"
 import { makeApiKeyVerifications } from "../layers/identity/apiKeys.ts"
 import { makeSecretBox } from "../layers/secrets/secretBox.ts"
 import { Unauthenticated } from "../src/domain/errors.ts"
+import { OrganizationId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import { allScopes } from "../src/domain/scopes.ts"
 import { newAccount, newApiKey } from "./support/accounts.ts"
@@ -12,7 +13,7 @@ import { type RunningServer, startServer } from "./support/server.ts"
 
 const principal = (apiKeyId: number): Principal => ({
   userId: 1,
-  organizationId: 1,
+  organizationId: OrganizationId.make(1),
   role: "owner",
   via: "apiKey",
   sessionId: null,

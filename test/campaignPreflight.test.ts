@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { voicePreflightProblems } from "../src/campaign/voicePreflight.ts"
+import { voicePreflightProblems } from "../src/campaigns/voicePreflight.ts"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
 import { type Client, client } from "./support/client.ts"
 import { postgresUrl } from "./support/database.ts"

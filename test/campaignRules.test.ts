@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { circuitBreakerDefaults, retryDefaults, type ScheduleConfig } from "../src/campaign/campaignSettings.ts"
-import { evaluateBreaker } from "../src/campaign/circuitBreaker.ts"
+import { circuitBreakerDefaults, retryDefaults, type ScheduleConfig } from "../src/campaigns/campaignSettings.ts"
+import { evaluateBreaker } from "../src/campaigns/circuitBreaker.ts"
 import {
   available,
   capacityFor,
@@ -10,9 +10,9 @@ import {
   pacerFrom,
   readyAt,
   sent
-} from "../src/campaign/dispatchRate.ts"
-import { afterOutcome } from "../src/campaign/retryPolicy.ts"
-import { instantOf, isWithinSchedule, nextWindowStart } from "../src/campaign/scheduleWindow.ts"
+} from "../src/campaigns/dispatchRate.ts"
+import { afterOutcome } from "../src/campaigns/retryPolicy.ts"
+import { instantOf, isWithinSchedule, nextWindowStart } from "../src/campaigns/scheduleWindow.ts"
 
 /** A repeatable stream of numbers in [0, 1), so a failing run can be replayed. */
 const seeded = (seed: number) => () => {

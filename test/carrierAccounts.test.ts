@@ -4,6 +4,7 @@ import { Effect, Layer, Option, TestClock } from "effect"
 import { CarrierAccounts } from "../services/CarrierAccounts.ts"
 import { SecretBox } from "../services/SecretBox.ts"
 import { TelephonyConfigs } from "../services/TelephonyConfigs.ts"
+import { OrganizationId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import { type IsolatedDatabase, isolatedDatabase, newOrganization } from "./support/dialerHarness.ts"
 
@@ -15,7 +16,7 @@ afterAll(() => database?.close())
 
 const ownerOf = (organizationId: number): Principal => ({
   userId: 0,
-  organizationId,
+  organizationId: OrganizationId.make(organizationId),
   role: "owner",
   via: "session",
   sessionId: null,

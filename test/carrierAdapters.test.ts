@@ -7,7 +7,7 @@ import { TelnyxWebhook } from "telnyx/lib/webhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TelephonyLive } from "../layers/telephony/telephony.ts"
 import { type CallStatus, type CarrierAccount, Telephony, type WebhookRequest } from "../services/Telephony.ts"
-import { outcomeWithVerdict } from "../src/campaign/machineVerdict.ts"
+import { outcomeWithVerdict } from "../src/campaigns/machineVerdict.ts"
 import { vonageApiToken } from "../src/telephony/vonageJwt.ts"
 import {
   type CarrierProviderName,
@@ -125,7 +125,7 @@ describe.each(carrierProviders.map((provider, index) => ({ provider, index })))(
       receiver.received
         .filter((request) => request.url.includes(`/${provider}/${to.slice(1)}`))
         .map((request) => {
-          expect(adapters.adapter(provider).verifyWebhook(account, request)).toBe(true)
+          expect(Effect.runSync(adapters.adapter(provider).verifyWebhook(account, request))).toBe(true)
           return adapters.adapter(provider).parseStatusCallback(request)
         })
         .filter(Option.isSome)

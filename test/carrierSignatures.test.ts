@@ -1,4 +1,5 @@
-import { Option } from "effect"
+import { it as effectIt } from "@effect/vitest"
+import { Clock, Effect, Option, TestClock } from "effect"
 import * as crypto from "node:crypto"
 import plivo from "plivo"
 import { describe, expect, it } from "vitest"
@@ -37,14 +38,20 @@ describe("carrier webhook signatures", () => {
       rawBody: text
     })
     const telnyx = account("telnyx", { api_key: "k", webhook_public_key: raw })
-    expect(telnyxAdapter.verifyWebhook(telnyx, signed(now()))).toBe(true)
+    expect(Effect.runSync(telnyxAdapter.verifyWebhook(telnyx, signed(now())))).toBe(true)
     expect(
-      telnyxAdapter.verifyWebhook(telnyx, { ...signed(now()), rawBody: body.replace("user_busy", "normal_clearing") })
+      Effect.runSync(
+        telnyxAdapter.verifyWebhook(telnyx, { ...signed(now()), rawBody: body.replace("user_busy", "normal_clearing") })
+      )
     ).toBe(false)
-    expect(telnyxAdapter.verifyWebhook(telnyx, signed(now() - 3600))).toBe(false)
+    expect(Effect.runSync(telnyxAdapter.verifyWebhook(telnyx, signed(now() - 3600)))).toBe(false)
     const other = crypto.generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).subarray(12)
       .toString("base64")
-    expect(telnyxAdapter.verifyWebhook(account("telnyx", { api_key: "k", webhook_public_key: other }), signed(now())))
+    expect(
+      Effect.runSync(
+        telnyxAdapter.verifyWebhook(account("telnyx", { api_key: "k", webhook_public_key: other }), signed(now()))
+      )
+    )
       .toBe(false)
     expect(Option.getOrThrow(telnyxAdapter.parseStatusCallback(signed(now())))).toMatchObject({
       providerCallId: "v3:abc",
@@ -66,14 +73,16 @@ describe("carrier webhook signatures", () => {
       private_key: "p",
       signature_secret: "shh"
     })
-    expect(vonageAdapter.verifyWebhook(vonage, request("shh"))).toBe(true)
-    expect(vonageAdapter.verifyWebhook(vonage, request("shh", body.replace("completed", "busy")))).toBe(false)
-    expect(vonageAdapter.verifyWebhook(vonage, request("other"))).toBe(false)
+    expect(Effect.runSync(vonageAdapter.verifyWebhook(vonage, request("shh")))).toBe(true)
+    expect(Effect.runSync(vonageAdapter.verifyWebhook(vonage, request("shh", body.replace("completed", "busy"))))).toBe(
+      false
+    )
+    expect(Effect.runSync(vonageAdapter.verifyWebhook(vonage, request("other")))).toBe(false)
     expect(
-      vonageAdapter.verifyWebhook(
+      Effect.runSync(vonageAdapter.verifyWebhook(
         { ...vonage, credentials: { ...vonage.credentials, signature_secret: "" } },
         request("shh")
-      )
+      ))
     ).toBe(false)
     expect(Option.getOrThrow(vonageAdapter.parseStatusCallback(request("shh")))).toMatchObject({
       outcome: "completed",
@@ -92,11 +101,11 @@ describe("carrier webhook signatures", () => {
     }
     const vonage = account("vonage", { application_id: "a", private_key: "p", signature_secret: "shh" })
     const verify = (claims: Record<string, unknown>) =>
-      vonageAdapter.verifyWebhook(vonage, {
+      Effect.runSync(vonageAdapter.verifyWebhook(vonage, {
         url: "https://talkgraph.test/api/v1/telephony/vonage/status/1",
         headers: { authorization: `Bearer ${token(claims)}` },
         rawBody: body
-      })
+      }))
     expect(verify({ iat: now(), jti: "j1", payload_hash: hash })).toBe(true)
     expect(verify({ jti: "j2", payload_hash: hash })).toBe(false)
     expect(verify({ iat: String(now()), jti: "j3", payload_hash: hash })).toBe(false)
@@ -120,8 +129,8 @@ describe("carrier webhook signatures", () => {
       headers: { authorization },
       rawBody: ""
     })
-    expect(vonageAdapter.verifyWebhook(vonage, answer(fields))).toBe(true)
-    expect(vonageAdapter.verifyWebhook(vonage, answer({ ...fields, from: "447700900002" }))).toBe(false)
+    expect(Effect.runSync(vonageAdapter.verifyWebhook(vonage, answer(fields)))).toBe(true)
+    expect(Effect.runSync(vonageAdapter.verifyWebhook(vonage, answer({ ...fields, from: "447700900002" })))).toBe(false)
     expect(Option.getOrThrow(vonageAdapter.parseIncomingCall(answer(fields)))).toEqual({
       providerCallId: "call-1",
       from: "447700900001",
@@ -157,13 +166,13 @@ describe("carrier webhook signatures", () => {
       },
       rawBody: form.toString()
     })
-    expect(plivoAdapter.verifyWebhook(plivoAccount, request("token"))).toBe(true)
-    expect(plivoAdapter.verifyWebhook(plivoAccount, request("wrong"))).toBe(false)
+    expect(Effect.runSync(plivoAdapter.verifyWebhook(plivoAccount, request("token")))).toBe(true)
+    expect(Effect.runSync(plivoAdapter.verifyWebhook(plivoAccount, request("wrong")))).toBe(false)
     expect(
-      plivoAdapter.verifyWebhook(plivoAccount, {
+      Effect.runSync(plivoAdapter.verifyWebhook(plivoAccount, {
         ...request("token"),
         rawBody: form.toString().replace("busy", "completed")
-      })
+      }))
     ).toBe(false)
     expect(Option.getOrThrow(plivoAdapter.parseStatusCallback(request("token")))).toMatchObject({
       providerCallId: "r-1",
@@ -192,4 +201,52 @@ describe("carrier webhook signatures", () => {
     expect(isValidMediaToken(verify, 42, token, 1_001)).toBe(false)
     expect(isValidMediaToken(verify, 42, "1000.forged", 999)).toBe(false)
   })
+})
+
+describe("carrier webhook signatures on the service's clock", () => {
+  const body = JSON.stringify({ uuid: "call-1", status: "completed" })
+
+  // The clock starts at 1970 under TestClock: a wall-clock check would find these signatures decades old.
+  effectIt.effect(
+    "Vonage: a webhook JWT holds for five minutes after its iat by Clock and is refused after",
+    () =>
+      Effect.gen(function*() {
+        const vonage = account("vonage", { application_id: "a", private_key: "p", signature_secret: "shh" })
+        const signedAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const request = {
+          url: "https://talkgraph.test/api/v1/telephony/vonage/status/1",
+          headers: { authorization: `Bearer ${vonageWebhookToken("shh", body, signedAt)}` },
+          rawBody: body
+        }
+        expect(yield* vonageAdapter.verifyWebhook(vonage, request)).toBe(true)
+        yield* TestClock.adjust("4 minutes")
+        expect(yield* vonageAdapter.verifyWebhook(vonage, request)).toBe(true)
+        yield* TestClock.adjust("2 minutes")
+        expect(yield* vonageAdapter.verifyWebhook(vonage, request)).toBe(false)
+      })
+  )
+
+  effectIt.effect(
+    "Telnyx: a signature's timestamp is checked against Clock, refused once it is stale",
+    () =>
+      Effect.gen(function*() {
+        const { publicKey, privateKey } = crypto.generateKeyPairSync("ed25519")
+        const raw = publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("base64")
+        const telnyx = account("telnyx", { api_key: "k", webhook_public_key: raw })
+        const timestamp = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const request = {
+          url: "https://talkgraph.test/api/v1/telephony/telnyx/status/1",
+          headers: {
+            "telnyx-timestamp": String(timestamp),
+            "telnyx-signature-ed25519": crypto.sign(null, Buffer.from(`${timestamp}|${body}`), privateKey).toString(
+              "base64"
+            )
+          },
+          rawBody: body
+        }
+        expect(yield* telnyxAdapter.verifyWebhook(telnyx, request)).toBe(true)
+        yield* TestClock.adjust("1 hour")
+        expect(yield* telnyxAdapter.verifyWebhook(telnyx, request)).toBe(false)
+      })
+  )
 })

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { makeClaimTurns } from "../layers/campaigns/scheduler/claimTurns.ts"
+
+/** Lets forked claims run as far as they can without waiting for a turn. */
+const letOthersRun = Effect.repeatN(Effect.yieldNow(), 10)
+
+/** Whether a forked claim has been given its turn (it is done) rather than still waiting. */
+const hasTurn = <A>(claim: Fiber.Fiber<A>) => Effect.map(Fiber.poll(claim), Option.isSome)
 
 describe("claim turns of an organization", () => {
   it.effect("go first come, first served: one that gives its turn back and asks again queues behind the others", () =>
@@ -21,26 +27,40 @@ describe("claim turns of an organization", () => {
       expect(order).toEqual(["a", "b", "c", "a", "b", "c", "a", "b", "c"])
     }))
 
-  it.effect("are separate per organization", () =>
+  it.effect("are separate per organization: another organization's claim goes ahead while one holds its turn", () =>
     Effect.gen(function*() {
       const turns = makeClaimTurns()
-      yield* turns.take(1)
-      const other = yield* turns.take(2)
-      yield* other
+      const giveBackA = yield* turns.take(1)
+      const secondOfA = yield* Effect.fork(turns.take(1))
+      const firstOfB = yield* Effect.fork(turns.take(2))
+      yield* letOthersRun
+      expect(yield* hasTurn(firstOfB)).toBe(true)
+      expect(yield* hasTurn(secondOfA)).toBe(false)
+      yield* giveBackA
+      yield* letOthersRun
+      expect(yield* hasTurn(secondOfA)).toBe(true)
     }))
 
-  it.effect("leave no trace of a wait that was interrupted: the turn passes to the next in line", () =>
+  it.effect("leave no trace of a wait that was interrupted: the turn passes to the next in line, in order", () =>
     Effect.gen(function*() {
       const turns = makeClaimTurns()
-      const first = yield* turns.take(1)
+      const giveBackFirst = yield* turns.take(1)
       const interrupted = yield* Effect.fork(turns.take(1))
-      const next = yield* Effect.fork(turns.take(1))
-      yield* Effect.yieldNow()
+      const second = yield* Effect.fork(turns.take(1))
+      const third = yield* Effect.fork(turns.take(1))
+      yield* letOthersRun
       yield* Fiber.interrupt(interrupted)
-      yield* first
-      const giveBack = yield* Fiber.join(next)
-      yield* giveBack
+      expect([yield* hasTurn(second), yield* hasTurn(third)]).toEqual([false, false])
+      yield* giveBackFirst
+      yield* letOthersRun
+      expect([yield* hasTurn(second), yield* hasTurn(third)]).toEqual([true, false])
+      yield* yield* Fiber.join(second)
+      yield* letOthersRun
+      expect(yield* hasTurn(third)).toBe(true)
+      yield* yield* Fiber.join(third)
       // Free again: a new claim gets the turn at once.
-      yield* yield* turns.take(1)
+      const fresh = yield* Effect.fork(turns.take(1))
+      yield* letOthersRun
+      expect(yield* hasTurn(fresh)).toBe(true)
     }))
 })

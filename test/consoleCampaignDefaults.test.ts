@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import * as server from "../src/campaign/campaignSettings.ts"
+import * as server from "../src/campaigns/campaignSettings.ts"
 import * as consoleDefaults from "../web/src/campaigns/campaignDefaults.ts"
 
 describe("the campaign wizard's starting values", () => {

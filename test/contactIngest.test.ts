@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Contact, readContacts } from "../src/campaign/csvContacts.ts"
+import { type Contact, readContacts } from "../src/campaigns/csvContacts.ts"
 import { newAccount } from "./support/accounts.ts"
 import { type Client, client } from "./support/client.ts"
 import { databaseKind } from "./support/database.ts"

@@ -6,7 +6,7 @@ import {
   type CsvContactsOptions,
   type CsvContactsSummary,
   readContacts
-} from "../src/campaign/csvContacts.ts"
+} from "../src/campaigns/csvContacts.ts"
 
 interface Outcome {
   readonly contacts: Array<Contact>

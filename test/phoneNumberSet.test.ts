@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { PhoneNumberSet } from "../src/campaign/phoneNumberSet.ts"
+import { PhoneNumberSet } from "../src/campaigns/phoneNumberSet.ts"
 
 describe("PhoneNumberSet", () => {
   it("answers as a Set<number> does for 300,000 E.164 numbers with repeats, across its growth", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { readContacts } from "../src/campaign/csvContacts.ts"
+import { readContacts } from "../src/campaigns/csvContacts.ts"
 import { greetingFor } from "../src/conversation/runContext.ts"
 import type { StartCallData } from "../src/graph/definition.ts"
 import { validateDefinition } from "../src/graph/validation.ts"

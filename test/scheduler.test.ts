@@ -69,6 +69,21 @@ const liveAttempts = (campaignId: number) =>
     ))
 
 describe("the campaign dialer on TestClock time", () => {
+  it("hands the carrier a media link that expires the longest call plus the token's lifetime after it placed the call", () =>
+    dialerTest((carrier) =>
+      Effect.gen(function*() {
+        const { campaignId } = yield* runningCampaign({ contacts: 1 })
+        yield* advance(1500)
+        const [call] = placedFor(carrier, campaignId)
+        const token = call!.mediaStreamUrl!.split("/").pop()!
+        const expiresAtSeconds = Number(token.split(".")[0])
+        // Placed at TestClock time (March 2026): a link timed by the wall clock would expire months later.
+        expect(expiresAtSeconds).toBe(
+          Math.floor(call!.at / 1000) + testSettings.mediaTokenSeconds + testSettings.maxCallSeconds
+        )
+      })
+    ))
+
   it("never exceeds max_concurrency, and fills a slot as soon as a call ends", () =>
     dialerTest((carrier) =>
       Effect.gen(function*() {

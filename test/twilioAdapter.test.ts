@@ -99,13 +99,20 @@ describe("Twilio adapter", () => {
     await place("+15550000003")
     await waitFor(() => receiver.received.length > 0)
     const genuine = receiver.received.find((request) => request.url.includes("/status"))!
-    expect(twilioAdapter.verifyWebhook(account, genuine)).toBe(true)
+    expect(Effect.runSync(twilioAdapter.verifyWebhook(account, genuine))).toBe(true)
     expect(
-      twilioAdapter.verifyWebhook(account, { ...genuine, rawBody: genuine.rawBody.replace("initiated", "completed") })
+      Effect.runSync(
+        twilioAdapter.verifyWebhook(account, { ...genuine, rawBody: genuine.rawBody.replace("initiated", "completed") })
+      )
     ).toBe(false)
-    expect(twilioAdapter.verifyWebhook(account, { ...genuine, headers: {} })).toBe(false)
+    expect(Effect.runSync(twilioAdapter.verifyWebhook(account, { ...genuine, headers: {} }))).toBe(false)
     expect(
-      twilioAdapter.verifyWebhook({ ...account, credentials: { ...account.credentials, auth_token: "other" } }, genuine)
+      Effect.runSync(
+        twilioAdapter.verifyWebhook(
+          { ...account, credentials: { ...account.credentials, auth_token: "other" } },
+          genuine
+        )
+      )
     ).toBe(false)
   })
 

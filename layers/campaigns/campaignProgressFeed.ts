@@ -11,12 +11,12 @@ import {
   Stream,
   SubscriptionRef
 } from "effect"
-import { CampaignCalls } from "../../services/CampaignCalls.ts"
 import { CampaignDoorbell } from "../../services/CampaignDoorbell.ts"
-import { CampaignProgressFeed, type LiveCampaignProgress } from "../../services/CampaignProgressFeed.ts"
-import { Campaigns } from "../../services/Campaigns.ts"
-import { isFinal } from "../../src/campaign/campaignState.ts"
+import { CampaignProgressFeed } from "../../services/CampaignProgressFeed.ts"
+import { type CampaignProgress, Campaigns } from "../../services/Campaigns.ts"
+import { isFinal } from "../../src/campaigns/campaignState.ts"
 import { NotFound } from "../../src/domain/errors.ts"
+import type { CampaignId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 
 /**
@@ -37,35 +37,29 @@ export const progressWatchers = Metric.gauge("talkgraph_campaign_progress_watche
 
 interface Watcher {
   readonly organizationId: number
-  readonly latest: SubscriptionRef.SubscriptionRef<LiveCampaignProgress>
+  readonly latest: SubscriptionRef.SubscriptionRef<CampaignProgress>
   readonly scope: Scope.CloseableScope
   followers: number
 }
 
 /** Dates become their ISO text: two snapshots are the same when their JSON is. */
-const sameProgress = (a: LiveCampaignProgress, b: LiveCampaignProgress) => JSON.stringify(a) === JSON.stringify(b)
+const sameProgress = (a: CampaignProgress, b: CampaignProgress) => JSON.stringify(a) === JSON.stringify(b)
 
 export const CampaignProgressFeedLive = Layer.scoped(
   CampaignProgressFeed,
   Effect.gen(function*() {
     const campaigns = yield* Campaigns
-    const calls = yield* CampaignCalls
     const doorbell = yield* CampaignDoorbell
     const feedScope = yield* Effect.scope
     const watchers = new Map<number, Watcher>()
     // Joining and leaving decide together whether a watcher starts or stops.
     const lock = yield* Effect.makeSemaphore(1)
 
-    const read = (principal: Principal, campaignId: number) =>
-      Effect.zipWith(
-        campaigns.progress(principal, campaignId),
-        Effect.orDie(calls.dispatchStatus(campaignId)),
-        (progress, dispatch): LiveCampaignProgress => ({ ...progress, dispatch }),
-        { concurrent: true }
-      ).pipe(Effect.tap(() => Metric.increment(progressReads)))
+    const read = (principal: Principal, campaignId: CampaignId) =>
+      campaigns.progress(principal, campaignId).pipe(Effect.tap(() => Metric.increment(progressReads)))
 
     /** Re-reads at each ring for the campaign or after BACKSTOP, publishing only changes, until it ends. */
-    const watch = (principal: Principal, campaignId: number, latest: Watcher["latest"]) =>
+    const watch = (principal: Principal, campaignId: CampaignId, latest: Watcher["latest"]) =>
       Effect.gen(function*() {
         const rings = yield* PubSub.subscribe(doorbell.rings)
         const ringForCampaign = Queue.take(rings).pipe(
@@ -91,7 +85,7 @@ export const CampaignProgressFeedLive = Layer.scoped(
         yield* step.pipe(Effect.repeat({ until: (ended) => ended }))
       })
 
-    const join = (principal: Principal, campaignId: number, snapshot: LiveCampaignProgress) =>
+    const join = (principal: Principal, campaignId: CampaignId, snapshot: CampaignProgress) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const present = watchers.get(campaignId)
         if (present) {
@@ -117,7 +111,7 @@ export const CampaignProgressFeedLive = Layer.scoped(
         return watcher
       }))
 
-    const leave = (campaignId: number) =>
+    const leave = (campaignId: CampaignId) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const watcher = watchers.get(campaignId)
         if (!watcher) return
@@ -128,7 +122,7 @@ export const CampaignProgressFeedLive = Layer.scoped(
         yield* Scope.close(watcher.scope, Exit.void)
       }))
 
-    const follow = Effect.fn("CampaignProgressFeed.follow")(function*(principal: Principal, campaignId: number) {
+    const follow = Effect.fn("CampaignProgressFeed.follow")(function*(principal: Principal, campaignId: CampaignId) {
       const watched = watchers.get(campaignId)
       // A campaign already watched is known to be its organization's: no read to join it.
       if (watched && watched.organizationId !== principal.organizationId) {

@@ -1,41 +1,12 @@
 import type { SqlClient } from "@effect/sql"
 import type { CampaignView } from "../../services/Campaigns.ts"
-import type { CampaignLogEntry } from "../../src/campaign/campaignLog.ts"
-import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../../src/campaign/campaignSettings.ts"
-import type { CampaignState } from "../../src/campaign/campaignState.ts"
-import { importProgress, type ImportStatus } from "../../src/campaign/contactImport.ts"
+import { importProgress, type ImportStatus } from "../../src/campaigns/contactImport.ts"
+import type { OrganizationId } from "../../src/domain/ids.ts"
 
-export interface CampaignRow {
-  readonly id: number
-  readonly organization_id: number
-  readonly name: string
-  readonly workflow_id: number
-  readonly workflow_name: string
-  readonly state: CampaignState
-  readonly source_type: "csv"
-  readonly source_id: string
+/** A campaign's row: the resource without its import view, with the columns the API does not show. */
+export type CampaignRow = Omit<CampaignView, "import"> & {
+  readonly organization_id: OrganizationId
   readonly source_columns: ReadonlyArray<string>
-  readonly default_region: string | null
-  readonly total_rows: number | null
-  readonly processed_rows: number
-  readonly failed_rows: number
-  readonly executed_count: number
-  readonly total_queued_count: number
-  readonly retry_config: RetryConfig
-  readonly max_concurrency: number | null
-  readonly rate_limit_per_second: number
-  readonly schedule_config: ScheduleConfig | null
-  readonly circuit_breaker: CircuitBreakerConfig
-  readonly parent_campaign_id: number | null
-  readonly redialed_campaign_id: number | null
-  readonly telephony_configuration_id: number | null
-  readonly telephony_configuration_name: string | null
-  readonly logs: ReadonlyArray<CampaignLogEntry>
-  readonly warnings: ReadonlyArray<string>
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly started_at: Date | null
-  readonly completed_at: Date | null
   readonly import_status: ImportStatus
   readonly import_contacts: number
   readonly import_bytes_read: number

@@ -7,9 +7,9 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { type ContactImportJob, ContactImports, type ImportOutcome } from "../../services/ContactImports.ts"
 import { DatabaseQueue } from "../../services/DatabaseQueue.ts"
 import { Storage } from "../../services/Storage.ts"
-import { logEntry } from "../../src/campaign/campaignLog.ts"
-import { loaderStopped } from "../../src/campaign/contactImport.ts"
-import { CsvContactsInvalid, type CsvContactsSummary } from "../../src/campaign/csvContacts.ts"
+import { logEntry } from "../../src/campaigns/campaignLog.ts"
+import { loaderStopped } from "../../src/campaigns/contactImport.ts"
+import { CsvContactsInvalid, type CsvContactsSummary } from "../../src/campaigns/csvContacts.ts"
 import { ImportTakenOver, ingestContacts } from "./contactIngest.ts"
 
 /** A loader proves it is alive this often (with PostgreSQL, where several processes may load)… */

@@ -1,15 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Clock, Context, Data, Effect, Fiber } from "effect"
-import { contactCopyColumns, contactCopyRows } from "../../src/campaign/contactCopyRows.ts"
-import { nextStatementRows } from "../../src/campaign/contactImport.ts"
+import { contactCopyColumns, contactCopyRows } from "../../src/campaigns/contactCopyRows.ts"
+import { nextStatementRows } from "../../src/campaigns/contactImport.ts"
 import {
   type Contact,
   CsvContactsInvalid,
   type CsvContactsOptions,
   type CsvContactsSummary,
   readContacts
-} from "../../src/campaign/csvContacts.ts"
+} from "../../src/campaigns/csvContacts.ts"
 import { copyFromStdin } from "../db/copyFromStdin.ts"
 
 /** Contacts are read in small batches, each turned into statement data at once and let go of. */

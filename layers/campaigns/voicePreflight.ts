@@ -6,7 +6,7 @@ import {
   localStorageSharedConfig,
   type SpeechSetting,
   voicePreflightProblems
-} from "../../src/campaign/voicePreflight.ts"
+} from "../../src/campaigns/voicePreflight.ts"
 import { Conflict } from "../../src/domain/errors.ts"
 
 const settingOf = (connection: Option.Option<SpeechConnection>): SpeechSetting | null =>

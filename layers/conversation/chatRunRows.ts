@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import type { SessionRef, SessionView } from "../../services/ChatSessions.ts"
 import type { StoredConversation } from "../../services/ConversationStarts.ts"
 import type { ConversationState } from "../../src/conversation/conversationState.ts"
-import type { TokenUsage, TranscriptTurn } from "../../src/conversation/transcript.ts"
+import { serviceTokens, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 
 /** A session held by one process for one step (a message, an ending). */
 export interface ClaimedRun {
@@ -56,7 +56,7 @@ export const toSessionView = (row: ViewRow): SessionView => ({
     prompt_tokens: row.prompt_tokens,
     completion_tokens: row.completion_tokens,
     // The column is settled only when the chat ends (see commitTurn); it is always this sum.
-    service_tokens: row.prompt_tokens + row.completion_tokens
+    service_tokens: serviceTokens(row)
   },
   created_at: row.created_at,
   started_at: row.started_at,
@@ -221,9 +221,7 @@ export const makeChatRunRows = Effect.gen(function*() {
         disposition = ${input.disposition},
         prompt_tokens = prompt_tokens + ${input.usage.prompt_tokens},
         completion_tokens = completion_tokens + ${input.usage.completion_tokens},
-        service_tokens = prompt_tokens + completion_tokens + ${
-      input.usage.prompt_tokens + input.usage.completion_tokens
-    },
+        service_tokens = prompt_tokens + completion_tokens + ${serviceTokens(input.usage)},
         ended_at = now(),
         duration_seconds = GREATEST(0, round(EXTRACT(EPOCH FROM now() - started_at)))::integer,
         updated_at = now(),

@@ -7,6 +7,7 @@ import { Identity, type NewUser, type UserView } from "../../services/Identity.t
 import { PasswordHashing } from "../../services/PasswordHashing.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { Forbidden, TooManyRequests, Unauthenticated } from "../../src/domain/errors.ts"
+import type { OrganizationId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { Role } from "../../src/domain/roles.ts"
 import { allScopes, type Scope } from "../../src/domain/scopes.ts"
@@ -173,7 +174,7 @@ export const IdentityLive = Layer.effect(
       Effect.gen(function*() {
         const rows = yield* sql<{
           id: number
-          organization_id: number
+          organization_id: OrganizationId
           created_by: number
           scopes: Array<Scope> | null
           revoked_at: Date | null
@@ -207,7 +208,7 @@ export const IdentityLive = Layer.effect(
 
     const authenticateSession = (token: string) =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ id: number; user_id: number; organization_id: number; role: Role }>`
+        const rows = yield* sql<{ id: number; user_id: number; organization_id: OrganizationId; role: Role }>`
           SELECT s.id, s.user_id, s.organization_id, m.role
           FROM sessions s
           JOIN memberships m ON m.user_id = s.user_id AND m.organization_id = s.organization_id

@@ -9,7 +9,7 @@ import {
   TelephonyConfigs,
   type TelephonyConfigUpdate
 } from "../../services/TelephonyConfigs.ts"
-import { publicUrlProblem } from "../../src/campaign/voicePreflight.ts"
+import { publicUrlProblem } from "../../src/campaigns/voicePreflight.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { asRegion } from "../../src/phone/mod.ts"

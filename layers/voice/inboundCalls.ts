@@ -33,7 +33,7 @@ export const makeInboundCalls = (runs: VoiceRuns, links: MediaLinks) =>
           ? yield* accounts.forConfiguration(config.organization_id, configurationId)
           : Option.none()
         const adapter = telephony.adapter(provider)
-        if (Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
+        if (Option.isNone(account) || !(yield* adapter.verifyWebhook(account.value, request))) {
           yield* Effect.logWarning("Inbound call refused: unknown configuration or bad signature", {
             provider,
             configuration_id: configurationId

@@ -16,6 +16,7 @@ import { VoiceActivity } from "../../services/VoiceActivity.ts"
 import { type MediaConnection, VoiceCalls } from "../../services/VoiceCalls.ts"
 import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
 import { isFailure } from "../../src/conversation/endReason.ts"
+import { addUsage } from "../../src/conversation/transcript.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
 import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
@@ -188,10 +189,7 @@ export const VoiceCallsLive = Layer.scoped(
             transcript: result.transcript,
             gatheredContext: conclusion.gatheredContext,
             disposition: conclusion.disposition,
-            usage: {
-              prompt_tokens: result.usage.prompt_tokens + conclusion.usage.prompt_tokens,
-              completion_tokens: result.usage.completion_tokens + conclusion.usage.completion_tokens
-            },
+            usage: addUsage(result.usage, conclusion.usage),
             ttsCharacters: result.ttsCharacters,
             sttSeconds: Math.round(result.sttSeconds * 100) / 100,
             durationSeconds: Math.round(result.recorder.durationMs() / 1000),

@@ -1,14 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { StoredConversation } from "../../services/ConversationStarts.ts"
-import type { TokenUsage, TranscriptTurn } from "../../src/conversation/transcript.ts"
+import { serviceTokens, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
+import type { OrganizationId, RunId, WorkflowId } from "../../src/domain/ids.ts"
 import { channelOfMode } from "../../src/usage/channels.ts"
 
 /** A run a media stream may attach to, with the agent version it runs. */
 export interface MediaRun {
-  readonly id: number
-  readonly organization_id: number
-  readonly workflow_id: number
+  readonly id: RunId
+  readonly organization_id: OrganizationId
+  readonly workflow_id: WorkflowId
   readonly definition_id: number | null
   readonly channel: "telephony" | "web" | "chat"
   readonly mode: string
@@ -157,7 +158,7 @@ export const makeVoiceRuns = Effect.gen(function*() {
         disposition = ${call.disposition},
         prompt_tokens = ${call.usage.prompt_tokens},
         completion_tokens = ${call.usage.completion_tokens},
-        service_tokens = ${call.usage.prompt_tokens + call.usage.completion_tokens},
+        service_tokens = ${serviceTokens(call.usage)},
         tts_characters = ${call.ttsCharacters},
         stt_seconds = ${call.sttSeconds},
         duration_seconds = GREATEST(duration_seconds, ${call.durationSeconds}),

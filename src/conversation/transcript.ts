@@ -1,4 +1,4 @@
-/** One line of a conversation as stored on the run and shown to users (ARCHITECTURE "Runs and conversations"). */
+/** One line of a conversation as stored on the run and shown to users (docs/architecture.md, "Runs and conversations"). */
 export interface TranscriptTurn {
   readonly role: "user" | "assistant"
   readonly text: string
@@ -26,6 +26,9 @@ export const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
   prompt_tokens: a.prompt_tokens + b.prompt_tokens,
   completion_tokens: a.completion_tokens + b.completion_tokens
 })
+
+/** A run's `service_tokens`: every LLM token it consumed, prompt and completion alike. */
+export const serviceTokens = (usage: TokenUsage): number => usage.prompt_tokens + usage.completion_tokens
 
 /** The transcript as plain lines, for the extraction and disposition prompts. */
 export const transcriptText = (turns: ReadonlyArray<TranscriptTurn>): string =>

@@ -1,3 +1,4 @@
+import type { OrganizationId } from "./ids.ts"
 import type { Actor, Role } from "./roles.ts"
 import type { Scope } from "./scopes.ts"
 
@@ -7,7 +8,7 @@ import type { Scope } from "./scopes.ts"
  */
 export interface Principal extends Actor {
   readonly userId: number
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly role: Role
   readonly via: "session" | "apiKey"
   readonly sessionId: number | null

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * The ReactFlow-shaped `workflow_definition` (ARCHITECTURE "Agents"). Each part is decoded on its
+ * The ReactFlow-shaped `workflow_definition` (docs/architecture.md, "Agents"). Each part is decoded on its
  * own so validation can report every problem at once; unknown keys are kept, because editors store
  * their own layout state next to ours.
  */

@@ -30,7 +30,7 @@ export interface ValidationOptions {
   readonly recordingIds?: ReadonlySet<string> | undefined
 }
 
-/** Validates a `workflow_definition` against every rule at once (ARCHITECTURE "Agents"). */
+/** Validates a `workflow_definition` against every rule at once (docs/architecture.md, "Agents"). */
 export const validateDefinition = (definition: unknown, options: ValidationOptions = {}): GraphValidation => {
   const problems: Array<GraphProblem> = []
   const workflowProblem = (path: Path, rule: string, message: string, stage: GraphProblem["stage"]) =>

@@ -62,6 +62,14 @@ export const ProviderConfig = Schema.Union(TwilioConfig, VonageConfig, TelnyxCon
 export type ProviderConfig = typeof ProviderConfig.Type
 export type Provider = ProviderConfig["provider"]
 
+/**
+ * The carriers, in one list: it decodes webhook paths and configurations' providers, and dispatch
+ * (adapters, media codecs) is keyed by the same type, so a carrier added here is missing nowhere
+ * without a type error.
+ */
+export const CarrierProvider = Schema.Literal("twilio", "vonage", "telnyx", "plivo")
+export const carrierProviders: ReadonlyArray<Provider> = CarrierProvider.literals
+
 export const secretFields: Readonly<Record<Provider, ReadonlyArray<string>>> = {
   twilio: ["auth_token"],
   vonage: ["api_secret", "private_key", "signature_secret"],

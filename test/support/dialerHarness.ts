@@ -20,7 +20,7 @@ import { DialerRepo } from "../../services/DialerRepo.ts"
 import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
-import type { CallOutcome } from "../../src/campaign/retryPolicy.ts"
+import type { CallOutcome } from "../../src/campaigns/retryPolicy.ts"
 import { postgresUrl } from "./database.ts"
 import { LoopbackOutbound } from "./outbound.ts"
 import { definitionUsing } from "./workflowRows.ts"
@@ -35,6 +35,7 @@ interface PlacedCall {
   readonly to: string
   readonly at: number
   readonly providerCallId: string
+  readonly mediaStreamUrl: string | undefined
 }
 
 /** A database no other test file's dialer can see: a PGlite copy, or a fresh PostgreSQL database. */
@@ -107,13 +108,19 @@ export const makeTestCarrier = () => {
     placeCall: (_account, call) =>
       Effect.map(Clock.currentTimeMillis, (at) => {
         const providerCallId = `TC${++sequence}-${crypto.randomUUID()}`
-        placed.push({ runId: Number(call.statusCallbackUrl.split("/").pop()), to: call.to, at, providerCallId })
+        placed.push({
+          runId: Number(call.statusCallbackUrl.split("/").pop()),
+          to: call.to,
+          at,
+          providerCallId,
+          mediaStreamUrl: call.mediaStreamUrl
+        })
         return { providerCallId }
       }),
     hangUp: (_account, { providerCallId }) => Effect.sync(() => void hungUp.push(providerCallId)),
     callStatus: (_account, { providerCallId }) =>
       Effect.succeed(statuses.get(providerCallId) ?? { providerCallId, outcome: null, durationSeconds: null }),
-    verifyWebhook: () => true,
+    verifyWebhook: () => Effect.succeed(true),
     parseStatusCallback: () => Option.none(),
     parseIncomingCall: () => Option.none(),
     answerMarkup: (streamUrl) => ({ contentType: "text/plain", body: streamUrl })

@@ -1,19 +1,14 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { CampaignLogEntry } from "../../../src/campaign/campaignLog.ts"
+import { CampaignProgress } from "../../../src/campaigns/campaignProgress.ts"
+import { Campaign, CampaignRun } from "../../../src/campaigns/campaignRecord.ts"
 import {
-  CircuitBreakerConfig,
   CircuitBreakerPatch,
   MaxConcurrency,
   RateLimitPerSecond,
-  RetryConfig,
   RetryConfigPatch,
-  ScheduleConfig,
   ScheduleConfigPatch
-} from "../../../src/campaign/campaignSettings.ts"
-import { CampaignState } from "../../../src/campaign/campaignState.ts"
-import { ImportStatus } from "../../../src/campaign/contactImport.ts"
-import { Timestamp } from "../../../src/domain/wireTypes.ts"
+} from "../../../src/campaigns/campaignSettings.ts"
 import {
   HttpConflict,
   HttpForbidden,
@@ -24,7 +19,6 @@ import {
 } from "../../errors.ts"
 import { bodySchema, IdFromPath, IntFromString, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
-import { DispatchStatusResponse } from "../campaignDispatch/schemas.ts"
 
 const Name = Schema.String.pipe(
   Schema.trimmed({ message: () => "Name must not start or end with spaces" }),
@@ -35,7 +29,7 @@ const Id = Schema.Int.pipe(Schema.positive())
 
 /** Omitted: unchanged (the default on create). `null`: the setting's default (no limit, no schedule). */
 const settingsFields = {
-  telephony_configuration_id: Schema.optional(Schema.NullOr(Id)),
+  telephony_configuration_id: Schema.optional(Schema.NullOr(Id.pipe(Schema.brand("TelephonyConfigId")))),
   retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch)),
   max_concurrency: Schema.optional(Schema.NullOr(MaxConcurrency)),
   rate_limit_per_second: Schema.optional(Schema.NullOr(RateLimitPerSecond)),
@@ -45,7 +39,7 @@ const settingsFields = {
 
 export const CreateCampaignRequest = bodySchema("CreateCampaign", {
   name: Name,
-  workflow_id: Id,
+  workflow_id: Id.pipe(Schema.brand("WorkflowId")),
   source_type: Schema.Literal("csv"),
   source_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1024)),
   default_region: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.length(2)))),
@@ -66,47 +60,8 @@ export const RedialCampaignRequest = bodySchema("RedialCampaign", {
   retry_config: Schema.optional(Schema.NullOr(RetryConfigPatch))
 })
 
-/** Loading the campaign's contacts; README "Campaigns" (large files load in the background). */
-export const CampaignImport = Schema.Struct({
-  status: ImportStatus,
-  contacts_loaded: Schema.Int,
-  bytes_read: Schema.Int,
-  bytes_total: Schema.NullOr(Schema.Int),
-  progress: Schema.Number,
-  errors: Schema.Array(Schema.String)
-}).annotations({ identifier: "CampaignImport" })
-
-export const CampaignResponse = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  workflow_id: Schema.Int,
-  workflow_name: Schema.String,
-  state: CampaignState,
-  source_type: Schema.Literal("csv"),
-  source_id: Schema.String,
-  default_region: Schema.NullOr(Schema.String),
-  total_rows: Schema.NullOr(Schema.Int),
-  processed_rows: Schema.Int,
-  failed_rows: Schema.Int,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  started_at: Schema.NullOr(Timestamp),
-  completed_at: Schema.NullOr(Timestamp),
-  retry_config: RetryConfig,
-  max_concurrency: Schema.NullOr(Schema.Int),
-  rate_limit_per_second: Schema.Int,
-  schedule_config: Schema.NullOr(ScheduleConfig),
-  circuit_breaker: CircuitBreakerConfig,
-  executed_count: Schema.Int,
-  total_queued_count: Schema.Int,
-  parent_campaign_id: Schema.NullOr(Schema.Int),
-  redialed_campaign_id: Schema.NullOr(Schema.Int),
-  telephony_configuration_id: Schema.NullOr(Schema.Int),
-  telephony_configuration_name: Schema.NullOr(Schema.String),
-  logs: Schema.Array(CampaignLogEntry),
-  warnings: Schema.Array(Schema.String),
-  import: CampaignImport
-}).annotations({ identifier: "CampaignResponse" })
+/** The campaign resource is defined once, in src/campaigns/campaignRecord.ts. */
+export const CampaignResponse = Campaign
 
 const pagination = {
   page: Schema.optionalWith(IntFromString({ minimum: 1, description: "Page number (default 1)" }), {
@@ -128,48 +83,14 @@ export const CampaignListResponse = Schema.Struct({
   total_pages: Schema.Int
 }).annotations({ identifier: "CampaignListResponse" })
 
-export const CampaignProgressResponse = Schema.Struct({
-  campaign_id: Schema.Int,
-  state: CampaignState,
-  total_rows: Schema.Int,
-  processed_rows: Schema.Int,
-  failed_rows: Schema.Int,
-  executed_count: Schema.Int,
-  total_queued_count: Schema.Int,
-  pending: Schema.Int,
-  dialing: Schema.Int,
-  completed: Schema.Int,
-  failed: Schema.Int,
-  cancelled: Schema.Int,
-  live_calls: Schema.Int,
-  next_attempt_at: Schema.NullOr(Timestamp),
-  started_at: Schema.NullOr(Timestamp),
-  completed_at: Schema.NullOr(Timestamp),
-  import: CampaignImport,
-  dispatch: DispatchStatusResponse
-}).annotations({ identifier: "CampaignProgressResponse" })
+export const CampaignProgressResponse = CampaignProgress
 
 /** `event: progress` frames, each a CampaignProgressResponse; see the endpoint's description. */
 export const CampaignProgressEventStream = Schema.String.pipe(
   HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/event-stream" })
 ).annotations({ identifier: "CampaignProgressEventStream" })
 
-export const CampaignRunResponse = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  state: Schema.String,
-  mode: Schema.String,
-  direction: Schema.String,
-  caller_number: Schema.NullOr(Schema.String),
-  called_number: Schema.NullOr(Schema.String),
-  contact_id: Schema.NullOr(Schema.Int),
-  disposition: Schema.NullOr(Schema.String),
-  end_reason: Schema.NullOr(Schema.String),
-  duration_seconds: Schema.Int,
-  created_at: Timestamp,
-  started_at: Schema.NullOr(Timestamp),
-  ended_at: Schema.NullOr(Timestamp)
-}).annotations({ identifier: "CampaignRunResponse" })
+export const CampaignRunResponse = CampaignRun
 
 export const CampaignRunsResponse = Schema.Struct({
   runs: Schema.Array(CampaignRunResponse),
@@ -179,7 +100,7 @@ export const CampaignRunsResponse = Schema.Struct({
   total_pages: Schema.Int
 }).annotations({ identifier: "CampaignRunsResponse" })
 
-const CampaignPath = pathSchema("Campaign", { campaign_id: IdFromPath })
+const CampaignPath = pathSchema("Campaign", { campaign_id: IdFromPath.pipe(Schema.brand("CampaignId")) })
 
 const command = <const Name extends "start" | "pause" | "resume" | "cancel">(
   name: Name,

@@ -1,6 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Stream } from "effect"
-import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { CampaignProgressFeed } from "../../../services/CampaignProgressFeed.ts"
 import { Campaigns } from "../../../services/Campaigns.ts"
 import { Api } from "../../api.ts"
@@ -13,7 +12,6 @@ const write = requireScope("campaigns:write")
 export const CampaignsHandlers = HttpApiBuilder.group(Api, "campaigns", (handlers) =>
   Effect.gen(function*() {
     const campaigns = yield* Campaigns
-    const calls = yield* CampaignCalls
     const feed = yield* CampaignProgressFeed
     return handlers
       .handle("create", ({ payload }) => Effect.flatMap(write, (principal) => campaigns.create(principal, payload)))
@@ -38,17 +36,10 @@ export const CampaignsHandlers = HttpApiBuilder.group(Api, "campaigns", (handler
         ({ path, payload }) =>
           Effect.flatMap(write, (principal) => campaigns.redial(principal, path.campaign_id, payload))
       )
-      .handle("progress", ({ path }) =>
-        Effect.flatMap(read, (principal) =>
-          campaigns.progress(principal, path.campaign_id)).pipe(
-            // The dialer's live figures (rate achieved, breaker, next window) come from the campaign engine.
-            Effect.flatMap((progress) =>
-              Effect.map(
-                Effect.orDie(calls.dispatchStatus(path.campaign_id)),
-                (dispatch) => ({ ...progress, dispatch })
-              )
-            )
-          ))
+      .handle(
+        "progress",
+        ({ path }) => Effect.flatMap(read, (principal) => campaigns.progress(principal, path.campaign_id))
+      )
       .handle("progressStream", ({ path }) =>
         Effect.flatMap(read, (principal) =>
           feed.follow(principal, path.campaign_id)).pipe(Effect.map(progressEventStream)))

@@ -1,6 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Schema, Stream } from "effect"
-import type { LiveCampaignProgress } from "../../../services/CampaignProgressFeed.ts"
+import type { CampaignProgress } from "../../../services/Campaigns.ts"
 import { CampaignProgressResponse } from "./api.ts"
 
 /** Proxies and load balancers close a connection that stays quiet for long; a comment keeps it open. */
@@ -9,13 +9,13 @@ const HEARTBEAT = "15 seconds"
 const encoder = new TextEncoder()
 const encodeProgress = Schema.encodeSync(CampaignProgressResponse)
 
-const progressFrame = (progress: LiveCampaignProgress) =>
+const progressFrame = (progress: CampaignProgress) =>
   encoder.encode(`event: progress\ndata: ${JSON.stringify(encodeProgress(progress))}\n\n`)
 
 const heartbeatFrame = encoder.encode(": heartbeat\n\n")
 
 /** A campaign's progress as server-sent events, with heartbeats, ending when the progress does. */
-export const progressEventStream = (progress: Stream.Stream<LiveCampaignProgress>) =>
+export const progressEventStream = (progress: Stream.Stream<CampaignProgress>) =>
   HttpServerResponse.stream(
     Stream.merge(
       Stream.map(progress, progressFrame),

@@ -1,15 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { CarrierProvider } from "../../../src/telephony/providerConfig.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
 
 export const TelephonyWebhookPath = pathSchema("TelephonyWebhook", {
-  provider: Schema.Literal("twilio", "vonage", "telnyx", "plivo"),
-  run_id: IdFromPath
+  provider: CarrierProvider,
+  run_id: IdFromPath.pipe(Schema.brand("RunId"))
 })
 
 export const InboundWebhookPath = pathSchema("InboundCallWebhook", {
-  provider: Schema.Literal("twilio", "vonage", "telnyx", "plivo"),
+  provider: CarrierProvider,
   config_id: IdFromPath
 })
 

@@ -4,6 +4,7 @@ import { CampaignCalls } from "../../../services/CampaignCalls.ts"
 import { PublicUrl } from "../../../services/PublicUrl.ts"
 import type { Provider, WebhookRequest } from "../../../services/Telephony.ts"
 import { VoiceCalls } from "../../../services/VoiceCalls.ts"
+import type { RunId } from "../../../src/domain/ids.ts"
 import { Api } from "../../api.ts"
 
 /** The request as the provider signed it: the public URL it called, its headers, the exact body. */
@@ -23,7 +24,7 @@ export const TelephonyWebhooksHandlers = HttpApiBuilder.group(
       const baseUrl = yield* PublicUrl
       const answer = (
         { path, request }: {
-          path: { provider: Provider; run_id: number }
+          path: { provider: Provider; run_id: RunId }
           request: HttpServerRequest.HttpServerRequest
         }
       ) =>

@@ -2,12 +2,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Storage } from "../../../services/Storage.ts"
 import { StoredObjects } from "../../../services/StoredObjects.ts"
-import { PayloadTooLarge } from "../../../src/domain/errors.ts"
-import { mediaTypeOf, newUploadKey } from "../../../src/storage/uploadKeys.ts"
+import { uploadTerms } from "../../../src/storage/uploadRequest.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
-
-const CSV = "text/csv"
 
 export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =>
   Effect.gen(function*() {
@@ -16,26 +13,21 @@ export const UploadsHandlers = HttpApiBuilder.group(Api, "uploads", (handlers) =
     return handlers.handle("presign", ({ payload }) =>
       Effect.gen(function*() {
         const principal = yield* requireScope("campaigns:write")
-        const { maxBytes, urlTtlSeconds } = storage.limits
-        if (payload?.file_size !== undefined && payload.file_size > maxBytes) {
-          return yield* new PayloadTooLarge({ message: `The file is larger than the ${maxBytes}-byte upload limit` })
-        }
+        const terms = yield* uploadTerms(principal.organizationId, payload, storage.limits.maxBytes)
         yield* storedObjects.ensureRoom(principal.organizationId, payload?.file_size ?? 0)
-        const key = newUploadKey(principal.organizationId, payload?.file_name)
-        const contentType = payload?.content_type === undefined ? CSV : mediaTypeOf(payload.content_type)
-        const grant = yield* storage.presignUpload(key, {
-          contentType,
-          maxBytes,
-          expiresInSeconds: urlTtlSeconds,
-          exactBytes: payload?.file_size
+        const grant = yield* storage.presignUpload(terms.key, {
+          contentType: terms.contentType,
+          maxBytes: storage.limits.maxBytes,
+          expiresInSeconds: storage.limits.urlTtlSeconds,
+          exactBytes: terms.exactBytes
         })
         return {
           upload_url: grant.url,
-          s3_key: key,
-          file_key: key,
+          s3_key: terms.key,
+          file_key: terms.key,
           expires_in: grant.expiresInSeconds,
-          max_size_bytes: payload?.file_size ?? maxBytes,
-          content_type: contentType
+          max_size_bytes: terms.maxBytes,
+          content_type: terms.contentType
         }
       }))
   }))

@@ -1,14 +1,15 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { PublicUrl } from "../../../services/PublicUrl.ts"
-import { type MediaSource, VoiceCalls } from "../../../services/VoiceCalls.ts"
+import { VoiceCalls } from "../../../services/VoiceCalls.ts"
+import { MediaProvider } from "../../../src/telephony/media/mod.ts"
 import { MEDIA_MESSAGE_MAX_BYTES } from "../../bodyLimits.ts"
 import { limitWebSocketMessages } from "../../webSocketMessageLimit.ts"
 import { callPage } from "./callPage.ts"
 
 const MediaPath = Schema.Struct({
-  source: Schema.Literal("twilio", "vonage", "telnyx", "plivo", "browser"),
-  run_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()),
+  source: MediaProvider,
+  run_id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive(), Schema.brand("RunId")),
   token: Schema.String
 })
 
@@ -33,7 +34,7 @@ export const VoiceMediaRoutes = HttpApiBuilder.Router.use((router) =>
         if (path._tag === "None") return refusal(404, "Not Found")
         const request = yield* HttpServerRequest.HttpServerRequest
         const admitted = yield* voice.admit({
-          source: path.value.source as MediaSource,
+          source: path.value.source,
           runId: path.value.run_id,
           token: path.value.token,
           url: `${baseUrl.replace(/^http/, "ws")}${request.url}`,

@@ -2,7 +2,7 @@ import { Clock, Effect, FiberSet, Queue, Ref } from "effect"
 import type { ActorCampaign, Claim, ClaimedAttempt, DialerRepoShape, DialPlan } from "../../../services/DialerRepo.ts"
 import type { CarrierAccount, CarrierAdapter, TelephonyShape } from "../../../services/Telephony.ts"
 import type { TelephonyConfigsShape } from "../../../services/TelephonyConfigs.ts"
-import { type BreakerVerdict, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
+import { type BreakerVerdict, isBreakerFailure } from "../../../src/campaigns/circuitBreaker.ts"
 import {
   available,
   type BatchPlan,
@@ -13,8 +13,8 @@ import {
   pacerFrom,
   readyAt,
   sent
-} from "../../../src/campaign/dispatchRate.ts"
-import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
+} from "../../../src/campaigns/dispatchRate.ts"
+import { isWithinSchedule, nextWindowStart } from "../../../src/campaigns/scheduleWindow.ts"
 import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
 import { carrierAccount } from "../../telephony/carrierAccounts.ts"
 import type { ClaimTurns } from "./claimTurns.ts"
@@ -65,59 +65,61 @@ const place = (
   attempt: ClaimedAttempt,
   sends: SendLog
 ) =>
-  adapter.placeCall(account, {
-    to: attempt.phoneNumber,
-    from: plan.callerNumber,
-    answerUrl: answerUrl(deps.publicUrl, account.provider, attempt.runId),
-    statusCallbackUrl: statusCallbackUrl(deps.publicUrl, account.provider, attempt.runId),
-    timeLimitSeconds: deps.settings.maxCallSeconds,
-    mediaStreamUrl: mediaStreamUrl(
-      deps.publicUrl,
-      account.provider,
-      attempt.runId,
-      mediaToken(
-        deps.sign,
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    adapter.placeCall(account, {
+      to: attempt.phoneNumber,
+      from: plan.callerNumber,
+      answerUrl: answerUrl(deps.publicUrl, account.provider, attempt.runId),
+      statusCallbackUrl: statusCallbackUrl(deps.publicUrl, account.provider, attempt.runId),
+      timeLimitSeconds: deps.settings.maxCallSeconds,
+      // The link outlives the longest call the carrier may connect it to.
+      mediaStreamUrl: mediaStreamUrl(
+        deps.publicUrl,
+        account.provider,
         attempt.runId,
-        Math.floor(Date.now() / 1000) + deps.settings.mediaTokenSeconds + deps.settings.maxCallSeconds
+        mediaToken(
+          deps.sign,
+          attempt.runId,
+          Math.floor(now / 1000) + deps.settings.mediaTokenSeconds + deps.settings.maxCallSeconds
+        )
       )
+    })).pipe(
+      Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(sends, (pacer) => sent(pacer, now)))),
+      deps.carrierRequests.withPermits(1),
+      Effect.flatMap(({ providerCallId }) => deps.placed.record({ attemptId: attempt.attemptId, providerCallId })),
+      Effect.catchTag("CallNotPlaced", (refused) =>
+        Effect.gen(function*() {
+          yield* Effect.logWarning("call not placed", {
+            campaign_id: campaign.id,
+            run_id: attempt.runId,
+            reason: refused.message,
+            permanent: refused.permanent
+          })
+          yield* deps.repo.applyOutcome({
+            attemptId: attempt.attemptId,
+            outcome: "failed",
+            // One reason whatever the carrier's API did (refused, unreachable, blocked): which one it was is
+            // for the log above, or a base URL could be used to learn which internal ports answer.
+            endReason: "not_placed",
+            durationSeconds: 0,
+            providerCallId: null,
+            now: yield* Clock.currentTimeMillis
+          })
+        })),
+      // A child of the campaign's actor span: a trace shows one campaign's fiber and each of its calls.
+      Effect.withSpan("CampaignScheduler.call", {
+        attributes: {
+          "campaign.id": campaign.id,
+          "organization.id": campaign.organization_id,
+          "run.id": attempt.runId,
+          "contact.id": attempt.contactId,
+          "attempt.number": attempt.attemptNumber,
+          provider: account.provider
+        }
+      }),
+      Effect.catchAllCause((cause) => Effect.logError("placing a call failed", cause)),
+      Effect.interruptible
     )
-  }).pipe(
-    Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(sends, (pacer) => sent(pacer, now)))),
-    deps.carrierRequests.withPermits(1),
-    Effect.flatMap(({ providerCallId }) => deps.placed.record({ attemptId: attempt.attemptId, providerCallId })),
-    Effect.catchTag("CallNotPlaced", (refused) =>
-      Effect.gen(function*() {
-        yield* Effect.logWarning("call not placed", {
-          campaign_id: campaign.id,
-          run_id: attempt.runId,
-          reason: refused.message,
-          permanent: refused.permanent
-        })
-        yield* deps.repo.applyOutcome({
-          attemptId: attempt.attemptId,
-          outcome: "failed",
-          // One reason whatever the carrier's API did (refused, unreachable, blocked): which one it was is
-          // for the log above, or a base URL could be used to learn which internal ports answer.
-          endReason: "not_placed",
-          durationSeconds: 0,
-          providerCallId: null,
-          now: yield* Clock.currentTimeMillis
-        })
-      })),
-    // A child of the campaign's actor span: a trace shows one campaign's fiber and each of its calls.
-    Effect.withSpan("CampaignScheduler.call", {
-      attributes: {
-        "campaign.id": campaign.id,
-        "organization.id": campaign.organization_id,
-        "run.id": attempt.runId,
-        "contact.id": attempt.contactId,
-        "attempt.number": attempt.attemptNumber,
-        provider: account.provider
-      }
-    }),
-    Effect.catchAllCause((cause) => Effect.logError("placing a call failed", cause)),
-    Effect.interruptible
-  )
 
 /** Pauses the campaign for its failing carrier path, logging the window and its latest failures. */
 const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict, now: number) =>

@@ -7,15 +7,11 @@ import { DialerRepo } from "../../../services/DialerRepo.ts"
 import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { type CallStatus, type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
-import type { CircuitBreakerConfig, ScheduleConfig } from "../../../src/campaign/campaignSettings.ts"
-import { evaluateBreaker, isBreakerFailure } from "../../../src/campaign/circuitBreaker.ts"
-import { isWithinSchedule, nextWindowStart } from "../../../src/campaign/scheduleWindow.ts"
-import { Forbidden, NotFound } from "../../../src/domain/errors.ts"
+import { Forbidden } from "../../../src/domain/errors.ts"
 import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts"
+import { makeDispatchStatus } from "../dispatchStatus.ts"
 import { makeAttemptRefs } from "./attemptRefs.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
-
-const RATE_WINDOW_MS = 10_000
 
 const INVALID_SIGNATURE = "Invalid webhook signature"
 
@@ -31,6 +27,7 @@ export const CampaignCallsLive = Layer.effect(
     const accounts = yield* CarrierAccounts
     const repo = yield* DialerRepo
     const attempts = yield* makeAttemptRefs
+    const dispatchOf = yield* makeDispatchStatus
 
     /**
      * The attempt behind a run, checked with the signature of the configuration that placed it. A
@@ -44,7 +41,7 @@ export const CampaignCallsLive = Layer.effect(
           ? yield* accounts.forConfiguration(attempt.organization_id, attempt.telephony_configuration_id)
           : Option.none()
         const adapter = telephony.adapter(provider)
-        if (!attempt || Option.isNone(account) || !adapter.verifyWebhook(account.value, request)) {
+        if (!attempt || Option.isNone(account) || !(yield* adapter.verifyWebhook(account.value, request))) {
           yield* Effect.logWarning("telephony webhook refused: unknown call or bad signature", {
             provider,
             run_id: runId
@@ -133,61 +130,10 @@ export const CampaignCallsLive = Layer.effect(
       Effect.catchTag("SqlError", Effect.die)
     )
 
-    const dispatchStatus = Effect.fn("CampaignCalls.dispatchStatus")(function*(campaignId: number) {
-      const now = yield* Clock.currentTimeMillis
-      const [campaign] = yield* sql<{
-        rate_limit_per_second: number
-        max_concurrency: number | null
-        circuit_breaker: CircuitBreakerConfig
-        schedule_config: ScheduleConfig | null
-        breaker_reset_at: Date | null
-        state: string
-        dialer: string | null
-        last_lifecycle: string | null
-      }>`
-        SELECT rate_limit_per_second, max_concurrency, circuit_breaker, schedule_config, breaker_reset_at, state,
-               CASE WHEN lease_expires_at > now() THEN lease_owner END AS dialer,
-               (SELECT entry->>'event' FROM jsonb_array_elements(logs) WITH ORDINALITY AS l(entry, position)
-                WHERE entry->>'event' IN ('circuit_breaker_tripped', 'campaign_paused', 'campaign_resumed', 'campaign_started')
-                ORDER BY position DESC LIMIT 1) AS last_lifecycle
-        FROM campaigns WHERE id = ${campaignId}`
-      if (!campaign) return yield* new NotFound({ resource: "Campaign", id: campaignId })
-      const [counts] = yield* sql<{ live: number; recent: number }>`
-        SELECT count(*) FILTER (WHERE ended_at IS NULL)::int AS live,
-               count(*) FILTER (WHERE created_at > ${new Date(now - RATE_WINDOW_MS)})::int AS recent
-        FROM campaign_attempts WHERE campaign_id = ${campaignId}`
-      const breakerConfig = campaign.circuit_breaker
-      const ended = yield* repo.breakerOutcomes(
-        campaignId,
-        now - breakerConfig.window_seconds * 1000,
-        campaign.breaker_reset_at
-      )
-      const verdict = evaluateBreaker(
-        ended.map((row) => ({ at: row.ended_at.getTime(), failed: isBreakerFailure(row.outcome) })),
-        breakerConfig,
-        now
-      )
-      // Tripped until resumed: the breaker's last word is the latest lifecycle event of a paused campaign.
-      const tripped = campaign.state === "paused" && campaign.last_lifecycle === "circuit_breaker_tripped"
-      const within = isWithinSchedule(campaign.schedule_config, now)
-      const opens = within ? null : nextWindowStart(campaign.schedule_config, now)
-      return {
-        rate_achieved_per_second: Math.round((counts!.recent / (RATE_WINDOW_MS / 1000)) * 100) / 100,
-        rate_limit_per_second: campaign.rate_limit_per_second,
-        live_calls: counts!.live,
-        max_concurrency: campaign.max_concurrency,
-        breaker: {
-          enabled: breakerConfig.enabled,
-          state: tripped ? "tripped" as const : "closed" as const,
-          calls_in_window: verdict.calls,
-          failures_in_window: verdict.failures,
-          failure_ratio: Math.round(verdict.failureRatio * 1000) / 1000
-        },
-        within_schedule: within,
-        next_window_at: opens === null ? null : new Date(opens),
-        dialer: campaign.dialer
-      }
-    }, Effect.catchTag("SqlError", Effect.die))
+    const dispatchStatus = Effect.fn("CampaignCalls.dispatchStatus")(
+      (campaignId: number) => dispatchOf(campaignId),
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     const mediaRefused = Effect.fn("CampaignCalls.mediaRefused")(function*(runId: number, reason: string) {
       const now = yield* Clock.currentTimeMillis

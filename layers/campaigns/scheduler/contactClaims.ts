@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import type { Claim, ClaimedAttempt, ClaimInput } from "../../../services/DialerRepo.ts"
-import { BREAKER_FAILURES, verdictOf } from "../../../src/campaign/circuitBreaker.ts"
+import { BREAKER_FAILURES, verdictOf } from "../../../src/campaigns/circuitBreaker.ts"
 import { channelOfMode } from "../../../src/usage/channels.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 

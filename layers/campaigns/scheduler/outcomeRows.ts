@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { AppliedOutcome, EndedAttempt, OutcomeInput, OverdueAttempt } from "../../../services/DialerRepo.ts"
-import { logEntry } from "../../../src/campaign/campaignLog.ts"
-import type { RetryConfig } from "../../../src/campaign/campaignSettings.ts"
-import { type AnsweredBy, outcomeWithVerdict } from "../../../src/campaign/machineVerdict.ts"
-import { afterOutcome } from "../../../src/campaign/retryPolicy.ts"
+import { logEntry } from "../../../src/campaigns/campaignLog.ts"
+import type { RetryConfig } from "../../../src/campaigns/campaignSettings.ts"
+import { type AnsweredBy, outcomeWithVerdict } from "../../../src/campaigns/machineVerdict.ts"
+import { afterOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
 /** What deciding an attempt's outcome needs to know about it and its campaign. */

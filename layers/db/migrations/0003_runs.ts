@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * One row per call or chat. Everything a report filters or sorts on is a real column (see
- * ARCHITECTURE "Runs and conversations"); the JSON columns hold what is only ever displayed.
+ * docs/architecture.md, "Runs and conversations"); the JSON columns hold what is only ever displayed.
  */
 export const runs = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -67,3 +67,13 @@ const decodeReply = <A>(reply: CarrierReplySchema<A>, text: string): A =>
     text === "" ? Option.none() : Schema.decodeUnknownOption(Schema.parseJson(reply))(text),
     () => Schema.decodeUnknownSync(reply)({})
   )
+
+/**
+ * A hang-up's reply: done when the carrier accepted it, or answered with one of `alreadyEnded` (its
+ * way of saying the call is over, which is what a hang-up wants); anything else leaves the call to
+ * reconciliation.
+ */
+export const hungUp = (provider: string, alreadyEnded: ReadonlyArray<number>) => (reply: CarrierReply<unknown>) =>
+  (reply.status >= 200 && reply.status < 300) || alreadyEnded.includes(reply.status)
+    ? Effect.void
+    : Effect.fail(new CarrierUnavailable({ message: `${provider} did not hang up the call (HTTP ${reply.status})` }))

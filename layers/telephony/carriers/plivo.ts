@@ -6,7 +6,7 @@ import {
   type CarrierAdapter,
   CarrierUnavailable
 } from "../../../services/Telephony.ts"
-import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidPlivoSignature } from "../../../src/telephony/plivoSignature.ts"
 import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
@@ -173,12 +173,14 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
     }).pipe(Effect.withSpan("Plivo.callStatus")),
 
   verifyWebhook: (account, webhook) =>
-    isValidPlivoSignature(
-      account.credentials.auth_token ?? "",
-      webhook.url,
-      new URLSearchParams(webhook.rawBody),
-      webhook.headers["x-plivo-signature-v3-nonce"],
-      webhook.headers["x-plivo-signature-v3"]
+    Effect.sync(() =>
+      isValidPlivoSignature(
+        account.credentials.auth_token ?? "",
+        webhook.url,
+        new URLSearchParams(webhook.rawBody),
+        webhook.headers["x-plivo-signature-v3-nonce"],
+        webhook.headers["x-plivo-signature-v3"]
+      )
     ),
 
   parseStatusCallback: (webhook) => {

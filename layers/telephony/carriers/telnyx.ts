@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
@@ -6,9 +6,9 @@ import {
   type CarrierAdapter,
   CarrierUnavailable
 } from "../../../services/Telephony.ts"
-import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
-import { carrierRequest } from "./carrierRequest.ts"
+import { carrierRequest, hungUp } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
@@ -88,12 +88,8 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
       headers: headers(account),
       body: "{}"
     }, TelnyxCallReply).pipe(
-      // 422: the call has already ended.
-      Effect.flatMap((reply) =>
-        reply.status < 300 || reply.status === 404 || reply.status === 422
-          ? Effect.void
-          : Effect.fail(new CarrierUnavailable({ message: `Telnyx did not hang up the call (HTTP ${reply.status})` }))
-      ),
+      // 404 and 422: the call has already ended.
+      Effect.flatMap(hungUp("Telnyx", [404, 422])),
       Effect.withSpan("Telnyx.hangUp")
     ),
 
@@ -121,13 +117,14 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
     ),
 
   verifyWebhook: (account, webhook) =>
-    isValidTelnyxSignature(
-      account.credentials.webhook_public_key,
-      webhook.rawBody,
-      webhook.headers["telnyx-timestamp"],
-      webhook.headers["telnyx-signature-ed25519"],
-      Math.floor(Date.now() / 1000)
-    ),
+    Effect.map(Clock.currentTimeMillis, (now) =>
+      isValidTelnyxSignature(
+        account.credentials.webhook_public_key,
+        webhook.rawBody,
+        webhook.headers["telnyx-timestamp"],
+        webhook.headers["telnyx-signature-ed25519"],
+        Math.floor(now / 1000)
+      )),
 
   parseStatusCallback: (webhook) => {
     let event: Record<string, any>

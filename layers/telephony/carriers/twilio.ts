@@ -8,9 +8,9 @@ import {
   CarrierUnavailable,
   type WebhookRequest
 } from "../../../services/Telephony.ts"
-import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidTwilioSignature } from "../../../src/telephony/twilioSignature.ts"
-import { carrierRequest } from "./carrierRequest.ts"
+import { carrierRequest, hungUp } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
 import { escapeXml } from "./xml.ts"
 
@@ -95,12 +95,8 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
       callsPath(account, `/${encodeURIComponent(providerCallId)}`),
       new URLSearchParams({ Status: "completed" })
     ).pipe(
-      // 404: the call has already ended, which is what we wanted.
-      Effect.flatMap((reply) =>
-        (reply.status >= 200 && reply.status < 300) || reply.status === 404
-          ? Effect.void
-          : Effect.fail(new CarrierUnavailable({ message: `Twilio did not hang up the call (HTTP ${reply.status})` }))
-      ),
+      // 404: the call has already ended.
+      Effect.flatMap(hungUp("Twilio", [404])),
       Effect.withSpan("Twilio.hangUp")
     ),
 
@@ -122,11 +118,13 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
     }).pipe(Effect.withSpan("Twilio.callStatus")),
 
   verifyWebhook: (account, webhook) =>
-    isValidTwilioSignature(
-      authToken(account),
-      webhook.url,
-      Object.fromEntries(new URLSearchParams(webhook.rawBody)),
-      webhook.headers["x-twilio-signature"]
+    Effect.sync(() =>
+      isValidTwilioSignature(
+        authToken(account),
+        webhook.url,
+        Object.fromEntries(new URLSearchParams(webhook.rawBody)),
+        webhook.headers["x-twilio-signature"]
+      )
     ),
 
   parseStatusCallback: (webhook: WebhookRequest) => {

@@ -6,13 +6,11 @@ import {
   type CarrierAdapter,
   CarrierUnavailable
 } from "../../../services/Telephony.ts"
-import type { CallOutcome } from "../../../src/campaign/retryPolicy.ts"
+import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidVonageWebhook, vonageApiToken, vonageSignedPayload } from "../../../src/telephony/vonageJwt.ts"
-import { carrierRequest } from "./carrierRequest.ts"
+import { carrierRequest, hungUp } from "./carrierRequest.ts"
 
 const PUBLIC_API = "https://api.nexmo.com"
-
-const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /** Each request's headers, with a token signed for the moment (from `Clock`) it is sent. */
 const headers = (account: CarrierAccount) =>
@@ -116,11 +114,8 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
           body: JSON.stringify({ action: "hangup" })
         }, VonageCallReply)
     ).pipe(
-      Effect.flatMap((reply) =>
-        reply.status < 300 || reply.status === 404 || reply.status === 400
-          ? Effect.void
-          : Effect.fail(new CarrierUnavailable({ message: `Vonage did not hang up the call (HTTP ${reply.status})` }))
-      ),
+      // 404 and 400: the call has already ended.
+      Effect.flatMap(hungUp("Vonage", [400, 404])),
       Effect.withSpan("Vonage.hangUp")
     ),
 
@@ -150,12 +145,13 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
       ),
 
   verifyWebhook: (account, webhook) =>
-    isValidVonageWebhook(
-      account.credentials.signature_secret,
-      webhook.headers["authorization"],
-      vonageSignedPayload(webhook.url, webhook.rawBody),
-      nowSeconds()
-    ),
+    Effect.map(Clock.currentTimeMillis, (now) =>
+      isValidVonageWebhook(
+        account.credentials.signature_secret,
+        webhook.headers["authorization"],
+        vonageSignedPayload(webhook.url, webhook.rawBody),
+        Math.floor(now / 1000)
+      )),
 
   parseStatusCallback: (webhook) => {
     let event: Record<string, any>

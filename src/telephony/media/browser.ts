@@ -1,13 +1,7 @@
 import type { TranscriptTurn } from "../../conversation/transcript.ts"
-import {
-  jsonObject,
-  linear16FromPcm,
-  objectField,
-  packetFramer,
-  pcmFromLinear16,
-  stringEntries,
-  stringField
-} from "./mediaFrames.ts"
+import { framedOutput } from "./framedOutput.ts"
+import { dtmf, linear16Audio, played } from "./inboundEvents.ts"
+import { jsonObject, linear16FromPcm, objectField, stringEntries, stringField } from "./mediaFrames.ts"
 import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 
 /**
@@ -53,13 +47,8 @@ const transcriptMessage = (turn: TranscriptTurn) =>
   })
 
 export const browserMediaProtocol = (): MediaProtocol => {
-  const framer = packetFramer(PACKET_SAMPLES)
-
   const receive = (message: string | Uint8Array): ReadonlyArray<InboundMedia> => {
-    if (typeof message !== "string") {
-      const pcm = pcmFromLinear16(message)
-      return pcm.length === 0 ? [] : [{ _tag: "Audio", pcm }]
-    }
+    if (typeof message !== "string") return linear16Audio(message)
     const json = jsonObject(message)
     switch (stringField(json, "event")) {
       case "start":
@@ -69,14 +58,10 @@ export const browserMediaProtocol = (): MediaProtocol => {
           callId: null,
           parameters: stringEntries(objectField(json, "parameters"))
         }]
-      case "played": {
-        const name = stringField(json, "name")
-        return name === null ? [] : [{ _tag: "Played", name }]
-      }
-      case "dtmf": {
-        const digit = stringField(json, "digit")
-        return digit === null ? [] : [{ _tag: "Dtmf", digit }]
-      }
+      case "played":
+        return played(stringField(json, "name"))
+      case "dtmf":
+        return dtmf(stringField(json, "digit"))
       case "stop":
         return [{ _tag: "Stopped" }]
       default:
@@ -87,12 +72,12 @@ export const browserMediaProtocol = (): MediaProtocol => {
   return {
     sampleRate: 16000,
     receive,
-    audio: (pcm) => framer.push(pcm).map(linear16FromPcm),
-    mark: (name) => [...framer.flush().map(linear16FromPcm), JSON.stringify({ event: "mark", name })],
-    clear: () => {
-      framer.drop()
-      return [JSON.stringify({ event: "clear" })]
-    },
+    ...framedOutput({
+      packetSamples: PACKET_SAMPLES,
+      packet: linear16FromPcm,
+      mark: (name) => JSON.stringify({ event: "mark", name }),
+      clear: () => JSON.stringify({ event: "clear" })
+    }),
     progress: ({ nodeId, toolCalls, turns }) => {
       // The tools were called answering the caller: told after their words, before the agent's.
       const answered = turns.map((turn) => turn.role).lastIndexOf("user") + 1

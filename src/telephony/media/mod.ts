@@ -1,3 +1,5 @@
+import { Schema } from "effect"
+import { CarrierProvider } from "../providerConfig.ts"
 import { browserMediaProtocol } from "./browser.ts"
 import type { MediaProtocol } from "./mediaProtocol.ts"
 import { plivoMediaProtocol } from "./plivo.ts"
@@ -7,9 +9,11 @@ import { vonageMediaProtocol } from "./vonage.ts"
 
 export type * from "./mediaProtocol.ts"
 
-export type MediaProvider = "twilio" | "vonage" | "telnyx" | "plivo" | "browser"
+/** Who may open a media stream: every carrier, and our own browser test call. */
+export const MediaProvider = Schema.Literal(...CarrierProvider.literals, "browser")
+export type MediaProvider = typeof MediaProvider.Type
 
-export const MEDIA_PROVIDERS: ReadonlyArray<MediaProvider> = ["twilio", "vonage", "telnyx", "plivo", "browser"]
+export const MEDIA_PROVIDERS: ReadonlyArray<MediaProvider> = MediaProvider.literals
 
 /** A fresh protocol for one media connection (protocols keep per-stream state). */
 export const mediaProtocolFor = (provider: MediaProvider): MediaProtocol => {

@@ -1,11 +1,11 @@
+import { framedOutput } from "./framedOutput.ts"
+import { callerMuLawAudio, dtmf, played } from "./inboundEvents.ts"
 import {
   isObject,
   type JsonObject,
   jsonObject,
   muLawBase64,
   objectField,
-  packetFramer,
-  pcmFromMuLawBase64,
   stringEntries,
   stringField
 } from "./mediaFrames.ts"
@@ -36,13 +36,6 @@ const extraHeaders = (value: unknown): Record<string, string> => {
 
 export const plivoMediaProtocol = (): MediaProtocol => {
   let streamId: string | null = null
-  const framer = packetFramer(PACKET_SAMPLES)
-  const playAudio = (packet: Int16Array) =>
-    JSON.stringify({
-      event: "playAudio",
-      streamId,
-      media: { contentType: "audio/x-mulaw", sampleRate: 8000, payload: muLawBase64(packet) }
-    })
 
   const started = (json: JsonObject): ReadonlyArray<InboundMedia> => {
     const start = objectField(json, "start")
@@ -62,22 +55,12 @@ export const plivoMediaProtocol = (): MediaProtocol => {
     switch (stringField(json, "event")) {
       case "start":
         return started(json!)
-      case "media": {
-        const body = objectField(json, "media")
-        const track = stringField(body, "track")
-        const payload = stringField(body, "payload")
-        if (payload === null || (track !== null && track !== "inbound")) return []
-        const pcm = pcmFromMuLawBase64(payload)
-        return pcm.length === 0 ? [] : [{ _tag: "Audio", pcm }]
-      }
-      case "playedStream": {
-        const name = stringField(json, "name")
-        return name === null ? [] : [{ _tag: "Played", name }]
-      }
-      case "dtmf": {
-        const digit = stringField(objectField(json, "dtmf"), "digit")
-        return digit === null ? [] : [{ _tag: "Dtmf", digit }]
-      }
+      case "media":
+        return callerMuLawAudio(json)
+      case "playedStream":
+        return played(stringField(json, "name"))
+      case "dtmf":
+        return dtmf(stringField(objectField(json, "dtmf"), "digit"))
       case "stop":
         return [{ _tag: "Stopped" }]
       default:
@@ -88,14 +71,17 @@ export const plivoMediaProtocol = (): MediaProtocol => {
   return {
     sampleRate: 8000,
     receive,
-    audio: (pcm) => (streamId === null ? [] : framer.push(pcm).map(playAudio)),
-    mark: (name) =>
-      streamId === null
-        ? []
-        : [...framer.flush().map(playAudio), JSON.stringify({ event: "checkpoint", streamId, name })],
-    clear: () => {
-      framer.drop()
-      return streamId === null ? [] : [JSON.stringify({ event: "clearAudio", streamId })]
-    }
+    ...framedOutput({
+      packetSamples: PACKET_SAMPLES,
+      packet: (packet) =>
+        JSON.stringify({
+          event: "playAudio",
+          streamId,
+          media: { contentType: "audio/x-mulaw", sampleRate: 8000, payload: muLawBase64(packet) }
+        }),
+      mark: (name) => JSON.stringify({ event: "checkpoint", streamId, name }),
+      clear: () => JSON.stringify({ event: "clearAudio", streamId }),
+      ready: () => streamId !== null
+    })
   }
 }

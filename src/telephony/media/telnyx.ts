@@ -1,13 +1,6 @@
-import {
-  type JsonObject,
-  jsonObject,
-  muLawBase64,
-  objectField,
-  packetFramer,
-  pcmFromMuLawBase64,
-  stringEntries,
-  stringField
-} from "./mediaFrames.ts"
+import { framedOutput } from "./framedOutput.ts"
+import { callerMuLawAudio, dtmf, played } from "./inboundEvents.ts"
+import { type JsonObject, jsonObject, muLawBase64, objectField, stringEntries, stringField } from "./mediaFrames.ts"
 import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 
 /**
@@ -30,11 +23,8 @@ const sequenceNumber = (json: JsonObject): number | null => {
 }
 
 export const telnyxMediaProtocol = (): MediaProtocol => {
-  const framer = packetFramer(PACKET_SAMPLES)
   const waiting = new Map<number, JsonObject>()
   let expected = FIRST_SEQUENCE
-
-  const media = (packet: Int16Array) => JSON.stringify({ event: "media", media: { payload: muLawBase64(packet) } })
 
   const handle = (json: JsonObject): ReadonlyArray<InboundMedia> => {
     switch (stringField(json, "event")) {
@@ -49,23 +39,12 @@ export const telnyxMediaProtocol = (): MediaProtocol => {
           parameters: stringEntries(objectField(start, "custom_parameters"))
         }]
       }
-      case "media": {
-        const body = objectField(json, "media")
-        const track = stringField(body, "track")
-        const payload = stringField(body, "payload")
-        // With both tracks streamed, "outbound" is our own audio coming back.
-        if (payload === null || (track !== null && track !== "inbound")) return []
-        const pcm = pcmFromMuLawBase64(payload)
-        return pcm.length === 0 ? [] : [{ _tag: "Audio", pcm }]
-      }
-      case "mark": {
-        const name = stringField(objectField(json, "mark"), "name")
-        return name === null ? [] : [{ _tag: "Played", name }]
-      }
-      case "dtmf": {
-        const digit = stringField(objectField(json, "dtmf"), "digit")
-        return digit === null ? [] : [{ _tag: "Dtmf", digit }]
-      }
+      case "media":
+        return callerMuLawAudio(json)
+      case "mark":
+        return played(stringField(objectField(json, "mark"), "name"))
+      case "dtmf":
+        return dtmf(stringField(objectField(json, "dtmf"), "digit"))
       case "stop":
         return [{ _tag: "Stopped" }]
       default:
@@ -112,11 +91,11 @@ export const telnyxMediaProtocol = (): MediaProtocol => {
   return {
     sampleRate: 8000,
     receive,
-    audio: (pcm) => framer.push(pcm).map(media),
-    mark: (name) => [...framer.flush().map(media), JSON.stringify({ event: "mark", mark: { name } })],
-    clear: () => {
-      framer.drop()
-      return [JSON.stringify({ event: "clear" })]
-    }
+    ...framedOutput({
+      packetSamples: PACKET_SAMPLES,
+      packet: (packet) => JSON.stringify({ event: "media", media: { payload: muLawBase64(packet) } }),
+      mark: (name) => JSON.stringify({ event: "mark", mark: { name } }),
+      clear: () => JSON.stringify({ event: "clear" })
+    })
   }
 }

@@ -1,12 +1,6 @@
-import {
-  jsonObject,
-  muLawBase64,
-  objectField,
-  packetFramer,
-  pcmFromMuLawBase64,
-  stringEntries,
-  stringField
-} from "./mediaFrames.ts"
+import { framedOutput } from "./framedOutput.ts"
+import { callerMuLawAudio, dtmf, played } from "./inboundEvents.ts"
+import { jsonObject, muLawBase64, objectField, stringEntries, stringField } from "./mediaFrames.ts"
 import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 
 /**
@@ -18,9 +12,6 @@ const PACKET_SAMPLES = 160
 
 export const twilioMediaProtocol = (): MediaProtocol => {
   let streamSid: string | null = null
-  const framer = packetFramer(PACKET_SAMPLES)
-  const media = (packet: Int16Array) =>
-    JSON.stringify({ event: "media", streamSid, media: { payload: muLawBase64(packet) } })
 
   const receive = (message: string | Uint8Array): ReadonlyArray<InboundMedia> => {
     const json = jsonObject(message)
@@ -37,23 +28,12 @@ export const twilioMediaProtocol = (): MediaProtocol => {
           parameters: stringEntries(objectField(start, "customParameters"))
         }]
       }
-      case "media": {
-        const body = objectField(json, "media")
-        const track = stringField(body, "track")
-        const payload = stringField(body, "payload")
-        // A bidirectional stream carries only the caller's track; anything else is not the caller.
-        if (payload === null || (track !== null && track !== "inbound")) return []
-        const pcm = pcmFromMuLawBase64(payload)
-        return pcm.length === 0 ? [] : [{ _tag: "Audio", pcm }]
-      }
-      case "mark": {
-        const name = stringField(objectField(json, "mark"), "name")
-        return name === null ? [] : [{ _tag: "Played", name }]
-      }
-      case "dtmf": {
-        const digit = stringField(objectField(json, "dtmf"), "digit")
-        return digit === null ? [] : [{ _tag: "Dtmf", digit }]
-      }
+      case "media":
+        return callerMuLawAudio(json)
+      case "mark":
+        return played(stringField(objectField(json, "mark"), "name"))
+      case "dtmf":
+        return dtmf(stringField(objectField(json, "dtmf"), "digit"))
       case "stop":
         return [{ _tag: "Stopped" }]
       default:
@@ -64,14 +44,12 @@ export const twilioMediaProtocol = (): MediaProtocol => {
   return {
     sampleRate: 8000,
     receive,
-    audio: (pcm) => (streamSid === null ? [] : framer.push(pcm).map(media)),
-    mark: (name) =>
-      streamSid === null
-        ? []
-        : [...framer.flush().map(media), JSON.stringify({ event: "mark", streamSid, mark: { name } })],
-    clear: () => {
-      framer.drop()
-      return streamSid === null ? [] : [JSON.stringify({ event: "clear", streamSid })]
-    }
+    ...framedOutput({
+      packetSamples: PACKET_SAMPLES,
+      packet: (packet) => JSON.stringify({ event: "media", streamSid, media: { payload: muLawBase64(packet) } }),
+      mark: (name) => JSON.stringify({ event: "mark", streamSid, mark: { name } }),
+      clear: () => JSON.stringify({ event: "clear", streamSid }),
+      ready: () => streamSid !== null
+    })
   }
 }

@@ -1,12 +1,6 @@
-import {
-  jsonObject,
-  linear16FromPcm,
-  objectField,
-  packetFramer,
-  pcmFromLinear16,
-  stringEntries,
-  stringField
-} from "./mediaFrames.ts"
+import { framedOutput } from "./framedOutput.ts"
+import { dtmf, linear16Audio, played } from "./inboundEvents.ts"
+import { jsonObject, linear16FromPcm, objectField, stringEntries, stringField } from "./mediaFrames.ts"
 import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 
 /**
@@ -19,28 +13,19 @@ import type { InboundMedia, MediaProtocol } from "./mediaProtocol.ts"
 const PACKET_SAMPLES = 320
 
 export const vonageMediaProtocol = (): MediaProtocol => {
-  const framer = packetFramer(PACKET_SAMPLES)
-
   const receive = (message: string | Uint8Array): ReadonlyArray<InboundMedia> => {
-    if (typeof message !== "string") {
-      const pcm = pcmFromLinear16(message)
-      return pcm.length === 0 ? [] : [{ _tag: "Audio", pcm }]
-    }
+    if (typeof message !== "string") return linear16Audio(message)
     const json = jsonObject(message)
     switch (stringField(json, "event")) {
       case "websocket:connected": {
         const parameters = stringEntries(json, ["event", "content-type"])
         return [{ _tag: "Started", streamId: null, callId: parameters["uuid"] ?? null, parameters }]
       }
-      case "websocket:notify": {
+      case "websocket:notify":
         // Vonage returns the notify action's payload as it was sent.
-        const name = stringField(objectField(json, "payload"), "name")
-        return name === null ? [] : [{ _tag: "Played", name }]
-      }
-      case "websocket:dtmf": {
-        const digit = stringField(json, "digit") ?? stringField(objectField(json, "dtmf"), "digit")
-        return digit === null ? [] : [{ _tag: "Dtmf", digit }]
-      }
+        return played(stringField(objectField(json, "payload"), "name"))
+      case "websocket:dtmf":
+        return dtmf(stringField(json, "digit") ?? stringField(objectField(json, "dtmf"), "digit"))
       default:
         return []
     }
@@ -49,14 +34,11 @@ export const vonageMediaProtocol = (): MediaProtocol => {
   return {
     sampleRate: 16000,
     receive,
-    audio: (pcm) => framer.push(pcm).map(linear16FromPcm),
-    mark: (name) => [
-      ...framer.flush().map(linear16FromPcm),
-      JSON.stringify({ action: "notify", payload: { name } })
-    ],
-    clear: () => {
-      framer.drop()
-      return [JSON.stringify({ action: "clear" })]
-    }
+    ...framedOutput({
+      packetSamples: PACKET_SAMPLES,
+      packet: linear16FromPcm,
+      mark: (name) => JSON.stringify({ action: "notify", payload: { name } }),
+      clear: () => JSON.stringify({ action: "clear" })
+    })
   }
 }

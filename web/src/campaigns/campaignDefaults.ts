@@ -4,7 +4,7 @@ type Schemas = components["schemas"]
 
 /**
  * The settings a campaign gets when the request leaves them out, as the API documents them (README
- * "Campaigns"; src/campaign/campaignSettings.ts, which test/consoleCampaignDefaults.test.ts checks
+ * "Campaigns"; src/campaigns/campaignSettings.ts, which test/consoleCampaignDefaults.test.ts checks
  * these against). The wizard starts from them so what is shown is what the server would do.
  */
 export const retryDefaults: Schemas["RetryConfigResponse"] = {

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * The campaign lifecycle, in one place (ARCHITECTURE "Campaigns"):
+ * The campaign lifecycle, in one place (docs/architecture.md, "Campaigns"):
  * `created → running ⇄ paused → completed | cancelled | failed`.
  * Users drive start/pause/resume/cancel; the dialer drives complete and fail.
  */

@@ -10,17 +10,19 @@ import { Schema } from "effect"
 export const ImportStatus = Schema.Literal("loading", "ready", "failed")
 export type ImportStatus = typeof ImportStatus.Type
 
-export interface ImportProgress {
-  readonly status: ImportStatus
+/** Loading the campaign's contacts, as a campaign shows it (README "Campaigns": large files load in the background). */
+export const CampaignImport = Schema.Struct({
+  status: ImportStatus,
   /** Contacts stored so far (all of them once ready). */
-  readonly contacts_loaded: number
-  readonly bytes_read: number
-  readonly bytes_total: number | null
+  contacts_loaded: Schema.Int,
+  bytes_read: Schema.Int,
+  bytes_total: Schema.NullOr(Schema.Int),
   /** Share of the file read, 0–1 (1 once ready). */
-  readonly progress: number
+  progress: Schema.Number,
   /** Why the import failed; empty otherwise. */
-  readonly errors: ReadonlyArray<string>
-}
+  errors: Schema.Array(Schema.String)
+}).annotations({ identifier: "CampaignImport" })
+export type ImportProgress = typeof CampaignImport.Type
 
 export const importProgress = (row: {
   readonly import_status: ImportStatus

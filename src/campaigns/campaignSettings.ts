@@ -2,7 +2,7 @@ import { Schema } from "effect"
 
 /**
  * Campaign settings: their shapes, their validated ranges and the one set of defaults used by the
- * API and by the dialer alike (ARCHITECTURE "Campaigns"). A request may omit any field; the
+ * API and by the dialer alike (docs/architecture.md, "Campaigns"). A request may omit any field; the
  * stored and returned value always has every field filled.
  */
 

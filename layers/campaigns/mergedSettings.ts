@@ -1,0 +1,46 @@
+import { Effect, Either, ParseResult } from "effect"
+import type { CampaignSettingsInput } from "../../services/Campaigns.ts"
+import {
+  circuitBreakerDefaults,
+  mergeCircuitBreaker,
+  mergeRateLimit,
+  mergeRetry,
+  mergeSchedule,
+  rateLimitDefault,
+  retryDefaults,
+  type ScheduleConfig,
+  validateSchedule
+} from "../../src/campaigns/campaignSettings.ts"
+import { ValidationFailed } from "../../src/domain/errors.ts"
+import type { CampaignRow } from "./campaignRows.ts"
+
+const scheduleOrFail = (schedule: ScheduleConfig | null) => {
+  if (schedule === null) return Effect.succeed(null)
+  const checked = validateSchedule(schedule)
+  if (Either.isRight(checked)) return Effect.succeed(checked.right)
+  const problems = ParseResult.ArrayFormatter.formatErrorSync(checked.left).map((issue) => ({
+    loc: [
+      "body",
+      "schedule_config",
+      ...issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)))
+    ],
+    msg: issue.message,
+    type: "value_error"
+  }))
+  return Effect.fail(new ValidationFailed({ message: "Invalid schedule_config", problems }))
+}
+
+/** The settings a request leaves a campaign with (a new one without `current`), every rule checked on the result. */
+export const mergedSettings = (current: CampaignRow | undefined, input: CampaignSettingsInput) =>
+  Effect.gen(function*() {
+    return {
+      retry_config: mergeRetry(current?.retry_config ?? retryDefaults, input.retry_config),
+      circuit_breaker: mergeCircuitBreaker(current?.circuit_breaker ?? circuitBreakerDefaults, input.circuit_breaker),
+      schedule_config: yield* scheduleOrFail(mergeSchedule(current?.schedule_config ?? null, input.schedule_config)),
+      max_concurrency: input.max_concurrency === undefined ? current?.max_concurrency ?? null : input.max_concurrency,
+      rate_limit_per_second: mergeRateLimit(
+        current?.rate_limit_per_second ?? rateLimitDefault,
+        input.rate_limit_per_second
+      )
+    }
+  })
