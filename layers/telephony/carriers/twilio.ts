@@ -22,11 +22,15 @@ const authToken = (account: CarrierAccount) => account.credentials.auth_token ??
 const callsPath = (account: CarrierAccount, suffix = "") =>
   `/2010-04-01/Accounts/${encodeURIComponent(accountSid(account))}/Calls${suffix}.json`
 
-/** What is read of Twilio's Call resource (www.twilio.com/docs/voice/api/call-resource), and of its refusals' `code`. */
+/**
+ * What is read of Twilio's Call resource (www.twilio.com/docs/voice/api/call-resource), and of its
+ * refusals' `code`. A refusal's `status` is the HTTP status as a number (`{"code": 21211, "status":
+ * 400, …}`), a call's is its state as text: both must decode, or the refusal's code is lost.
+ */
 const TwilioCallReply = Schema.Struct({
   sid: Schema.optional(Schema.String),
   code: Schema.optional(Schema.Union(Schema.Number, Schema.String, Schema.Null)),
-  status: Schema.optional(Schema.String),
+  status: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
   answered_by: Schema.optional(Schema.NullOr(Schema.String)),
   duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null))
 })
@@ -111,7 +115,7 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
       }
       const status: CallStatus = {
         providerCallId,
-        outcome: outcomeOf(body.status, body.answered_by ?? undefined),
+        outcome: outcomeOf(typeof body.status === "string" ? body.status : undefined, body.answered_by ?? undefined),
         durationSeconds: durationOf(body.duration)
       }
       return status
