@@ -7,6 +7,7 @@ import { Storage } from "../services/Storage.ts"
 import { readWavLayout } from "../src/audio/wav.ts"
 import { mediaStreamUrl, mediaToken } from "../src/telephony/mediaToken.ts"
 import { twilioSignature } from "../src/telephony/twilioSignature.ts"
+import { defaultTurnTakingSettings } from "../src/voice/turnTaking/settings.ts"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import type { CalleeScript } from "./support/calleeScript.ts"
 import {
@@ -251,7 +252,7 @@ const browserCall = async (
 
 describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
   it(
-    "clears the agent's audio within 300 ms of the caller speaking over it and keeps only what was heard",
+    "clears the agent's audio once the caller has talked over it for 300 ms, and keeps only what was heard",
     async () => {
       const account = await voiceAccount()
       const workflowId = await createWorkflow(api, server, account, voiceDefinition())
@@ -274,7 +275,11 @@ describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
       expect(report.bargeIns).toHaveLength(1)
       const [bargeIn] = report.bargeIns
       expect(bargeIn!.clearAtMs).not.toBeNull()
-      expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeLessThanOrEqual(300)
+      // Not on the first sound (a cough, an "uh-huh" is shorter), but once the caller has said
+      // enough: min_interrupt_ms (300) of speech, plus detection and the clear's trip.
+      const minInterruptMs = defaultTurnTakingSettings.minInterruptMs
+      expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeGreaterThanOrEqual(minInterruptMs - 50)
+      expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeLessThanOrEqual(minInterruptMs + 250)
       const run = await endedRun(runId)
       const interrupted = run.transcript.find((turn) => turn.interrupted)
       expect(interrupted?.role).toBe("assistant")

@@ -22,6 +22,7 @@ import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
 import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
 import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
 import { latencySummary } from "../../src/voice/latencyStats.ts"
+import { callTurnSettings } from "../../src/voice/turnTaking/agentSettings.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
 import { type CallInput, runCallSession } from "./callSession.ts"
@@ -143,8 +144,11 @@ export const VoiceCallsLive = Layer.scoped(
             if (connection.source !== "browser") yield* hangUpAtCarrier(run, callId)
             yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.ignore)
           }),
-          idleTimeoutMs: voiceIdleSeconds(run.workflow_configurations) * 1000,
-          maxDurationMs: conversation.limits.maxDurationSeconds * 1000,
+          turnSettings: callTurnSettings(run.workflow_configurations, {
+            idleTimeoutMs: voiceIdleSeconds(run.workflow_configurations) * 1000,
+            maxDurationMs: conversation.limits.maxDurationSeconds * 1000,
+            language: speech.stt.language
+          }),
           save: (state, transcript) => runs.saveProgress(run.id, token, { ...conversation, state }, transcript),
           clipAudio: (text) => {
             const id = clipByText.get(text)
@@ -186,7 +190,10 @@ export const VoiceCallsLive = Layer.scoped(
             error: result.ending.error,
             conversation: { ...conversation, state: result.state.node_id ? result.state : conversation.state },
             transcript: result.transcript,
-            gatheredContext: conclusion.gatheredContext,
+            // The failures the call survived (or ended on) stay on the run: which provider, and why.
+            gatheredContext: result.providerFailures.length === 0
+              ? conclusion.gatheredContext
+              : { ...conclusion.gatheredContext, provider_failures: result.providerFailures },
             disposition: conclusion.disposition,
             usage: {
               prompt_tokens: result.usage.prompt_tokens + conclusion.usage.prompt_tokens,
