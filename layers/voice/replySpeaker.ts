@@ -94,6 +94,8 @@ export const speakReply = (
     let cursor = 0
     let firstTokenAt: number | null = null
     let firstAudioAt: number | null = null
+    /** What had been heard when the audio was paused (the cut sentence is replayed whole on resume). */
+    let heardAtPause: string | null = null
     const nudge = Queue.offer(wake, undefined).pipe(Effect.asVoid)
 
     const completeIfDone = Effect.suspend(() => {
@@ -251,6 +253,7 @@ export const speakReply = (
       if (paused) return
       paused = true
       playback++
+      heardAtPause = heardPart(sentences, yield* playout.playedMs)
       if (audible) yield* playout.clear
       const resumeAt = sentences.findIndex((sentence) => !sentence.heard)
       if (resumeAt === -1) return
@@ -263,6 +266,7 @@ export const speakReply = (
 
     const resume = lock.withPermits(1)(Effect.suspend(() => {
       paused = false
+      heardAtPause = null
       return nudge
     }))
 
@@ -273,7 +277,7 @@ export const speakReply = (
         yield* Scope.close(scope, Exit.void)
       })
 
-    const heard = Effect.map(playout.playedMs, (playedMs) => heardPart(sentences, playedMs))
+    const heard = Effect.map(playout.playedMs, (playedMs) => heardAtPause ?? heardPart(sentences, playedMs))
 
     return {
       generation,
