@@ -27,6 +27,7 @@ interface CallOptions {
   readonly ttsFails?: (text: string, index: number) => boolean
   readonly idleTimeoutMs?: number
   readonly maxDurationMs?: number
+  readonly talkEndpointingMs?: number
 }
 
 /** A call under TestClock with in-memory services; the helpers play the caller, 20 ms frame by frame. */
@@ -48,7 +49,7 @@ const startCall = (options: CallOptions = {}) =>
       protocol: testProtocol,
       send: line.send,
       inbound,
-      plan: testPlan(options.greetingInterruptible ?? false),
+      plan: testPlan(options.greetingInterruptible ?? false, options.talkEndpointingMs),
       stt: speech,
       tts: speech,
       hangUp: line.hangUp,
@@ -122,6 +123,31 @@ describe("a call driven by the turn-taking reducer (TestClock, in-memory service
       // An answer to the first half was prepared during the pause, and never heard.
       expect(call.engine.asked).toEqual(["I would like", "I would like to book a table."])
       expect(call.line.log.clears).toEqual([])
+    }))
+
+  it.scoped("waits the endpointing of the node the conversation is at (a node may wait longer)", () =>
+    Effect.gen(function*() {
+      const call = yield* startCall({
+        talkEndpointingMs: 1200,
+        engine: { answers: [{ text: "What is your address?" }, { text: "Thanks." }] }
+      })
+      yield* call.silence(2000)
+      yield* call.say("I want a visit.", 800)
+      yield* call.silence(700)
+      // At the greeting's node: answered after the agent's 500 ms.
+      expect(call.engine.asked.at(-1)).toBe("I want a visit.")
+      yield* call.silence(2500)
+      yield* call.say("Twelve Main Street.", 800)
+      const stoppedAt = yield* call.now
+      yield* call.silence(3000)
+      const result = yield* call.hangUp
+      // At "talk" (1200 ms): the prepared answer waited for the node's own silence.
+      const answer = result.transcript.at(-1)!
+      expect(answer).toMatchObject({ role: "assistant", text: "Thanks." })
+      expect(answer.trace!.endpointing_ms).toBe(1200)
+      expect(answer.trace!.turn_end_ms - answer.trace!.speech_end_ms).toBeGreaterThanOrEqual(1200)
+      expect(answer.trace!.speech_end_ms).toBeLessThanOrEqual(stoppedAt)
+      expect(result.transcript[2]!.trace!.endpointing_ms).toBe(500)
     }))
 
   it.scoped("waits for a transcript that takes 3 s, then answers it (the turn is never dropped)", () =>

@@ -95,6 +95,15 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
     let ending: Ending | null = null
     let goodbye = false
 
+    /** The reducer's settings at a node: the agent's, with the node's own endpointing when it sets one. */
+    const settingsAt = (nodeId: string) => {
+      const node = plan.graph.nodes.find((candidate) => candidate.id === nodeId)
+      const own = node?.type === "agentNode" || node?.type === "startCall"
+        ? node.data.turn_taking?.endpointing_ms
+        : undefined
+      return own === undefined ? settings.turnTaking : { ...settings.turnTaking, endpointingMs: own }
+    }
+
     const nodeAllowsInterrupt = (nodeId: string | null) => {
       const id = nodeId ?? conversation.state().node_id
       const node = plan.graph.nodes.find((candidate) => candidate.id === id)
@@ -273,8 +282,9 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
       }
     })
 
+    let node = conversation.state().node_id
     const first = startTurnTaking(yield* Clock.currentTimeMillis, {
-      settings: settings.turnTaking,
+      settings: settingsAt(node),
       language: settings.language
     })
     let state: TurnState = first.state
@@ -296,6 +306,10 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
       const stepped = stepTurnTaking(state, event)
       state = stepped.state
       yield* Effect.forEach(stepped.commands, execute, { discard: true })
+      if (conversation.state().node_id !== node) {
+        node = conversation.state().node_id
+        state = { ...state, settings: settingsAt(node) }
+      }
       if (state.ended && ending === null) ending = { reason: "end_node_reached", error: null }
     }
     const finalEnding: Ending = ending ?? { reason: "end_node_reached", error: null }

@@ -233,7 +233,7 @@ export const fakeEngine = (script: EngineScript): ConversationEngineShape => {
 }
 
 /** greeting (start, interruptible or not) → talk (interruptible). */
-export const testPlan = (greetingInterruptible: boolean): ConversationPlan => {
+export const testPlan = (greetingInterruptible: boolean, talkEndpointingMs?: number): ConversationPlan => {
   const node = (id: string, type: string, data: Record<string, unknown>) => ({
     id,
     type,
@@ -248,7 +248,12 @@ export const testPlan = (greetingInterruptible: boolean): ConversationPlan => {
         prompt: "Greet.",
         allow_interrupt: greetingInterruptible
       }),
-      node("talk", "agentNode", { name: "Talk", prompt: "Talk.", allow_interrupt: true }),
+      node("talk", "agentNode", {
+        name: "Talk",
+        prompt: "Talk.",
+        allow_interrupt: true,
+        ...(talkEndpointingMs === undefined ? {} : { turn_taking: { endpointing_ms: talkEndpointingMs } })
+      }),
       node("end", "endCall", { name: "End", prompt: "Bye." })
     ],
     edges: [
