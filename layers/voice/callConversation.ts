@@ -26,23 +26,20 @@ export interface ReplyRecord {
 }
 
 /**
- * The conversation as the call has it: its state, its transcript and the tokens spent. Turns
- * are appended in one place, `appendTurn`, as each reply is heard (or cut short).
+ * The conversation as the call has it: its state and the tokens spent, and the turns each reply
+ * adds (as it is heard, or cut short), handed one by one to the call's `appendTurn`.
  */
 export const makeCallConversation = (options: {
   readonly initial: ConversationState
   /** The call's `Clock` time at its first audio: transcript times are ms since then. */
   readonly startedAt: number
+  readonly transcript: ReadonlyArray<TranscriptTurn>
+  readonly appendTurn: (turn: TranscriptTurn) => void
 }) => {
+  const { appendTurn, transcript } = options
   let state = options.initial
-  const transcript: Array<TranscriptTurn> = []
   let usage: TokenUsage = noUsage
   const sinceStart = (at: number) => Math.max(0, Math.round(at - options.startedAt))
-
-  /** The one place a turn joins the transcript. */
-  const appendTurn = (turn: TranscriptTurn) => {
-    transcript.push(turn)
-  }
 
   const traceOf = (record: ReplyRecord): TurnTrace | undefined =>
     record.decision === null ? undefined : {
@@ -102,7 +99,7 @@ export const makeCallConversation = (options: {
       usage = addUsage(usage, outcome.usage)
     },
     state: () => state,
-    transcript: () => transcript as ReadonlyArray<TranscriptTurn>,
+    transcript: () => transcript,
     usage: () => usage
   }
 }

@@ -184,9 +184,16 @@ export const runCallSession = (
     }
     yield* Queue.take(input.inbound).pipe(Effect.flatMap(onMedia), Effect.forever, Effect.forkScoped)
 
+    const transcript: Array<TranscriptTurn> = []
+    /** The one place a turn joins the call's transcript (each reply's turns, as it is heard or cut short). */
+    const appendTurn = (turn: TranscriptTurn) => {
+      transcript.push(turn)
+    }
     const conversation = makeCallConversation({
       initial: initialState(plan.graph.nodes.find((node) => node.type === "startCall")!.id),
-      startedAt
+      startedAt,
+      transcript,
+      appendTurn
     })
     const result = yield* runTurnInterpreter({
       mailbox,
@@ -214,7 +221,7 @@ export const runCallSession = (
     return {
       ending: result.ending,
       state: conversation.state(),
-      transcript: conversation.transcript(),
+      transcript,
       usage: conversation.usage(),
       ttsCharacters,
       sttSeconds: yield* stt.audioSeconds,
