@@ -330,6 +330,10 @@ describe("a call driven by the turn-taking reducer (TestClock, in-memory service
         reason: "The model failed",
         at_ms: expect.any(Number)
       }])
+      // The retry answers the same turn: its timing is that turn's.
+      expect(result.transcript[1]).toMatchObject({ role: "user", start_ms: expect.any(Number) })
+      expect(result.transcript[2]!.trace!.turn_end_ms).toBeLessThan(result.transcript[2]!.trace!.first_audio_ms!)
+      expect(result.latenciesMs).toHaveLength(1)
       expect(result.ending.reason).toBe("user_hangup")
     }))
 

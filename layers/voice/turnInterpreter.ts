@@ -169,8 +169,12 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
             return yield* services.transcription.finalize
           case "RestartTranscription":
             return yield* services.transcription.restart
-          case "StartReply":
+          case "StartReply": {
+            // A retry answers the same turn: it keeps that turn's decision (its trace and latency).
+            const retried = current === null ? undefined : decisions.get(current.reply.generation)
+            if (command.attempt > 1 && retried !== undefined) decisions.set(command.generation, retried)
             return yield* start(command.generation, command.held, command.text, null)
+          }
           case "ReleaseReply":
             if (current?.reply.generation === command.generation) yield* current.reply.release
             return
