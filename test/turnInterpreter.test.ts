@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Queue, TestClock } from "effect"
 import { type CallInput, runCallSession } from "../layers/voice/callSession.ts"
+import { makeInboundBacklog } from "../layers/voice/inboundBacklog.ts"
 import type { SpeechConnection } from "../services/ModelSettings.ts"
 import type { TextToSpeechShape } from "../services/TextToSpeech.ts"
 import { callTurnSettings, DEFAULT_FALLBACK_LINE, DEFAULT_GOODBYE_LINE } from "../src/voice/turnTaking/mod.ts"
@@ -354,5 +355,19 @@ describe("a call driven by the turn-taking reducer (TestClock, in-memory service
       expect(result.ending.reason).toBe("speech_error")
       expect(result.ending.error).toContain("3 provider failures")
       expect(call.line.log.hungUp).not.toBeNull()
+    }))
+})
+
+describe("a call's inbound backlog", () => {
+  it.scoped("drops (and counts) only caller audio when the call falls behind, never marks or the hang-up", () =>
+    Effect.gen(function*() {
+      const backlog = yield* makeInboundBacklog(1, 3)
+      const audio: CallInput = { _tag: "Audio", pcm: new Int16Array(160) }
+      for (let frame = 0; frame < 5; frame++) yield* backlog.offer(audio)
+      yield* backlog.offer({ _tag: "Played", name: "g1:p0:s0" })
+      yield* backlog.offer({ _tag: "Stopped" })
+      const kept = yield* Queue.takeAll(backlog.queue)
+      expect([...kept].map((media) => media._tag)).toEqual(["Audio", "Audio", "Audio", "Played", "Stopped"])
+      expect(backlog.dropped()).toBe(2)
     }))
 })

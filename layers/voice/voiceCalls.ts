@@ -1,5 +1,5 @@
 import { Socket } from "@effect/platform"
-import { Clock, Effect, FiberMap, Layer, Option, Queue, Schedule } from "effect"
+import { Clock, Effect, FiberMap, Layer, Option, Schedule } from "effect"
 import * as crypto from "node:crypto"
 import { CampaignCalls } from "../../services/CampaignCalls.ts"
 import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
@@ -25,13 +25,11 @@ import { latencySummary } from "../../src/voice/latencyStats.ts"
 import { callTurnSettings } from "../../src/voice/turnTaking/agentSettings.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
-import { type CallInput, runCallSession } from "./callSession.ts"
+import { runCallSession } from "./callSession.ts"
+import { makeInboundBacklog } from "./inboundBacklog.ts"
 import { makeInboundCalls } from "./inboundCalls.ts"
 import { makeMediaLinks } from "./mediaLinks.ts"
 import { CALL_LEASE_SECONDS, makeVoiceRuns, type MediaRun } from "./voiceRuns.ts"
-
-/** Frames a slow call may fall behind by before its oldest audio is dropped (10 s of 20 ms frames). */
-const INBOUND_BACKLOG = 500
 
 const refused = (message: string) => new Forbidden({ message })
 
@@ -121,14 +119,14 @@ export const VoiceCallsLive = Layer.scoped(
         const write = yield* socket.writer
         const send = (messages: ReadonlyArray<string | Uint8Array>) =>
           Effect.forEach(messages, (message) => write(message), { discard: true }).pipe(Effect.ignore)
-        const inbound = yield* Queue.sliding<CallInput>(INBOUND_BACKLOG)
+        const inbound = yield* makeInboundBacklog(run.id)
         let callId: string | null = null
         yield* socket.runRaw((message) =>
           Effect.forEach(protocol.receive(message), (media) => {
             if (media._tag === "Started" && media.callId) callId = media.callId
-            return Queue.offer(inbound, media)
+            return inbound.offer(media)
           })
-        ).pipe(Effect.ignore, Effect.zipRight(Queue.offer(inbound, { _tag: "Closed" })), Effect.forkScoped)
+        ).pipe(Effect.ignore, Effect.zipRight(inbound.offer({ _tag: "Closed" })), Effect.forkScoped)
 
         const clipByText = new Map<string, string>()
         for (const [id, text] of plan.recordingTexts ?? []) clipByText.set(text, id)
@@ -136,7 +134,7 @@ export const VoiceCallsLive = Layer.scoped(
           runId: run.id,
           protocol,
           send,
-          inbound,
+          inbound: inbound.queue,
           plan,
           stt: speech.stt,
           tts: speech.tts,
