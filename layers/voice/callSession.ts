@@ -10,6 +10,7 @@ import { noUsage, type TokenUsage, type TranscriptTurn } from "../../src/convers
 import type { InboundMedia, MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
 import { type CallRecorder, callRecorder } from "../../src/voice/callRecorder.ts"
 import type { CallTurnSettings } from "../../src/voice/turnTaking/mod.ts"
+import { utteranceGate } from "../../src/voice/utteranceGate.ts"
 import { makeCallConversation } from "./callConversation.ts"
 import { makeCallTranscription } from "./callTranscription.ts"
 import { makePlayout } from "./playout.ts"
@@ -25,6 +26,10 @@ const SPEECH_END_SILENCE_MS = 200
 /** Voice detection's threshold, and the higher one while the agent speaks (its echo is quieter than a caller). */
 const SPEECH_THRESHOLD = 0.5
 const ECHO_GUARD_THRESHOLD = 0.75
+
+/** Audio before voice detection noticed speech, and after it ended, that still goes to speech-to-text. */
+const STT_PRE_ROLL_MS = 400
+const STT_TAIL_MS = 400
 
 export type CallInput = InboundMedia | { readonly _tag: "Closed" }
 
@@ -158,14 +163,16 @@ export const runCallSession = (
     }
     const stt = transcription.right
 
+    const sttGate = utteranceGate(rate, { preRollMs: STT_PRE_ROLL_MS, tailMs: STT_TAIL_MS })
     const onMedia = (media: CallInput): Effect.Effect<void> => {
       switch (media._tag) {
         case "Audio":
           return Effect.gen(function*() {
             recorder.caller(media.pcm)
             receivedAudioMs += (media.pcm.length * 1000) / rate
-            yield* stt.send(media.pcm)
-            for (const event of yield* detector.push(media.pcm)) {
+            const events = yield* detector.push(media.pcm)
+            for (const pcm of sttGate.push(media.pcm, events)) yield* stt.send(pcm)
+            for (const event of events) {
               if (event._tag === "SpeechStarted") {
                 yield* offer({ _tag: "CallerSpeechStarted", at: yield* sinceAudio(event.atMs) })
               } else if (event._tag === "SpeechEnded") {
