@@ -14,8 +14,8 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { END_OF_TURN_SILENCE_MS } from "../layers/voice/callSession.ts"
 import { percentile } from "../src/voice/latencyStats.ts"
+import { defaultTurnTakingSettings } from "../src/voice/turnTaking/settings.ts"
 import { type CalleeReport, connectCallee } from "../test/support/fakeCallee.ts"
 import { startFakeDeepgram } from "../test/support/fakeDeepgram.ts"
 import { startFakeSpeechApis } from "../test/support/fakeSpeechApis.ts"
@@ -125,7 +125,9 @@ const main = async () => {
         "x-api-key": (await apiKey(url, auth))
       })
       for (const turn of conversation.data.transcript) {
-        if (typeof turn.latency_ms === "number") serverLatencies.push(turn.latency_ms - END_OF_TURN_SILENCE_MS)
+        if (typeof turn.latency_ms === "number") {
+          serverLatencies.push(turn.latency_ms - defaultTurnTakingSettings.endpointingMs)
+        }
       }
     }
     const answered = calls.reduce(
@@ -146,7 +148,7 @@ const main = async () => {
           p50: percentile(serverLatencies, 0.5),
           p99: percentile(serverLatencies, 0.99)
         },
-        end_of_turn_silence_ms: END_OF_TURN_SILENCE_MS,
+        end_of_turn_silence_ms: defaultTurnTakingSettings.endpointingMs,
         underruns: gaps,
         server_event_loop_lag_ms: lag
       },

@@ -293,6 +293,21 @@ describe("turn-taking: failures and limits", () => {
     expect(c.state.ended).toBe(true)
   })
 
+  it("does not answer the words again after asking the caller to repeat them", () => {
+    const c = call()
+    c.greeted()
+    c.says("Where is my order?", 2000, 3000)
+    // The answer prepared during the silence fails, and so does its retry, before the turn has ended.
+    c.send({ _tag: "ReplyFailed", at: 3150, generation: 2, provider: "llm", reason: "503", heard: false })
+    c.send({ _tag: "ReplyFailed", at: 3250, generation: 3, provider: "llm", reason: "503", heard: false })
+    expect(c.commandsOf("SayFallback")).toMatchObject([{ command: { generation: 4 } }])
+    c.send({ _tag: "ReplyAudioStarted", at: 3300, generation: 4, interruptible: true })
+    c.send({ _tag: "ReplyCompleted", at: 5000, generation: 4, askedQuestion: true, endsCall: false })
+    c.ticks(5050, 8000)
+    expect(turnsAnswered(c)).toEqual([])
+    expect(c.commandsOf("StartReply")).toHaveLength(3)
+  })
+
   it("stops the reply and ends when the caller hangs up", () => {
     const c = call()
     c.send({ _tag: "CallerHungUp", at: 500 })

@@ -7,6 +7,8 @@ import { Storage } from "../services/Storage.ts"
 import { readWavLayout } from "../src/audio/wav.ts"
 import { mediaStreamUrl, mediaToken } from "../src/telephony/mediaToken.ts"
 import { twilioSignature } from "../src/telephony/twilioSignature.ts"
+import { DEFAULT_FALLBACK_LINE } from "../src/voice/turnTaking/agentSettings.ts"
+import { defaultTurnTakingSettings } from "../src/voice/turnTaking/settings.ts"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import type { CalleeScript } from "./support/calleeScript.ts"
 import {
@@ -251,7 +253,7 @@ const browserCall = async (
 
 describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
   it(
-    "clears the agent's audio within 300 ms of the caller speaking over it and keeps only what was heard",
+    "clears the agent's audio once the caller has talked over it for 300 ms, and keeps only what was heard",
     async () => {
       const account = await voiceAccount()
       const workflowId = await createWorkflow(api, server, account, voiceDefinition())
@@ -274,7 +276,11 @@ describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
       expect(report.bargeIns).toHaveLength(1)
       const [bargeIn] = report.bargeIns
       expect(bargeIn!.clearAtMs).not.toBeNull()
-      expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeLessThanOrEqual(300)
+      // Not on the first sound (a cough, an "uh-huh" is shorter), but once the caller has said
+      // enough: min_interrupt_ms (300) of speech, plus detection and the clear's trip.
+      const minInterruptMs = defaultTurnTakingSettings.minInterruptMs
+      expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeGreaterThanOrEqual(minInterruptMs - 50)
+      expect(bargeIn!.clearAtMs! - bargeIn!.speechStartMs).toBeLessThanOrEqual(minInterruptMs + 250)
       const run = await endedRun(runId)
       const interrupted = run.transcript.find((turn) => turn.interrupted)
       expect(interrupted?.role).toBe("assistant")
@@ -388,6 +394,50 @@ describe("barge-in, timeouts and hang-ups (browser test calls)", () => {
     expect(asked[0]).toMatchObject({ role: "user", content: "I would like" })
     expect(asked.at(-1)).toMatchObject({ role: "user", content: "I would like to hear more about the panels." })
   }, 60_000)
+
+  it(
+    "survives a failing model: retries, asks the caller to repeat, then answers, and records each failure on the run",
+    async () => {
+      const account = await voiceAccount()
+      const workflowId = await createWorkflow(api, server, account, voiceDefinition())
+      // The first answer fails, and its retry (the same request, within the stand-in's 2 s) too.
+      llm.enqueue(
+        reply.error(500),
+        reply.toolCalls([{ name: "interested", arguments: {} }]),
+        reply.content("Great! What budget do you have in mind?")
+      )
+      const { runId, callee } = await browserCall(account, workflowId, [
+        { waitForAgent: { quietMs: 700 } },
+        { say: "Yes, tell me more." },
+        { waitForAgent: { quietMs: 700 } },
+        { say: "Yes, tell me more." },
+        { waitForAgent: { quietMs: 700 } },
+        { hangUp: true }
+      ], ["Yes, tell me more.", "Yes, tell me more."])
+      const report = await callee.done
+      // Never dead air: the fallback line follows the caller's first words within seconds.
+      const firstWords = report.utterances[0]!
+      const fallback = report.agentBursts.find((burst) => burst.startMs > firstWords.endMs!)!
+      expect(fallback.startMs - firstWords.endMs!).toBeLessThan(3000)
+      const run = await endedRun(runId)
+      expect(run).toMatchObject({ state: "completed", end_reason: "user_hangup" })
+      expect(run.transcript.map((turn) => [turn.role, turn.text])).toEqual([
+        ["assistant", "Hi there, this is Acme calling about solar panels."],
+        ["assistant", DEFAULT_FALLBACK_LINE],
+        ["user", "Yes, tell me more."],
+        ["assistant", "Great! What budget do you have in mind?"]
+      ])
+      const failures = run.gathered_context.provider_failures as Array<{ provider: string; reason: string }>
+      expect(failures.map((failure) => failure.provider)).toEqual(["llm", "llm"])
+      expect(failures.every((failure) => failure.reason.length > 0)).toBe(true)
+      expect(JSON.stringify(failures)).not.toContain("internal-detail-7f3a")
+      // Each answer records how its turn was taken.
+      const answer = run.transcript.at(-1) as any
+      expect(answer.trace.turn_end_ms).toBeGreaterThanOrEqual(answer.trace.speech_end_ms)
+      expect(answer.trace.first_audio_ms).toBeGreaterThanOrEqual(answer.trace.turn_end_ms)
+    },
+    60_000
+  )
 
   it("ends a silent call with idle_timeout and hangs up", async () => {
     const account = await voiceAccount()

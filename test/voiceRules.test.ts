@@ -3,6 +3,7 @@ import { readWavLayout } from "../src/audio/wav.ts"
 import { callRecorder } from "../src/voice/callRecorder.ts"
 import { latencySummary, percentile } from "../src/voice/latencyStats.ts"
 import { sentenceChunker } from "../src/voice/sentenceChunker.ts"
+import { utteranceGate } from "../src/voice/utteranceGate.ts"
 
 const chunk = (deltas: ReadonlyArray<string>) => {
   const chunker = sentenceChunker()
@@ -93,5 +94,54 @@ describe("call recorder", () => {
     const view = new DataView(recorder.toWav().buffer)
     expect(view.getInt16(46, true)).toBe(1)
     expect(view.getInt16(46 + 160 * 4, true)).toBe(2)
+  })
+})
+
+describe("audio sent to speech-to-text", () => {
+  /** 20 ms frames at 8 kHz, each numbered in its first sample; `events` by frame index. */
+  const run = (frames: number, events: Readonly<Record<number, string>>) => {
+    const gate = utteranceGate(8000, { preRollMs: 100, tailMs: 60 })
+    const sent: Array<number> = []
+    for (let index = 0; index < frames; index++) {
+      const pcm = new Int16Array(160).fill(index)
+      const tag = events[index]
+      for (const out of gate.push(pcm, tag ? [{ _tag: tag }] : [])) sent.push(out[0]!)
+    }
+    return sent
+  }
+
+  it("sends each utterance with its pre-roll and a short tail, never the silence between", () => {
+    const sent = run(40, { 10: "SpeechStarted", 15: "SpeechEnded", 30: "SpeechStarted", 32: "SpeechEnded" })
+    // 100 ms before the start (frames 5–9), the speech, 60 ms from the frame that ended it (15–17);
+    // again for the second (25–29, 30–32, 32–34).
+    expect(sent).toEqual([
+      5,
+      6,
+      7,
+      8,
+      9,
+      10,
+      11,
+      12,
+      13,
+      14,
+      15,
+      16,
+      17,
+      25,
+      26,
+      27,
+      28,
+      29,
+      30,
+      31,
+      32,
+      33,
+      34
+    ])
+  })
+
+  it("sends nothing while nobody speaks", () => {
+    expect(run(200, {})).toEqual([])
   })
 })

@@ -100,6 +100,50 @@ describe("creating a workflow from a definition", () => {
   })
 })
 
+describe("turn-taking settings", () => {
+  it("keeps valid agent and node turn-taking settings, and refuses bad ones with a 422 naming each field", async () => {
+    const account = await newAccount(api)
+    const definition: any = runnableDefinition()
+    definition.nodes[1].data.turn_taking = { endpointing_ms: 1200 }
+    const turnTaking = { endpointing_ms: 400, min_interrupt_ms: 250, min_interrupt_words: 1, fallback_line: "Pardon?" }
+    const created = await api.post("/api/v1/workflow/create/definition", {
+      name: "Patient listener",
+      workflow_definition: definition,
+      workflow_configurations: { turn_taking: turnTaking }
+    }, { token: account.token })
+    expect(created.status).toBe(200)
+    expect(created.body.workflow_configurations).toEqual({ turn_taking: turnTaking })
+    expect(created.body.workflow_definition.nodes[1].data.turn_taking).toEqual({ endpointing_ms: 1200 })
+
+    const badAgent = await api.put(`/api/v1/workflow/${created.body.id}`, {
+      workflow_configurations: {
+        turn_taking: { endpointing_ms: 50, min_interrupt_words: "two", fallback_line: "", wait: 1 }
+      }
+    }, { token: account.token })
+    expect(badAgent.status).toBe(422)
+    expect(badAgent.body.detail.map((problem: any) => problem.loc)).toEqual([
+      ["body", "workflow_configurations", "turn_taking", "endpointing_ms"],
+      ["body", "workflow_configurations", "turn_taking", "min_interrupt_words"],
+      ["body", "workflow_configurations", "turn_taking", "fallback_line"],
+      ["body", "workflow_configurations", "turn_taking", "wait"]
+    ])
+    expect(badAgent.body.detail[0].msg).toMatch(/300 to 1500/)
+    // Nothing was saved: the workflow still has no draft.
+    const versions = await api.get(`/api/v1/workflow/${created.body.id}/versions`, { token: account.token })
+    expect(versions.body.map((version: any) => version.version_status)).toEqual(["published"])
+
+    definition.nodes[1].data.turn_taking = { endpointing_ms: 5000 }
+    const badNode = await api.post("/api/v1/workflow/create/definition", {
+      name: "Too patient",
+      workflow_definition: definition
+    }, { token: account.token })
+    expect(badNode.status).toBe(422)
+    expect(badNode.body.detail.map((problem: any) => problem.loc)).toContainEqual(
+      ["body", "workflow_definition", "nodes", 1, "data", "turn_taking", "endpointing_ms"]
+    )
+  })
+})
+
 describe("reading and listing", () => {
   it("lists the organization's workflows newest first, filters by status, and counts runs", async () => {
     const account = await newAccount(api)

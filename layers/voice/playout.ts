@@ -1,4 +1,4 @@
-import { Deferred, Effect, Fiber, Queue, type Scope } from "effect"
+import { Clock, Deferred, Effect, Fiber, Queue, type Scope } from "effect"
 import type { MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
 
 const FRAME_MS = 20
@@ -13,23 +13,27 @@ const MARK_GRACE_MS = 1500
 type Item = { readonly kind: "audio"; readonly pcm: Int16Array } | {
   readonly kind: "mark"
   readonly name: string
-  readonly played: Deferred.Deferred<void>
+  readonly played: Deferred.Deferred<boolean>
 }
 
 export interface Playout {
   readonly play: (pcm: Int16Array) => Effect.Effect<void>
-  /** A marker after the audio queued so far; the deferred completes once that audio has played (or was cleared). */
-  readonly mark: (name: string) => Effect.Effect<Deferred.Deferred<void>>
+  /**
+   * A marker after the audio queued so far. The deferred completes with `true` once that audio has
+   * played, `false` when a clear dropped it first (carriers echo cleared marks too: those echoes
+   * arrive after the clear and are ignored).
+   */
+  readonly mark: (name: string) => Effect.Effect<Deferred.Deferred<boolean>>
   /** Drops everything not yet played, here and at the carrier. */
   readonly clear: Effect.Effect<void>
   /** The carrier echoed a marker. */
   readonly played: (name: string) => Effect.Effect<void>
   /** Audio is queued, or sent and still playing at the carrier. */
-  readonly speaking: () => boolean
+  readonly speaking: Effect.Effect<boolean>
   /** Milliseconds of agent audio played so far over the call (sent, minus what is still ahead of real time). */
-  readonly playedMs: () => number
+  readonly playedMs: Effect.Effect<number>
   /** Milliseconds of agent audio not heard yet: queued here, or sent and still ahead of real time. */
-  readonly aheadMs: () => number
+  readonly aheadMs: Effect.Effect<number>
 }
 
 export interface PlayoutOptions {
@@ -37,26 +41,25 @@ export interface PlayoutOptions {
   readonly send: (messages: ReadonlyArray<OutboundMedia>) => Effect.Effect<void>
   /** Every frame as it is sent, with its play time in ms since the stream started (for the recording). */
   readonly onFrame: (pcm: Int16Array, atMs: number) => void
-  /** The first frame after silence: when the caller starts hearing the agent. */
-  readonly onFirstFrame: (atWallMs: number) => void
+  /** The call's `Clock` time its audio started: the recording's origin. */
   readonly streamStartedAt: number
 }
 
 /**
- * Paces agent audio to the carrier in 20 ms frames against an absolute clock (fixed sleeps drift
- * and starve the carrier's buffer), a little ahead of real time.
+ * Paces agent audio to the carrier in 20 ms frames against an absolute deadline on the `Clock`
+ * (fixed sleeps drift and starve the carrier's buffer), a little ahead of real time.
  */
 export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { protocol, send } = options
     const frameSamples = (protocol.sampleRate * FRAME_MS) / 1000
     const items: Array<Item> = []
-    const pending = new Map<string, { readonly played: Deferred.Deferred<void>; readonly due: number }>()
+    const pending = new Map<string, { readonly played: Deferred.Deferred<boolean>; readonly due: number }>()
     const wake = yield* Queue.sliding<void>(1)
     let partial: Int16Array | null = null
     /** Samples queued here (whole items and the partial one), not sent yet. */
     let queuedSamples = 0
-    /** Wall time the audio sent so far finishes playing. */
+    /** Clock time the audio sent so far finishes playing. */
     let audibleUntil = 0
     let sentMs = 0
 
@@ -81,22 +84,20 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
         [...pending],
         ([name, mark]) =>
           now >= mark.due
-            ? Effect.sync(() => pending.delete(name)).pipe(Effect.zipRight(Deferred.succeed(mark.played, undefined)))
-            : Effect.void
+            ? Effect.sync(() => pending.delete(name)).pipe(Effect.zipRight(Deferred.succeed(mark.played, true)))
+            : Effect.void,
+        { discard: true }
       )
 
     const pump = Effect.gen(function*() {
       while (true) {
-        const now = Date.now()
+        const now = yield* Clock.currentTimeMillis
         yield* settleOverdueMarks(now)
         if (items.length === 0 && partial === null) {
           yield* Queue.take(wake).pipe(Effect.timeout(pending.size > 0 ? "250 millis" : "1 second"), Effect.ignore)
           continue
         }
-        if (audibleUntil < now) {
-          audibleUntil = now
-          options.onFirstFrame(now)
-        }
+        if (audibleUntil < now) audibleUntil = now
         const out: Array<OutboundMedia> = []
         while (audibleUntil < now + LEAD_MS && (items.length > 0 || partial !== null)) {
           const head = partial === null ? items[0] : undefined
@@ -114,7 +115,8 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
           sentMs += FRAME_MS
         }
         if (out.length > 0) yield* send(out)
-        yield* Effect.sleep(Math.max(1, audibleUntil - LEAD_MS - Date.now() + FRAME_MS / 2))
+        const after = yield* Clock.currentTimeMillis
+        yield* Effect.sleep(Math.max(1, audibleUntil - LEAD_MS - after + FRAME_MS / 2))
       }
     })
     const fiber = yield* Effect.forkScoped(pump)
@@ -129,18 +131,16 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
 
     const mark = (name: string) =>
       Effect.gen(function*() {
-        const played = yield* Deferred.make<void>()
+        const played = yield* Deferred.make<boolean>()
         items.push({ kind: "mark", name, played })
         yield* Queue.offer(wake, undefined)
         return played
       })
 
-    const releaseAll = (marks: Iterable<Deferred.Deferred<void>>) =>
-      Effect.forEach(marks, (played) => Deferred.succeed(played, undefined), { discard: true })
-
     const clear = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
       // What was sent but not yet played is dropped at the carrier: it was never heard.
-      sentMs -= Math.max(0, audibleUntil - Date.now())
+      sentMs -= Math.max(0, audibleUntil - now)
       const queuedMarks = items.flatMap((item) => (item.kind === "mark" ? [item.played] : []))
       items.length = 0
       partial = null
@@ -149,7 +149,9 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
       const sentMarks = [...pending.values()].map((mark) => mark.played)
       pending.clear()
       yield* send(protocol.clear())
-      yield* releaseAll([...queuedMarks, ...sentMarks])
+      yield* Effect.forEach([...queuedMarks, ...sentMarks], (played) => Deferred.succeed(played, false), {
+        discard: true
+      })
     })
 
     const played = (name: string) =>
@@ -157,14 +159,18 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
         const mark = pending.get(name)
         if (!mark) return Effect.void
         pending.delete(name)
-        return Deferred.succeed(mark.played, undefined).pipe(Effect.asVoid)
+        return Deferred.succeed(mark.played, true).pipe(Effect.asVoid)
       })
 
-    const speaking = () => items.length > 0 || partial !== null || audibleUntil > Date.now()
-
-    const playedMs = () => sentMs - Math.max(0, audibleUntil - Date.now())
-
-    const aheadMs = () => (queuedSamples * 1000) / protocol.sampleRate + Math.max(0, audibleUntil - Date.now())
+    const speaking = Effect.map(
+      Clock.currentTimeMillis,
+      (now) => items.length > 0 || partial !== null || audibleUntil > now
+    )
+    const playedMs = Effect.map(Clock.currentTimeMillis, (now) => sentMs - Math.max(0, audibleUntil - now))
+    const aheadMs = Effect.map(
+      Clock.currentTimeMillis,
+      (now) => (queuedSamples * 1000) / protocol.sampleRate + Math.max(0, audibleUntil - now)
+    )
 
     return { play, mark, clear, played, speaking, playedMs, aheadMs }
   })

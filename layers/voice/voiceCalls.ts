@@ -1,5 +1,5 @@
 import { Socket } from "@effect/platform"
-import { Clock, Effect, FiberMap, Layer, Option, Queue, Schedule } from "effect"
+import { Clock, Effect, FiberMap, Layer, Option, Schedule } from "effect"
 import * as crypto from "node:crypto"
 import { CampaignCalls } from "../../services/CampaignCalls.ts"
 import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
@@ -23,15 +23,14 @@ import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
 import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
 import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
 import { latencySummary } from "../../src/voice/latencyStats.ts"
+import { callTurnSettings } from "../../src/voice/turnTaking/agentSettings.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
-import { type CallInput, runCallSession } from "./callSession.ts"
+import { runCallSession } from "./callSession.ts"
+import { makeInboundBacklog } from "./inboundBacklog.ts"
 import { makeInboundCalls } from "./inboundCalls.ts"
 import { makeMediaLinks } from "./mediaLinks.ts"
 import { CALL_LEASE_SECONDS, makeVoiceRuns, type MediaRun } from "./voiceRuns.ts"
-
-/** Frames a slow call may fall behind by before its oldest audio is dropped (10 s of 20 ms frames). */
-const INBOUND_BACKLOG = 500
 
 const refused = (message: string) => new Forbidden({ message })
 
@@ -121,14 +120,14 @@ export const VoiceCallsLive = Layer.scoped(
         const write = yield* socket.writer
         const send = (messages: ReadonlyArray<string | Uint8Array>) =>
           Effect.forEach(messages, (message) => write(message), { discard: true }).pipe(Effect.ignore)
-        const inbound = yield* Queue.sliding<CallInput>(INBOUND_BACKLOG)
+        const inbound = yield* makeInboundBacklog(run.id)
         let callId: string | null = null
         yield* socket.runRaw((message) =>
           Effect.forEach(protocol.receive(message), (media) => {
             if (media._tag === "Started" && media.callId) callId = media.callId
-            return Queue.offer(inbound, media)
+            return inbound.offer(media)
           })
-        ).pipe(Effect.ignore, Effect.zipRight(Queue.offer(inbound, { _tag: "Closed" })), Effect.forkScoped)
+        ).pipe(Effect.ignore, Effect.zipRight(inbound.offer({ _tag: "Closed" })), Effect.forkScoped)
 
         const clipByText = new Map<string, string>()
         for (const [id, text] of plan.recordingTexts ?? []) clipByText.set(text, id)
@@ -136,7 +135,7 @@ export const VoiceCallsLive = Layer.scoped(
           runId: run.id,
           protocol,
           send,
-          inbound,
+          inbound: inbound.queue,
           plan,
           stt: speech.stt,
           tts: speech.tts,
@@ -144,8 +143,11 @@ export const VoiceCallsLive = Layer.scoped(
             if (connection.source !== "browser") yield* hangUpAtCarrier(run, callId)
             yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.ignore)
           }),
-          idleTimeoutMs: voiceIdleSeconds(run.workflow_configurations) * 1000,
-          maxDurationMs: conversation.limits.maxDurationSeconds * 1000,
+          turnSettings: callTurnSettings(run.workflow_configurations, {
+            idleTimeoutMs: voiceIdleSeconds(run.workflow_configurations) * 1000,
+            maxDurationMs: conversation.limits.maxDurationSeconds * 1000,
+            language: speech.stt.language
+          }),
           save: (state, transcript) => runs.saveProgress(run.id, token, { ...conversation, state }, transcript),
           clipAudio: (text) => {
             const id = clipByText.get(text)
@@ -187,7 +189,10 @@ export const VoiceCallsLive = Layer.scoped(
             error: result.ending.error,
             conversation: { ...conversation, state: result.state.node_id ? result.state : conversation.state },
             transcript: result.transcript,
-            gatheredContext: conclusion.gatheredContext,
+            // The failures the call survived (or ended on) stay on the run: which provider, and why.
+            gatheredContext: result.providerFailures.length === 0
+              ? conclusion.gatheredContext
+              : { ...conclusion.gatheredContext, provider_failures: result.providerFailures },
             disposition: conclusion.disposition,
             usage: addUsage(result.usage, conclusion.usage),
             ttsCharacters: result.ttsCharacters,

@@ -11,6 +11,7 @@ import type { GraphProblem } from "../../src/graph/problem.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
 import { structureProblems, validateDefinition } from "../../src/graph/validation.ts"
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
+import { turnSettingProblems } from "../../src/voice/turnTaking/agentSettings.ts"
 import { generateStarterWorkflow } from "./templateGeneration.ts"
 
 const NAME_MAX = 200
@@ -25,6 +26,19 @@ const graphRefusal = (problems: ReadonlyArray<GraphProblem>, summary: string) =>
       type: problem.rule
     }))
   })
+
+/** Unusable `workflow_configurations` (turn-taking settings) as a 422 naming each field; none: null. */
+const configurationRefusal = (configurations: Readonly<Record<string, unknown>> | null | undefined) => {
+  const problems = turnSettingProblems(configurations)
+  return problems.length === 0 ? null : new ValidationFailed({
+    message: `The workflow configurations cannot be used: ${problems.length} problem(s)`,
+    problems: problems.map((problem) => ({
+      loc: ["body", "workflow_configurations", ...problem.path],
+      msg: problem.message,
+      type: problem.type
+    }))
+  })
+}
 
 const workflowNotFound = (id: number) => new NotFound({ resource: "Workflow", id })
 
@@ -71,6 +85,8 @@ export const WorkflowsLive = Layer.effect(
         if (problems.length > 0) {
           return yield* graphRefusal(problems, `The workflow definition cannot run: ${problems.length} problem(s)`)
         }
+        const refused = configurationRefusal(input.workflow_configurations)
+        if (refused !== null) return yield* refused
         return yield* created(principal, {
           name: input.name,
           definition: input.workflow_definition,
@@ -123,6 +139,8 @@ export const WorkflowsLive = Layer.effect(
           return yield* graphRefusal(blocking, "The workflow definition is not a graph that can be saved")
         }
       }
+      const refused = configurationRefusal(edit.workflow_configurations)
+      if (refused !== null) return yield* refused
       yield* sql.withTransaction(Effect.zipRight(lockWorkflow(principal, id), repo.saveDraft(id, edit)))
       return yield* viewOf(principal, id)
     }, Effect.catchTag("SqlError", Effect.die))

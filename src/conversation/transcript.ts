@@ -13,6 +13,23 @@ export interface TranscriptTurn {
   readonly latency_ms?: number
   /** Voice, agent turns: the caller spoke over the agent, so `text` is only what was played. */
   readonly interrupted?: boolean
+  /** Voice, agent turns answering the caller: how the turn was taken. */
+  readonly trace?: TurnTrace
+}
+
+/**
+ * One voice turn's timeline, in ms since the call's audio began: the caller's end of speech, the
+ * transcript settling, the end-of-turn decision (after `endpointing_ms` of silence), the model's
+ * first words, the agent's first audio and, when the caller cut in, when the agent was stopped.
+ */
+export interface TurnTrace {
+  readonly speech_end_ms: number
+  readonly transcript_ms: number | null
+  readonly turn_end_ms: number
+  readonly endpointing_ms: number
+  readonly first_token_ms: number | null
+  readonly first_audio_ms: number | null
+  readonly interrupted_at_ms?: number
 }
 
 export interface TokenUsage {

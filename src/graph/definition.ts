@@ -34,11 +34,24 @@ const extractionFields = {
   extraction_variables: optional(Schema.Array(ExtractionVariable))
 }
 
+/**
+ * A node's own turn-taking: how long the caller's silence must last before the agent answers
+ * while the conversation is at this node (a node asking for an address may wait longer).
+ */
+export const NodeTurnTaking = Schema.Struct({
+  endpointing_ms: optional(
+    Schema.Int.pipe(
+      Schema.between(300, 1500, { message: () => "must be a whole number of milliseconds from 300 to 1500" })
+    )
+  )
+})
+
 const conversationFields = {
   name: NonBlank,
   prompt: NonBlank,
   allow_interrupt: optional(Schema.Boolean),
-  add_global_prompt: optional(Schema.Boolean)
+  add_global_prompt: optional(Schema.Boolean),
+  turn_taking: optional(NodeTurnTaking)
 }
 
 export const StartCallData = Schema.Struct({

@@ -1,3 +1,4 @@
+export * from "./agentSettings.ts"
 export * from "./backchannel.ts"
 export * from "./endpointing.ts"
 export * from "./events.ts"

@@ -185,7 +185,9 @@ const apply = (state: TurnState, event: TurnEvent, commands: Array<TurnCommand>)
           agent: reply(generation, agent.text, { held: agent.held, attempt: 2, fallback: false })
         }
       }
-      return sayFallback(failed, "provider-failed", commands)
+      // The caller is asked to say it again: what they said is not answered after the line as well.
+      const asked = failed.caller.speaking ? failed : { ...failed, caller: emptyTurn, overAgent: false }
+      return sayFallback(asked, "provider-failed", commands)
     }
     case "CallerHungUp": {
       if (state.agent.kind === "replying") {
