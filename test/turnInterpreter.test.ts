@@ -126,6 +126,25 @@ describe("a call driven by the turn-taking reducer (TestClock, in-memory service
       expect(call.line.log.clears).toEqual([])
     }))
 
+  it.scoped("asks the model once when the caller makes a noise after their words: the prepared answer is reused", () =>
+    Effect.gen(function*() {
+      const call = yield* startCall({ engine: { answers: [{ text: "For how many people?" }] } })
+      yield* call.silence(2000)
+      // Trailing off ("…and"): the turn waits longer, and the answer is prepared meanwhile.
+      yield* call.say("I would like to book a table and", 1000)
+      yield* call.silence(700)
+      expect(call.engine.asked).toEqual(["I would like to book a table and"])
+      // A cough: speech without words drops the prepared answer unheard, then the turn ends.
+      yield* call.say("", 200)
+      yield* call.silence(3000)
+      const result = yield* call.hangUp
+      expect(conversation(result).slice(1)).toEqual([
+        ["user", "I would like to book a table and"],
+        ["assistant", "For how many people?"]
+      ])
+      expect(call.engine.asked).toEqual(["I would like to book a table and"])
+    }))
+
   it.scoped("waits the endpointing of the node the conversation is at (a node may wait longer)", () =>
     Effect.gen(function*() {
       const call = yield* startCall({

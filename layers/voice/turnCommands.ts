@@ -1,8 +1,8 @@
 import { Clock, Effect, Queue } from "effect"
 import type { ConversationEngineShape, ConversationPlan } from "../../services/ConversationEngine.ts"
-import type { ConversationState } from "../../src/conversation/conversationState.ts"
+import type { ConversationState, TurnOutcome } from "../../src/conversation/conversationState.ts"
 import type { Ending } from "../../src/conversation/endReason.ts"
-import type { TranscriptTurn } from "../../src/conversation/transcript.ts"
+import { noUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { CallTurnSettings } from "../../src/voice/turnTaking/agentSettings.ts"
 import type { CallEndReason, TurnCommand, TurnDecision, TurnEvent } from "../../src/voice/turnTaking/mod.ts"
 import type { CallConversation } from "./callConversation.ts"
@@ -62,6 +62,12 @@ export interface CallControl {
   readonly decisions: Map<number, TurnDecision>
   readonly latencies: Array<number>
   readonly failures: Array<ProviderFailure>
+  /**
+   * The model's answer to a prepared reply the caller talked over before hearing it. A caller who
+   * went on without saying more words (a breath, a noise) gets it again: the same words have the
+   * same answer, and asking the model twice would cost the tokens and the time again.
+   */
+  answered: { readonly text: string; readonly transcriptLength: number; readonly outcome: TurnOutcome } | null
 }
 
 const endingOf = (reason: CallEndReason, failures: ReadonlyArray<ProviderFailure>): Ending => {
@@ -104,10 +110,23 @@ export const makeTurnCommands = (services: InterpreterServices, control: CallCon
       if (control.current !== null) yield* control.current.reply.stop(false)
       const state = conversation.state()
       const history = conversation.transcript().slice()
+      const earlier = control.answered !== null && control.answered.text === text &&
+          control.answered.transcriptLength === history.length
+        ? control.answered.outcome
+        : null
+      control.answered = null
       const step: ReplyStep = line !== null
         ? (emit) => Effect.as(emit(line), null)
         : text === null
         ? (emit) => services.engine.open(plan, emit)
+        : earlier !== null
+        ? (emit) =>
+          Effect.as(
+            Effect.forEach(earlier.turns.filter((turn) => turn.role === "assistant"), (turn) => emit(turn.text), {
+              discard: true
+            }),
+            earlier
+          )
         : (emit) => services.engine.respond(plan, state, history, text, emit)
       control.current = { reply: yield* speakReply(speakerServices, generation, held, step), text, line }
     })
@@ -179,7 +198,17 @@ export const makeTurnCommands = (services: InterpreterServices, control: CallCon
             yield* record(cancelled, heard, yield* Clock.currentTimeMillis)
             // Talking over a goodbye does not undo it: the conversation has ended.
             if (outcome?.ending && control.ending === null) control.ending = outcome.ending
-          } else if (outcome !== null) conversation.spent(outcome)
+          } else if (outcome !== null) {
+            // Its tokens were spent even though nobody heard it.
+            conversation.spent(outcome)
+            if (command.reason === "caller-continued" && cancelled.text !== null && cancelled.line === null) {
+              control.answered = {
+                text: cancelled.text,
+                transcriptLength: conversation.transcript().length,
+                outcome: { ...outcome, usage: noUsage }
+              }
+            }
+          }
           return
         }
         case "SayFallback":

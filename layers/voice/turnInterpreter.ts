@@ -41,7 +41,8 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
       goodbye: false,
       decisions: new Map(),
       latencies: [],
-      failures: []
+      failures: [],
+      answered: null
     }
     const { execute, record, start, settingsAt } = makeTurnCommands(services, control)
 

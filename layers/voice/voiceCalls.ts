@@ -118,8 +118,15 @@ export const VoiceCallsLive = Layer.scoped(
         )
         const protocol = mediaProtocolFor(connection.source)
         const write = yield* socket.writer
+        /**
+         * A write to a socket the other end has closed waits for ever: once it closed, nothing is
+         * sent (what the call still records after a hang-up, the browser's progress included).
+         */
+        let open = true
         const send = (messages: ReadonlyArray<string | Uint8Array>) =>
-          Effect.forEach(messages, (message) => write(message), { discard: true }).pipe(Effect.ignore)
+          Effect.forEach(messages, (message) => (open ? write(message) : Effect.void), { discard: true }).pipe(
+            Effect.ignore
+          )
         const inbound = yield* makeInboundBacklog(run.id)
         let callId: string | null = null
         yield* socket.runRaw((message) =>
@@ -127,7 +134,12 @@ export const VoiceCallsLive = Layer.scoped(
             if (media._tag === "Started" && media.callId) callId = media.callId
             return inbound.offer(media)
           })
-        ).pipe(Effect.ignore, Effect.zipRight(inbound.offer({ _tag: "Closed" })), Effect.forkScoped)
+        ).pipe(
+          Effect.ignore,
+          Effect.zipRight(Effect.sync(() => (open = false))),
+          Effect.zipRight(inbound.offer({ _tag: "Closed" })),
+          Effect.forkScoped
+        )
 
         const clipByText = new Map<string, string>()
         for (const [id, text] of plan.recordingTexts ?? []) clipByText.set(text, id)
