@@ -4,12 +4,13 @@ import type { CampaignState } from "../src/campaigns/campaignState.ts"
 import type { BreakerVerdict } from "../src/campaigns/circuitBreaker.ts"
 import type { AnsweredBy } from "../src/campaigns/machineVerdict.ts"
 import type { CallOutcome } from "../src/campaigns/retryPolicy.ts"
+import type { CampaignId, OrganizationId, TelephonyConfigId, WorkflowId } from "../src/domain/ids.ts"
 
 /** What an actor reads once when it starts: settings change only while a campaign is paused. */
 export interface ActorCampaign {
-  readonly id: number
-  readonly organization_id: number
-  readonly workflow_id: number
+  readonly id: CampaignId
+  readonly organization_id: OrganizationId
+  readonly workflow_id: WorkflowId
   readonly state: CampaignState
   readonly lease_owner: string | null
   readonly rate_limit_per_second: number
@@ -17,7 +18,7 @@ export interface ActorCampaign {
   readonly retry_config: RetryConfig
   readonly schedule_config: ScheduleConfig | null
   readonly circuit_breaker: CircuitBreakerConfig
-  readonly telephony_configuration_id: number | null
+  readonly telephony_configuration_id: TelephonyConfigId | null
   readonly breaker_reset_at: Date | null
   /** Moves on every lifecycle change and settings edit: an actor that sees it move starts afresh. */
   readonly updated_at: Date
