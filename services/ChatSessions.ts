@@ -2,13 +2,14 @@ import { Context, type Effect } from "effect"
 import type { ToolCallTaken } from "../src/conversation/conversationState.ts"
 import type { TranscriptTurn } from "../src/conversation/transcript.ts"
 import type { Conflict, NotFound, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
+import type { RunId, WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import type { Emit } from "./ConversationEngine.ts"
 
 /** A text chat session: its run row as the chat API shows it. */
 export interface SessionView {
-  readonly workflow_run_id: number
-  readonly workflow_id: number
+  readonly workflow_run_id: RunId
+  readonly workflow_id: WorkflowId
   readonly definition_id: number | null
   readonly version_number: number | null
   readonly state: "initialized" | "running" | "completed" | "failed"
@@ -39,8 +40,8 @@ export interface ChatReply extends SessionView {
 
 /** A session as addressed in the API: under its workflow (under another one it does not exist). */
 export interface SessionRef {
-  readonly workflowId: number
-  readonly runId: number
+  readonly workflowId: WorkflowId
+  readonly runId: RunId
 }
 
 export interface NewSession {
@@ -58,7 +59,7 @@ export interface ChatSessionsShape {
   /** Starts a run and answers with the agent's opening message. */
   readonly create: (
     principal: Principal,
-    workflowId: number,
+    workflowId: WorkflowId,
     input: NewSession,
     emit: Emit
   ) => Effect.Effect<ChatReply, NotFound | Conflict | ValidationFailed | UpstreamFailed>

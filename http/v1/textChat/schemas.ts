@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { RunId, WorkflowId } from "../../../src/domain/ids.ts"
 import { JsonObject, Timestamp, TimestampText } from "../../../src/domain/wireTypes.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 
@@ -21,8 +22,8 @@ export const RunUsage = Schema.Struct({
 }).annotations({ identifier: "RunUsage" })
 
 const sessionFields = {
-  workflow_run_id: Schema.Int,
-  workflow_id: Schema.Int,
+  workflow_run_id: RunId,
+  workflow_id: WorkflowId,
   definition_id: Schema.NullOr(Schema.Int),
   version_number: Schema.NullOr(Schema.Int),
   state: Schema.Literal("initialized", "running", "completed", "failed"),
@@ -81,5 +82,10 @@ export const TextChatMessageRequest = bodySchema("TextChatMessage", {
   )
 })
 
-export const TextChatWorkflowPath = pathSchema("TextChatWorkflow", { workflow_id: IdFromPath })
-export const TextChatSessionPath = pathSchema("TextChatSession", { workflow_id: IdFromPath, run_id: IdFromPath })
+const WorkflowIdFromPath = IdFromPath.pipe(Schema.brand("WorkflowId"))
+
+export const TextChatWorkflowPath = pathSchema("TextChatWorkflow", { workflow_id: WorkflowIdFromPath })
+export const TextChatSessionPath = pathSchema("TextChatSession", {
+  workflow_id: WorkflowIdFromPath,
+  run_id: IdFromPath.pipe(Schema.brand("RunId"))
+})
