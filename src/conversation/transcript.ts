@@ -1,19 +1,26 @@
-/** One line of a conversation as stored on the run and shown to users (docs/architecture.md, "Runs and conversations"). */
-export interface TranscriptTurn {
-  readonly role: "user" | "assistant"
-  readonly text: string
+import { Schema } from "effect"
+import { TimestampText } from "../domain/wireTypes.ts"
+
+/**
+ * One line of a conversation as stored on the run and shown to users (docs/architecture.md, "Runs
+ * and conversations"); the API's TranscriptTurn is this schema.
+ */
+export const TranscriptTurn = Schema.Struct({
+  role: Schema.Literal("user", "assistant"),
+  text: Schema.String,
   /** The graph node the conversation was at when this was said. */
-  readonly node_id: string
+  node_id: Schema.String,
   /** ISO-8601 time the turn was complete. */
-  readonly at: string
+  at: TimestampText,
   /** Voice: when the words began and ended, in ms since the call's audio started. */
-  readonly start_ms?: number
-  readonly end_ms?: number
+  start_ms: Schema.optionalWith(Schema.Number, { exact: true }),
+  end_ms: Schema.optionalWith(Schema.Number, { exact: true }),
   /** Voice, agent turns: from the caller's last word to the agent's first audio. */
-  readonly latency_ms?: number
+  latency_ms: Schema.optionalWith(Schema.Number, { exact: true }),
   /** Voice, agent turns: the caller spoke over the agent, so `text` is only what was played. */
-  readonly interrupted?: boolean
-}
+  interrupted: Schema.optionalWith(Schema.Boolean, { exact: true })
+}).annotations({ identifier: "TranscriptTurn" })
+export type TranscriptTurn = typeof TranscriptTurn.Type
 
 export interface TokenUsage {
   readonly prompt_tokens: number
