@@ -2,29 +2,11 @@ import { Context, type Effect } from "effect"
 import type { Forbidden, NotFound } from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import type { Scope } from "../src/domain/scopes.ts"
+import type { ApiKey, CreatedApiKey } from "../src/identity/apiKeyRecord.ts"
 
-export interface ApiKeyView {
-  readonly id: number
-  readonly name: string
-  /** The user the key acts as. */
-  readonly created_by: number
-  readonly key_prefix: string
-  readonly scopes: ReadonlyArray<Scope>
-  readonly is_active: boolean
-  readonly created_at: Date
-  readonly last_used_at: Date | null
-  readonly revoked_at: Date | null
-}
-
-export interface CreatedApiKey {
-  readonly id: number
-  readonly name: string
-  readonly key_prefix: string
-  /** The only time the key itself is shown. */
-  readonly api_key: string
-  readonly scopes: ReadonlyArray<Scope>
-  readonly created_at: Date
-}
+/** An API key and a created key are defined once, in src/identity/apiKeyRecord.ts. */
+export type ApiKeyView = ApiKey
+export type { CreatedApiKey }
 
 /**
  * An organization's API keys; every operation is scoped to the caller's organization. Members see

@@ -1,9 +1,10 @@
 import { Context, Data, type Effect, type PubSub } from "effect"
+import type { CampaignId } from "../src/domain/ids.ts"
 
 /** What a ring says: a campaign's state changed (its actor may have to start or stop), or one of its calls ended. */
 export type Ring = Data.TaggedEnum<{
-  Changed: { readonly campaignId: number }
-  SlotFreed: { readonly campaignId: number }
+  Changed: { readonly campaignId: CampaignId }
+  SlotFreed: { readonly campaignId: CampaignId }
 }>
 
 export const Ring = Data.taggedEnum<Ring>()
@@ -16,9 +17,9 @@ export const Ring = Data.taggedEnum<Ring>()
  */
 export interface CampaignDoorbellShape {
   /** The campaign was started, paused, resumed or cancelled here. */
-  readonly changed: (campaignId: number) => Effect.Effect<void>
+  readonly changed: (campaignId: CampaignId) => Effect.Effect<void>
   /** One of the campaign's calls ended here: a slot is free for its actor. */
-  readonly slotFreed: (campaignId: number) => Effect.Effect<void>
+  readonly slotFreed: (campaignId: CampaignId) => Effect.Effect<void>
   /** Every ring in this process, for the scheduler to answer. */
   readonly rings: PubSub.PubSub<Ring>
 }

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { CampaignId } from "../src/domain/ids.ts"
 
 /**
  * The dialer: a dialer with a lease and a doorbell, not a scheduler with a mailbox.
@@ -20,9 +21,9 @@ import { Context, type Effect } from "effect"
  */
 export interface CampaignSchedulerShape {
   /** The campaigns this process is dialing right now. */
-  readonly held: Effect.Effect<ReadonlyArray<number>>
+  readonly held: Effect.Effect<ReadonlyArray<CampaignId>>
   /** Look at this campaign now: start its actor, or let it dial into a freed slot. */
-  readonly wake: (campaignId: number) => Effect.Effect<void>
+  readonly wake: (campaignId: CampaignId) => Effect.Effect<void>
   /** This process's lease owner id, as written in `campaigns.lease_owner`. */
   readonly owner: string
 }

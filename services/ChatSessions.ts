@@ -1,46 +1,18 @@
 import { Context, type Effect } from "effect"
-import type { ToolCallTaken } from "../src/conversation/conversationState.ts"
-import type { TranscriptTurn } from "../src/conversation/transcript.ts"
+import type { ChatReply, ChatSession } from "../src/conversation/chatSessionRecord.ts"
 import type { Conflict, NotFound, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
+import type { RunId, WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import type { Emit } from "./ConversationEngine.ts"
 
-/** A text chat session: its run row as the chat API shows it. */
-export interface SessionView {
-  readonly workflow_run_id: number
-  readonly workflow_id: number
-  readonly definition_id: number | null
-  readonly version_number: number | null
-  readonly state: "initialized" | "running" | "completed" | "failed"
-  /** The graph node the conversation is at. */
-  readonly node_id: string | null
-  readonly end_reason: string | null
-  readonly error: string | null
-  readonly transcript: ReadonlyArray<TranscriptTurn>
-  readonly initial_context: Readonly<Record<string, unknown>>
-  readonly gathered_context: Readonly<Record<string, unknown>>
-  /** The variables extracted so far, while the conversation goes on (gathered_context is settled at the end). */
-  readonly extracted_variables: Readonly<Record<string, unknown>>
-  readonly usage: {
-    readonly prompt_tokens: number
-    readonly completion_tokens: number
-    readonly service_tokens: number
-  }
-  readonly created_at: Date
-  readonly started_at: Date | null
-  readonly ended_at: Date | null
-}
-
-/** The session after one exchange, with what the agent said in it and the tools it called. */
-export interface ChatReply extends SessionView {
-  readonly reply: string
-  readonly tool_calls: ReadonlyArray<ToolCallTaken>
-}
+/** A session and a reply are defined once, in src/conversation/chatSessionRecord.ts. */
+export type SessionView = ChatSession
+export type { ChatReply }
 
 /** A session as addressed in the API: under its workflow (under another one it does not exist). */
 export interface SessionRef {
-  readonly workflowId: number
-  readonly runId: number
+  readonly workflowId: WorkflowId
+  readonly runId: RunId
 }
 
 export interface NewSession {
@@ -58,7 +30,7 @@ export interface ChatSessionsShape {
   /** Starts a run and answers with the agent's opening message. */
   readonly create: (
     principal: Principal,
-    workflowId: number,
+    workflowId: WorkflowId,
     input: NewSession,
     emit: Emit
   ) => Effect.Effect<ChatReply, NotFound | Conflict | ValidationFailed | UpstreamFailed>

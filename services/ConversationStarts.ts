@@ -3,6 +3,7 @@ import type { ConversationState } from "../src/conversation/conversationState.ts
 import type { ConversationLimits } from "../src/conversation/limits.ts"
 import type { Context as RunContext } from "../src/conversation/runContext.ts"
 import type { Conflict, NotFound, ValidationFailed } from "../src/domain/errors.ts"
+import type { WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import type { WorkflowGraph } from "../src/graph/definition.ts"
 import type { ConversationPlan } from "./ConversationEngine.ts"
@@ -19,7 +20,7 @@ export interface StoredConversation {
 
 /** A new conversation of a workflow, ready for its channel to store as a run. */
 export interface PreparedStart {
-  readonly workflowId: number
+  readonly workflowId: WorkflowId
   readonly definitionId: number
   readonly versionNumber: number
   readonly graph: WorkflowGraph

@@ -4,12 +4,13 @@ import type { CampaignState } from "../src/campaigns/campaignState.ts"
 import type { BreakerVerdict } from "../src/campaigns/circuitBreaker.ts"
 import type { AnsweredBy } from "../src/campaigns/machineVerdict.ts"
 import type { CallOutcome } from "../src/campaigns/retryPolicy.ts"
+import type { CampaignId, OrganizationId, RunId, TelephonyConfigId, WorkflowId } from "../src/domain/ids.ts"
 
 /** What an actor reads once when it starts: settings change only while a campaign is paused. */
 export interface ActorCampaign {
-  readonly id: number
-  readonly organization_id: number
-  readonly workflow_id: number
+  readonly id: CampaignId
+  readonly organization_id: OrganizationId
+  readonly workflow_id: WorkflowId
   readonly state: CampaignState
   readonly lease_owner: string | null
   readonly rate_limit_per_second: number
@@ -17,7 +18,7 @@ export interface ActorCampaign {
   readonly retry_config: RetryConfig
   readonly schedule_config: ScheduleConfig | null
   readonly circuit_breaker: CircuitBreakerConfig
-  readonly telephony_configuration_id: number | null
+  readonly telephony_configuration_id: TelephonyConfigId | null
   readonly breaker_reset_at: Date | null
   /** Moves on every lifecycle change and settings edit: an actor that sees it move starts afresh. */
   readonly updated_at: Date
@@ -33,7 +34,7 @@ export interface CallProgress {
 /** The line a campaign dials from and the workflow version its runs record. */
 export interface DialPlan {
   readonly provider: string
-  readonly telephonyConfigurationId: number
+  readonly telephonyConfigurationId: TelephonyConfigId
   readonly callerNumber: string
   readonly definitionId: number | null
   readonly versionNumber: number | null
@@ -41,7 +42,7 @@ export interface DialPlan {
 
 export interface ClaimedAttempt {
   readonly attemptId: number
-  readonly runId: number
+  readonly runId: RunId
   readonly contactId: number
   readonly attemptNumber: number
   readonly phoneNumber: string
@@ -87,19 +88,19 @@ export interface OutcomeInput {
 }
 
 export interface AppliedOutcome {
-  readonly campaignId: number
+  readonly campaignId: CampaignId
   readonly contactId: number
   readonly retried: boolean
 }
 
 export interface OverdueAttempt {
   readonly id: number
-  readonly organization_id: number
-  readonly campaign_id: number
+  readonly organization_id: OrganizationId
+  readonly campaign_id: CampaignId
   readonly provider: string | null
   readonly provider_call_id: string | null
   readonly live_call_id: string | null
-  readonly telephony_configuration_id: number | null
+  readonly telephony_configuration_id: TelephonyConfigId | null
 }
 
 /** An attempt's end as the breaker sees it. */
@@ -107,7 +108,7 @@ export interface EndedAttempt {
   readonly ended_at: Date
   readonly outcome: string
   readonly end_reason: string | null
-  readonly run_id: number | null
+  readonly run_id: RunId | null
 }
 
 /**
@@ -117,20 +118,20 @@ export interface EndedAttempt {
  * A failing statement is a defect (the actor restarts from the database).
  */
 export interface DialerRepoShape {
-  readonly loadCampaign: (id: number) => Effect.Effect<ActorCampaign | undefined>
+  readonly loadCampaign: (id: CampaignId) => Effect.Effect<ActorCampaign | undefined>
   /** The workflow version a campaign's runs record: the published one, else the latest draft. */
   readonly dialPlanDefinition: (
-    workflowId: number
+    workflowId: WorkflowId
   ) => Effect.Effect<{ readonly id: number; readonly version_number: number } | undefined>
   /** Claim times of the campaign's latest attempts, to rebuild the rate log after a (re)start or takeover. */
-  readonly recentDispatches: (campaignId: number, count: number) => Effect.Effect<ReadonlyArray<number>>
+  readonly recentDispatches: (campaignId: CampaignId, count: number) => Effect.Effect<ReadonlyArray<number>>
   /**
    * The carrier's call ids of attempts it accepted, in one statement however many there are.
    * Returns the runs whose attempt a signed callback already tied to another call.
    */
   readonly recordPlaced: (
     placed: ReadonlyArray<{ readonly attemptId: number; readonly providerCallId: string }>
-  ) => Effect.Effect<ReadonlyArray<{ readonly run_id: number | null }>>
+  ) => Effect.Effect<ReadonlyArray<{ readonly run_id: RunId | null }>>
   /** A carrier event that is not the end: the live call's id, detection's verdict, the answer. */
   readonly recordProgress: (
     attemptId: number,
@@ -146,16 +147,16 @@ export interface DialerRepoShape {
   readonly claimOverdue: (now: number, limit: number) => Effect.Effect<ReadonlyArray<OverdueAttempt>>
   /** Outcomes the breaker sees: attempts made since its last trip that ended inside the window. */
   readonly breakerOutcomes: (
-    campaignId: number,
+    campaignId: CampaignId,
     since: number,
     resetAt: Date | null
   ) => Effect.Effect<ReadonlyArray<EndedAttempt>>
   /** Pauses the campaign for its failing carrier path; resuming starts a fresh window. */
-  readonly tripBreaker: (campaignId: number, now: number, message: string, details: unknown) => Effect.Effect<void>
+  readonly tripBreaker: (campaignId: CampaignId, now: number, message: string, details: unknown) => Effect.Effect<void>
   /** Completes the campaign only when no contact is pending or live; whether it did. */
-  readonly complete: (campaignId: number, now: number) => Effect.Effect<boolean>
+  readonly complete: (campaignId: CampaignId, now: number) => Effect.Effect<boolean>
   /** Pauses a campaign the dialer cannot serve (no usable telephony), saying why. */
-  readonly pauseWithReason: (campaignId: number, now: number, event: string, message: string) => Effect.Effect<void>
+  readonly pauseWithReason: (campaignId: CampaignId, now: number, event: string, message: string) => Effect.Effect<void>
 }
 
 export class DialerRepo extends Context.Tag("talkgraph/DialerRepo")<DialerRepo, DialerRepoShape>() {}

@@ -1,6 +1,8 @@
 import { Context, type Effect } from "effect"
 import type { Conflict, NotFound, PayloadTooLarge, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
+import type { WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
+import type { ClipUploadGrant, Recording } from "../src/recordings/recordingRecord.ts"
 
 export interface ClipUploadRequest {
   readonly fileName?: string | undefined
@@ -9,22 +11,12 @@ export interface ClipUploadRequest {
   readonly fileSize?: number | undefined
 }
 
-export interface ClipUploadGrant {
-  readonly upload_url: string
-  readonly storage_key: string
-  /** A free public id to register the clip under (any other free id may be used instead). */
-  readonly recording_id: string
-  readonly content_type: string
-  readonly expires_in: number
-  readonly max_size_bytes: number
-}
-
 export interface NewRecording {
   readonly recording_id: string
   readonly storage_key: string
   readonly label?: string | undefined
   readonly transcript?: string | null | undefined
-  readonly workflow_id?: number | null | undefined
+  readonly workflow_id?: WorkflowId | null | undefined
 }
 
 export interface RecordingEdit {
@@ -33,24 +25,8 @@ export interface RecordingEdit {
   readonly transcript?: string | null | undefined
 }
 
-export interface RecordingView {
-  readonly id: number
-  readonly recording_id: string
-  readonly organization_id: number
-  readonly workflow_id: number | null
-  readonly label: string
-  readonly transcript: string | null
-  readonly storage_key: string
-  readonly storage_backend: string
-  readonly source_format: string
-  readonly source_sample_rate: number
-  readonly source_channels: number
-  readonly duration_ms: number
-  readonly size_bytes: number
-  readonly created_by: number | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+/** A clip and its upload grant are defined once, in src/recordings/recordingRecord.ts. */
+export type RecordingView = Recording
 
 export type PlaybackFormat = "ulaw_8k" | "pcm_16k"
 
@@ -74,7 +50,7 @@ export interface RecordingsShape {
   ) => Effect.Effect<ReadonlyArray<RecordingView>, ValidationFailed | PayloadTooLarge | Conflict>
   readonly list: (
     principal: Principal,
-    filter: { readonly workflowId?: number | undefined }
+    filter: { readonly workflowId?: WorkflowId | undefined }
   ) => Effect.Effect<ReadonlyArray<RecordingView>>
   readonly update: (principal: Principal, ref: string, edit: RecordingEdit) => Effect.Effect<RecordingView, NotFound>
   /** Refused (409) while a published graph, or a pending contact of a running or paused campaign, uses the clip. */

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Forbidden, PayloadTooLarge } from "../src/domain/errors.ts"
+import type { OrganizationId } from "../src/domain/ids.ts"
 import type { QuotaUse } from "../src/storage/storageQuota.ts"
 
 /**
@@ -8,18 +9,18 @@ import type { QuotaUse } from "../src/storage/storageQuota.ts"
  * storage backends keep it current; the organization is read from each key (`ownerOfKey`).
  */
 export interface StoredObjectsShape {
-  readonly use: (organizationId: number) => Effect.Effect<QuotaUse>
+  readonly use: (organizationId: OrganizationId) => Effect.Effect<QuotaUse>
   /** Refuses (413) an upload of `bytes` that would take the organization past its quota. */
-  readonly ensureRoom: (organizationId: number, bytes: number) => Effect.Effect<void, PayloadTooLarge>
+  readonly ensureRoom: (organizationId: OrganizationId, bytes: number) => Effect.Effect<void, PayloadTooLarge>
   /** Claims `key` for one upload; refused (403) while another upload to it is under way or once it is stored. */
-  readonly claimUpload: (organizationId: number, key: string) => Effect.Effect<void, Forbidden>
+  readonly claimUpload: (organizationId: OrganizationId, key: string) => Effect.Effect<void, Forbidden>
   /**
    * Settles a claimed upload of `bytes`: under a lock on the organization (so two concurrent
    * uploads cannot both slip under the quota) it is checked against the quota, `place` puts the
    * file where readers find it, and the object counts from then on. Past the quota: 413.
    */
   readonly completeUpload: <E>(
-    organizationId: number,
+    organizationId: OrganizationId,
     key: string,
     bytes: number,
     place: Effect.Effect<void, E>

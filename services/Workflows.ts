@@ -1,56 +1,16 @@
 import { Context, type Effect } from "effect"
 import type { Conflict, NotFound, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
+import type { WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import type { TemplateRequest } from "../src/graph/templatePrompt.ts"
+import type { Workflow, WorkflowStatus, WorkflowValidation, WorkflowVersion } from "../src/workflows/workflowRecord.ts"
 
 export type JsonObject = { readonly [key: string]: unknown }
 
-/**
- * A workflow with its working version: the draft when one exists, else the published version.
- * Fields are named as in the spec's WorkflowResponse.
- */
-export interface WorkflowView {
-  readonly id: number
-  readonly name: string
-  readonly status: "active" | "archived"
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly workflow_definition: JsonObject
-  readonly current_definition_id: number | null
-  readonly template_context_variables: JsonObject | null
-  readonly call_disposition_codes: { readonly disposition_codes: ReadonlyArray<string> }
-  readonly total_runs: number
-  readonly workflow_configurations: JsonObject | null
-  readonly version_number: number | null
-  readonly version_status: "draft" | "published" | "archived" | null
-  readonly workflow_uuid: string
-}
-
-export interface WorkflowVersionView {
-  readonly id: number
-  readonly version_number: number
-  readonly version_status: "draft" | "published" | "archived"
-  readonly workflow_definition: JsonObject
-  readonly template_context_variables: JsonObject
-  readonly workflow_configurations: JsonObject
-  readonly created_at: Date
-  readonly published_at: Date | null
-}
-
-export interface ValidationReportProblem {
-  readonly kind: "workflow" | "node" | "edge"
-  readonly id: string | null
-  readonly field: string | null
-  readonly rule: string
-  readonly message: string
-}
-
-export interface ValidationReport {
-  readonly is_valid: boolean
-  readonly version_number: number
-  readonly version_status: "draft" | "published" | "archived"
-  readonly errors: ReadonlyArray<ValidationReportProblem>
-}
+/** The workflow, its versions and a validation report are defined once, in src/workflows/workflowRecord.ts. */
+export type WorkflowView = Workflow
+export type WorkflowVersionView = WorkflowVersion
+export type ValidationReport = WorkflowValidation
 
 export interface NewWorkflow {
   readonly name: string
@@ -82,33 +42,36 @@ export interface WorkflowsShape {
   /** Workflows with any of `statuses` (all of them when empty), newest first. */
   readonly list: (
     principal: Principal,
-    statuses: ReadonlyArray<"active" | "archived">
+    statuses: ReadonlyArray<WorkflowStatus>
   ) => Effect.Effect<ReadonlyArray<WorkflowView>>
   readonly page: (
     principal: Principal,
     page: number,
     pageSize: number
   ) => Effect.Effect<{ readonly items: ReadonlyArray<WorkflowView>; readonly total: number }>
-  readonly get: (principal: Principal, id: number) => Effect.Effect<WorkflowView, NotFound>
+  readonly get: (principal: Principal, id: WorkflowId) => Effect.Effect<WorkflowView, NotFound>
   /** Edits the single draft, creating it from the published version when there is none. */
   readonly update: (
     principal: Principal,
-    id: number,
+    id: WorkflowId,
     edit: WorkflowEdit
   ) => Effect.Effect<WorkflowView, NotFound | ValidationFailed>
   /** Validates the draft fully, publishes it and archives the previously published version. */
   readonly publish: (
     principal: Principal,
-    id: number
+    id: WorkflowId
   ) => Effect.Effect<WorkflowView, NotFound | ValidationFailed | Conflict>
-  readonly versions: (principal: Principal, id: number) => Effect.Effect<ReadonlyArray<WorkflowVersionView>, NotFound>
-  readonly validate: (principal: Principal, id: number) => Effect.Effect<ValidationReport, NotFound>
+  readonly versions: (
+    principal: Principal,
+    id: WorkflowId
+  ) => Effect.Effect<ReadonlyArray<WorkflowVersionView>, NotFound>
+  readonly validate: (principal: Principal, id: WorkflowId) => Effect.Effect<ValidationReport, NotFound>
   readonly setStatus: (
     principal: Principal,
-    id: number,
-    status: "active" | "archived"
+    id: WorkflowId,
+    status: WorkflowStatus
   ) => Effect.Effect<WorkflowView, NotFound>
-  readonly duplicate: (principal: Principal, id: number) => Effect.Effect<WorkflowView, NotFound>
+  readonly duplicate: (principal: Principal, id: WorkflowId) => Effect.Effect<WorkflowView, NotFound>
 }
 
 export class Workflows extends Context.Tag("talkgraph/Workflows")<Workflows, WorkflowsShape>() {}

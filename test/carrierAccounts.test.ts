@@ -4,7 +4,7 @@ import { Effect, Layer, Option, TestClock } from "effect"
 import { CarrierAccounts } from "../services/CarrierAccounts.ts"
 import { SecretBox } from "../services/SecretBox.ts"
 import { TelephonyConfigs } from "../services/TelephonyConfigs.ts"
-import { OrganizationId } from "../src/domain/ids.ts"
+import { OrganizationId, TelephonyConfigId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import { type IsolatedDatabase, isolatedDatabase, newOrganization } from "./support/dialerHarness.ts"
 
@@ -45,7 +45,8 @@ const withDatabase = <A, E>(effect: Effect.Effect<A, E, any>) =>
 describe("carrier accounts", () => {
   it.effect("are kept for 30 seconds, then read again", () =>
     withDatabase(Effect.gen(function*() {
-      const { organizationId, telephonyConfigurationId: id } = yield* newOrganization
+      const { organizationId, telephonyConfigurationId } = yield* newOrganization
+      const id = TelephonyConfigId.make(telephonyConfigurationId)
       expect(yield* authTokenOf(organizationId, id)).toEqual(Option.some("token"))
       yield* rotateElsewhere(id, "rotated elsewhere")
       yield* TestClock.adjust("29 seconds")
@@ -56,7 +57,8 @@ describe("carrier accounts", () => {
 
   it.effect("see a credential rotated through the telephony configuration at once", () =>
     withDatabase(Effect.gen(function*() {
-      const { organizationId, telephonyConfigurationId: id } = yield* newOrganization
+      const { organizationId, telephonyConfigurationId } = yield* newOrganization
+      const id = TelephonyConfigId.make(telephonyConfigurationId)
       expect(yield* authTokenOf(organizationId, id)).toEqual(Option.some("token"))
       const configs = yield* TelephonyConfigs
       yield* configs.update(ownerOf(organizationId), id, { config: { account_sid: "AC1", auth_token: "rotated" } })
@@ -65,7 +67,8 @@ describe("carrier accounts", () => {
 
   it.effect("forget a deleted configuration at once, and do not keep a configuration that cannot call", () =>
     withDatabase(Effect.gen(function*() {
-      const { organizationId, telephonyConfigurationId: id } = yield* newOrganization
+      const { organizationId, telephonyConfigurationId } = yield* newOrganization
+      const id = TelephonyConfigId.make(telephonyConfigurationId)
       const sql = yield* SqlClient.SqlClient
       expect(Option.isSome(yield* authTokenOf(organizationId, id))).toBe(true)
       yield* (yield* TelephonyConfigs).remove(ownerOf(organizationId), id)

@@ -6,6 +6,7 @@ import type { CircuitBreakerConfig, ScheduleConfig } from "../../src/campaigns/c
 import { evaluateBreaker, isBreakerFailure } from "../../src/campaigns/circuitBreaker.ts"
 import { isWithinSchedule, nextWindowStart } from "../../src/campaigns/scheduleWindow.ts"
 import { NotFound } from "../../src/domain/errors.ts"
+import type { CampaignId } from "../../src/domain/ids.ts"
 
 const RATE_WINDOW_MS = 10_000
 
@@ -17,7 +18,7 @@ export const makeDispatchStatus = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const repo = yield* DialerRepo
 
-  return (campaignId: number) =>
+  return (campaignId: CampaignId) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const [campaign] = yield* sql<{

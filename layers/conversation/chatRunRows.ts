@@ -4,11 +4,12 @@ import type { SessionRef, SessionView } from "../../services/ChatSessions.ts"
 import type { StoredConversation } from "../../services/ConversationStarts.ts"
 import type { ConversationState } from "../../src/conversation/conversationState.ts"
 import { serviceTokens, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
+import type { OrganizationId, RunId, WorkflowId } from "../../src/domain/ids.ts"
 
 /** A session held by one process for one step (a message, an ending). */
 export interface ClaimedRun {
-  readonly id: number
-  readonly organization_id: number
+  readonly id: RunId
+  readonly organization_id: OrganizationId
   readonly definition_id: number | null
   readonly conversation: StoredConversation
   readonly transcript: ReadonlyArray<TranscriptTurn>
@@ -20,8 +21,8 @@ export interface ClaimedRun {
 export const LEASE_SECONDS = 30
 
 interface ViewRow {
-  readonly id: number
-  readonly workflow_id: number
+  readonly id: RunId
+  readonly workflow_id: WorkflowId
   readonly definition_id: number | null
   readonly version_number: number | null
   readonly state: SessionView["state"]
@@ -104,15 +105,15 @@ export const makeChatRunRows = Effect.gen(function*() {
 
   /** A new running session, already claimed by `token` while the opening is produced. */
   const insert = (input: {
-    readonly organizationId: number
-    readonly workflowId: number
+    readonly organizationId: OrganizationId
+    readonly workflowId: WorkflowId
     readonly definitionId: number
     readonly versionNumber: number
     readonly initialContext: Readonly<Record<string, unknown>>
     readonly conversation: StoredConversation
     readonly token: string
   }) =>
-    sql<{ id: number; started_at: Date }>`
+    sql<{ id: RunId; started_at: Date }>`
       INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction, state,
                         initial_context, conversation, started_at, last_activity_at, idle_timeout_seconds,
                         max_duration_seconds, busy_until, busy_token)

@@ -7,6 +7,7 @@ import type { TurnOutcome } from "../../src/conversation/conversationState.ts"
 import { isFailure } from "../../src/conversation/endReason.ts"
 import { durationExceeded } from "../../src/conversation/limits.ts"
 import { Conflict, NotFound, UpstreamFailed } from "../../src/domain/errors.ts"
+import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { chatIdleTimeoutSeconds } from "./chatConfig.ts"
 import { makeChatEnding } from "./chatEnding.ts"
@@ -86,7 +87,7 @@ export const ChatSessionsLive = Layer.scoped(
       })
 
     const create = Effect.fn("ChatSessions.create")(
-      function*(principal: Principal, workflowId: number, input: NewSession, emit: Emit) {
+      function*(principal: Principal, workflowId: WorkflowId, input: NewSession, emit: Emit) {
         const initialContext = input.initial_context ?? {}
         const start = yield* starts.prepare(principal, workflowId, {
           useDraft: input.use_draft === true,

@@ -8,6 +8,7 @@ import { initialState } from "../../src/conversation/conversationState.ts"
 import { limitsFrom } from "../../src/conversation/limits.ts"
 import { runContext } from "../../src/conversation/runContext.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
+import { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { WorkflowGraph } from "../../src/graph/definition.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
@@ -55,13 +56,15 @@ export const ConversationStartsLive = Layer.effect(
 
     const prepare = Effect.fn("ConversationStarts.prepare")(function*(
       principal: Principal,
-      workflowId: number,
+      requestedId: number,
       options: {
         readonly useDraft: boolean
         readonly initialContext: Readonly<Record<string, unknown>>
         readonly channel: "session" | "call"
       }
     ) {
+      // Branded here: the browser-call path still hands over a plain number.
+      const workflowId = WorkflowId.make(requestedId)
       yield* Effect.annotateCurrentSpan({ workflow_id: workflowId, organization_id: principal.organizationId })
       const { exists, versions } = yield* repo.startableVersions(principal.organizationId, workflowId)
       if (!exists) return yield* new NotFound({ resource: "Workflow", id: workflowId })

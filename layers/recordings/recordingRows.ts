@@ -1,6 +1,8 @@
 import type { SqlClient } from "@effect/sql"
 import type { RecordingView } from "../../services/Recordings.ts"
+import type { OrganizationId } from "../../src/domain/ids.ts"
 
+/** A clip's row: the view with the keys of its converted forms. */
 export interface RecordingRow extends RecordingView {
   readonly ulaw_8k_key: string
   readonly pcm_16k_key: string
@@ -20,7 +22,7 @@ export const toView = ({ pcm_16k_key: _pcm, ulaw_8k_key: _ulaw, ...row }: Record
 })
 
 /** A clip named by its public recording_id, or else by its numeric id. */
-export const byReference = (sql: SqlClient.SqlClient, organizationId: number, ref: string) =>
+export const byReference = (sql: SqlClient.SqlClient, organizationId: OrganizationId, ref: string) =>
   sql<RecordingRow>`
     ${selectRecordings(sql)}
     WHERE organization_id = ${organizationId}

@@ -12,6 +12,7 @@ import { StoredObjects } from "../../services/StoredObjects.ts"
 import { AudioRejected } from "../../src/audio/audioRejected.ts"
 import { transcodeClip, type TranscodedClip } from "../../src/audio/clipTranscoding.ts"
 import { Conflict, type FieldProblem, NotFound, PayloadTooLarge, ValidationFailed } from "../../src/domain/errors.ts"
+import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { CLIP_CONTENT_TYPES, clipKindOf } from "../../src/recordings/clipContentTypes.ts"
 import { newRecordingId } from "../../src/recordings/recordingIds.ts"
@@ -241,7 +242,7 @@ export const RecordingsLive = Layer.effect(
     )
 
     const list = Effect.fn("Recordings.list")(
-      function*(principal: Principal, filter: { readonly workflowId?: number | undefined }) {
+      function*(principal: Principal, filter: { readonly workflowId?: WorkflowId | undefined }) {
         const rows = yield* sql<RecordingRow>`
         ${selectRecordings(sql)}
         WHERE organization_id = ${principal.organizationId}

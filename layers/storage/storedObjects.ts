@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { StoredObjects } from "../../services/StoredObjects.ts"
 import { Forbidden, PayloadTooLarge } from "../../src/domain/errors.ts"
+import type { OrganizationId } from "../../src/domain/ids.ts"
 import { ownerOfKey } from "../../src/storage/keyOwner.ts"
 import { storageConfig } from "../../src/storage/storageConfig.ts"
 import { quotaRefusal } from "../../src/storage/storageQuota.ts"
@@ -12,21 +13,21 @@ export const StoredObjectsLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const { storageQuotaBytes } = yield* storageConfig.pipe(Effect.orDie)
 
-    const usedBytes = (organizationId: number) =>
+    const usedBytes = (organizationId: OrganizationId) =>
       sql<{ used: number }>`
         SELECT coalesce(sum(size_bytes), 0)::bigint AS used FROM stored_objects
         WHERE organization_id = ${organizationId} AND state = 'stored'`.pipe(Effect.map((rows) => rows[0]!.used))
 
-    const use = Effect.fn("StoredObjects.use")(function*(organizationId: number) {
+    const use = Effect.fn("StoredObjects.use")(function*(organizationId: OrganizationId) {
       return { quotaBytes: storageQuotaBytes, usedBytes: yield* usedBytes(organizationId) }
     }, Effect.orDie)
 
-    const ensureRoom = Effect.fn("StoredObjects.ensureRoom")(function*(organizationId: number, bytes: number) {
+    const ensureRoom = Effect.fn("StoredObjects.ensureRoom")(function*(organizationId: OrganizationId, bytes: number) {
       const refusal = quotaRefusal(yield* use(organizationId), bytes)
       if (refusal !== undefined) return yield* new PayloadTooLarge({ message: refusal })
     })
 
-    const claimUpload = Effect.fn("StoredObjects.claimUpload")(function*(organizationId: number, key: string) {
+    const claimUpload = Effect.fn("StoredObjects.claimUpload")(function*(organizationId: OrganizationId, key: string) {
       const claimed = yield* sql<{ key: string }>`
         INSERT INTO stored_objects (key, organization_id, state) VALUES (${key}, ${organizationId}, 'receiving')
         ON CONFLICT (key) DO NOTHING
@@ -36,7 +37,12 @@ export const StoredObjectsLive = Layer.effect(
       }
     })
 
-    const completeUpload = <E>(organizationId: number, key: string, bytes: number, place: Effect.Effect<void, E>) =>
+    const completeUpload = <E>(
+      organizationId: OrganizationId,
+      key: string,
+      bytes: number,
+      place: Effect.Effect<void, E>
+    ) =>
       sql.withTransaction(Effect.gen(function*() {
         // Not FOR UPDATE: that would also hold up every insert referencing the organization.
         yield* sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR NO KEY UPDATE`

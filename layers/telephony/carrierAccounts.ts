@@ -4,6 +4,7 @@ import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import type { CarrierAccount } from "../../services/Telephony.ts"
 import type { OutboundTelephony } from "../../services/TelephonyConfigs.ts"
+import { OrganizationId, TelephonyConfigId } from "../../src/domain/ids.ts"
 import { readOutbound } from "./outboundConfiguration.ts"
 
 /** A telephony configuration as the carrier adapters use it: decrypted credentials, in memory only. */
@@ -48,7 +49,8 @@ export const CarrierAccountsLive = Layer.effect(
       lookup: (key: ConfigurationKey) =>
         Effect.suspend(() => {
           const generation = generationOf(key.configurationId)
-          return outbound(key.organizationId, key.configurationId).pipe(
+          // Keyed by plain numbers: the voice paths that ask do not carry branded ids yet.
+          return outbound(OrganizationId.make(key.organizationId), TelephonyConfigId.make(key.configurationId)).pipe(
             Effect.map((found): Kept => ({ account: Option.some(carrierAccount(found)), generation })),
             Effect.catchTag("ValidationFailed", () => Effect.succeed<Kept>({ account: Option.none(), generation }))
           )

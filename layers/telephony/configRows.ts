@@ -2,27 +2,24 @@ import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { SecretBoxShape } from "../../services/SecretBox.ts"
 import type { TelephonyConfigListItem } from "../../services/TelephonyConfigs.ts"
-import type { Provider } from "../../src/telephony/providerConfig.ts"
+import type { OrganizationId, TelephonyConfigId } from "../../src/domain/ids.ts"
 
-/** A telephony configuration as stored, with its count of active phone numbers. */
-export interface ConfigRow {
-  readonly id: number
-  readonly name: string
-  readonly provider: Provider
-  readonly is_default_outbound: boolean
+/**
+ * A telephony configuration as stored, with its count of active phone numbers: the list item
+ * without what is computed from it, with the columns the API does not show.
+ */
+export type ConfigRow = Omit<TelephonyConfigListItem, "is_ready_for_outbound" | "outbound_blocked_reason"> & {
   readonly settings: Record<string, unknown>
   readonly credentials: string
   readonly api_base_url: string | null
-  readonly default_region: string | null
-  readonly inactive: boolean
-  readonly inactive_reason: string | null
-  readonly phone_number_count: number
-  readonly created_at: Date
-  readonly updated_at: Date
 }
 
 /** An organization's configurations, or the one with `id`. */
-export const selectConfigs = (sql: SqlClient.SqlClient, organizationId: number, id: number | null) =>
+export const selectConfigs = (
+  sql: SqlClient.SqlClient,
+  organizationId: OrganizationId,
+  id: TelephonyConfigId | null
+) =>
   sql<ConfigRow>`
     SELECT t.id, t.name, t.provider, t.is_default_outbound, t.settings, t.credentials, t.api_base_url,
            t.default_region, t.inactive, t.inactive_reason, t.created_at, t.updated_at,

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import type { SecretBoxShape } from "../../services/SecretBox.ts"
 import type { OutboundTelephony } from "../../services/TelephonyConfigs.ts"
 import { ValidationFailed } from "../../src/domain/errors.ts"
+import type { OrganizationId, TelephonyConfigId } from "../../src/domain/ids.ts"
 import { defaultApiBaseUrl, ProviderConfig } from "../../src/telephony/providerConfig.ts"
 import { dieOnSqlError } from "../db/sqlDefects.ts"
 import { blockedReason, selectConfigs, storedSecrets } from "./configRows.ts"
@@ -18,8 +19,8 @@ const noTelephony = (message: string) =>
  */
 export const readOutbound = (sql: SqlClient.SqlClient, secrets: SecretBoxShape) =>
 (
-  organizationId: number,
-  preferredId: number | null
+  organizationId: OrganizationId,
+  preferredId: TelephonyConfigId | null
 ): Effect.Effect<OutboundTelephony, ValidationFailed> =>
   Effect.gen(function*() {
     const rows = preferredId === null

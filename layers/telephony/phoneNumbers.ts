@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { PhoneNumberInput, PhoneNumberView } from "../../services/TelephonyConfigs.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
+import type { OrganizationId, TelephonyConfigId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { asRegion, toE164 } from "../../src/phone/mod.ts"
 import { dieOnSqlError } from "../db/sqlDefects.ts"
@@ -34,10 +35,10 @@ const numberTaken = (address: string) =>
  */
 export const makePhoneNumbers = (
   sql: SqlClient.SqlClient,
-  findConfig: (organizationId: number, id: number) => Effect.Effect<ConfigRow, NotFound>,
-  changed: (organizationId: number, configId: number) => Effect.Effect<void>
+  findConfig: (organizationId: OrganizationId, id: TelephonyConfigId) => Effect.Effect<ConfigRow, NotFound>,
+  changed: (organizationId: OrganizationId, configId: TelephonyConfigId) => Effect.Effect<void>
 ) => {
-  const findNumber = (configId: number, numberId: number) =>
+  const findNumber = (configId: TelephonyConfigId, numberId: number) =>
     Effect.flatMap(
       sql<PhoneNumberView>`
         SELECT ${
@@ -48,7 +49,12 @@ export const makePhoneNumbers = (
       ) => (rows[0] ? Effect.succeed(rows[0]) : Effect.fail(new NotFound({ resource: "Phone number", id: numberId })))
     )
 
-  const writeNumber = (principal: Principal, configId: number, numberId: number | null, input: PhoneNumberInput) =>
+  const writeNumber = (
+    principal: Principal,
+    configId: TelephonyConfigId,
+    numberId: number | null,
+    input: PhoneNumberInput
+  ) =>
     Effect.gen(function*() {
       const config = yield* findConfig(principal.organizationId, configId)
       const address = input.address === undefined
@@ -107,24 +113,27 @@ export const makePhoneNumbers = (
           : Effect.die(error))
     )
 
-  const listNumbers = Effect.fn("TelephonyConfigs.listNumbers")(function*(principal: Principal, configId: number) {
-    yield* findConfig(principal.organizationId, configId)
-    return yield* sql<PhoneNumberView>`
+  const listNumbers = Effect.fn("TelephonyConfigs.listNumbers")(
+    function*(principal: Principal, configId: TelephonyConfigId) {
+      yield* findConfig(principal.organizationId, configId)
+      return yield* sql<PhoneNumberView>`
       SELECT ${numberColumns(sql)} FROM phone_numbers WHERE telephony_configuration_id = ${configId} ORDER BY id`
-  }, dieOnSqlError)
+    },
+    dieOnSqlError
+  )
 
   const addNumber = Effect.fn("TelephonyConfigs.addNumber")(
-    (principal: Principal, configId: number, input: PhoneNumberInput & { readonly address: string }) =>
+    (principal: Principal, configId: TelephonyConfigId, input: PhoneNumberInput & { readonly address: string }) =>
       writeNumber(principal, configId, null, input)
   )
 
   const updateNumber = Effect.fn("TelephonyConfigs.updateNumber")(
-    (principal: Principal, configId: number, numberId: number, input: PhoneNumberInput) =>
+    (principal: Principal, configId: TelephonyConfigId, numberId: number, input: PhoneNumberInput) =>
       writeNumber(principal, configId, numberId, input)
   )
 
   const removeNumber = Effect.fn("TelephonyConfigs.removeNumber")(
-    function*(principal: Principal, configId: number, numberId: number) {
+    function*(principal: Principal, configId: TelephonyConfigId, numberId: number) {
       yield* findConfig(principal.organizationId, configId)
       const deleted =
         yield* sql`DELETE FROM phone_numbers WHERE id = ${numberId} AND telephony_configuration_id = ${configId} RETURNING id`

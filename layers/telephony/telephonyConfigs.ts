@@ -11,6 +11,7 @@ import {
 } from "../../services/TelephonyConfigs.ts"
 import { publicUrlProblem } from "../../src/campaigns/voicePreflight.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
+import type { OrganizationId, TelephonyConfigId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { asRegion } from "../../src/phone/mod.ts"
 import { updatedConfig } from "../../src/telephony/configUpdate.ts"
@@ -50,7 +51,7 @@ export const TelephonyConfigsLive = Layer.effect(
         }
       }))
 
-    const findRow = (organizationId: number, id: number) =>
+    const findRow = (organizationId: OrganizationId, id: TelephonyConfigId) =>
       Effect.flatMap(
         selectConfigs(sql, organizationId, id),
         (rows) =>
@@ -88,7 +89,7 @@ export const TelephonyConfigsLive = Layer.effect(
         : Effect.fail(new Conflict({ message: `This configuration could not take calls: ${problem}` }))
     }
 
-    const clearOtherDefaults = (organizationId: number, keep: number) =>
+    const clearOtherDefaults = (organizationId: OrganizationId, keep: number) =>
       sql`UPDATE telephony_configurations SET is_default_outbound = false, updated_at = now()
           WHERE organization_id = ${organizationId} AND id <> ${keep} AND is_default_outbound`
 
@@ -96,7 +97,7 @@ export const TelephonyConfigsLive = Layer.effect(
       return (yield* selectConfigs(sql, principal.organizationId, null)).map(toListItem)
     }, dieOnSqlError)
 
-    const get = Effect.fn("TelephonyConfigs.get")(function*(principal: Principal, id: number) {
+    const get = Effect.fn("TelephonyConfigs.get")(function*(principal: Principal, id: TelephonyConfigId) {
       return yield* toView(yield* findRow(principal.organizationId, id))
     })
 
@@ -108,7 +109,7 @@ export const TelephonyConfigsLive = Layer.effect(
       const id = yield* sql.withTransaction(Effect.gen(function*() {
         // Cleared first: the database allows one default per organization at every moment.
         if (input.is_default_outbound) yield* clearOtherDefaults(principal.organizationId, 0)
-        const [row] = yield* sql<{ id: number }>`
+        const [row] = yield* sql<{ id: TelephonyConfigId }>`
           INSERT INTO telephony_configurations
             (organization_id, name, provider, is_default_outbound, settings, credentials, api_base_url, default_region)
           VALUES (${principal.organizationId}, ${input.name}, ${input.config.provider}, ${
@@ -128,7 +129,7 @@ export const TelephonyConfigsLive = Layer.effect(
     })
 
     const update = Effect.fn("TelephonyConfigs.update")(
-      function*(principal: Principal, id: number, input: TelephonyConfigUpdate) {
+      function*(principal: Principal, id: TelephonyConfigId, input: TelephonyConfigUpdate) {
         const current = yield* findRow(principal.organizationId, id)
         const region = input.default_region === undefined
           ? current.default_region
@@ -179,7 +180,7 @@ export const TelephonyConfigsLive = Layer.effect(
       }
     )
 
-    const remove = Effect.fn("TelephonyConfigs.remove")(function*(principal: Principal, id: number) {
+    const remove = Effect.fn("TelephonyConfigs.remove")(function*(principal: Principal, id: TelephonyConfigId) {
       const deleted = yield* sql<{ id: number }>`
         DELETE FROM telephony_configurations t
         WHERE t.id = ${id} AND t.organization_id = ${principal.organizationId}

@@ -1,22 +1,16 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { JsonObject, WorkflowView } from "../../services/Workflows.ts"
+import type { OrganizationId } from "../../src/domain/ids.ts"
 
-interface WorkflowRow {
-  readonly id: number
-  readonly name: string
-  readonly status: "active" | "archived"
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly workflow_uuid: string
+/**
+ * A workflow's row joined with its working version: the view's fields, with the disposition codes
+ * and the definition as stored (either may be missing) and the version's id under its column name.
+ */
+type WorkflowRow = Omit<WorkflowView, "call_disposition_codes" | "current_definition_id" | "workflow_definition"> & {
   readonly call_disposition_codes: { readonly disposition_codes?: ReadonlyArray<string> } | null
   readonly definition_id: number | null
-  readonly version_number: number | null
-  readonly version_status: "draft" | "published" | "archived" | null
   readonly workflow_definition: JsonObject | null
-  readonly template_context_variables: JsonObject | null
-  readonly workflow_configurations: JsonObject | null
-  readonly total_runs: number
 }
 
 export const toView = (row: WorkflowRow): WorkflowView => ({
@@ -41,7 +35,7 @@ export const toView = (row: WorkflowRow): WorkflowView => ({
  * published version) and their run count, filtered by `where` and paged.
  */
 export const selectWorkflows = (
-  organizationId: number,
+  organizationId: OrganizationId,
   where: (sql: SqlClient.SqlClient) => Statement.Fragment | Statement.Statement<unknown>,
   page: { readonly limit: number; readonly offset: number } = { limit: 1_000_000, offset: 0 }
 ) =>

@@ -1,8 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import * as crypto from "node:crypto"
-import { type StartableVersion, type WorkflowRecord, WorkflowRepo } from "../../services/WorkflowRepo.ts"
+import {
+  type LockedWorkflow,
+  type StartableVersion,
+  type WorkflowRecord,
+  WorkflowRepo
+} from "../../services/WorkflowRepo.ts"
 import type { WorkflowEdit, WorkflowVersionView } from "../../services/Workflows.ts"
+import type { OrganizationId, WorkflowId } from "../../src/domain/ids.ts"
+import type { WorkflowStatus } from "../../src/workflows/workflowRecord.ts"
 import { selectWorkflows, toView } from "./workflowQueries.ts"
 
 const json = (value: unknown) => JSON.stringify(value)
@@ -15,7 +22,7 @@ export const WorkflowRepoLive = Layer.effect(
 
     const insert = Effect.fn("WorkflowRepo.insert")(function*(record: WorkflowRecord) {
       return yield* sql.withTransaction(Effect.gen(function*() {
-        const [workflow] = yield* sql<{ id: number }>`
+        const [workflow] = yield* sql<{ id: WorkflowId }>`
           INSERT INTO workflows (organization_id, created_by, workflow_uuid, name, call_disposition_codes)
           VALUES (${record.organizationId}, ${record.createdBy}, ${crypto.randomUUID()}, ${record.name},
                   ${json({ disposition_codes: record.dispositionCodes })}::jsonb)
@@ -32,7 +39,7 @@ export const WorkflowRepoLive = Layer.effect(
     }, Effect.orDie)
 
     const find = Effect.fn("WorkflowRepo.find")(
-      function*(organizationId: number, id: number) {
+      function*(organizationId: OrganizationId, id: WorkflowId) {
         const rows = yield* selectWorkflows(organizationId, (sql) => sql`w.id = ${id}`)
         return Option.map(Option.fromNullable(rows[0]), toView)
       },
@@ -41,7 +48,7 @@ export const WorkflowRepoLive = Layer.effect(
     )
 
     const list = Effect.fn("WorkflowRepo.list")(
-      function*(organizationId: number, statuses: ReadonlyArray<"active" | "archived">) {
+      function*(organizationId: OrganizationId, statuses: ReadonlyArray<WorkflowStatus>) {
         const rows = yield* selectWorkflows(
           organizationId,
           (sql) => (statuses.length > 0 ? sql`w.status IN ${sql.in(statuses)}` : sql`true`)
@@ -53,7 +60,7 @@ export const WorkflowRepoLive = Layer.effect(
     )
 
     const page = Effect.fn("WorkflowRepo.page")(
-      function*(organizationId: number, page: { readonly limit: number; readonly offset: number }) {
+      function*(organizationId: OrganizationId, page: { readonly limit: number; readonly offset: number }) {
         const [count] = yield* sql<{ total: number }>`
         SELECT count(*) AS total FROM workflows WHERE organization_id = ${organizationId}`
         const rows = yield* selectWorkflows(organizationId, (sql) => sql`true`, page)
@@ -63,14 +70,14 @@ export const WorkflowRepoLive = Layer.effect(
       Effect.orDie
     )
 
-    const lock = Effect.fn("WorkflowRepo.lock")(function*(organizationId: number, id: number) {
-      const rows = yield* sql<{ id: number; name: string; call_disposition_codes: Record<string, unknown> }>`
+    const lock = Effect.fn("WorkflowRepo.lock")(function*(organizationId: OrganizationId, id: WorkflowId) {
+      const rows = yield* sql<LockedWorkflow>`
         SELECT id, name, call_disposition_codes FROM workflows
         WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`
       return Option.fromNullable(rows[0])
     }, Effect.orDie)
 
-    const saveDraft = Effect.fn("WorkflowRepo.saveDraft")(function*(id: number, edit: WorkflowEdit) {
+    const saveDraft = Effect.fn("WorkflowRepo.saveDraft")(function*(id: WorkflowId, edit: WorkflowEdit) {
       if (edit.name !== undefined) yield* sql`UPDATE workflows SET name = ${edit.name} WHERE id = ${id}`
       const touchesVersion = edit.workflow_definition !== undefined ||
         edit.template_context_variables !== undefined ||
@@ -101,19 +108,19 @@ export const WorkflowRepoLive = Layer.effect(
       yield* sql`UPDATE workflows SET updated_at = now() WHERE id = ${id}`
     }, Effect.orDie)
 
-    const draft = Effect.fn("WorkflowRepo.draft")(function*(id: number) {
+    const draft = Effect.fn("WorkflowRepo.draft")(function*(id: WorkflowId) {
       const rows = yield* sql<{ id: number; workflow_definition: unknown }>`
         SELECT id, workflow_definition FROM workflow_definitions WHERE workflow_id = ${id} AND version_status = 'draft'`
       return Option.fromNullable(rows[0])
     }, Effect.orDie)
 
-    const publishDraft = Effect.fn("WorkflowRepo.publishDraft")(function*(id: number, draftId: number) {
+    const publishDraft = Effect.fn("WorkflowRepo.publishDraft")(function*(id: WorkflowId, draftId: number) {
       yield* sql`UPDATE workflow_definitions SET version_status = 'archived' WHERE workflow_id = ${id} AND version_status = 'published'`
       yield* sql`UPDATE workflow_definitions SET version_status = 'published', published_at = now() WHERE id = ${draftId}`
       yield* sql`UPDATE workflows SET updated_at = now() WHERE id = ${id}`
     }, Effect.orDie)
 
-    const versions = Effect.fn("WorkflowRepo.versions")(function*(id: number) {
+    const versions = Effect.fn("WorkflowRepo.versions")(function*(id: WorkflowId) {
       return yield* sql<WorkflowVersionView>`
         SELECT id, version_number, version_status, workflow_definition, template_context_variables, workflow_configurations,
                created_at, published_at
@@ -121,7 +128,7 @@ export const WorkflowRepoLive = Layer.effect(
     }, Effect.orDie)
 
     const setStatus = Effect.fn("WorkflowRepo.setStatus")(
-      function*(organizationId: number, id: number, status: "active" | "archived") {
+      function*(organizationId: OrganizationId, id: WorkflowId, status: WorkflowStatus) {
         const rows = yield* sql`
         UPDATE workflows SET status = ${status}, updated_at = now()
         WHERE id = ${id} AND organization_id = ${organizationId} RETURNING id`
@@ -131,10 +138,10 @@ export const WorkflowRepoLive = Layer.effect(
     )
 
     const copy = Effect.fn("WorkflowRepo.copy")(function*(
-      source: { readonly id: number; readonly call_disposition_codes: Record<string, unknown> },
-      target: { readonly organizationId: number; readonly createdBy: number; readonly name: string }
+      source: LockedWorkflow,
+      target: { readonly organizationId: OrganizationId; readonly createdBy: number; readonly name: string }
     ) {
-      const [copy] = yield* sql<{ id: number }>`
+      const [copy] = yield* sql<{ id: WorkflowId }>`
         INSERT INTO workflows (organization_id, created_by, workflow_uuid, name, call_disposition_codes)
         VALUES (${target.organizationId}, ${target.createdBy}, ${crypto.randomUUID()},
                 ${target.name}, ${json(source.call_disposition_codes)}::jsonb)
@@ -151,7 +158,7 @@ export const WorkflowRepoLive = Layer.effect(
     }, Effect.orDie)
 
     const startableVersions = Effect.fn("WorkflowRepo.startableVersions")(
-      function*(organizationId: number, workflowId: number) {
+      function*(organizationId: OrganizationId, workflowId: WorkflowId) {
         const versions = yield* sql<StartableVersion>`
           SELECT w.status AS workflow_status, d.id AS definition_id, d.version_number, d.version_status,
                  d.workflow_definition, d.template_context_variables, d.workflow_configurations,

@@ -6,6 +6,7 @@ import { RecordingCatalog } from "../../services/Recordings.ts"
 import { type WorkflowRecord, WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { type NewWorkflow, type WorkflowEdit, Workflows } from "../../services/Workflows.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
+import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { GraphProblem } from "../../src/graph/problem.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
@@ -62,13 +63,13 @@ export const WorkflowsLive = Layer.effect(
         (recordingIds) => validateDefinition(definition, { recordingIds })
       )
 
-    const viewOf = (principal: Principal, id: number) =>
+    const viewOf = (principal: Principal, id: WorkflowId) =>
       repo.find(principal.organizationId, id).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(workflowNotFound(id)), onSome: Effect.succeed }))
       )
 
     /** Locks the workflow row for the rest of the transaction; another organization's id is NotFound. */
-    const lockWorkflow = (principal: Principal, id: number) =>
+    const lockWorkflow = (principal: Principal, id: WorkflowId) =>
       repo.lock(principal.organizationId, id).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(workflowNotFound(id)), onSome: Effect.succeed }))
       )
@@ -130,9 +131,9 @@ export const WorkflowsLive = Layer.effect(
         repo.page(principal.organizationId, { limit: pageSize, offset: (page - 1) * pageSize })
     )
 
-    const get = Effect.fn("Workflows.get")((principal: Principal, id: number) => viewOf(principal, id))
+    const get = Effect.fn("Workflows.get")((principal: Principal, id: WorkflowId) => viewOf(principal, id))
 
-    const update = Effect.fn("Workflows.update")(function*(principal: Principal, id: number, edit: WorkflowEdit) {
+    const update = Effect.fn("Workflows.update")(function*(principal: Principal, id: WorkflowId, edit: WorkflowEdit) {
       if (edit.workflow_definition !== undefined) {
         const blocking = structureProblems(validateDefinition(edit.workflow_definition).problems)
         if (blocking.length > 0) {
@@ -145,7 +146,7 @@ export const WorkflowsLive = Layer.effect(
       return yield* viewOf(principal, id)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const publish = Effect.fn("Workflows.publish")(function*(principal: Principal, id: number) {
+    const publish = Effect.fn("Workflows.publish")(function*(principal: Principal, id: WorkflowId) {
       yield* sql.withTransaction(Effect.gen(function*() {
         yield* lockWorkflow(principal, id)
         const draft = yield* repo.draft(id)
@@ -163,12 +164,12 @@ export const WorkflowsLive = Layer.effect(
       return yield* viewOf(principal, id)
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const versions = Effect.fn("Workflows.versions")(function*(principal: Principal, id: number) {
+    const versions = Effect.fn("Workflows.versions")(function*(principal: Principal, id: WorkflowId) {
       yield* viewOf(principal, id)
       return yield* repo.versions(id)
     })
 
-    const validate = Effect.fn("Workflows.validate")(function*(principal: Principal, id: number) {
+    const validate = Effect.fn("Workflows.validate")(function*(principal: Principal, id: WorkflowId) {
       const workflow = yield* viewOf(principal, id)
       const { problems } = yield* fullyValidated(principal, workflow.workflow_definition)
       return {
@@ -180,13 +181,13 @@ export const WorkflowsLive = Layer.effect(
     })
 
     const setStatus = Effect.fn("Workflows.setStatus")(
-      function*(principal: Principal, id: number, status: "active" | "archived") {
+      function*(principal: Principal, id: WorkflowId, status: "active" | "archived") {
         if (!(yield* repo.setStatus(principal.organizationId, id, status))) return yield* workflowNotFound(id)
         return yield* viewOf(principal, id)
       }
     )
 
-    const duplicate = Effect.fn("Workflows.duplicate")(function*(principal: Principal, id: number) {
+    const duplicate = Effect.fn("Workflows.duplicate")(function*(principal: Principal, id: WorkflowId) {
       const copyId = yield* sql.withTransaction(Effect.gen(function*() {
         const source = yield* lockWorkflow(principal, id)
         return yield* repo.copy(source, {

@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import type { Ending } from "./endReason.ts"
 import type { TokenUsage, TranscriptTurn } from "./transcript.ts"
 
@@ -11,13 +12,13 @@ export interface ConversationState {
 }
 
 /** A tool the model called in a step: an edge's transition (from one node to another), or `end_call`. */
-export interface ToolCallTaken {
-  readonly name: string
-  readonly from_node_id: string
-  /** The edge followed; null for `end_call`. */
-  readonly edge_id: string | null
-  readonly to_node_id: string | null
-}
+export const ToolCallTaken = Schema.Struct({
+  name: Schema.String.annotations({ description: "The tool: an edge's transition, or end_call" }),
+  from_node_id: Schema.String,
+  edge_id: Schema.NullOr(Schema.String).annotations({ description: "The edge followed; null for end_call" }),
+  to_node_id: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ToolCallTaken" })
+export type ToolCallTaken = typeof ToolCallTaken.Type
 
 /** What one step of the engine produced: the new state, the turns to append, the tokens spent. */
 export interface TurnOutcome {

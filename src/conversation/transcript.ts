@@ -1,36 +1,44 @@
-/** One line of a conversation as stored on the run and shown to users (docs/architecture.md, "Runs and conversations"). */
-export interface TranscriptTurn {
-  readonly role: "user" | "assistant"
-  readonly text: string
-  /** The graph node the conversation was at when this was said. */
-  readonly node_id: string
-  /** ISO-8601 time the turn was complete. */
-  readonly at: string
-  /** Voice: when the words began and ended, in ms since the call's audio started. */
-  readonly start_ms?: number
-  readonly end_ms?: number
-  /** Voice, agent turns: from the caller's last word to the agent's first audio. */
-  readonly latency_ms?: number
-  /** Voice, agent turns: the caller spoke over the agent, so `text` is only what was played. */
-  readonly interrupted?: boolean
-  /** Voice, agent turns answering the caller: how the turn was taken. */
-  readonly trace?: TurnTrace
-}
+import { Schema } from "effect"
+import { TimestampText } from "../domain/wireTypes.ts"
 
 /**
  * One voice turn's timeline, in ms since the call's audio began: the caller's end of speech, the
  * transcript settling, the end-of-turn decision (after `endpointing_ms` of silence), the model's
  * first words, the agent's first audio and, when the caller cut in, when the agent was stopped.
  */
-export interface TurnTrace {
-  readonly speech_end_ms: number
-  readonly transcript_ms: number | null
-  readonly turn_end_ms: number
-  readonly endpointing_ms: number
-  readonly first_token_ms: number | null
-  readonly first_audio_ms: number | null
-  readonly interrupted_at_ms?: number
-}
+export const TurnTrace = Schema.Struct({
+  speech_end_ms: Schema.Number,
+  transcript_ms: Schema.NullOr(Schema.Number),
+  turn_end_ms: Schema.Number,
+  endpointing_ms: Schema.Number,
+  first_token_ms: Schema.NullOr(Schema.Number),
+  first_audio_ms: Schema.NullOr(Schema.Number),
+  interrupted_at_ms: Schema.optionalWith(Schema.Number, { exact: true })
+}).annotations({ identifier: "TurnTrace" })
+export type TurnTrace = typeof TurnTrace.Type
+
+/**
+ * One line of a conversation as stored on the run and shown to users (docs/architecture.md, "Runs
+ * and conversations"); the API's TranscriptTurn is this schema.
+ */
+export const TranscriptTurn = Schema.Struct({
+  role: Schema.Literal("user", "assistant"),
+  text: Schema.String,
+  /** The graph node the conversation was at when this was said. */
+  node_id: Schema.String,
+  /** ISO-8601 time the turn was complete. */
+  at: TimestampText,
+  /** Voice: when the words began and ended, in ms since the call's audio started. */
+  start_ms: Schema.optionalWith(Schema.Number, { exact: true }),
+  end_ms: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** Voice, agent turns: from the caller's last word to the agent's first audio. */
+  latency_ms: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** Voice, agent turns: the caller spoke over the agent, so `text` is only what was played. */
+  interrupted: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** Voice, agent turns answering the caller: how the turn was taken. */
+  trace: Schema.optionalWith(TurnTrace, { exact: true })
+}).annotations({ identifier: "TranscriptTurn" })
+export type TranscriptTurn = typeof TranscriptTurn.Type
 
 export interface TokenUsage {
   readonly prompt_tokens: number

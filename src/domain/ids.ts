@@ -23,3 +23,6 @@ export type WorkflowId = typeof WorkflowId.Type
 
 export const TelephonyConfigId = branded("TelephonyConfigId")
 export type TelephonyConfigId = typeof TelephonyConfigId.Type
+
+export const RecordingId = branded("RecordingId")
+export type RecordingId = typeof RecordingId.Type

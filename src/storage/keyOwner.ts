@@ -1,3 +1,5 @@
+import { OrganizationId } from "../domain/ids.ts"
+
 /**
  * Every object talkgraph stores lives under its organization's prefix: uploads and clips under
  * `organizations/{id}/`, a call's recording and transcript under `calls/{id}/{run}/`. The owner is
@@ -5,7 +7,7 @@
  */
 const OWNED = /^(?:organizations|calls)\/(\d{1,15})\//
 
-export const ownerOfKey = (key: string): number | undefined => {
+export const ownerOfKey = (key: string): OrganizationId | undefined => {
   const match = OWNED.exec(key)
-  return match ? Number(match[1]) : undefined
+  return match ? OrganizationId.make(Number(match[1])) : undefined
 }

@@ -21,6 +21,7 @@ import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
 import type { CallOutcome } from "../../src/campaigns/retryPolicy.ts"
+import type { CampaignId } from "../../src/domain/ids.ts"
 import { postgresUrl } from "./database.ts"
 import { LoopbackOutbound } from "./outbound.ts"
 import { definitionUsing } from "./workflowRows.ts"
@@ -209,7 +210,7 @@ export const runningCampaign = (setup: CampaignSetup) =>
       min_calls_in_window: 5,
       ...setup.circuit_breaker
     }
-    const [campaign] = yield* sql<{ id: number }>`
+    const [campaign] = yield* sql<{ id: CampaignId }>`
       INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, state, source_type, source_id,
                              retry_config, max_concurrency, rate_limit_per_second, schedule_config, circuit_breaker,
                              total_rows, total_queued_count, started_at, updated_at)

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Scope } from "../../../src/domain/scopes.ts"
-import { Timestamp } from "../../../src/domain/wireTypes.ts"
+import { ApiKey, CreatedApiKey } from "../../../src/identity/apiKeyRecord.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { bodySchema, BooleanFromQuery, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
@@ -15,26 +15,9 @@ export const CreateApiKeyRequest = bodySchema("CreateApiKey", {
   scopes: Schema.optional(Schema.Array(Scope).pipe(Schema.minItems(1)))
 })
 
-export const CreateApiKeyResponse = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  key_prefix: Schema.String,
-  api_key: Schema.String,
-  scopes: Schema.Array(Scope),
-  created_at: Timestamp
-}).annotations({ identifier: "CreateAPIKeyResponse" })
-
-export const ApiKeyResponse = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  created_by: Schema.Number.annotations({ description: "The user the key acts as, with that user's current role" }),
-  key_prefix: Schema.String,
-  scopes: Schema.Array(Scope),
-  is_active: Schema.Boolean,
-  created_at: Timestamp,
-  last_used_at: Schema.NullOr(Timestamp),
-  revoked_at: Schema.NullOr(Timestamp)
-}).annotations({ identifier: "APIKeyResponse" })
+/** An API key and a created key are defined once, in src/identity/apiKeyRecord.ts. */
+export const CreateApiKeyResponse = CreatedApiKey
+export const ApiKeyResponse = ApiKey
 
 const ApiKeyPath = pathSchema("ApiKey", { id: IdFromPath })
 

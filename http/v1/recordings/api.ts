@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Timestamp } from "../../../src/domain/wireTypes.ts"
 import { RECORDING_ID, RECORDING_ID_RULE } from "../../../src/recordings/recordingIds.ts"
+import { ClipUploadGrant, Recording } from "../../../src/recordings/recordingRecord.ts"
 import {
   HttpConflict,
   HttpForbidden,
@@ -29,14 +29,8 @@ export const UploadUrlRequest = bodySchema("RecordingUploadUrl", {
   ).pipe(Schema.minItems(1), Schema.maxItems(20))
 })
 
-export const UploadUrlItem = Schema.Struct({
-  upload_url: Schema.String,
-  storage_key: Schema.String,
-  recording_id: Schema.String.annotations({ description: "A free recording_id to register the clip under" }),
-  content_type: Schema.String,
-  expires_in: Schema.Int,
-  max_size_bytes: Schema.Int
-}).annotations({ identifier: "RecordingUploadUrlItem" })
+/** A clip and its upload grant are defined once, in src/recordings/recordingRecord.ts. */
+export const UploadUrlItem = ClipUploadGrant
 
 export const UploadUrlResponse = Schema.Struct({ items: Schema.Array(UploadUrlItem) }).annotations({
   identifier: "RecordingUploadUrlResponse"
@@ -49,7 +43,7 @@ export const RegisterRecordingsRequest = bodySchema("RegisterRecordings", {
       storage_key: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(400)),
       label: Schema.optional(Label),
       transcript: Schema.optional(Schema.NullOr(Transcript)),
-      workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive())))
+      workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive(), Schema.brand("WorkflowId"))))
     })
   ).pipe(Schema.minItems(1), Schema.maxItems(20))
 })
@@ -59,24 +53,7 @@ export const UpdateRecordingRequest = bodySchema("UpdateRecording", {
   transcript: Schema.optional(Schema.NullOr(Transcript))
 })
 
-export const RecordingResponse = Schema.Struct({
-  id: Schema.Int,
-  recording_id: Schema.String,
-  organization_id: Schema.Int,
-  workflow_id: Schema.NullOr(Schema.Int),
-  label: Schema.String,
-  transcript: Schema.NullOr(Schema.String),
-  storage_key: Schema.String,
-  storage_backend: Schema.String,
-  source_format: Schema.String,
-  source_sample_rate: Schema.Int,
-  source_channels: Schema.Int,
-  duration_ms: Schema.Int,
-  size_bytes: Schema.Int,
-  created_by: Schema.NullOr(Schema.Int),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "WorkflowRecordingResponse" })
+export const RecordingResponse = Recording
 
 export const RecordingListResponse = Schema.Struct({
   recordings: Schema.Array(RecordingResponse),
@@ -86,7 +63,7 @@ export const RecordingListResponse = Schema.Struct({
 export const DeleteRecordingResponse = Schema.Struct({ success: Schema.Boolean, message: Schema.String })
 
 export const RecordingListQuery = querySchema("RecordingList", {
-  workflow_id: Schema.optional(IdFromPath)
+  workflow_id: Schema.optional(IdFromPath.pipe(Schema.brand("WorkflowId")))
 })
 
 const RecordingPath = pathSchema("Recording", {

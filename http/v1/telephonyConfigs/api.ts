@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { EmptyObject, JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
+import { EmptyObject, JsonObject } from "../../../src/domain/wireTypes.ts"
 import { ProviderConfig } from "../../../src/telephony/providerConfig.ts"
+import { PhoneNumber, TelephonyConfig, TelephonyConfigSummary } from "../../../src/telephony/telephonyConfigRecord.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
@@ -33,31 +34,9 @@ export const UpdateTelephonyConfigRequest = bodySchema("UpdateTelephonyConfig", 
   config: Schema.optional(JsonObject)
 }).annotations(refusingUnknownFields)
 
-const listItemFields = {
-  id: Schema.Int,
-  name: Schema.String,
-  provider: Schema.String,
-  is_default_outbound: Schema.Boolean,
-  default_region: Schema.NullOr(Schema.String),
-  inactive: Schema.Boolean,
-  inactive_reason: Schema.NullOr(Schema.String),
-  phone_number_count: Schema.Int,
-  is_ready_for_outbound: Schema.Boolean,
-  outbound_blocked_reason: Schema.NullOr(Schema.String),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}
-
-export const TelephonyConfigurationListItem = Schema.Struct(listItemFields).annotations({
-  identifier: "TelephonyConfigurationListItem"
-})
-
-export const TelephonyConfigurationResponse = Schema.Struct({
-  ...listItemFields,
-  config: JsonObject.annotations({
-    description: "The provider fields; secrets are masked (****1234)"
-  })
-}).annotations({ identifier: "TelephonyConfigurationResponse" })
+/** The configuration and its phone numbers are defined once, in src/telephony/telephonyConfigRecord.ts. */
+export const TelephonyConfigurationListItem = TelephonyConfigSummary
+export const TelephonyConfigurationResponse = TelephonyConfig
 
 export const TelephonyConfigurationListResponse = Schema.Struct({
   configurations: Schema.Array(TelephonyConfigurationListItem)
@@ -68,10 +47,11 @@ export const CreatePhoneNumberRequest = bodySchema("CreatePhoneNumber", {
   label: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(100)))),
   is_active: Schema.optional(Schema.Boolean),
   is_default_caller_id: Schema.optional(Schema.Boolean),
-  inbound_workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))).annotations({
-    description:
-      "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
-  })
+  inbound_workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive(), Schema.brand("WorkflowId"))))
+    .annotations({
+      description:
+        "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
+    })
 })
 
 export const UpdatePhoneNumberRequest = bodySchema("UpdatePhoneNumber", {
@@ -79,30 +59,22 @@ export const UpdatePhoneNumberRequest = bodySchema("UpdatePhoneNumber", {
   label: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(100)))),
   is_active: Schema.optional(Schema.Boolean),
   is_default_caller_id: Schema.optional(Schema.Boolean),
-  inbound_workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))).annotations({
-    description:
-      "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
-  })
+  inbound_workflow_id: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive(), Schema.brand("WorkflowId"))))
+    .annotations({
+      description:
+        "The agent answering calls to this number; point the number's voice webhook at /api/v1/telephony/{provider}/inbound/{config_id}"
+    })
 })
 
-export const PhoneNumberResponse = Schema.Struct({
-  id: Schema.Int,
-  telephony_configuration_id: Schema.Int,
-  address: Schema.String,
-  label: Schema.NullOr(Schema.String),
-  is_active: Schema.Boolean,
-  is_default_caller_id: Schema.Boolean,
-  inbound_workflow_id: Schema.NullOr(Schema.Int),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "PhoneNumberResponse" })
+export const PhoneNumberResponse = PhoneNumber
 
 export const PhoneNumberListResponse = Schema.Struct({ phone_numbers: Schema.Array(PhoneNumberResponse) }).annotations({
   identifier: "PhoneNumberListResponse"
 })
 
-const ConfigPath = pathSchema("TelephonyConfig", { config_id: IdFromPath })
-const NumberPath = pathSchema("PhoneNumber", { config_id: IdFromPath, number_id: IdFromPath })
+const ConfigId = IdFromPath.pipe(Schema.brand("TelephonyConfigId"))
+const ConfigPath = pathSchema("TelephonyConfig", { config_id: ConfigId })
+const NumberPath = pathSchema("PhoneNumber", { config_id: ConfigId, number_id: IdFromPath })
 
 export const TelephonyConfigsApi = HttpApiGroup.make("telephonyConfigs")
   .annotate(

@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { ChatSessions } from "../../../services/ChatSessions.ts"
 import type { Emit } from "../../../services/ConversationEngine.ts"
+import type { RunId, WorkflowId } from "../../../src/domain/ids.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
 import { eventStreamOf, wantsEventStream } from "./eventStream.ts"
@@ -12,7 +13,7 @@ const silent = () => Effect.void
 const reader = requireScope("conversations:read")
 const talker = requireScope("agents:write", "conversations:read")
 
-const sessionRef = (path: { readonly workflow_id: number; readonly run_id: number }) => ({
+const sessionRef = (path: { readonly workflow_id: WorkflowId; readonly run_id: RunId }) => ({
   workflowId: path.workflow_id,
   runId: path.run_id
 })

@@ -1,5 +1,14 @@
 import { ParseResult, Schema } from "effect"
-import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
+import { JsonObject } from "../../../src/domain/wireTypes.ts"
+import {
+  CallDispositionCodes,
+  describedAsString,
+  VersionStatus,
+  Workflow,
+  WorkflowStatus,
+  WorkflowValidation,
+  WorkflowVersion
+} from "../../../src/workflows/workflowRecord.ts"
 import { bodySchema, IdFromPath, pathSchema, querySchema } from "../../requestSchemas.ts"
 
 const Name = Schema.String.pipe(
@@ -14,52 +23,31 @@ const RequiredText = (max: number) =>
     Schema.maxLength(max)
   )
 
-export const WorkflowStatus = Schema.Literal("active", "archived")
+const fields = Workflow.fields
 
-export const CallDispositionCodes = Schema.Struct({
-  disposition_codes: Schema.Array(Schema.String)
-}).annotations({ identifier: "CallDispositionCodes" })
-
-/** The spec's WorkflowResponse, field for field. */
+/**
+ * The spec's WorkflowResponse, field for field: the workflow's fields, with the looser types and
+ * optional members the established platform documents (every one is always sent).
+ */
 export const WorkflowResponse = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  status: Schema.String,
-  created_at: Timestamp,
-  workflow_definition: JsonObject,
-  current_definition_id: Schema.NullOr(Schema.Int),
-  template_context_variables: Schema.optional(Schema.NullOr(JsonObject)),
+  id: fields.id,
+  name: fields.name,
+  status: WorkflowStatus.annotations(describedAsString),
+  created_at: fields.created_at,
+  workflow_definition: fields.workflow_definition,
+  current_definition_id: fields.current_definition_id,
+  template_context_variables: Schema.optional(fields.template_context_variables),
   call_disposition_codes: Schema.optional(Schema.NullOr(CallDispositionCodes)),
-  total_runs: Schema.optional(Schema.NullOr(Schema.Int)),
-  workflow_configurations: Schema.optional(Schema.NullOr(JsonObject)),
-  version_number: Schema.optional(Schema.NullOr(Schema.Int)),
-  version_status: Schema.optional(Schema.NullOr(Schema.String)),
-  workflow_uuid: Schema.optional(Schema.NullOr(Schema.String))
+  total_runs: Schema.optional(Schema.NullOr(fields.total_runs)),
+  workflow_configurations: Schema.optional(fields.workflow_configurations),
+  version_number: Schema.optional(fields.version_number),
+  version_status: Schema.optional(Schema.NullOr(VersionStatus.annotations(describedAsString))),
+  workflow_uuid: Schema.optional(Schema.NullOr(fields.workflow_uuid))
 }).annotations({ identifier: "WorkflowResponse" })
 
-export const WorkflowVersionResponse = Schema.Struct({
-  id: Schema.Int,
-  version_number: Schema.Int,
-  version_status: Schema.Literal("draft", "published", "archived"),
-  workflow_definition: JsonObject,
-  template_context_variables: JsonObject,
-  workflow_configurations: JsonObject,
-  created_at: Timestamp,
-  published_at: Schema.NullOr(Timestamp)
-}).annotations({ identifier: "WorkflowVersionResponse" })
-
-export const WorkflowValidationResponse = Schema.Struct({
-  is_valid: Schema.Boolean,
-  version_number: Schema.Int,
-  version_status: Schema.String,
-  errors: Schema.Array(Schema.Struct({
-    kind: Schema.Literal("workflow", "node", "edge"),
-    id: Schema.NullOr(Schema.String),
-    field: Schema.NullOr(Schema.String),
-    rule: Schema.String,
-    message: Schema.String
-  }))
-}).annotations({ identifier: "WorkflowValidationResponse" })
+/** A version and a validation report are defined once, in src/workflows/workflowRecord.ts. */
+export const WorkflowVersionResponse = WorkflowVersion
+export const WorkflowValidationResponse = WorkflowValidation
 
 export const CreateWorkflowRequest = bodySchema("CreateWorkflow", {
   name: Name,
@@ -115,4 +103,4 @@ export const WorkflowListQuery = querySchema("WorkflowList", {
   })
 })
 
-export const WorkflowPath = pathSchema("Workflow", { workflow_id: IdFromPath })
+export const WorkflowPath = pathSchema("Workflow", { workflow_id: IdFromPath.pipe(Schema.brand("WorkflowId")) })

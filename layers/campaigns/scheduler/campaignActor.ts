@@ -15,6 +15,7 @@ import {
   sent
 } from "../../../src/campaigns/dispatchRate.ts"
 import { isWithinSchedule, nextWindowStart } from "../../../src/campaigns/scheduleWindow.ts"
+import type { CampaignId } from "../../../src/domain/ids.ts"
 import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
 import { carrierAccount } from "../../telephony/carrierAccounts.ts"
 import type { ClaimTurns } from "./claimTurns.ts"
@@ -151,7 +152,7 @@ const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict,
  * breaker allow, and no faster. Everything it knows is rebuilt from the database when it starts,
  * so a restart (after a crash, or in another process) continues exactly where the last one was.
  */
-export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Queue.Dequeue<void>) =>
+export const runCampaignActor = (deps: ActorDeps, campaignId: CampaignId, wakes: Queue.Dequeue<void>) =>
   Effect.gen(function*() {
     const campaign = yield* deps.repo.loadCampaign(campaignId)
     if (!campaign || campaign.state !== "running" || campaign.lease_owner !== deps.owner) return "stopped" as ActorExit
@@ -174,7 +175,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: number, wakes: Que
     const definition = yield* deps.repo.dialPlanDefinition(campaign.workflow_id)
     const plan: DialPlan = {
       provider: account.provider,
-      telephonyConfigurationId: account.configurationId,
+      telephonyConfigurationId: outbound.right.id,
       callerNumber: outbound.right.caller_ids[0]!,
       definitionId: definition?.id ?? null,
       versionNumber: definition?.version_number ?? null

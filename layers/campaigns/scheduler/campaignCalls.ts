@@ -8,6 +8,7 @@ import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { type CallStatus, type Provider, Telephony, type WebhookRequest } from "../../../services/Telephony.ts"
 import { Forbidden } from "../../../src/domain/errors.ts"
+import type { CampaignId } from "../../../src/domain/ids.ts"
 import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts"
 import { makeDispatchStatus } from "../dispatchStatus.ts"
 import { makeAttemptRefs } from "./attemptRefs.ts"
@@ -131,7 +132,7 @@ export const CampaignCallsLive = Layer.effect(
     )
 
     const dispatchStatus = Effect.fn("CampaignCalls.dispatchStatus")(
-      (campaignId: number) => dispatchOf(campaignId),
+      (campaignId: CampaignId) => dispatchOf(campaignId),
       Effect.catchTag("SqlError", Effect.die)
     )
 

@@ -1,6 +1,19 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Clock, Effect, FiberMap, FiberSet, Layer, Option, PubSub, Queue, Schedule, Stream } from "effect"
+import {
+  Cause,
+  Clock,
+  Effect,
+  FiberMap,
+  FiberSet,
+  Layer,
+  Option,
+  PubSub,
+  Queue,
+  Schedule,
+  Schema,
+  Stream
+} from "effect"
 import * as crypto from "node:crypto"
 import * as os from "node:os"
 import { AppConfig } from "../../../services/AppConfig.ts"
@@ -12,6 +25,7 @@ import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { Telephony } from "../../../services/Telephony.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
+import { CampaignId } from "../../../src/domain/ids.ts"
 import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
 import { makeClaimTurns } from "./claimTurns.ts"
 import { makePlacedCalls } from "./placedCalls.ts"
@@ -23,11 +37,16 @@ const restarts = Schedule.exponential("500 millis").pipe(Schedule.union(Schedule
 
 const OVERDUE_BATCH = 50
 
-/** A NOTIFY payload as a ring: `<id>` from the state-change trigger, `slot:<id>` when a call ended. */
-const ringOf = (payload: string): Ring =>
+const campaignIdOf = Schema.decodeUnknownOption(Schema.compose(Schema.NumberFromString, CampaignId))
+
+/**
+ * A NOTIFY payload as a ring: `<id>` from the state-change trigger, `slot:<id>` when a call ended.
+ * None for anything else on the channel.
+ */
+const ringOf = (payload: string): Option.Option<Ring> =>
   payload.startsWith("slot:")
-    ? Ring.SlotFreed({ campaignId: Number(payload.slice(5)) })
-    : Ring.Changed({ campaignId: Number(payload) })
+    ? Option.map(campaignIdOf(payload.slice(5)), (campaignId) => Ring.SlotFreed({ campaignId }))
+    : Option.map(campaignIdOf(payload), (campaignId) => Ring.Changed({ campaignId }))
 
 /** Carrier requests in flight at once from one process; beyond this, claims wait for answers. */
 const MAX_CARRIER_REQUESTS = 256
@@ -60,7 +79,7 @@ export const CampaignSchedulerLive = Layer.scoped(
         Effect.ignore
       )
     )
-    const actors = yield* FiberMap.make<number>()
+    const actors = yield* FiberMap.make<CampaignId>()
     // Made before the placements, so it is closed after them: the last carrier call ids are written.
     const placed = yield* makePlacedCalls(repo)
     const placements = yield* FiberSet.make<unknown, unknown>()
@@ -68,7 +87,7 @@ export const CampaignSchedulerLive = Layer.scoped(
     // Starts are one at a time, so a campaign woken twice at once gets one actor and one mailbox.
     const starting = yield* Effect.makeSemaphore(1)
     const background = yield* FiberSet.make<unknown, unknown>()
-    const mailboxes = new Map<number, Queue.Queue<void>>()
+    const mailboxes = new Map<CampaignId, Queue.Queue<void>>()
 
     const deps: ActorDeps = {
       owner,
@@ -84,7 +103,7 @@ export const CampaignSchedulerLive = Layer.scoped(
       claimTurns: makeClaimTurns()
     }
 
-    const acquire = (campaignId: number) =>
+    const acquire = (campaignId: CampaignId) =>
       Effect.map(
         sql`
           UPDATE campaigns SET lease_owner = ${owner}, lease_expires_at = now() + ${lease}::interval
@@ -94,13 +113,13 @@ export const CampaignSchedulerLive = Layer.scoped(
         (taken) => taken.length > 0
       )
 
-    const release = (campaignId: number) =>
+    const release = (campaignId: CampaignId) =>
       sql`
         UPDATE campaigns SET lease_owner = NULL, lease_expires_at = NULL
         WHERE id = ${campaignId} AND lease_owner = ${owner} AND state <> 'running'`.pipe(Effect.asVoid)
 
     /** One actor's life under supervision: restarted from the database after a crash, stopped when its campaign is. */
-    const supervise = (campaignId: number, mailbox: Queue.Queue<void>) =>
+    const supervise = (campaignId: CampaignId, mailbox: Queue.Queue<void>) =>
       Effect.gen(function*() {
         while (true) {
           const exit = yield* runCampaignActor(deps, campaignId, mailbox).pipe(
@@ -120,7 +139,7 @@ export const CampaignSchedulerLive = Layer.scoped(
         }))
       )
 
-    const start = (campaignId: number) =>
+    const start = (campaignId: CampaignId) =>
       Effect.gen(function*() {
         if (yield* FiberMap.has(actors, campaignId)) return
         if (!(yield* acquire(campaignId))) return
@@ -129,14 +148,14 @@ export const CampaignSchedulerLive = Layer.scoped(
         yield* FiberMap.run(actors, campaignId, supervise(campaignId, mailbox))
       }).pipe(starting.withPermits(1))
 
-    const wake = (campaignId: number) =>
+    const wake = (campaignId: CampaignId) =>
       Effect.suspend(() => {
         const mailbox = mailboxes.get(campaignId)
         return mailbox ? Queue.offer(mailbox, undefined).pipe(Effect.asVoid) : start(campaignId)
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("campaign wake-up failed", cause)))
 
     /** A freed slot matters only to the actor already dialing that campaign (wherever it runs). */
-    const wakeActor = (campaignId: number) =>
+    const wakeActor = (campaignId: CampaignId) =>
       Effect.suspend(() => {
         const mailbox = mailboxes.get(campaignId)
         return mailbox ? Queue.offer(mailbox, undefined).pipe(Effect.asVoid) : Effect.void
@@ -167,7 +186,7 @@ export const CampaignSchedulerLive = Layer.scoped(
 
     /** Free or lapsed campaigns, and any of this process's own that has no actor (its actor stopped meanwhile). */
     const takeFreeCampaigns = Effect.gen(function*() {
-      const free = yield* sql<{ id: number }>`
+      const free = yield* sql<{ id: CampaignId }>`
         SELECT id FROM campaigns
         WHERE state = 'running' AND (lease_owner IS NULL OR lease_expires_at < now() OR lease_owner = ${owner})
         ORDER BY id LIMIT 100`
@@ -202,7 +221,7 @@ export const CampaignSchedulerLive = Layer.scoped(
       yield* FiberSet.run(
         background,
         pg.listen("talkgraph_campaigns").pipe(
-          Stream.runForEach((payload) => answer(ringOf(payload))),
+          Stream.runForEach((payload) => Option.match(ringOf(payload), { onNone: () => Effect.void, onSome: answer })),
           Effect.tapErrorCause((cause) =>
             Effect.logWarning("LISTEN talkgraph_campaigns failed; polling meanwhile", cause)
           ),

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import type { Claim, ClaimedAttempt, ClaimInput } from "../../../services/DialerRepo.ts"
 import { BREAKER_FAILURES, verdictOf } from "../../../src/campaigns/circuitBreaker.ts"
+import type { CampaignId, RunId } from "../../../src/domain/ids.ts"
 import { channelOfMode } from "../../../src/usage/channels.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
@@ -22,7 +23,7 @@ interface ClaimRow {
   readonly breaker_calls: number
   readonly breaker_failures: number
   readonly attempt_id: number | null
-  readonly run_id: number | null
+  readonly run_id: RunId | null
   readonly contact_id: number | null
   readonly attempt_number: number | null
   readonly phone_number: string | null
@@ -134,7 +135,7 @@ export const makeContactClaims = Effect.gen(function*() {
       ORDER BY claimed.next_attempt_at, claimed.contact_id`
   }
 
-  const nothingDue = (campaignId: number) =>
+  const nothingDue = (campaignId: CampaignId) =>
     Effect.map(
       sql<{ next_due: Date | null; dialing: number }>`
         SELECT min(next_attempt_at) FILTER (WHERE state = 'pending') AS next_due,

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { ActorCampaign, CallProgress } from "../../../services/DialerRepo.ts"
+import type { CampaignId, RunId } from "../../../src/domain/ids.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
 const isoOf = (now: number) => new Date(now)
@@ -27,7 +28,7 @@ export const makeDialerRows = Effect.gen(function*() {
     )
 
   /** Claim times of the campaign's latest attempts, to rebuild the rate log after a (re)start or takeover. */
-  const recentDispatches = (campaignId: number, count: number) =>
+  const recentDispatches = (campaignId: CampaignId, count: number) =>
     Effect.map(
       sql<{ created_at: Date }>`
         SELECT created_at FROM campaign_attempts WHERE campaign_id = ${campaignId} ORDER BY created_at DESC LIMIT ${count}`,
@@ -40,7 +41,7 @@ export const makeDialerRows = Effect.gen(function*() {
    * carrier's reply names are returned (a callback about a foreign call won the race).
    */
   const recordPlaced = (placed: ReadonlyArray<{ readonly attemptId: number; readonly providerCallId: string }>) =>
-    sql<{ run_id: number | null }>`
+    sql<{ run_id: RunId | null }>`
       WITH placed AS (
         SELECT * FROM jsonb_to_recordset(${
       JSON.stringify(placed.map((call) => ({ id: call.attemptId, provider_call_id: call.providerCallId })))

@@ -5,11 +5,12 @@ import { logEntry } from "../../../src/campaigns/campaignLog.ts"
 import type { RetryConfig } from "../../../src/campaigns/campaignSettings.ts"
 import { type AnsweredBy, outcomeWithVerdict } from "../../../src/campaigns/machineVerdict.ts"
 import { afterOutcome } from "../../../src/campaigns/retryPolicy.ts"
+import type { CampaignId } from "../../../src/domain/ids.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
 /** What deciding an attempt's outcome needs to know about it and its campaign. */
 interface EndingAttempt {
-  readonly campaign_id: number
+  readonly campaign_id: CampaignId
   readonly contact_id: number
   readonly attempt_number: number
   readonly ended: boolean
@@ -121,7 +122,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
       RETURNING id, organization_id, campaign_id, provider, provider_call_id, live_call_id, telephony_configuration_id`
 
   /** Outcomes the breaker sees: attempts made since its last trip that ended inside the window. */
-  const breakerOutcomes = (campaignId: number, since: number, resetAt: Date | null) =>
+  const breakerOutcomes = (campaignId: CampaignId, since: number, resetAt: Date | null) =>
     sql<EndedAttempt>`
       SELECT ended_at, outcome, end_reason, run_id FROM campaign_attempts
       WHERE campaign_id = ${campaignId} AND ended_at > ${at(since)}
@@ -129,7 +130,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
       ORDER BY ended_at`
 
   /** Pauses the campaign for its failing carrier path; resuming starts a fresh window. */
-  const tripBreaker = (campaignId: number, now: number, message: string, details: unknown) =>
+  const tripBreaker = (campaignId: CampaignId, now: number, message: string, details: unknown) =>
     sql`
       UPDATE campaigns
       SET state = 'paused', breaker_reset_at = ${at(now)}, updated_at = ${at(now)},
@@ -139,7 +140,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
       WHERE id = ${campaignId} AND state = 'running'`.pipe(Effect.asVoid)
 
   /** Completes the campaign only when no contact is pending (due or scheduled) or live. */
-  const complete = (campaignId: number, now: number) =>
+  const complete = (campaignId: CampaignId, now: number) =>
     sql`
       UPDATE campaigns
       SET state = 'completed', completed_at = ${at(now)}, updated_at = ${
@@ -161,7 +162,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
       RETURNING id`.pipe(Effect.map((completed) => completed.length > 0))
 
   /** Pauses a campaign the dialer cannot serve (no usable telephony), saying why. */
-  const pauseWithReason = (campaignId: number, now: number, event: string, message: string) =>
+  const pauseWithReason = (campaignId: CampaignId, now: number, event: string, message: string) =>
     sql`
       UPDATE campaigns
       SET state = 'paused', updated_at = ${at(now)},

@@ -2152,6 +2152,16 @@ export type components = {
             end_ms?: number;
             latency_ms?: number;
             interrupted?: boolean;
+            trace?: components["schemas"]["TurnTrace"];
+        };
+        TurnTrace: {
+            speech_end_ms: number;
+            transcript_ms: number | null;
+            turn_end_ms: number;
+            endpointing_ms: number;
+            first_token_ms: number | null;
+            first_audio_ms: number | null;
+            interrupted_at_ms?: number;
         };
         RunUsage: {
             prompt_tokens: components["schemas"]["Int"];
