@@ -4,6 +4,7 @@ import { messageOf, ok } from "../api/problems.ts"
 import { atLeast, type Me } from "../me.ts"
 import { useLoad } from "../useLoad.ts"
 import { Field, Problem } from "./Field.tsx"
+import { SettingsTable } from "./SettingsTable.tsx"
 import { useAction } from "./useAction.ts"
 
 type Scope = NonNullable<Schemas["CreateApiKeyRequest"]["scopes"]>[number]
@@ -180,65 +181,50 @@ export const ApiKeysSettings = ({ me }: { readonly me: Me }) => {
         </div>
       )}
       {keys.state === "ready" && keys.value.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="API keys">
-          <table>
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                {seesOthers && <th scope="col">Created by</th>}
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.value.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.key_prefix}…</code>
-                  </td>
-                  <td className="scopes">
-                    {key.scopes.length === scopes.length ? "all" : key.scopes.join(", ")}
-                  </td>
-                  {seesOthers && <td>{nameOf(key.created_by)}</td>}
-                  <td>{when(key.last_used_at)}</td>
-                  <td>
-                    <span className={`badge ${key.is_active ? "active" : "archived"}`}>
-                      {key.is_active ? "active" : "revoked"}
-                    </span>
-                  </td>
-                  <td>
-                    {key.is_active
-                      ? (
-                        <button
-                          type="button"
-                          className="danger"
-                          onClick={() => act(key, "revoke")}
-                        >
-                          Revoke <span className="visually-hidden">{key.name}</span>
-                        </button>
-                      )
-                      : (
-                        <button
-                          type="button"
-                          className="secondary"
-                          onClick={() => act(key, "reactivate")}
-                        >
-                          Reactivate <span className="visually-hidden">{key.name}</span>
-                        </button>
-                      )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <SettingsTable
+          label={"API keys"}
+          columns={["Name", "Key", "Scopes", seesOthers && "Created by", "Last used", "Status"]}
+        >
+          {keys.value.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.key_prefix}…</code>
+              </td>
+              <td className="scopes">
+                {key.scopes.length === scopes.length ? "all" : key.scopes.join(", ")}
+              </td>
+              {seesOthers && <td>{nameOf(key.created_by)}</td>}
+              <td>{when(key.last_used_at)}</td>
+              <td>
+                <span className={`badge ${key.is_active ? "active" : "archived"}`}>
+                  {key.is_active ? "active" : "revoked"}
+                </span>
+              </td>
+              <td>
+                {key.is_active
+                  ? (
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => act(key, "revoke")}
+                    >
+                      Revoke <span className="visually-hidden">{key.name}</span>
+                    </button>
+                  )
+                  : (
+                    <button
+                      type="button"
+                      className="secondary"
+                      onClick={() => act(key, "reactivate")}
+                    >
+                      Reactivate <span className="visually-hidden">{key.name}</span>
+                    </button>
+                  )}
+              </td>
+            </tr>
+          ))}
+        </SettingsTable>
       )}
     </section>
   )

@@ -5,6 +5,7 @@ import { atLeast, type Me, type Role } from "../me.ts"
 import { session } from "../session.ts"
 import { useLoad } from "../useLoad.ts"
 import { Field, Problem } from "./Field.tsx"
+import { SettingsTable } from "./SettingsTable.tsx"
 import { useAction } from "./useAction.ts"
 
 type Member = Schemas["MemberResponse"]
@@ -140,60 +141,44 @@ export const MembersSettings = ({ me }: { readonly me: Me }) => {
       {members.state === "loading" && <p role="status">Loading members…</p>}
       {members.state === "failed" && <p className="problem" role="alert">{members.message}</p>}
       {members.state === "ready" && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Members">
-          <table>
-            <caption className="visually-hidden">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+        <SettingsTable label={"Members"} columns={["Name", "Email", "Role", "Joined"]}>
+          {members.value.map((member) => {
+            const may = allowed(me, member)
+            const who = member.name || member.email
+            return (
+              <tr key={member.user_id}>
+                <td>
+                  {who}
+                  {member.user_id === me.id && <span className="badge">you</span>}
+                </td>
+                <td>{member.email}</td>
+                <td>
+                  {may.changeRole
+                    ? (
+                      <select
+                        aria-label={`Role of ${who}`}
+                        value={member.role}
+                        onChange={(e) => changeRole(member, e.target.value as Role)}
+                      >
+                        {roles.map((role) => (
+                          <option key={role} value={role} disabled={!may.grants(role)}>{role}</option>
+                        ))}
+                      </select>
+                    )
+                    : member.role}
+                </td>
+                <td>{new Date(member.joined_at).toLocaleDateString()}</td>
+                <td>
+                  {may.remove && (
+                    <button type="button" className="danger" onClick={() => remove(member)}>
+                      {member.user_id === me.id ? "Leave" : "Remove"} <span className="visually-hidden">{who}</span>
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {members.value.map((member) => {
-                const may = allowed(me, member)
-                const who = member.name || member.email
-                return (
-                  <tr key={member.user_id}>
-                    <td>
-                      {who}
-                      {member.user_id === me.id && <span className="badge">you</span>}
-                    </td>
-                    <td>{member.email}</td>
-                    <td>
-                      {may.changeRole
-                        ? (
-                          <select
-                            aria-label={`Role of ${who}`}
-                            value={member.role}
-                            onChange={(e) => changeRole(member, e.target.value as Role)}
-                          >
-                            {roles.map((role) => (
-                              <option key={role} value={role} disabled={!may.grants(role)}>{role}</option>
-                            ))}
-                          </select>
-                        )
-                        : member.role}
-                    </td>
-                    <td>{new Date(member.joined_at).toLocaleDateString()}</td>
-                    <td>
-                      {may.remove && (
-                        <button type="button" className="danger" onClick={() => remove(member)}>
-                          {member.user_id === me.id ? "Leave" : "Remove"} <span className="visually-hidden">{who}</span>
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
+            )
+          })}
+        </SettingsTable>
       )}
     </section>
   )

@@ -3,6 +3,7 @@ import { api, type Schemas } from "../api/client.ts"
 import { messageOf, ok } from "../api/problems.ts"
 import { useLoad } from "../useLoad.ts"
 import { Field, Problem } from "./Field.tsx"
+import { SettingsTable } from "./SettingsTable.tsx"
 import { useAction } from "./useAction.ts"
 
 type Configuration = Schemas["TelephonyConfigurationListItem"]
@@ -112,53 +113,41 @@ export const PhoneNumbers = (
         <p className="empty">No numbers yet. {canChange ? "Add the numbers you have at the carrier below." : ""}</p>
       )}
       {numbers.state === "ready" && numbers.value.phone_numbers.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label={`Phone numbers of ${configuration.name}`}>
-          <table>
-            <caption className="visually-hidden">Phone numbers of {configuration.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Label</th>
-                <th scope="col">Inbound calls go to</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {numbers.value.phone_numbers.map((number) => (
-                <tr key={number.id}>
-                  <td>
-                    {number.address}
-                    {number.is_default_caller_id && <span className="badge">caller ID</span>}
-                    {!number.is_active && <span className="badge archived">inactive</span>}
-                  </td>
-                  <td>{number.label ?? "—"}</td>
-                  <td>
-                    <AgentSelect
-                      agents={agentList}
-                      value={number.inbound_workflow_id}
-                      label={`Agent answering ${number.address}`}
-                      disabled={!canChange}
-                      onChange={(id) => update(number, { inbound_workflow_id: id })}
-                    />
-                  </td>
-                  <td>
-                    {canChange && (
-                      <button
-                        type="button"
-                        className="danger"
-                        onClick={() => remove(number)}
-                      >
-                        Remove <span className="visually-hidden">{number.address}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <SettingsTable
+          label={`Phone numbers of ${configuration.name}`}
+          columns={["Number", "Label", "Inbound calls go to"]}
+        >
+          {numbers.value.phone_numbers.map((number) => (
+            <tr key={number.id}>
+              <td>
+                {number.address}
+                {number.is_default_caller_id && <span className="badge">caller ID</span>}
+                {!number.is_active && <span className="badge archived">inactive</span>}
+              </td>
+              <td>{number.label ?? "—"}</td>
+              <td>
+                <AgentSelect
+                  agents={agentList}
+                  value={number.inbound_workflow_id}
+                  label={`Agent answering ${number.address}`}
+                  disabled={!canChange}
+                  onChange={(id) => update(number, { inbound_workflow_id: id })}
+                />
+              </td>
+              <td>
+                {canChange && (
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => remove(number)}
+                  >
+                    Remove <span className="visually-hidden">{number.address}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </SettingsTable>
       )}
       {canChange && (
         <form onSubmit={add} aria-label={`Add a phone number to ${configuration.name}`}>

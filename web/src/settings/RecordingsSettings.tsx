@@ -3,6 +3,7 @@ import { api, type Schemas } from "../api/client.ts"
 import { messageOf, ok, problemOf } from "../api/problems.ts"
 import { useLoad } from "../useLoad.ts"
 import { Field, Problem } from "./Field.tsx"
+import { SettingsTable } from "./SettingsTable.tsx"
 import { useAction } from "./useAction.ts"
 
 type Recording = Schemas["WorkflowRecordingResponse"]
@@ -199,69 +200,52 @@ export const RecordingsSettings = () => {
         </div>
       )}
       {list.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Recordings">
-          <table>
-            <caption className="visually-hidden">Recordings</caption>
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Recording ID</th>
-                <th scope="col">Length</th>
-                <th scope="col">Source</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((recording) => (
-                <tr key={recording.id}>
-                  <td>
-                    {renaming === recording.recording_id
-                      ? (
-                        <RenameForm
-                          recording={recording}
-                          onDone={(renamed) => {
-                            setRenaming(undefined)
-                            if (renamed) reload()
-                          }}
-                        />
-                      )
-                      : recording.label || <em>no label</em>}
-                    {playing === recording.recording_id && <Player recording={recording} />}
-                  </td>
-                  <td>
-                    <code>{recording.recording_id}</code>
-                  </td>
-                  <td>{duration(recording.duration_ms)}</td>
-                  <td>
-                    {recording.source_format}, {recording.source_sample_rate / 1000} kHz,{" "}
-                    {Math.round(recording.size_bytes / 1024)} KB
-                  </td>
-                  <td>
-                    <div className="actions">
-                      <button
-                        type="button"
-                        className="secondary"
-                        onClick={() =>
-                          setPlaying(playing === recording.recording_id ? undefined : recording.recording_id)}
-                      >
-                        {playing === recording.recording_id ? "Stop" : "Play"}{" "}
-                        <span className="visually-hidden">{recording.label || recording.recording_id}</span>
-                      </button>
-                      <button type="button" className="secondary" onClick={() => setRenaming(recording.recording_id)}>
-                        Rename <span className="visually-hidden">{recording.label || recording.recording_id}</span>
-                      </button>
-                      <button type="button" className="danger" onClick={() => remove(recording)}>
-                        Delete <span className="visually-hidden">{recording.label || recording.recording_id}</span>
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <SettingsTable label={"Recordings"} columns={["Label", "Recording ID", "Length", "Source"]}>
+          {list.map((recording) => (
+            <tr key={recording.id}>
+              <td>
+                {renaming === recording.recording_id
+                  ? (
+                    <RenameForm
+                      recording={recording}
+                      onDone={(renamed) => {
+                        setRenaming(undefined)
+                        if (renamed) reload()
+                      }}
+                    />
+                  )
+                  : recording.label || <em>no label</em>}
+                {playing === recording.recording_id && <Player recording={recording} />}
+              </td>
+              <td>
+                <code>{recording.recording_id}</code>
+              </td>
+              <td>{duration(recording.duration_ms)}</td>
+              <td>
+                {recording.source_format}, {recording.source_sample_rate / 1000} kHz,{" "}
+                {Math.round(recording.size_bytes / 1024)} KB
+              </td>
+              <td>
+                <div className="actions">
+                  <button
+                    type="button"
+                    className="secondary"
+                    onClick={() => setPlaying(playing === recording.recording_id ? undefined : recording.recording_id)}
+                  >
+                    {playing === recording.recording_id ? "Stop" : "Play"}{" "}
+                    <span className="visually-hidden">{recording.label || recording.recording_id}</span>
+                  </button>
+                  <button type="button" className="secondary" onClick={() => setRenaming(recording.recording_id)}>
+                    Rename <span className="visually-hidden">{recording.label || recording.recording_id}</span>
+                  </button>
+                  <button type="button" className="danger" onClick={() => remove(recording)}>
+                    Delete <span className="visually-hidden">{recording.label || recording.recording_id}</span>
+                  </button>
+                </div>
+              </td>
+            </tr>
+          ))}
+        </SettingsTable>
       )}
     </section>
   )

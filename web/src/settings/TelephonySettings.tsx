@@ -6,6 +6,7 @@ import { useLoad } from "../useLoad.ts"
 import { carriers, isCarrier } from "./carrierFields.ts"
 import { Problem } from "./Field.tsx"
 import { PhoneNumbers } from "./PhoneNumbers.tsx"
+import { SettingsTable } from "./SettingsTable.tsx"
 import { CONFIGS, ConfigurationForm, EditConfiguration } from "./TelephonyConfigurationForm.tsx"
 
 export const TelephonySettings = ({ me }: { readonly me: Me }) => {
@@ -62,75 +63,59 @@ export const TelephonySettings = ({ me }: { readonly me: Me }) => {
         </div>
       )}
       {list.length > 0 && (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label="Telephony configurations">
-          <table>
-            <caption className="visually-hidden">Telephony configurations</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Carrier</th>
-                <th scope="col">Numbers</th>
-                <th scope="col">Outbound</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((configuration) => (
-                <tr key={configuration.id}>
-                  <td>
-                    {configuration.name}
-                    {configuration.is_default_outbound && <span className="badge">default</span>}
-                    {configuration.inactive && <span className="badge archived">inactive</span>}
-                  </td>
-                  <td>
-                    {isCarrier(configuration.provider)
-                      ? carriers[configuration.provider].label
-                      : configuration.provider}
-                  </td>
-                  <td>{configuration.phone_number_count}</td>
-                  <td>
-                    {configuration.is_ready_for_outbound
-                      ? "Ready"
-                      : configuration.outbound_blocked_reason ?? "Not ready"}
-                  </td>
-                  <td>
-                    <div className="actions">
+        <SettingsTable label={"Telephony configurations"} columns={["Name", "Carrier", "Numbers", "Outbound"]}>
+          {list.map((configuration) => (
+            <tr key={configuration.id}>
+              <td>
+                {configuration.name}
+                {configuration.is_default_outbound && <span className="badge">default</span>}
+                {configuration.inactive && <span className="badge archived">inactive</span>}
+              </td>
+              <td>
+                {isCarrier(configuration.provider)
+                  ? carriers[configuration.provider].label
+                  : configuration.provider}
+              </td>
+              <td>{configuration.phone_number_count}</td>
+              <td>
+                {configuration.is_ready_for_outbound
+                  ? "Ready"
+                  : configuration.outbound_blocked_reason ?? "Not ready"}
+              </td>
+              <td>
+                <div className="actions">
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-expanded={numbersOf === configuration.id}
+                    onClick={() => setNumbersOf(numbersOf === configuration.id ? undefined : configuration.id)}
+                  >
+                    Phone numbers <span className="visually-hidden">of {configuration.name}</span>
+                  </button>
+                  {canChange && (
+                    <>
                       <button
                         type="button"
                         className="secondary"
-                        aria-expanded={numbersOf === configuration.id}
-                        onClick={() => setNumbersOf(numbersOf === configuration.id ? undefined : configuration.id)}
+                        onClick={() => setEditing(configuration.id)}
                       >
-                        Phone numbers <span className="visually-hidden">of {configuration.name}</span>
+                        Edit <span className="visually-hidden">{configuration.name}</span>
                       </button>
-                      {canChange && (
-                        <>
-                          <button
-                            type="button"
-                            className="secondary"
-                            onClick={() => setEditing(configuration.id)}
-                          >
-                            Edit <span className="visually-hidden">{configuration.name}</span>
-                          </button>
-                          <button
-                            type="button"
-                            className="danger"
-                            onClick={() =>
-                              remove(configuration)}
-                          >
-                            Delete <span className="visually-hidden">{configuration.name}</span>
-                          </button>
-                        </>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                      <button
+                        type="button"
+                        className="danger"
+                        onClick={() =>
+                          remove(configuration)}
+                      >
+                        Delete <span className="visually-hidden">{configuration.name}</span>
+                      </button>
+                    </>
+                  )}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </SettingsTable>
       )}
       {shownNumbers && (
         <PhoneNumbers key={shownNumbers.id} configuration={shownNumbers} canChange={canChange} onChanged={reload} />
