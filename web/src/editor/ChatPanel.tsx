@@ -95,6 +95,8 @@ export const ChatPanel = (
           const reply = frame.data as ChatReply
           const asked = reply.transcript.map((turn) => turn.role).lastIndexOf("user")
           if (reply.tool_calls.length > 0) setToolCalls((previous) => new Map(previous).set(asked, reply.tool_calls))
+          // The reply takes the streamed text's place in the same render: never both on screen at once.
+          setStreaming(undefined)
           follow(reply)
         }
         if (frame.event === "error") throw problemOf((frame.data as { status: number }).status, frame.data)
