@@ -83,7 +83,7 @@ const CLOSE_GRACE_MS = 1000
  * request still arriving (a client that sent half a body) or one whose handler was cut off would
  * hold the connection, and the process, forever. After a short grace they are cut.
  */
-const closableServer = () => {
+export const closableServer = () => {
   const server = createServer()
   server.on("request", answerUnavailableUnlessServing(server))
   const close = server.close.bind(server)

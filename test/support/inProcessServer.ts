@@ -1,8 +1,8 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Effect, Exit, Layer, Scope } from "effect"
-import { createServer } from "node:http"
 import { appOn } from "../../app/appLayer.ts"
+import { closableServer } from "../../http/server.ts"
 
 export interface InProcessServer {
   readonly url: string
@@ -20,7 +20,9 @@ export const startInProcessServer = async (settings: Record<string, string>): Pr
   // The stand-ins a test or benchmark points providers at all listen on 127.0.0.1, and this one
   // process is the only one writing to its storage directory.
   const environment = { TALKGRAPH_OUTBOUND_ALLOW: "loopback", TALKGRAPH_LOCAL_STORAGE_SHARED: "true", ...settings }
-  const layer = appOn(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })).pipe(
+  // The product's server, whose close cuts connections still open after a short grace (a carrier
+  // stand-in's request in flight would otherwise hold a test's teardown for ever).
+  const layer = appOn(NodeHttpServer.layer(closableServer, { port: 0, host: "127.0.0.1" })).pipe(
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(environment)))))
   )
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
