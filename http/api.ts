@@ -6,6 +6,7 @@ import { ArtifactsApi } from "./v1/artifacts/api.ts"
 import { AuthApi } from "./v1/auth/api.ts"
 import { CampaignsApi } from "./v1/campaigns/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
+import { PublicAgentApi } from "./v1/publicAgent/api.ts"
 import { MembersApi } from "./v1/members/api.ts"
 import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
 import { RecordingsApi } from "./v1/recordings/api.ts"
@@ -17,6 +18,7 @@ import { UsageApi } from "./v1/usage/api.ts"
 import { VoiceCallsApi } from "./v1/voiceCalls/api.ts"
 import { WorkflowsApi } from "./v1/workflows/api.ts"
 import { AgentsApi } from "./v2/agents/api.ts"
+import { CallsApi } from "./v2/calls/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
 
@@ -41,6 +43,8 @@ export class Api extends HttpApi.make("talkgraph")
   .add(RecordingsApi)
   .add(VoiceCallsApi)
   .add(ArtifactsApi)
+  .add(CallsApi)
+  .add(PublicAgentApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

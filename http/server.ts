@@ -21,6 +21,7 @@ import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
 import { AuthHandlers } from "./v1/auth/handlers.ts"
 import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
+import { PublicAgentHandlers } from "./v1/publicAgent/handlers.ts"
 import { MembersHandlers } from "./v1/members/handlers.ts"
 import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
 import { OperatorRoutes } from "./v1/operator/routes.ts"
@@ -34,6 +35,7 @@ import { VoiceCallsHandlers } from "./v1/voiceCalls/handlers.ts"
 import { VoiceMediaRoutes } from "./v1/voiceCalls/mediaRoute.ts"
 import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
 import { AgentsHandlers } from "./v2/agents/handlers.ts"
+import { CallsHandlers } from "./v2/calls/handlers.ts"
 import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
 
@@ -59,6 +61,8 @@ const HandlersLive = Layer.mergeAll(
   VoiceMediaRoutes,
   OperatorRoutes,
   ArtifactsHandlers,
+  CallsHandlers,
+  PublicAgentHandlers,
   ConsoleRoutes
 )
 
