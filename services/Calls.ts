@@ -1,6 +1,13 @@
 import { Context, type Effect } from "effect"
 import type { Call } from "../src/calls/callRecord.ts"
-import type { Conflict, Forbidden, NotFound, TooManyRequests, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
+import type {
+  Conflict,
+  Forbidden,
+  NotFound,
+  TooManyRequests,
+  UpstreamFailed,
+  ValidationFailed
+} from "../src/domain/errors.ts"
 import type { TelephonyConfigId, WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 

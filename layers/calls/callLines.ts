@@ -43,7 +43,10 @@ export const resolveCall = (
     if (agent._tag === "ByUuid" && !UUID.test(agent.uuid)) {
       return yield* new NotFound({ resource: "Workflow", id: agent.uuid })
     }
-    const workflow = yield* rows.workflow(organizationId, agent._tag === "ById" ? { id: agent.id } : { uuid: agent.uuid })
+    const workflow = yield* rows.workflow(
+      organizationId,
+      agent._tag === "ById" ? { id: agent.id } : { uuid: agent.uuid }
+    )
     const agentId = agent._tag === "ById" ? agent.id : agent.uuid
     if (!workflow || workflow.status !== "active") return yield* new NotFound({ resource: "Workflow", id: agentId })
     const definition = yield* rows.definition(workflow.id, request.useDraft)

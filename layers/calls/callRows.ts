@@ -44,6 +44,21 @@ export interface OpenedCall {
   readonly runId: RunId
 }
 
+/** A call's request as stored. */
+export interface NewCall {
+  readonly organizationId: OrganizationId
+  readonly workflowId: WorkflowId
+  readonly useDraft: boolean
+  readonly phoneNumber: string
+  readonly variables: Readonly<Record<string, unknown>>
+  readonly telephonyConfigurationId: number | null
+  readonly fromPhoneNumberId: number | null
+  readonly scheduledAt: number | null
+  readonly idempotencyKey: string | null
+  readonly fingerprint: string
+  readonly source: string
+}
+
 const at = (now: number) => new Date(now)
 
 export const makeCallRows = Effect.gen(function*() {
@@ -85,20 +100,6 @@ export const makeCallRows = Effect.gen(function*() {
         SELECT count(*)::int AS live FROM campaign_attempts WHERE organization_id = ${organizationId} AND ended_at IS NULL`,
       (rows) => rows[0]?.live ?? 0
     )
-
-  interface NewCall {
-    readonly organizationId: OrganizationId
-    readonly workflowId: WorkflowId
-    readonly useDraft: boolean
-    readonly phoneNumber: string
-    readonly variables: Readonly<Record<string, unknown>>
-    readonly telephonyConfigurationId: number | null
-    readonly fromPhoneNumberId: number | null
-    readonly scheduledAt: number | null
-    readonly idempotencyKey: string | null
-    readonly fingerprint: string
-    readonly source: string
-  }
 
   const insert = (call: NewCall, state: "scheduled" | "placing", now: number) =>
     Effect.map(
@@ -192,7 +193,9 @@ export const makeCallRows = Effect.gen(function*() {
     Effect.map(
       sql<{ id: number; version_number: number }>`
         SELECT id, version_number FROM workflow_definitions
-        WHERE workflow_id = ${workflowId} AND version_status IN ${sql.in(useDraft ? ["draft", "published"] : ["published"])}
+        WHERE workflow_id = ${workflowId} AND version_status IN ${
+        sql.in(useDraft ? ["draft", "published"] : ["published"])
+      }
         ORDER BY (version_status = 'draft') DESC, version_number DESC LIMIT 1`,
       (rows) => rows[0]
     )

@@ -12,7 +12,7 @@ import { Conflict, NotFound, TooManyRequests } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { SchedulerSettings } from "../campaigns/scheduler/schedulerSettings.ts"
 import { makeVoicePreflight } from "../campaigns/voicePreflight.ts"
-import { callDeadline, dialOpenedCall, type DialingDeps } from "./callDialing.ts"
+import { callDeadline, type DialingDeps, dialOpenedCall } from "./callDialing.ts"
 import { resolveCall, type VoicePreflight } from "./callLines.ts"
 import { type CallRow, makeCallRows } from "./callRows.ts"
 
@@ -58,7 +58,9 @@ export const makeCallPreflight = Effect.map(
   (check): VoicePreflight => (organizationId, carrier) =>
     check(organizationId, carrier).pipe(
       Effect.mapError((conflict) =>
-        new Conflict({ message: conflict.message.replace("The campaign cannot place calls", "The call cannot be placed") })
+        new Conflict({
+          message: conflict.message.replace("The campaign cannot place calls", "The call cannot be placed")
+        })
       )
     )
 )
@@ -133,7 +135,10 @@ export const CallsLive = Layer.effect(
           })
         }
         const id = yield* rows.insert(stored, "placing", now)
-        return { _tag: "Opened", opened: yield* rows.open(id, resolved.line, now, callDeadline(settings, now)) } as const
+        return {
+          _tag: "Opened",
+          opened: yield* rows.open(id, resolved.line, now, callDeadline(settings, now))
+        } as const
       }))
       if (outcome._tag === "Existing") return yield* replay(outcome.row, fingerprint)
       const id = outcome._tag === "Scheduled" ? outcome.id : outcome.opened.callId

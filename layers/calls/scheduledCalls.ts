@@ -2,9 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
 import { TelephonyConfigs } from "../../services/TelephonyConfigs.ts"
 import type { OrganizationId, TelephonyConfigId, WorkflowId } from "../../src/domain/ids.ts"
-import { makeCallPreflight, makeDialingDeps } from "./calls.ts"
 import { callDeadline, dialOpenedCall } from "./callDialing.ts"
 import { resolveCall } from "./callLines.ts"
+import { makeCallPreflight, makeDialingDeps } from "./calls.ts"
 
 /** Due calls taken per look; the rest wait for the next one. */
 const BATCH = 20

@@ -42,7 +42,11 @@ export interface CallProgressFacts {
 export const callStatusOf = (facts: CallProgressFacts): CallStatus => {
   if (facts.state === "scheduled") return "scheduled"
   if (facts.state === "not_placed") return "failed"
-  if (facts.outcome !== null) return facts.outcome === "completed" || facts.outcome === "voicemail" ? "completed" : "failed"
+  if (facts.outcome !== null) {
+    return facts.outcome === "completed" || facts.outcome === "voicemail"
+      ? "completed"
+      : "failed"
+  }
   return facts.answered ? "in_progress" : "dialing"
 }
 

@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { type CallRequest, Calls } from "../../../services/Calls.ts"
-import type { TelephonyConfigId } from "../../../src/domain/ids.ts"
 import { UpstreamFailed } from "../../../src/domain/errors.ts"
+import type { TelephonyConfigId } from "../../../src/domain/ids.ts"
 import { Api } from "../../api.ts"
 import { requireScope } from "../../security.ts"
 

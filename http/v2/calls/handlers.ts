@@ -35,7 +35,8 @@ export const CallsHandlers = HttpApiBuilder.group(Api, "calls", (handlers) =>
           return { data: placed.call }
         }))
       .handle("get", ({ path }) =>
-        Effect.flatMap(requireScope("calls:read"), (principal) => calls.get(principal, path.call_id)).pipe(
-          Effect.map((data) => ({ data }))
-        ))
+        Effect.flatMap(requireScope("calls:read"), (principal) =>
+          calls.get(principal, path.call_id)).pipe(
+            Effect.map((data) => ({ data }))
+          ))
   }))

@@ -45,7 +45,10 @@ export const makeOutcomeRows = Effect.gen(function*() {
         WHERE a.id = ${input.attemptId}`,
       ([attempt]) =>
         attempt?.campaign_id === null
-          ? endSingleCall({ ...input, outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by) })
+          ? endSingleCall({
+            ...input,
+            outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by)
+          })
           : attempt
           ? endAttempt(attempt as EndingAttempt & { readonly campaign_id: CampaignId; readonly contact_id: number }, {
             ...input,
