@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { ListenLive, ServeApiLive } from "../http/server.ts"
 import { CallsAreaLive, ScheduledCallsAreaLive } from "../layers/calls/mod.ts"
+import { WebhookDeliveryAreaLive, WebhookEndpointsLive } from "../layers/webhooks/mod.ts"
 import { CampaignProgressFeedLive } from "../layers/campaigns/campaignProgressFeed.ts"
 import { CampaignsAreaLive } from "../layers/campaigns/mod.ts"
 import { CampaignCallsAreaLive, DialerLive } from "../layers/campaigns/scheduler/mod.ts"
@@ -42,6 +43,7 @@ const ServicesOverDatabase = Layer.mergeAll(
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
+  WebhookEndpointsLive,
   CallsAreaLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   RecordingsAreaLive,
   VoiceAreaLive.pipe(
@@ -78,7 +80,7 @@ type Listener = Layer.Layer.Success<typeof ListenLive>
  * schema migrated or an admin made.
  */
 export const appOn = <E, R>(listen: Layer.Layer<Listener, E, R>) =>
-  Layer.mergeAll(DialerLive, ScheduledCallsAreaLive, OperatorEndpointLive).pipe(
+  Layer.mergeAll(DialerLive, ScheduledCallsAreaLive, WebhookDeliveryAreaLive, OperatorEndpointLive).pipe(
     Layer.provideMerge(ServeApiLive),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),

@@ -16,6 +16,7 @@ import { TextChatApi } from "./v1/textChat/api.ts"
 import { LocalUploadsApi, UploadsApi } from "./v1/uploads/api.ts"
 import { UsageApi } from "./v1/usage/api.ts"
 import { VoiceCallsApi } from "./v1/voiceCalls/api.ts"
+import { WebhooksApi } from "./v1/webhooks/api.ts"
 import { WorkflowsApi } from "./v1/workflows/api.ts"
 import { AgentsApi } from "./v2/agents/api.ts"
 import { CallsApi } from "./v2/calls/api.ts"
@@ -45,6 +46,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(ArtifactsApi)
   .add(CallsApi)
   .add(PublicAgentApi)
+  .add(WebhooksApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

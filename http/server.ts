@@ -33,6 +33,7 @@ import { LocalUploadsHandlers, UploadsHandlers } from "./v1/uploads/handlers.ts"
 import { UsageHandlers } from "./v1/usage/handlers.ts"
 import { VoiceCallsHandlers } from "./v1/voiceCalls/handlers.ts"
 import { VoiceMediaRoutes } from "./v1/voiceCalls/mediaRoute.ts"
+import { WebhooksHandlers } from "./v1/webhooks/handlers.ts"
 import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
 import { AgentsHandlers } from "./v2/agents/handlers.ts"
 import { CallsHandlers } from "./v2/calls/handlers.ts"
@@ -63,6 +64,7 @@ const HandlersLive = Layer.mergeAll(
   ArtifactsHandlers,
   CallsHandlers,
   PublicAgentHandlers,
+  WebhooksHandlers,
   ConsoleRoutes
 )
 
