@@ -60,8 +60,10 @@ export const WebhookEndpointsLive = Layer.effect(
       })
 
     const owned = (principal: Principal, id: number) =>
-      Effect.flatMap(rows.endpoint(principal.organizationId, id), (row) =>
-        row ? Effect.succeed(row) : Effect.fail(new NotFound({ resource: "Webhook endpoint", id })))
+      Effect.flatMap(
+        rows.endpoint(principal.organizationId, id),
+        (row) => row ? Effect.succeed(row) : Effect.fail(new NotFound({ resource: "Webhook endpoint", id }))
+      )
 
     const newSecret = () => secretFromBytes(crypto.randomBytes(32))
 

@@ -8,7 +8,8 @@ import {
   type WebhookEventType
 } from "../../src/webhooks/webhookRecord.ts"
 
-const ENDPOINT_COLUMNS = "id, url, description, event_types, enabled, disabled_reason, disabled_at, failing_since, created_at, updated_at"
+const ENDPOINT_COLUMNS =
+  "id, url, description, event_types, enabled, disabled_reason, disabled_at, failing_since, created_at, updated_at"
 
 export interface DeliveryRow {
   readonly id: number
@@ -74,7 +75,9 @@ export const makeWebhookRows = Effect.gen(function*() {
 
   const endpoint = (organizationId: OrganizationId, id: number) =>
     Effect.map(
-      sql<WebhookEndpoint>`SELECT ${columns} FROM webhook_endpoints WHERE organization_id = ${organizationId} AND id = ${id}`,
+      sql<
+        WebhookEndpoint
+      >`SELECT ${columns} FROM webhook_endpoints WHERE organization_id = ${organizationId} AND id = ${id}`,
       (rows) => rows[0]
     )
 
@@ -140,7 +143,9 @@ export const makeWebhookRows = Effect.gen(function*() {
 
   const deliveries = (endpointId: number, limit: number, offset: number) =>
     Effect.all({
-      items: sql<DeliveryRow>`${deliverySelect} WHERE d.endpoint_id = ${endpointId} ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`,
+      items: sql<
+        DeliveryRow
+      >`${deliverySelect} WHERE d.endpoint_id = ${endpointId} ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`,
       total: Effect.map(
         sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`,
         (rows) => rows[0]?.total ?? 0
@@ -193,13 +198,21 @@ export const makeWebhookRows = Effect.gen(function*() {
       (rows) => rows[0]!.payload
     )
 
-  const logAttempt = (deliveryId: number, attemptedAt: number, status: number | null, latencyMs: number, error: string | null) =>
+  const logAttempt = (
+    deliveryId: number,
+    attemptedAt: number,
+    status: number | null,
+    latencyMs: number,
+    error: string | null
+  ) =>
     sql`INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status, latency_ms, error)
         VALUES (${deliveryId}, ${at(attemptedAt)}, ${status}, ${latencyMs}, ${error})`
 
   const delivered = (delivery: ClaimedDelivery, now: number, status: number) =>
     sql.withTransaction(Effect.all([
-      sql`UPDATE webhook_deliveries SET state = 'delivered', delivered_at = ${at(now)}, last_status = ${status}, last_error = NULL
+      sql`UPDATE webhook_deliveries SET state = 'delivered', delivered_at = ${
+        at(now)
+      }, last_status = ${status}, last_error = NULL
           WHERE id = ${delivery.id}`,
       sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${delivery.endpoint_id} AND failing_since IS NOT NULL`
     ], { discard: true }))
@@ -215,14 +228,20 @@ export const makeWebhookRows = Effect.gen(function*() {
     sql.withTransaction(Effect.all([
       retryAt === null
         ? sql`UPDATE webhook_deliveries SET state = 'failed', last_status = ${status}, last_error = ${error} WHERE id = ${delivery.id}`
-        : sql`UPDATE webhook_deliveries SET next_attempt_at = ${at(retryAt)}, last_status = ${status}, last_error = ${error}
+        : sql`UPDATE webhook_deliveries SET next_attempt_at = ${
+          at(retryAt)
+        }, last_status = ${status}, last_error = ${error}
               WHERE id = ${delivery.id}`,
-      sql`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ${at(now)}) WHERE id = ${delivery.endpoint_id}`
+      sql`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ${
+        at(now)
+      }) WHERE id = ${delivery.endpoint_id}`
     ], { discard: true }))
 
   /** Disables an endpoint that failed every delivery for a day; its pending deliveries wait for it to be re-enabled. */
   const disable = (endpointId: number, now: number, reason: string) =>
-    sql`UPDATE webhook_endpoints SET enabled = false, disabled_at = ${at(now)}, disabled_reason = ${reason}, updated_at = ${at(now)}
+    sql`UPDATE webhook_endpoints SET enabled = false, disabled_at = ${
+      at(now)
+    }, disabled_reason = ${reason}, updated_at = ${at(now)}
         WHERE id = ${endpointId} AND enabled`
 
   return {

@@ -1,7 +1,12 @@
 import { Schema } from "effect"
 import { JsonObject, Timestamp } from "../domain/wireTypes.ts"
 
-export const WebhookEventType = Schema.Literal("run.completed", "campaign.started", "campaign.paused", "campaign.completed")
+export const WebhookEventType = Schema.Literal(
+  "run.completed",
+  "campaign.started",
+  "campaign.paused",
+  "campaign.completed"
+)
 export type WebhookEventType = typeof WebhookEventType.Type
 export const webhookEventTypes: ReadonlyArray<WebhookEventType> = WebhookEventType.literals
 
@@ -25,7 +30,8 @@ export type WebhookEndpoint = typeof WebhookEndpoint.Type
 export const WebhookEndpointWithSecret = Schema.Struct({
   ...WebhookEndpoint.fields,
   secret: Schema.String.annotations({
-    description: "The signing secret (whsec_…): shown in this response only. Verify signatures with any Standard Webhooks library."
+    description:
+      "The signing secret (whsec_…): shown in this response only. Verify signatures with any Standard Webhooks library."
   })
 }).annotations({ identifier: "WebhookEndpointWithSecret" })
 

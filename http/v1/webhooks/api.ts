@@ -96,7 +96,10 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("rotateSecret", "/api/v1/webhooks/:endpoint_id/rotate-secret")
       .annotate(OpenApi.Summary, "Rotate the signing secret")
-      .annotate(OpenApi.Description, "Messages are signed with the new secret from now on; it is in this response only.")
+      .annotate(
+        OpenApi.Description,
+        "Messages are signed with the new secret from now on; it is in this response only."
+      )
       .setPath(EndpointPath)
       .addSuccess(WebhookEndpointWithSecret)
       .addError(HttpNotFound)
@@ -113,7 +116,10 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.post("redeliver", "/api/v1/webhooks/:endpoint_id/deliveries/:delivery_id/redeliver")
       .annotate(OpenApi.Summary, "Redeliver")
-      .annotate(OpenApi.Description, "Sends the message again from now (same webhook-id), with a fresh 24-hour retry window.")
+      .annotate(
+        OpenApi.Description,
+        "Sends the message again from now (same webhook-id), with a fresh 24-hour retry window."
+      )
       .setPath(DeliveryPath)
       .addSuccess(WebhookDelivery)
       .addError(HttpNotFound)

@@ -11,15 +11,20 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
     const webhooks = yield* WebhookEndpoints
     return handlers
       .handle("list", () =>
-        Effect.flatMap(admin, (principal) => webhooks.list(principal)).pipe(Effect.map((endpoints) => ({ endpoints }))))
-      .handle("create", ({ payload }) => Effect.flatMap(admin, (principal) => webhooks.create(principal, payload)))
+        Effect.flatMap(admin, (principal) =>
+          webhooks.list(principal)).pipe(Effect.map((endpoints) => ({ endpoints }))))
+      .handle("create", ({ payload }) =>
+        Effect.flatMap(admin, (principal) => webhooks.create(principal, payload)))
       .handle("get", ({ path }) => Effect.flatMap(admin, (principal) => webhooks.get(principal, path.endpoint_id)))
       .handle("update", ({ path, payload }) =>
-        Effect.flatMap(admin, (principal) => webhooks.update(principal, path.endpoint_id, payload)))
+        Effect.flatMap(admin, (principal) =>
+          webhooks.update(principal, path.endpoint_id, payload)))
       .handle("remove", ({ path }) =>
-        Effect.flatMap(admin, (principal) => webhooks.remove(principal, path.endpoint_id)).pipe(Effect.as({})))
+        Effect.flatMap(admin, (principal) =>
+          webhooks.remove(principal, path.endpoint_id)).pipe(Effect.as({})))
       .handle("rotateSecret", ({ path }) =>
-        Effect.flatMap(admin, (principal) => webhooks.rotateSecret(principal, path.endpoint_id)))
+        Effect.flatMap(admin, (principal) =>
+          webhooks.rotateSecret(principal, path.endpoint_id)))
       .handle("deliveries", ({ path, urlParams }) =>
         Effect.flatMap(admin, (principal) =>
           webhooks.deliveries(principal, path.endpoint_id, urlParams.page, urlParams.limit)).pipe(
@@ -31,5 +36,6 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
             }))
           ))
       .handle("redeliver", ({ path }) =>
-        Effect.flatMap(admin, (principal) => webhooks.redeliver(principal, path.endpoint_id, path.delivery_id)))
+        Effect.flatMap(admin, (principal) =>
+          webhooks.redeliver(principal, path.endpoint_id, path.delivery_id)))
   }))
