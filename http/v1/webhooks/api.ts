@@ -56,6 +56,7 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/webhooks")
       .annotate(OpenApi.Summary, "List webhook endpoints")
+      .annotate(OpenApi.Description, "The organization's endpoints, with whether each is enabled and, if not, why.")
       .addSuccess(WebhookEndpointListResponse)
   )
   .add(
@@ -72,6 +73,7 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("get", "/api/v1/webhooks/:endpoint_id")
       .annotate(OpenApi.Summary, "Get a webhook endpoint")
+      .annotate(OpenApi.Description, "One endpoint; its secret is never shown again after creation or rotation.")
       .setPath(EndpointPath)
       .addSuccess(WebhookEndpoint)
       .addError(HttpNotFound)
@@ -89,6 +91,7 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.del("remove", "/api/v1/webhooks/:endpoint_id")
       .annotate(OpenApi.Summary, "Delete a webhook endpoint")
+      .annotate(OpenApi.Description, "Removes the endpoint with its pending deliveries and its delivery log.")
       .setPath(EndpointPath)
       .addSuccess(EmptyObject)
       .addError(HttpNotFound)

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Call } from "../../../src/calls/callRecord.ts"
-import { JsonObject } from "../../../src/domain/wireTypes.ts"
+import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
 import {
   HttpConflict,
   HttpForbidden,
@@ -30,7 +30,7 @@ export const CreateCallRequest = bodySchema("CreateCall", {
   telephony_configuration_id: Schema.optional(Schema.NullOr(Id.pipe(Schema.brand("TelephonyConfigId")))),
   from_phone_number_id: Schema.optional(Schema.NullOr(Id)),
   use_draft: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  scheduled_at: Schema.optional(Schema.NullOr(Schema.DateFromString)).annotations({
+  scheduled_at: Schema.optional(Schema.NullOr(Timestamp)).annotations({
     description: "ISO 8601 date-time; placed as soon as a call slot is free from then on. Omitted: now."
   }),
   idempotency_key: Schema.optional(Schema.NullOr(IdempotencyKey))

@@ -1408,7 +1408,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description The organization's endpoints, with whether each is enabled and, if not, why.
+         */
         get: operations["webhooks.list"];
         put?: never;
         /**
@@ -1429,11 +1432,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook endpoint */
+        /**
+         * Get a webhook endpoint
+         * @description One endpoint; its secret is never shown again after creation or rotation.
+         */
         get: operations["webhooks.get"];
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint */
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint with its pending deliveries and its delivery log.
+         */
         delete: operations["webhooks.remove"];
         options?: never;
         head?: never;
@@ -2600,11 +2609,9 @@ export type components = {
             telephony_configuration_id?: components["schemas"]["Int"] | null;
             from_phone_number_id?: components["schemas"]["Int"] | null;
             use_draft?: boolean;
-            scheduled_at?: components["schemas"]["DateFromString"] | null;
+            scheduled_at?: string | null;
             idempotency_key?: string | null;
         };
-        /** @description a string to be decoded into a Date */
-        DateFromString: string;
         V2_Call: {
             id: components["schemas"]["Int"];
             agent_id: components["schemas"]["Int"];
