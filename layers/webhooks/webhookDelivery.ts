@@ -129,6 +129,9 @@ export const makeWebhookDelivery = Effect.gen(function*() {
           "event.type": delivery.event_type
         }
       }),
+      Effect.onInterrupt(() =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => rows.release(delivery.id, now)).pipe(Effect.ignore)
+      ),
       Effect.catchAllCause((cause) => Effect.logError("webhook delivery failed", { delivery_id: delivery.id }, cause))
     )
 

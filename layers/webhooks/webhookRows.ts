@@ -244,7 +244,12 @@ export const makeWebhookRows = Effect.gen(function*() {
     }, disabled_reason = ${reason}, updated_at = ${at(now)}
         WHERE id = ${endpointId} AND enabled`
 
+  /** A claimed delivery this process stopped sending (shutdown): due again at once, not when its lease ends. */
+  const release = (deliveryId: number, now: number) =>
+    sql`UPDATE webhook_deliveries SET next_attempt_at = ${at(now)} WHERE id = ${deliveryId} AND state = 'pending'`
+
   return {
+    release,
     endpoints,
     endpoint,
     insertEndpoint,

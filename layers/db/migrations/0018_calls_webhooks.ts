@@ -105,21 +105,24 @@ export const callsWebhooks = Effect.gen(function*() {
   yield* sql`
     CREATE FUNCTION talkgraph_webhook_event(org bigint, kind text, run bigint, campaign bigint, dedupe text)
     RETURNS void LANGUAGE plpgsql AS $$
-    DECLARE event_id bigint;
+    DECLARE
+      event_id bigint;
+      -- Milliseconds, as the worker's Clock counts: a microsecond past it would not yet be due.
+      at timestamptz := date_trunc('milliseconds', now());
     BEGIN
       IF NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE organization_id = org AND enabled
                      AND event_types ? kind) THEN
         RETURN;
       END IF;
       INSERT INTO webhook_events (organization_id, type, run_id, campaign_id, occurred_at, dedupe_key)
-      VALUES (org, kind, run, campaign, now(), dedupe)
+      VALUES (org, kind, run, campaign, at, dedupe)
       ON CONFLICT (dedupe_key) DO NOTHING
       RETURNING id INTO event_id;
       IF event_id IS NULL THEN
         RETURN;
       END IF;
       INSERT INTO webhook_deliveries (organization_id, endpoint_id, event_id, next_attempt_at, retry_until, created_at)
-      SELECT org, e.id, event_id, now(), now() + interval '24 hours', now()
+      SELECT org, e.id, event_id, at, at + interval '24 hours', at
       FROM webhook_endpoints e
       WHERE e.organization_id = org AND e.enabled AND e.event_types ? kind;
       PERFORM pg_notify('talkgraph_webhooks', '');
