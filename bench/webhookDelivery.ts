@@ -5,7 +5,7 @@
  * achieved at the receiver and the lag from each event (its commit time, the message's
  * `timestamp`) to its arrival, p50/p99, with lost and duplicated messages.
  * Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/webhookDelivery.ts
- *   BENCH_RATE=500 (runs ended per second)   BENCH_SECONDS=10
+ *   BENCH_RATE=500 (runs ended per second)   BENCH_SECONDS=10   BENCH_CONCURRENCY=16 (TALKGRAPH_WEBHOOK_CONCURRENCY)
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
@@ -22,6 +22,7 @@ if (!BASE) throw new Error("Set DATABASE_URL to a PostgreSQL server (a database 
 const RATE = Number(process.env.BENCH_RATE ?? 500)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const TOTAL = RATE * SECONDS
+const CONCURRENCY = process.env.BENCH_CONCURRENCY ?? "16"
 const TICK_MS = 20
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -54,7 +55,8 @@ const server = await startInProcessServer({
   TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123456789",
   TALKGRAPH_DATA_DIR: dataDir,
   TALKGRAPH_SIGNUP: "true",
-  LOG_LEVEL: "error"
+  LOG_LEVEL: "error",
+  TALKGRAPH_WEBHOOK_CONCURRENCY: CONCURRENCY
 })
 const sql = <T>(run: (client: SqlClient.SqlClient) => Effect.Effect<T, unknown>) =>
   server.run(Effect.flatMap(SqlClient.SqlClient, run))
@@ -85,7 +87,9 @@ try {
         FROM generate_series(1, ${TOTAL}) n RETURNING id`
     })
   )
-  console.log(`${TOTAL} runs end at ${RATE}/s for ${SECONDS} s; one process delivers (concurrency 16, poll 250 ms)`)
+  console.log(
+    `${TOTAL} runs end at ${RATE}/s for ${SECONDS} s; one process delivers (concurrency ${CONCURRENCY}, poll 250 ms)`
+  )
 
   // Ends runs on schedule: each tick ends what is due by now, each run in its own statement.
   const started = Date.now()
@@ -94,9 +98,13 @@ try {
     const due = Math.min(TOTAL, Math.floor(((Date.now() - started) / 1000) * RATE))
     const batch = ids.slice(ended, due)
     ended = due
-    await Promise.all(batch.map(({ id }) =>
-      sql((client) => client`UPDATE runs SET state = 'completed', ended_at = now(), duration_seconds = 42 WHERE id = ${id}`)
-    ))
+    await Promise.all(
+      batch.map(({ id }) =>
+        sql((client) =>
+          client`UPDATE runs SET state = 'completed', ended_at = now(), duration_seconds = 42 WHERE id = ${id}`
+        )
+      )
+    )
     await sleep(TICK_MS)
   }
   const endedIn = (Date.now() - started) / 1000
@@ -108,7 +116,9 @@ try {
   console.log(`runs ended: ${TOTAL} in ${endedIn.toFixed(1)} s (${(TOTAL / endedIn).toFixed(0)}/s)`)
   console.log(`delivered: ${arrivals.size}/${TOTAL}, duplicates ${duplicates}, lost ${TOTAL - arrivals.size}`)
   console.log(`receiver throughput: ${(arrivals.size / ((last - started) / 1000)).toFixed(0)} messages/s`)
-  console.log(`lag event → receiver: p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`)
+  console.log(
+    `lag event → receiver: p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`
+  )
 } finally {
   await server.close()
   receiver.close()

@@ -75,15 +75,15 @@ export const makeWebhookDelivery = Effect.gen(function*() {
   // A claimed delivery is left alone this long: the request's timeout and the time to record it.
   const leaseMs = settings.timeoutMillis + 30_000
 
-  const attempt = (delivery: ClaimedDelivery) =>
+  /** Sends one message; answers what the attempt came to, for the batch's bookkeeping. */
+  const send = (delivery: ClaimedDelivery, payload: Record<string, unknown>) =>
     Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const payload = delivery.payload ?? (yield* rows.fixPayload(delivery.event_id, yield* render(delivery, now)))
+      const attemptedAt = yield* Clock.currentTimeMillis
       const body = JSON.stringify(payload)
       const secret = yield* secrets.decrypt(delivery.secret)
       const request = HttpClientRequest.post(delivery.url).pipe(
         HttpClientRequest.setHeaders({
-          ...signedHeaders(secret, messageId(Number(delivery.event_id)), Math.floor(now / 1000), body),
+          ...signedHeaders(secret, messageId(Number(delivery.event_id)), Math.floor(attemptedAt / 1000), body),
           "user-agent": "talkgraph-webhooks"
         }),
         HttpClientRequest.bodyText(body, "application/json")
@@ -102,17 +102,36 @@ export const makeWebhookDelivery = Effect.gen(function*() {
         : status! >= 200 && status! < 300
         ? null
         : `the receiver answered ${status}`
-      yield* rows.logAttempt(delivery.id, now, status, after - now, error)
-      if (error === null) {
-        yield* rows.delivered(delivery, after, status!)
-        return
-      }
-      const decision = afterFailure(settings.retry, delivery.attempts, after, delivery.retry_until.getTime())
-      yield* rows.failedAttempt(delivery, after, status, error, decision._tag === "Retry" ? decision.at : null)
-      if (shouldDisable(delivery.failing_since?.getTime() ?? after, after)) {
+      return { delivery, attemptedAt, latency: after - attemptedAt, status, error }
+    }).pipe(
+      Effect.withSpan("WebhookDelivery.send", {
+        attributes: {
+          "delivery.id": delivery.id,
+          "endpoint.id": delivery.endpoint_id,
+          "organization.id": delivery.organization_id,
+          "event.type": delivery.event_type
+        }
+      })
+    )
+
+  type Sent = Effect.Effect.Success<ReturnType<typeof send>>
+
+  /** A failed attempt: retried with backoff, or given up; the endpoint disabled after a day of failures. */
+  const failed = (result: Sent, now: number) =>
+    Effect.gen(function*() {
+      const { delivery } = result
+      const decision = afterFailure(settings.retry, delivery.attempts, now, delivery.retry_until.getTime())
+      yield* rows.failedAttempt(
+        delivery,
+        now,
+        result.status,
+        result.error!,
+        decision._tag === "Retry" ? decision.at : null
+      )
+      if (shouldDisable(delivery.failing_since?.getTime() ?? now, now)) {
         yield* rows.disable(
           delivery.endpoint_id,
-          after,
+          now,
           "Every delivery failed for 24 hours; re-enable the endpoint once it answers"
         )
         yield* Effect.logWarning("webhook endpoint disabled after 24 hours of failures", {
@@ -120,25 +139,56 @@ export const makeWebhookDelivery = Effect.gen(function*() {
           organization_id: delivery.organization_id
         })
       }
-    }).pipe(
-      Effect.withSpan("WebhookDelivery.attempt", {
-        attributes: {
-          "delivery.id": delivery.id,
-          "endpoint.id": delivery.endpoint_id,
-          "organization.id": delivery.organization_id,
-          "event.type": delivery.event_type
-        }
-      }),
-      Effect.onInterrupt(() =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => rows.release(delivery.id, now)).pipe(Effect.ignore)
-      ),
-      Effect.catchAllCause((cause) => Effect.logError("webhook delivery failed", { delivery_id: delivery.id }, cause))
-    )
+    })
 
-  /** One look at the outbox: claims what is due and sends it; how many it took. */
+  /**
+   * One look at the outbox: claims what is due, renders the bodies not yet fixed (one query per
+   * kind of event), sends the messages side by side, and records the batch in a few statements
+   * whatever its size (the attempts, the accepted deliveries); failures are rarer and recorded
+   * one by one. Answers how many it took. Stopped midway (shutdown), it hands back what it had not
+   * recorded, due at once.
+   */
   const deliverDue = Effect.gen(function*() {
     const claimed = yield* rows.claim(yield* Clock.currentTimeMillis, leaseMs, settings.concurrency * 4)
-    yield* Effect.forEach(claimed, attempt, { concurrency: settings.concurrency, discard: true })
+    if (claimed.length === 0) return 0
+    const work = Effect.gen(function*() {
+      const unrendered = claimed.filter((delivery) => delivery.payload === null)
+      const fixed = unrendered.length === 0
+        ? new Map<number, Record<string, unknown>>()
+        : yield* rows.fixPayloads(yield* render(unrendered, yield* Clock.currentTimeMillis))
+      const results = yield* Effect.forEach(
+        claimed,
+        (delivery) => send(delivery, delivery.payload ?? fixed.get(Number(delivery.event_id))!),
+        { concurrency: settings.concurrency }
+      )
+      const now = yield* Clock.currentTimeMillis
+      yield* rows.logAttempts(results.map((result) => ({
+        delivery_id: Number(result.delivery.id),
+        attempted_at: result.attemptedAt,
+        status: result.status,
+        latency_ms: result.latency,
+        error: result.error
+      })))
+      const accepted = results.filter((result) => result.error === null)
+      if (accepted.length > 0) {
+        yield* rows.delivered(
+          accepted.map((result) => ({ id: Number(result.delivery.id), status: result.status! })),
+          now
+        )
+      }
+      yield* Effect.forEach(results.filter((result) => result.error !== null), (result) => failed(result, now), {
+        discard: true
+      })
+    })
+    yield* work.pipe(
+      Effect.onInterrupt(() =>
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => rows.release(claimed.map((delivery) => Number(delivery.id)), now)
+        )
+          .pipe(Effect.ignore)
+      )
+    )
     return claimed.length
   }).pipe(Effect.withSpan("WebhookDelivery.deliverDue"), Effect.orDie)
 

@@ -1,4 +1,4 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import {
   ARTIFACT_LINK_PURPOSE,
@@ -59,7 +59,7 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
       return artifactLinkUrl(publicUrl, path, expires, sign(ARTIFACT_LINK_PURPOSE, artifactLinkMessage(path, expires)))
     }
 
-    const runData = (runId: number, now: number) =>
+    const runsData = (runIds: ReadonlyArray<number>, now: number) =>
       Effect.map(
         sql<RunRow>`
           SELECT r.id, r.workflow_id, r.name, r.campaign_id, r.contact_id, c.id AS call_id, r.channel, r.mode, r.direction,
@@ -68,11 +68,10 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
                  r.service_tokens, r.tts_characters, r.stt_seconds, r.recording_key, r.transcript_key,
                  r.started_at, r.ended_at, r.created_at
           FROM runs r LEFT JOIN calls c ON c.run_id = r.id
-          WHERE r.id = ${runId}`,
-        ([run]) => {
-          if (!run) return { run_id: runId, deleted: true }
+          WHERE r.id IN ${sql.in(runIds)}`,
+        (runs) => {
           const seconds = Math.floor(now / 1000)
-          return {
+          return new Map(runs.map((run) => [Number(run.id), {
             run_id: Number(run.id),
             run_name: run.name,
             agent_id: Number(run.workflow_id),
@@ -106,11 +105,11 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
             created_at: run.created_at.toISOString(),
             started_at: run.started_at?.toISOString() ?? null,
             ended_at: run.ended_at?.toISOString() ?? null
-          }
+          }]))
         }
       )
 
-    const campaignData = (campaignId: number) =>
+    const campaignsData = (campaignIds: ReadonlyArray<number>) =>
       Effect.map(
         sql<{
           id: number
@@ -125,33 +124,45 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
           completed_at: Date | null
         }>`
           SELECT id, name, workflow_id, state, total_rows, processed_rows, failed_rows, executed_count, started_at, completed_at
-          FROM campaigns WHERE id = ${campaignId}`,
-        ([campaign]) =>
-          campaign
-            ? {
-              campaign_id: Number(campaign.id),
-              name: campaign.name,
-              agent_id: Number(campaign.workflow_id),
-              state: campaign.state,
-              total_rows: campaign.total_rows,
-              processed_rows: campaign.processed_rows,
-              failed_rows: campaign.failed_rows,
-              executed_count: campaign.executed_count,
-              started_at: campaign.started_at?.toISOString() ?? null,
-              completed_at: campaign.completed_at?.toISOString() ?? null
-            }
-            : { campaign_id: campaignId, deleted: true }
+          FROM campaigns WHERE id IN ${sql.in(campaignIds)}`,
+        (campaigns) =>
+          new Map(campaigns.map((campaign) => [Number(campaign.id), {
+            campaign_id: Number(campaign.id),
+            name: campaign.name,
+            agent_id: Number(campaign.workflow_id),
+            state: campaign.state,
+            total_rows: campaign.total_rows,
+            processed_rows: campaign.processed_rows,
+            failed_rows: campaign.failed_rows,
+            executed_count: campaign.executed_count,
+            started_at: campaign.started_at?.toISOString() ?? null,
+            completed_at: campaign.completed_at?.toISOString() ?? null
+          }]))
       )
 
-    return (delivery: ClaimedDelivery, now: number) =>
-      Effect.map(
-        delivery.event_type === "run.completed"
-          ? runData(Number(delivery.run_id), now) as Effect.Effect<object, SqlError.SqlError>
-          : campaignData(Number(delivery.campaign_id)),
-        (data): Record<string, unknown> => ({
-          type: delivery.event_type,
-          timestamp: delivery.occurred_at.toISOString(),
-          data
-        })
-      )
+    /** The bodies of the events of `deliveries` (each event once), read in one query per kind. */
+    return (deliveries: ReadonlyArray<ClaimedDelivery>, now: number) =>
+      Effect.gen(function*() {
+        const runIds = [
+          ...new Set(deliveries.filter((d) => d.event_type === "run.completed").map((d) => Number(d.run_id)))
+        ]
+        const campaignIds = [
+          ...new Set(deliveries.filter((d) => d.event_type !== "run.completed").map((d) => Number(d.campaign_id)))
+        ]
+        const runs = runIds.length === 0 ? new Map<number, object>() : yield* runsData(runIds, now)
+        const campaigns = campaignIds.length === 0 ? new Map<number, object>() : yield* campaignsData(campaignIds)
+        const bodies = new Map<number, Record<string, unknown>>()
+        for (const delivery of deliveries) {
+          const data = delivery.event_type === "run.completed"
+            ? runs.get(Number(delivery.run_id)) ?? { run_id: Number(delivery.run_id), deleted: true }
+            : campaigns.get(Number(delivery.campaign_id)) ??
+              { campaign_id: Number(delivery.campaign_id), deleted: true }
+          bodies.set(Number(delivery.event_id), {
+            type: delivery.event_type,
+            timestamp: delivery.occurred_at.toISOString(),
+            data
+          })
+        }
+        return bodies
+      })
   })

@@ -189,33 +189,50 @@ export const makeWebhookRows = Effect.gen(function*() {
              t.retry_until, w.failing_since, e.payload, e.run_id, e.campaign_id, e.occurred_at
       FROM taken t JOIN webhook_endpoints w ON w.id = t.endpoint_id JOIN webhook_events e ON e.id = t.event_id`
 
-  /** The event's body, fixed the first time it is sent so every delivery and retry sends the same bytes. */
-  const fixPayload = (eventId: number, payload: Record<string, unknown>) =>
+  /**
+   * The events' bodies, fixed the first time they are sent so every delivery and retry sends the
+   * same bytes; answers each event's body as stored (another process may have fixed it first).
+   */
+  const fixPayloads = (bodies: ReadonlyMap<number, Record<string, unknown>>) =>
     Effect.map(
-      sql<{ payload: Record<string, unknown> }>`
-        UPDATE webhook_events SET payload = COALESCE(payload, ${JSON.stringify(payload)}::jsonb)
-        WHERE id = ${eventId} RETURNING payload`,
-      (rows) => rows[0]!.payload
+      sql<{ id: number; payload: Record<string, unknown> }>`
+        UPDATE webhook_events e SET payload = COALESCE(e.payload, v.payload)
+        FROM jsonb_to_recordset(${
+        JSON.stringify(Array.from(bodies, ([event_id, payload]) => ({ event_id, payload })))
+      }::jsonb) AS v(event_id bigint, payload jsonb)
+        WHERE e.id = v.event_id
+        RETURNING e.id, e.payload`,
+      (rows) => new Map(rows.map((row) => [Number(row.id), row.payload]))
     )
 
-  const logAttempt = (
-    deliveryId: number,
-    attemptedAt: number,
-    status: number | null,
-    latencyMs: number,
-    error: string | null
+  /** Every attempt of a batch in the delivery log, in one statement. */
+  const logAttempts = (
+    attempts: ReadonlyArray<{
+      readonly delivery_id: number
+      readonly attempted_at: number
+      readonly status: number | null
+      readonly latency_ms: number
+      readonly error: string | null
+    }>
   ) =>
-    sql`INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status, latency_ms, error)
-        VALUES (${deliveryId}, ${at(attemptedAt)}, ${status}, ${latencyMs}, ${error})`
+    sql`
+      INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status, latency_ms, error)
+      SELECT v.delivery_id, to_timestamp(v.attempted_at / 1000.0), v.status, v.latency_ms, v.error
+      FROM jsonb_to_recordset(${JSON.stringify(attempts)}::jsonb)
+        AS v(delivery_id bigint, attempted_at double precision, status integer, latency_ms integer, error text)`
 
-  const delivered = (delivery: ClaimedDelivery, now: number, status: number) =>
-    sql.withTransaction(Effect.all([
-      sql`UPDATE webhook_deliveries SET state = 'delivered', delivered_at = ${
-        at(now)
-      }, last_status = ${status}, last_error = NULL
-          WHERE id = ${delivery.id}`,
-      sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${delivery.endpoint_id} AND failing_since IS NOT NULL`
-    ], { discard: true }))
+  /** Deliveries a receiver accepted, in one statement; their endpoints are no longer failing. */
+  const delivered = (accepted: ReadonlyArray<{ readonly id: number; readonly status: number }>, now: number) =>
+    sql`
+      WITH done AS (
+        UPDATE webhook_deliveries d
+        SET state = 'delivered', delivered_at = ${at(now)}, last_status = v.status, last_error = NULL
+        FROM jsonb_to_recordset(${JSON.stringify(accepted)}::jsonb) AS v(id bigint, status integer)
+        WHERE d.id = v.id
+        RETURNING d.endpoint_id
+      )
+      UPDATE webhook_endpoints SET failing_since = NULL
+      WHERE id IN (SELECT endpoint_id FROM done) AND failing_since IS NOT NULL`
 
   /** A failed attempt: retried at `retryAt`, or failed for good (null). The endpoint is failing from its first failure. */
   const failedAttempt = (
@@ -244,9 +261,11 @@ export const makeWebhookRows = Effect.gen(function*() {
     }, disabled_reason = ${reason}, updated_at = ${at(now)}
         WHERE id = ${endpointId} AND enabled`
 
-  /** A claimed delivery this process stopped sending (shutdown): due again at once, not when its lease ends. */
-  const release = (deliveryId: number, now: number) =>
-    sql`UPDATE webhook_deliveries SET next_attempt_at = ${at(now)} WHERE id = ${deliveryId} AND state = 'pending'`
+  /** Claimed deliveries this process stopped sending (shutdown): due again at once, not when their lease ends. */
+  const release = (deliveryIds: ReadonlyArray<number>, now: number) =>
+    sql`UPDATE webhook_deliveries SET next_attempt_at = ${at(now)} WHERE id IN ${
+      sql.in(deliveryIds)
+    } AND state = 'pending'`
 
   return {
     release,
@@ -259,8 +278,8 @@ export const makeWebhookRows = Effect.gen(function*() {
     deliveries,
     requeue,
     claim,
-    fixPayload,
-    logAttempt,
+    fixPayloads,
+    logAttempts,
     delivered,
     failedAttempt,
     disable
