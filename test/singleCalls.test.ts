@@ -205,6 +205,31 @@ describe("single calls", () => {
     expect(unknown.status).toBe(404)
   })
 
+  it("end as failed, freeing their slot, when the carrier refuses them; Dograh's route then answers 502", async () => {
+    const twilio = standIns.get("twilio")! as CarrierStandIn & { rejectNextCalls: (count: number) => void }
+    const org = await tenant(twilio)
+    twilio.rejectNextCalls(2)
+    const refused = await api.post("/api/v2/calls", { agent_id: org.workflowId, phone_number: freshNumber(0) }, {
+      apiKey: org.key
+    })
+    expect(refused.status).toBe(201)
+    expect(refused.body.data).toMatchObject({
+      status: "failed",
+      end_reason: "not_placed",
+      error: "The carrier did not place the call"
+    })
+    const dograh = await api.post(`/api/v1/public/agent/${org.workflowUuid}`, { phone_number: freshNumber(0) }, {
+      apiKey: org.key
+    })
+    expect(dograh.status).toBe(502)
+    expect(dograh.body.detail).toContain("Failed to initiate call")
+    const [live] = await query<{ live: number }>((sql) =>
+      sql`SELECT count(*)::int AS live FROM campaign_attempts
+          WHERE organization_id = ${org.account.organizationId} AND ended_at IS NULL`
+    )
+    expect(live!.live).toBe(0)
+  })
+
   it("make one call per idempotency key: the same request answers the same call, a different one is refused", async () => {
     const org = await tenant(standIns.get("twilio")!)
     const to = freshNumber(0)
