@@ -22,6 +22,11 @@ describe("webhook signatures and retry rules", () => {
     const other = secretFromBytes(new Uint8Array(32).fill(1))
     expect(() => new Webhook(other).verify(body, headers)).toThrow()
     expect(() => new Webhook(secret).verify(body.replace("7", "8"), headers)).toThrow()
+    // After a rotation both secrets sign: either one verifies.
+    const both = signedHeaders([other, secret], "msg_7", now, body)
+    expect(both["webhook-signature"].split(" ")).toHaveLength(2)
+    expect(new Webhook(secret).verify(body, both)).toEqual(JSON.parse(body))
+    expect(new Webhook(other).verify(body, both)).toEqual(JSON.parse(body))
   })
 
   it("back off exponentially, capped at an hour, and give up when the 24-hour window ends", () => {

@@ -218,6 +218,16 @@ describe("outgoing webhooks", () => {
         10_000,
         "redelivered"
       )
+      // For a day after the rotation the previous secret signs too: a receiver not yet switched still verifies.
+      receiver.useSecret(created.body.secret)
+      await api().post(`/api/v1/webhooks/${endpointId}/deliveries/${first.id}/redeliver`, undefined, {
+        token: account.token
+      })
+      await eventually(
+        async () => receiver.accepted().filter((message) => message.id === callMessage.id).length === 3,
+        10_000,
+        "redelivered to a receiver holding the previous secret"
+      )
       expect(receiver.badSignatures).toEqual([])
     },
     120_000

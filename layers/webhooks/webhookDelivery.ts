@@ -81,9 +81,18 @@ export const makeWebhookDelivery = Effect.gen(function*() {
       const attemptedAt = yield* Clock.currentTimeMillis
       const body = JSON.stringify(payload)
       const secret = yield* secrets.decrypt(delivery.secret)
+      const previous = delivery.previous_secret !== null &&
+          (delivery.previous_secret_expires_at?.getTime() ?? 0) > attemptedAt
+        ? [yield* secrets.decrypt(delivery.previous_secret)]
+        : []
       const request = HttpClientRequest.post(delivery.url).pipe(
         HttpClientRequest.setHeaders({
-          ...signedHeaders(secret, messageId(Number(delivery.event_id)), Math.floor(attemptedAt / 1000), body),
+          ...signedHeaders(
+            [secret, ...previous],
+            messageId(Number(delivery.event_id)),
+            Math.floor(attemptedAt / 1000),
+            body
+          ),
           "user-agent": "talkgraph-webhooks"
         }),
         HttpClientRequest.bodyText(body, "application/json")

@@ -55,6 +55,9 @@ export interface ClaimedDelivery {
   readonly event_type: WebhookEventType
   readonly url: string
   readonly secret: string
+  /** Signs too until it expires: the secret before the last rotation. */
+  readonly previous_secret: string | null
+  readonly previous_secret_expires_at: Date | null
   readonly attempts: number
   readonly retry_until: Date
   readonly failing_since: Date | null
@@ -65,6 +68,9 @@ export interface ClaimedDelivery {
 }
 
 const at = (now: number) => new Date(now)
+
+/** After a rotation, messages are signed with the previous secret too for this long (receivers switch over). */
+export const PREVIOUS_SECRET_MS = 24 * 60 * 60 * 1000
 
 export const makeWebhookRows = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -127,7 +133,9 @@ export const makeWebhookRows = Effect.gen(function*() {
   const replaceSecret = (organizationId: OrganizationId, id: number, sealedSecret: string, now: Date) =>
     Effect.map(
       sql<WebhookEndpoint>`
-        UPDATE webhook_endpoints SET secret = ${sealedSecret}, updated_at = ${now}
+        UPDATE webhook_endpoints
+        SET previous_secret = secret, previous_secret_expires_at = ${new Date(now.getTime() + PREVIOUS_SECRET_MS)},
+            secret = ${sealedSecret}, updated_at = ${now}
         WHERE organization_id = ${organizationId} AND id = ${id}
         RETURNING ${columns}`,
       (rows) => rows[0]
@@ -185,7 +193,8 @@ export const makeWebhookRows = Effect.gen(function*() {
         FROM due WHERE d.id = due.id
         RETURNING d.id, d.organization_id, d.endpoint_id, d.event_id, d.attempts, d.retry_until
       )
-      SELECT t.id, t.organization_id, t.endpoint_id, t.event_id, e.type AS event_type, w.url, w.secret, t.attempts,
+      SELECT t.id, t.organization_id, t.endpoint_id, t.event_id, e.type AS event_type, w.url, w.secret,
+             w.previous_secret, w.previous_secret_expires_at, t.attempts,
              t.retry_until, w.failing_since, e.payload, e.run_id, e.campaign_id, e.occurred_at
       FROM taken t JOIN webhook_endpoints w ON w.id = t.endpoint_id JOIN webhook_events e ON e.id = t.event_id`
 

@@ -17,9 +17,20 @@ export const signature = (secret: string, id: string, timestampSeconds: number, 
   return `v1,${mac}`
 }
 
-/** The three headers of a signed message. */
-export const signedHeaders = (secret: string, id: string, timestampSeconds: number, body: string) => ({
+/**
+ * The three headers of a signed message. With several secrets (the new one and, for a while after
+ * a rotation, the previous one) the signatures are space-separated, as the spec allows, so a
+ * receiver still holding the previous secret keeps verifying until it switches.
+ */
+export const signedHeaders = (
+  secrets: string | ReadonlyArray<string>,
+  id: string,
+  timestampSeconds: number,
+  body: string
+) => ({
   "webhook-id": id,
   "webhook-timestamp": String(timestampSeconds),
-  "webhook-signature": signature(secret, id, timestampSeconds, body)
+  "webhook-signature": (typeof secrets === "string" ? [secrets] : secrets)
+    .map((secret) => signature(secret, id, timestampSeconds, body))
+    .join(" ")
 })

@@ -101,7 +101,7 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
       .annotate(OpenApi.Summary, "Rotate the signing secret")
       .annotate(
         OpenApi.Description,
-        "Messages are signed with the new secret from now on; it is in this response only."
+        "The new secret is in this response only. For 24 hours messages carry a signature with each secret, so a receiver verifies with either while it switches over."
       )
       .setPath(EndpointPath)
       .addSuccess(WebhookEndpointWithSecret)

@@ -51,6 +51,8 @@ export const callsWebhooks = Effect.gen(function*() {
       description text,
       event_types jsonb NOT NULL,
       secret text NOT NULL,
+      previous_secret text,
+      previous_secret_expires_at timestamptz,
       enabled boolean NOT NULL DEFAULT true,
       disabled_reason text,
       disabled_at timestamptz,

@@ -1464,7 +1464,7 @@ export type paths = {
         put?: never;
         /**
          * Rotate the signing secret
-         * @description Messages are signed with the new secret from now on; it is in this response only.
+         * @description The new secret is in this response only. For 24 hours messages carry a signature with each secret, so a receiver verifies with either while it switches over.
          */
         post: operations["webhooks.rotateSecret"];
         delete?: never;
