@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { ListenLive, ServeApiLive } from "../http/server.ts"
+import { CallsAreaLive, ScheduledCallsAreaLive } from "../layers/calls/mod.ts"
 import { CampaignProgressFeedLive } from "../layers/campaigns/campaignProgressFeed.ts"
 import { CampaignsAreaLive } from "../layers/campaigns/mod.ts"
 import { CampaignCallsAreaLive, DialerLive } from "../layers/campaigns/scheduler/mod.ts"
@@ -21,6 +22,7 @@ import { StorageLive } from "../layers/storage/mod.ts"
 import { RunArtifactsLive } from "../layers/usage/runArtifacts.ts"
 import { UsageReportsLive } from "../layers/usage/usageReports.ts"
 import { VoiceAreaLive } from "../layers/voice/mod.ts"
+import { WebhookDeliveryAreaLive, WebhookEndpointsLive } from "../layers/webhooks/mod.ts"
 import { AgentsLive } from "../layers/workflows/mod.ts"
 import { DatabaseQueue } from "../services/DatabaseQueue.ts"
 import { Identity } from "../services/Identity.ts"
@@ -41,6 +43,8 @@ const ServicesOverDatabase = Layer.mergeAll(
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
+  WebhookEndpointsLive,
+  CallsAreaLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   RecordingsAreaLive,
   VoiceAreaLive.pipe(
     Layer.provide(
@@ -76,7 +80,7 @@ type Listener = Layer.Layer.Success<typeof ListenLive>
  * schema migrated or an admin made.
  */
 export const appOn = <E, R>(listen: Layer.Layer<Listener, E, R>) =>
-  Layer.merge(DialerLive, OperatorEndpointLive).pipe(
+  Layer.mergeAll(DialerLive, ScheduledCallsAreaLive, WebhookDeliveryAreaLive, OperatorEndpointLive).pipe(
     Layer.provideMerge(ServeApiLive),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),

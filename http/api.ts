@@ -8,6 +8,7 @@ import { CampaignsApi } from "./v1/campaigns/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
 import { MembersApi } from "./v1/members/api.ts"
 import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
+import { PublicAgentApi } from "./v1/publicAgent/api.ts"
 import { RecordingsApi } from "./v1/recordings/api.ts"
 import { TelephonyConfigsApi } from "./v1/telephonyConfigs/api.ts"
 import { TelephonyWebhooksApi } from "./v1/telephonyWebhooks/api.ts"
@@ -15,8 +16,10 @@ import { TextChatApi } from "./v1/textChat/api.ts"
 import { LocalUploadsApi, UploadsApi } from "./v1/uploads/api.ts"
 import { UsageApi } from "./v1/usage/api.ts"
 import { VoiceCallsApi } from "./v1/voiceCalls/api.ts"
+import { WebhooksApi } from "./v1/webhooks/api.ts"
 import { WorkflowsApi } from "./v1/workflows/api.ts"
 import { AgentsApi } from "./v2/agents/api.ts"
+import { CallsApi } from "./v2/calls/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
 
@@ -41,6 +44,9 @@ export class Api extends HttpApi.make("talkgraph")
   .add(RecordingsApi)
   .add(VoiceCallsApi)
   .add(ArtifactsApi)
+  .add(CallsApi)
+  .add(PublicAgentApi)
+  .add(WebhooksApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

@@ -24,6 +24,7 @@ import { HealthHandlers } from "./v1/health/handlers.ts"
 import { MembersHandlers } from "./v1/members/handlers.ts"
 import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
 import { OperatorRoutes } from "./v1/operator/routes.ts"
+import { PublicAgentHandlers } from "./v1/publicAgent/handlers.ts"
 import { RecordingsHandlers } from "./v1/recordings/handlers.ts"
 import { TelephonyConfigsHandlers } from "./v1/telephonyConfigs/handlers.ts"
 import { TelephonyWebhooksHandlers } from "./v1/telephonyWebhooks/handlers.ts"
@@ -32,8 +33,10 @@ import { LocalUploadsHandlers, UploadsHandlers } from "./v1/uploads/handlers.ts"
 import { UsageHandlers } from "./v1/usage/handlers.ts"
 import { VoiceCallsHandlers } from "./v1/voiceCalls/handlers.ts"
 import { VoiceMediaRoutes } from "./v1/voiceCalls/mediaRoute.ts"
+import { WebhooksHandlers } from "./v1/webhooks/handlers.ts"
 import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
 import { AgentsHandlers } from "./v2/agents/handlers.ts"
+import { CallsHandlers } from "./v2/calls/handlers.ts"
 import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
 
@@ -59,6 +62,9 @@ const HandlersLive = Layer.mergeAll(
   VoiceMediaRoutes,
   OperatorRoutes,
   ArtifactsHandlers,
+  CallsHandlers,
+  PublicAgentHandlers,
+  WebhooksHandlers,
   ConsoleRoutes
 )
 

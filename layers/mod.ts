@@ -1,5 +1,6 @@
 // The services' implementations for an application composing talkgraph's layers itself:
 // `import { DialerLive } from "talkgraph/layers"`. app/appLayer.ts shows how they fit together.
+export * from "./calls/mod.ts"
 export * from "./campaigns/mod.ts"
 export * from "./campaigns/scheduler/mod.ts"
 export * from "./conversation/mod.ts"
@@ -22,4 +23,5 @@ export * from "./telephony/mod.ts"
 export * from "./usage/runArtifacts.ts"
 export * from "./usage/usageReports.ts"
 export * from "./voice/mod.ts"
+export * from "./webhooks/mod.ts"
 export * from "./workflows/mod.ts"

@@ -88,15 +88,17 @@ export interface OutcomeInput {
 }
 
 export interface AppliedOutcome {
-  readonly campaignId: CampaignId
-  readonly contactId: number
+  /** Null for a single call's attempt (`POST /api/v2/calls`): no campaign, no contact. */
+  readonly campaignId: CampaignId | null
+  readonly contactId: number | null
   readonly retried: boolean
 }
 
 export interface OverdueAttempt {
   readonly id: number
   readonly organization_id: OrganizationId
-  readonly campaign_id: CampaignId
+  /** Null for a single call's attempt. */
+  readonly campaign_id: CampaignId | null
   readonly provider: string | null
   readonly provider_call_id: string | null
   readonly live_call_id: string | null

@@ -240,7 +240,18 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
     await settingsSection("API keys").click()
     await page.getByRole("heading", { name: "New API key" }).waitFor()
     await page.getByLabel("Name").fill("reporting")
-    for (const scope of ["agents:read", "agents:write", "conversations:read", "campaigns:read", "campaigns:write"]) {
+    for (
+      const scope of [
+        "agents:read",
+        "agents:write",
+        "conversations:read",
+        "campaigns:read",
+        "campaigns:write",
+        "calls:read",
+        "calls:write",
+        "webhooks:write"
+      ]
+    ) {
       await page.getByRole("checkbox", { name: new RegExp(`^${scope} `) }).uncheck()
     }
     await page.getByRole("checkbox", { name: /^telephony:write / }).uncheck()

@@ -19,7 +19,7 @@ import { policyHttpClient } from "./policyHttpClient.ts"
 /** How long saving a base URL waits for its name to resolve; without an answer the connection-time check decides. */
 const SAVE_LOOKUP_TIMEOUT = Duration.seconds(2)
 
-const KINDS: ReadonlyArray<OutboundKind> = ["model", "carrier"]
+const KINDS: ReadonlyArray<OutboundKind> = ["model", "carrier", "webhook"]
 
 const literalHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "")
 

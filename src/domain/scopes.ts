@@ -8,7 +8,10 @@ export const Scope = Schema.Literal(
   "campaigns:read",
   "campaigns:write",
   "telephony:write",
-  "usage:read"
+  "usage:read",
+  "calls:read",
+  "calls:write",
+  "webhooks:write"
 )
 export type Scope = typeof Scope.Type
 

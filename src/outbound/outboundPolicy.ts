@@ -2,10 +2,17 @@ import { Config, ConfigError, Either } from "effect"
 import * as net from "node:net"
 import { classifyAddress } from "./addressRanges.ts"
 
-/** Who a request goes to: an organization's model endpoints (LLM, STT, TTS) or its carrier's REST API. */
-export type OutboundKind = "model" | "carrier"
+/**
+ * Who a request goes to: an organization's model endpoints (LLM, STT, TTS), its carrier's REST
+ * API, or its webhook receivers.
+ */
+export type OutboundKind = "model" | "carrier" | "webhook"
 
-const KIND_PREFIX: Readonly<Record<string, OutboundKind>> = { "models:": "model", "carriers:": "carrier" }
+const KIND_PREFIX: Readonly<Record<string, OutboundKind>> = {
+  "models:": "model",
+  "carriers:": "carrier",
+  "webhooks:": "webhook"
+}
 
 type Target =
   | { readonly _tag: "Class"; readonly class: "loopback" | "private" }
@@ -54,14 +61,14 @@ export const parseOutboundAllow = (text: string): Either.Either<OutboundPolicy, 
   const allowances: Array<Allowance> = []
   for (const entry of entries) {
     const prefix = Object.keys(KIND_PREFIX).find((candidate) => entry.startsWith(candidate))
-    const kinds: ReadonlyArray<OutboundKind> = prefix ? [KIND_PREFIX[prefix]!] : ["model", "carrier"]
+    const kinds: ReadonlyArray<OutboundKind> = prefix ? [KIND_PREFIX[prefix]!] : ["model", "carrier", "webhook"]
     const body = prefix ? entry.slice(prefix.length) : entry
     const target: Target | null = body === "loopback" || body === "private"
       ? { _tag: "Class", class: body }
       : subnet(body)
     if (target === null) {
       return Either.left(
-        `"${entry}" is not an entry: use none, or a comma-separated list of loopback, private or CIDR ranges (10.0.0.0/8), each optionally prefixed with models: or carriers:`
+        `"${entry}" is not an entry: use none, or a comma-separated list of loopback, private or CIDR ranges (10.0.0.0/8), each optionally prefixed with models:, carriers: or webhooks:`
       )
     }
     allowances.push({ kinds, target })
@@ -76,7 +83,8 @@ const covers = (target: Target, address: string, addressClass: "loopback" | "pri
   return family !== 0 && target.list.check(address, family === 4 ? "ipv4" : "ipv6")
 }
 
-const endpointsOf = (kind: OutboundKind) => (kind === "model" ? "model (LLM, STT, TTS) endpoints" : "carrier endpoints")
+const endpointsOf = (kind: OutboundKind) =>
+  kind === "model" ? "model (LLM, STT, TTS) endpoints" : kind === "carrier" ? "carrier endpoints" : "webhook endpoints"
 
 /**
  * Whether a request of `kind` may go to `address`: null when it may, else why not (for the

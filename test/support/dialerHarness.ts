@@ -250,7 +250,7 @@ export const finish = (runId: number, outcome: CallOutcome) =>
       providerCallId: null,
       now: yield* Clock.currentTimeMillis
     })
-    if (applied) yield* doorbell.slotFreed(applied.campaignId)
+    if (applied?.campaignId) yield* doorbell.slotFreed(applied.campaignId)
   })
 
 /** Lets real database round trips finish between TestClock steps. */

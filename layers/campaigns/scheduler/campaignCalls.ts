@@ -106,7 +106,8 @@ export const CampaignCallsLive = Layer.effect(
         })
         yield* attempts.forget(runId)
         if (!applied) return "ignored" as const
-        yield* doorbell.slotFreed(applied.campaignId)
+        // A single call's slot frees the organization's limit, which waiting actors re-check on their own.
+        if (applied.campaignId !== null) yield* doorbell.slotFreed(applied.campaignId)
         return "applied" as const
       },
       Effect.catchTag("SqlError", Effect.die)
@@ -157,7 +158,7 @@ export const CampaignCallsLive = Layer.effect(
         now
       })
       yield* attempts.forget(runId)
-      if (applied) yield* doorbell.slotFreed(applied.campaignId)
+      if (applied?.campaignId) yield* doorbell.slotFreed(applied.campaignId)
     }, Effect.orDie)
 
     return CampaignCalls.of({ statusCallback, answer, dispatchStatus, mediaRefused })

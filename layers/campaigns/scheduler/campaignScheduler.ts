@@ -199,7 +199,7 @@ export const CampaignSchedulerLive = Layer.scoped(
         yield* FiberSet.run(
           placements,
           reconcileOverdue(attempt, repo, accounts, telephony).pipe(
-            Effect.flatMap((applied) => (applied ? wakeActor(applied.campaignId) : Effect.void)),
+            Effect.flatMap((applied) => (applied?.campaignId ? wakeActor(applied.campaignId) : Effect.void)),
             Effect.catchAllCause((cause) => Effect.logError("reconciling an overdue call failed", cause))
           )
         )

@@ -7,7 +7,7 @@ import { channelOfMode } from "../../../src/usage/channels.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
 /** Separates one organization's claims from another's, so its live-call count is exact. */
-const ORG_CLAIM_LOCK = 7_310
+export const ORG_CLAIM_LOCK = 7_310
 
 /** A campaign without `max_concurrency` is bounded by the organization's limit alone. */
 const NO_CAMPAIGN_CAP = 2_147_483_647

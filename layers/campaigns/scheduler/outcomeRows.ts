@@ -10,8 +10,9 @@ import { retryOnDeadlock } from "./deadlockRetry.ts"
 
 /** What deciding an attempt's outcome needs to know about it and its campaign. */
 interface EndingAttempt {
-  readonly campaign_id: CampaignId
-  readonly contact_id: number
+  /** Null for a single call (`calls`): it has no contact, counters or retries. */
+  readonly campaign_id: CampaignId | null
+  readonly contact_id: number | null
   readonly attempt_number: number
   readonly ended: boolean
   readonly state: string
@@ -40,18 +41,57 @@ export const makeOutcomeRows = Effect.gen(function*() {
     Effect.flatMap(
       sql<EndingAttempt>`
         SELECT a.campaign_id, a.contact_id, a.attempt_number, a.ended_at IS NOT NULL AS ended, c.state, c.retry_config, a.answered_by
-        FROM campaign_attempts a JOIN campaigns c ON c.id = a.campaign_id
+        FROM campaign_attempts a LEFT JOIN campaigns c ON c.id = a.campaign_id
         WHERE a.id = ${input.attemptId}`,
       ([attempt]) =>
-        attempt
-          ? endAttempt(attempt, {
+        attempt?.campaign_id === null
+          ? endSingleCall({
+            ...input,
+            outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by)
+          })
+          : attempt
+          ? endAttempt(attempt as EndingAttempt & { readonly campaign_id: CampaignId; readonly contact_id: number }, {
             ...input,
             outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by)
           })
           : Effect.succeed(undefined)
     )
 
-  const endAttempt = (attempt: EndingAttempt, input: OutcomeInput) =>
+  /**
+   * A single call's attempt (no campaign): the attempt and its run end as a campaign's do, in one
+   * statement, and only the first final event counts; there is no contact to retry.
+   */
+  const endSingleCall = (input: OutcomeInput) =>
+    Effect.map(
+      retryOnDeadlock(sql`
+        WITH ended AS (
+          UPDATE campaign_attempts
+          SET outcome = ${input.outcome}, ended_at = ${at(input.now)}, end_reason = ${input.endReason},
+              provider_call_id = COALESCE(provider_call_id, ${input.providerCallId})
+          WHERE id = ${input.attemptId} AND ended_at IS NULL
+          RETURNING run_id
+        )
+        UPDATE runs
+        SET state = CASE WHEN runs.ended_at IS NULL THEN ${
+        input.outcome === "completed" || input.outcome === "voicemail" ? "completed" : "failed"
+      } ELSE runs.state END,
+            end_reason = COALESCE(runs.end_reason, ${input.endReason}),
+            error = COALESCE(runs.error, ${input.error ?? null}),
+            duration_seconds = CASE WHEN runs.duration_seconds = 0 THEN ${
+        input.durationSeconds ?? 0
+      } ELSE runs.duration_seconds END,
+            ended_at = COALESCE(runs.ended_at, ${at(input.now)}), updated_at = ${at(input.now)}
+        FROM ended
+        WHERE runs.id = ended.run_id
+        RETURNING runs.id`),
+      (rows): AppliedOutcome | undefined =>
+        rows.length === 0 ? undefined : { campaignId: null, contactId: null, retried: false }
+    )
+
+  const endAttempt = (
+    attempt: EndingAttempt & { readonly campaign_id: CampaignId; readonly contact_id: number },
+    input: OutcomeInput
+  ) =>
     Effect.gen(function*() {
       if (attempt.ended) return undefined
       const decision = afterOutcome(attempt.retry_config, input.outcome, attempt.attempt_number, input.now)

@@ -1281,6 +1281,238 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place a call
+         * @description Dials `phone_number` with the agent through the given telephony configuration (else the organization's default outbound one) and caller number (else its default caller id), now or at `scheduled_at`. A request repeating an earlier one's idempotency key gets that request's call. 429 with Retry-After when the organization's concurrent-call limit is reached.
+         */
+        post: operations["calls.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/calls/{call_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a call
+         * @description Where the call stands: scheduled, dialing, in_progress, completed or failed.
+         */
+        get: operations["calls.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/agent/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call with the published agent
+         * @description The agent's UUID (`workflow_uuid`): talkgraph agents have no separate trigger nodes, so the agent's own UUID is its trigger path.
+         */
+        post: operations["publicAgent.trigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/agent/test/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call with the agent's latest draft
+         * @description The agent's UUID (`workflow_uuid`): talkgraph agents have no separate trigger nodes, so the agent's own UUID is its trigger path. Runs the latest draft, or the published version when there is no draft.
+         */
+        post: operations["publicAgent.triggerTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/agent/workflow/{workflow_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call with the published workflow
+         * @description The workflow by its UUID, published version.
+         */
+        post: operations["publicAgent.triggerWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/public/agent/test/workflow/{workflow_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call with the workflow's latest draft
+         * @description The workflow by its UUID: the latest draft, or the published version when there is no draft.
+         */
+        post: operations["publicAgent.triggerTestWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The organization's endpoints, with whether each is enabled and, if not, why.
+         */
+        get: operations["webhooks.list"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description The signing secret is in this response only; keep it. The URL's address must be allowed by the outbound policy (TALKGRAPH_OUTBOUND_ALLOW, `webhooks:` entries).
+         */
+        post: operations["webhooks.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One endpoint; its secret is never shown again after creation or rotation.
+         */
+        get: operations["webhooks.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint with its pending deliveries and its delivery log.
+         */
+        delete: operations["webhooks.remove"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description `enabled: true` re-enables an endpoint disabled after 24 hours of failures.
+         */
+        patch: operations["webhooks.update"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description The new secret is in this response only. For 24 hours messages carry a signature with each secret, so a receiver verifies with either while it switches over.
+         */
+        post: operations["webhooks.rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description Newest first, each with its attempts: the receiver's status and the latency.
+         */
+        get: operations["webhooks.deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver
+         * @description Sends the message again from now (same webhook-id), with a fresh 24-hour retry window.
+         */
+        post: operations["webhooks.redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -1357,14 +1589,14 @@ export type components = {
              * minItems(1)
              * @description an array of at least 1 item(s)
              */
-            scopes?: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read")[];
+            scopes?: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write")[];
         };
         CreateAPIKeyResponse: {
             id: components["schemas"]["Int"];
             name: string;
             key_prefix: string;
             api_key: string;
-            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read")[];
+            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write")[];
             /** Format: date-time */
             created_at: string;
         };
@@ -1374,7 +1606,7 @@ export type components = {
             /** @description The user the key acts as, with that user's current role */
             created_by: number;
             key_prefix: string;
-            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read")[];
+            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write")[];
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -2358,6 +2590,156 @@ export type components = {
             media_url: string;
             /** Format: date-time */
             expires_at: string;
+        };
+        CreateCallRequest: {
+            /**
+             * positive
+             * @description a positive number
+             */
+            agent_id: components["schemas"]["Int"];
+            /**
+             * maxLength(64)
+             * @description a string at most 64 character(s) long
+             */
+            phone_number: string;
+            /** @description Template variables for the agent's prompts (the run's initial_context) */
+            variables?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            telephony_configuration_id?: components["schemas"]["Int"] | null;
+            from_phone_number_id?: components["schemas"]["Int"] | null;
+            use_draft?: boolean;
+            scheduled_at?: string | null;
+            idempotency_key?: string | null;
+        };
+        V2_Call: {
+            id: components["schemas"]["Int"];
+            agent_id: components["schemas"]["Int"];
+            /** @enum {string} */
+            status: "scheduled" | "dialing" | "in_progress" | "completed" | "failed";
+            phone_number: string;
+            caller_number: string | null;
+            telephony_configuration_id: components["schemas"]["Int"] | null;
+            use_draft: boolean;
+            variables: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            scheduled_at: string | null;
+            /** @description The call's run (conversation): its transcript, usage and results once it ends */
+            run_id: components["schemas"]["Int"] | null;
+            run_name: string | null;
+            /** @description How the carrier reported the call's end: completed, voicemail, busy, no-answer, failed, canceled */
+            outcome: string | null;
+            end_reason: string | null;
+            duration_seconds: components["schemas"]["Int"];
+            error: string | null;
+            idempotency_key: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        TriggerCallRequest: {
+            /**
+             * maxLength(64)
+             * @description a string at most 64 character(s) long
+             */
+            phone_number: string;
+            initial_context?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            } | null;
+            telephony_configuration_id?: components["schemas"]["Int"] | null;
+            from_phone_number_id?: components["schemas"]["Int"] | null;
+        };
+        TriggerCallResponse: {
+            status: string;
+            workflow_run_id: components["schemas"]["Int"];
+            workflow_run_name: string;
+        };
+        WebhookEndpoint: {
+            id: components["schemas"]["Int"];
+            url: string;
+            description: string | null;
+            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed")[];
+            enabled: boolean;
+            /** @description Why the endpoint was disabled: every delivery failed for 24 hours. Re-enable it with PATCH. */
+            disabled_reason: string | null;
+            disabled_at: string | null;
+            failing_since: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        CreateWebhookEndpointRequest: {
+            /**
+             * maxLength(2048)
+             * @description a string at most 2048 character(s) long
+             */
+            url: string;
+            description?: string | null;
+            /**
+             * minItems(1)
+             * @description Every event type when omitted
+             */
+            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed")[];
+        };
+        WebhookEndpointWithSecret: {
+            id: components["schemas"]["Int"];
+            url: string;
+            description: string | null;
+            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed")[];
+            enabled: boolean;
+            /** @description Why the endpoint was disabled: every delivery failed for 24 hours. Re-enable it with PATCH. */
+            disabled_reason: string | null;
+            disabled_at: string | null;
+            failing_since: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The signing secret (whsec_…): shown in this response only. Verify signatures with any Standard Webhooks library. */
+            secret: string;
+        };
+        UpdateWebhookEndpointRequest: {
+            /**
+             * maxLength(2048)
+             * @description a string at most 2048 character(s) long
+             */
+            url?: string;
+            description?: string | null;
+            /**
+             * minItems(1)
+             * @description an array of at least 1 item(s)
+             */
+            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed")[];
+            enabled?: boolean;
+        };
+        WebhookDelivery: {
+            id: components["schemas"]["Int"];
+            /** @description The `webhook-id` header: the same on every retry */
+            message_id: string;
+            /** @enum {string} */
+            event_type: "run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed";
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            attempts: components["schemas"]["Int"];
+            next_attempt_at: string | null;
+            delivered_at: string | null;
+            last_status: components["schemas"]["Int"] | null;
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            payload: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            } | null;
+            attempt_log: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        WebhookDeliveryAttempt: {
+            /** Format: date-time */
+            attempted_at: string;
+            /** @description The receiver's HTTP status; null when none came */
+            status: components["schemas"]["Int"] | null;
+            latency_ms: components["schemas"]["Int"];
+            error: string | null;
         };
         HTTPError: {
             detail: string;
@@ -7011,6 +7393,980 @@ export interface operations {
             };
             /** @description RangeNotSatisfiable */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "calls.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key with the same request answers the call it made; with a different request it is refused (409). Also accepted as the `Idempotency-Key` header. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCallRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["V2_Call"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description TooManyRequests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UpstreamFailed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "calls.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                call_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["V2_Call"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "publicAgent.trigger": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key with the same request answers the call it made; with a different request it is refused (409). Also accepted as the `Idempotency-Key` header. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerCallRequest"];
+            };
+        };
+        responses: {
+            /** @description TriggerCallResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerCallResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description TooManyRequests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description UpstreamFailed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "publicAgent.triggerTest": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key with the same request answers the call it made; with a different request it is refused (409). Also accepted as the `Idempotency-Key` header. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerCallRequest"];
+            };
+        };
+        responses: {
+            /** @description TriggerCallResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerCallResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description TooManyRequests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description UpstreamFailed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "publicAgent.triggerWorkflow": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key with the same request answers the call it made; with a different request it is refused (409). Also accepted as the `Idempotency-Key` header. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                workflow_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerCallRequest"];
+            };
+        };
+        responses: {
+            /** @description TriggerCallResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerCallResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description TooManyRequests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description UpstreamFailed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "publicAgent.triggerTestWorkflow": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The same key with the same request answers the call it made; with a different request it is refused (409). Also accepted as the `Idempotency-Key` header. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                workflow_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerCallRequest"];
+            };
+        };
+        responses: {
+            /** @description TriggerCallResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerCallResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description TooManyRequests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description UpstreamFailed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "webhooks.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoints: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "webhooks.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description WebhookEndpointWithSecret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebhookEndpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description WebhookEndpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks.rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebhookEndpointWithSecret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks.deliveries": {
+        parameters: {
+            query?: {
+                /** @description Page number (default 1) */
+                page?: number;
+                /** @description Items per page (default 20) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                endpoint_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        total_count: components["schemas"]["Int"];
+                        page: components["schemas"]["Int"];
+                        limit: components["schemas"]["Int"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks.redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: number;
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebhookDelivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

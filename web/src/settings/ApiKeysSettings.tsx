@@ -19,7 +19,10 @@ const scopes = [
   { scope: "campaigns:read", label: "Read campaigns" },
   { scope: "campaigns:write", label: "Run campaigns" },
   { scope: "telephony:write", label: "Change telephony configurations" },
-  { scope: "usage:read", label: "Read usage" }
+  { scope: "usage:read", label: "Read usage" },
+  { scope: "calls:read", label: "Read single calls" },
+  { scope: "calls:write", label: "Place single calls" },
+  { scope: "webhooks:write", label: "Manage webhook endpoints" }
 ] as const satisfies ReadonlyArray<{ readonly scope: Scope; readonly label: string }>
 
 // Fails to compile when the server documents a scope this page does not offer.
