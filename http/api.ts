@@ -5,6 +5,7 @@ import { ApiKeysApi } from "./v1/apiKeys/api.ts"
 import { ArtifactsApi } from "./v1/artifacts/api.ts"
 import { AuthApi } from "./v1/auth/api.ts"
 import { CampaignsApi } from "./v1/campaigns/api.ts"
+import { CredentialsApi } from "./v1/credentials/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
 import { MembersApi } from "./v1/members/api.ts"
 import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
@@ -12,6 +13,7 @@ import { RecordingsApi } from "./v1/recordings/api.ts"
 import { TelephonyConfigsApi } from "./v1/telephonyConfigs/api.ts"
 import { TelephonyWebhooksApi } from "./v1/telephonyWebhooks/api.ts"
 import { TextChatApi } from "./v1/textChat/api.ts"
+import { ToolsApi } from "./v1/tools/api.ts"
 import { LocalUploadsApi, UploadsApi } from "./v1/uploads/api.ts"
 import { UsageApi } from "./v1/usage/api.ts"
 import { VoiceCallsApi } from "./v1/voiceCalls/api.ts"
@@ -41,6 +43,8 @@ export class Api extends HttpApi.make("talkgraph")
   .add(RecordingsApi)
   .add(VoiceCallsApi)
   .add(ArtifactsApi)
+  .add(CredentialsApi)
+  .add(ToolsApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")
