@@ -3,14 +3,16 @@ import { ConversationStarts, type StoredConversation, type VersionContent } from
 import type { LlmConnection } from "../../services/LlmGenerator.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
 import { RecordingCatalog } from "../../services/Recordings.ts"
+import { Tools } from "../../services/Tools.ts"
 import { WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { initialState } from "../../src/conversation/conversationState.ts"
 import { limitsFrom } from "../../src/conversation/limits.ts"
 import { runContext } from "../../src/conversation/runContext.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
-import { WorkflowId } from "../../src/domain/ids.ts"
+import { OrganizationId, WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { WorkflowGraph } from "../../src/graph/definition.ts"
+import { graphToolUuids } from "../../src/graph/toolReferences.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
 import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
@@ -42,6 +44,7 @@ export const ConversationStartsLive = Layer.effect(
     const repo = yield* WorkflowRepo
     const modelSettings = yield* ModelSettings
     const recordings = yield* RecordingCatalog
+    const tools = yield* Tools
     const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
 
     const startingConversation = (
@@ -132,13 +135,18 @@ export const ConversationStartsLive = Layer.effect(
       const { context, limits } = run.conversation
       // Most agents play no clip, and skip the lookup of their texts.
       const clipIds = runRecordingIds(run.graph, context)
+      const toolUuids = graphToolUuids(run.graph)
+      const owner = OrganizationId.make(organizationId)
       return {
         graph: run.graph,
         context,
         connection: run.connection,
         limits,
         dispositionCodes: run.dispositionCodes,
-        recordingTexts: clipIds.size === 0 ? noRecordingTexts : yield* recordings.spokenTexts(organizationId, clipIds)
+        recordingTexts: clipIds.size === 0 ? noRecordingTexts : yield* recordings.spokenTexts(organizationId, clipIds),
+        tools: toolUuids.size === 0
+          ? undefined
+          : { organizationId: owner, byUuid: yield* tools.runnable(owner, toolUuids) }
       }
     })
 

@@ -3,6 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import { LlmGenerator } from "../../services/LlmGenerator.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
 import { RecordingCatalog } from "../../services/Recordings.ts"
+import { Tools } from "../../services/Tools.ts"
 import { type WorkflowRecord, WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { type NewWorkflow, type WorkflowEdit, Workflows } from "../../services/Workflows.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
@@ -10,6 +11,7 @@ import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { GraphProblem } from "../../src/graph/problem.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
+import { definitionToolUuids } from "../../src/graph/toolReferences.ts"
 import { structureProblems, validateDefinition } from "../../src/graph/validation.ts"
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { turnSettingProblems } from "../../src/voice/turnTaking/agentSettings.ts"
@@ -55,12 +57,14 @@ export const WorkflowsLive = Layer.effect(
     const modelSettings = yield* ModelSettings
     const llm = yield* LlmGenerator
     const recordings = yield* RecordingCatalog
+    const tools = yield* Tools
 
-    /** Full validation, with the clips the definition names looked up in the organization's library. */
+    /** Full validation, with the clips and tools the definition names looked up in the organization's libraries. */
     const fullyValidated = (principal: Principal, definition: unknown) =>
-      Effect.map(
+      Effect.zipWith(
         recordings.existing(principal.organizationId, definitionRecordingIds(definition)),
-        (recordingIds) => validateDefinition(definition, { recordingIds })
+        tools.references(principal.organizationId, definitionToolUuids(definition)),
+        (recordingIds, known) => validateDefinition(definition, { recordingIds, tools: known })
       )
 
     const viewOf = (principal: Principal, id: WorkflowId) =>
