@@ -137,8 +137,10 @@ export const callHttpTool = (
     const { body, contentType, cut, status } = answer.right
     const text = scrub(body.toString("utf8"), secrets)
     const shown = answerForModel(text, contentType, config.response_pointer, cut)
-    const noted = cut ? `${shown}\n[the answer was larger than 5 MB; only its beginning was read]` : shown
-    const limited = truncatedForModel(noted, config.max_result_chars ?? DEFAULT_RESULT_CHARS)
+    const fitted = truncatedForModel(shown, config.max_result_chars ?? DEFAULT_RESULT_CHARS)
+    const limited = cut
+      ? { text: `${fitted.text}\n[the answer was larger than 5 MB; only its beginning was read]`, truncated: true }
+      : fitted
     const ok = status >= 200 && status < 300
     yield* Effect.logInfo("Tool call").pipe(
       Effect.annotateLogs({ tool_uuid: input.tool.uuid, host: url.host, status_code: status, latency_ms: latency })
