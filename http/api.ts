@@ -21,6 +21,7 @@ import { WorkflowsApi } from "./v1/workflows/api.ts"
 import { AgentsApi } from "./v2/agents/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
+import { V2ToolsApi } from "./v2/tools/api.ts"
 
 /** The whole public interface: v1 (Dograh-compatible paths) and v2 groups in one API. */
 export class Api extends HttpApi.make("talkgraph")
@@ -45,6 +46,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(ArtifactsApi)
   .add(CredentialsApi)
   .add(ToolsApi)
+  .add(V2ToolsApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

@@ -38,6 +38,7 @@ import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
 import { AgentsHandlers } from "./v2/agents/handlers.ts"
 import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
+import { V2ToolsHandlers } from "./v2/tools/handlers.ts"
 
 const HandlersLive = Layer.mergeAll(
   HealthHandlers,
@@ -63,6 +64,7 @@ const HandlersLive = Layer.mergeAll(
   ArtifactsHandlers,
   CredentialsHandlers,
   ToolsHandlers,
+  V2ToolsHandlers,
   ConsoleRoutes
 )
 

@@ -194,4 +194,30 @@ describe("tool library", () => {
     const member = await addMember(owner, "member")
     expect((await api.post(TOOLS, orderTool(target.url), { token: member.token })).status).toBe(200)
   })
+
+  it("exposes the same library on v2, with API keys and v2 envelopes", async () => {
+    const owner = await newAccount(api, "v2tools")
+    const key = await newApiKey(api, owner)
+    const created = await api.post("/api/v2/tools", orderTool(target.url), { apiKey: key })
+    expect(created.status).toBe(200)
+    const uuid = created.body.data.tool_uuid
+    expect((await api.get(`${TOOLS}/${uuid}`, { token: owner.token })).body.name).toBe("Look up order")
+    await api.post("/api/v2/tools", { name: "Calc", definition: { type: "calculator" } }, { apiKey: key })
+    const page = await api.get("/api/v2/tools?page=2&page_size=1", { apiKey: key })
+    expect(page.body.pagination).toEqual({ page: 2, page_size: 1, total_items: 2, total_pages: 2 })
+    expect(page.body.data.map((tool: any) => tool.name)).toEqual(["Calc"])
+    const archived = await api.post(`/api/v2/tools/${uuid}/archive`, {}, { apiKey: key })
+    expect(archived.body.data.status).toBe("archived")
+    const tested = await api.post(`/api/v2/tools/${page.body.data[0].tool_uuid}/test`, {
+      llm_params: { expression: "1+1" }
+    }, { apiKey: key })
+    expect(tested.body.data).toMatchObject({ status: "success", data: { result: 2 } })
+
+    const stranger = await newAccount(api, "stranger")
+    const theirKey = await newApiKey(api, stranger)
+    const hidden = await api.get(`/api/v2/tools/${uuid}`, { apiKey: theirKey })
+    expect(hidden.status).toBe(404)
+    expect(hidden.body.error.code).toBe("not_found")
+    expect((await api.get("/api/v2/tools", { token: owner.token })).status).toBe(401)
+  })
 })

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { JsonValue } from "../domain/wireTypes.ts"
 
 /**
  * A tool of an organization's library, in Dograh's shape (`/api/v1/tools`): `definition.type`
@@ -59,7 +60,7 @@ export const HttpApiConfig = Schema.Struct({
       Schema.between(1, MAX_TOOL_TIMEOUT_MS, { message: () => `must be from 1 to ${MAX_TOOL_TIMEOUT_MS} ms` })
     )
   ),
-  body_template: nullable(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  body_template: nullable(Schema.Record({ key: Schema.String, value: JsonValue })),
   /** talkgraph: the part of a JSON answer the model gets (RFC 6901, e.g. `/order/status`); the whole body when absent. */
   response_pointer: nullable(
     Schema.String.pipe(Schema.pattern(/^(\/[^/]*)*$/, { message: () => "must be a JSON pointer such as /data/0/name" }))
@@ -72,7 +73,7 @@ export const HttpApiConfig = Schema.Struct({
 })
 export type HttpApiConfig = typeof HttpApiConfig.Type
 
-const Passthrough = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const Passthrough = Schema.Record({ key: Schema.String, value: JsonValue })
 
 export const HttpApiDefinition = Schema.Struct({
   schema_version: optional(Schema.Int),

@@ -79,16 +79,37 @@ export const ToolsApi = HttpApiGroup.make("tools")
   )
   .add(
     HttpApiEndpoint.get("list", "/")
+      .annotate(OpenApi.Summary, "List tools")
       .annotate(OpenApi.Description, "Active tools, or those with the given `status` (comma-separated).")
       .setUrlParams(ToolListQuery)
       .addSuccess(Schema.Array(Tool))
   )
   .add(
-    HttpApiEndpoint.post("create", "/").setPayload(CreateToolRequest).addSuccess(Tool).addError(HttpValidationFailed)
+    HttpApiEndpoint.post("create", "/")
+      .annotate(OpenApi.Summary, "Create a tool")
+      .annotate(
+        OpenApi.Description,
+        "Adds a tool to the library. An HTTP API tool's URL, credential and host are checked when it is saved."
+      )
+      .setPayload(CreateToolRequest)
+      .addSuccess(Tool)
+      .addError(HttpValidationFailed)
   )
-  .add(HttpApiEndpoint.get("get", "/:tool_uuid").setPath(ToolPath).addSuccess(Tool).addError(HttpNotFound))
+  .add(
+    HttpApiEndpoint.get("get", "/:tool_uuid")
+      .annotate(OpenApi.Summary, "Get a tool")
+      .annotate(OpenApi.Description, "One tool, archived or not.")
+      .setPath(ToolPath)
+      .addSuccess(Tool)
+      .addError(HttpNotFound)
+  )
   .add(
     HttpApiEndpoint.put("update", "/:tool_uuid")
+      .annotate(OpenApi.Summary, "Change a tool")
+      .annotate(
+        OpenApi.Description,
+        "Changes the fields given; the definition is checked again, its credential against the URL's host."
+      )
       .setPath(ToolPath)
       .setPayload(UpdateToolRequest)
       .addSuccess(Tool)
@@ -97,6 +118,7 @@ export const ToolsApi = HttpApiGroup.make("tools")
   )
   .add(
     HttpApiEndpoint.del("archive", "/:tool_uuid")
+      .annotate(OpenApi.Summary, "Archive a tool")
       .annotate(
         OpenApi.Description,
         "Archives the tool (Dograh's delete): nodes naming it fail validation until it is restored."
@@ -106,10 +128,16 @@ export const ToolsApi = HttpApiGroup.make("tools")
       .addError(HttpNotFound)
   )
   .add(
-    HttpApiEndpoint.post("unarchive", "/:tool_uuid/unarchive").setPath(ToolPath).addSuccess(Tool).addError(HttpNotFound)
+    HttpApiEndpoint.post("unarchive", "/:tool_uuid/unarchive")
+      .annotate(OpenApi.Summary, "Restore a tool")
+      .annotate(OpenApi.Description, "Makes an archived tool active again.")
+      .setPath(ToolPath)
+      .addSuccess(Tool)
+      .addError(HttpNotFound)
   )
   .add(
     HttpApiEndpoint.post("test", "/:tool_uuid/test")
+      .annotate(OpenApi.Summary, "Test a tool")
       .annotate(
         OpenApi.Description,
         "Runs the tool once with the given arguments, as a conversation would, and shows the request made (credentials masked) and the answer."
