@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Either, Layer, Option } from "effect"
+import { Cache, Duration, Effect, Either, Layer, Option } from "effect"
 import { type CredentialInput, Credentials, type CredentialUpdate } from "../../services/Credentials.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
-import type { OrganizationId } from "../../src/domain/ids.ts"
+import { OrganizationId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { maskedCredentialData } from "../../src/tools/credentialHeaders.ts"
 import type { Credential, CredentialData, CredentialType } from "../../src/tools/credentialRecord.ts"
@@ -36,6 +36,12 @@ export const normalHost = (host: string): string | null => {
     return null
   }
 }
+
+/**
+ * How long a credential read for a tool call is kept: a conversation's calls do not each read and
+ * decrypt it. A change in this process forgets it at once; another process sees it within this.
+ */
+const KEPT_FOR = Duration.seconds(10)
 
 const nameTaken = (name: string) => new Conflict({ message: `A credential named "${name}" already exists` })
 
@@ -170,6 +176,7 @@ export const CredentialsLive = Layer.effect(
           )
         }
         const host = givenHost !== undefined ? givenHost : replaced ? null : current.bound_host
+        yield* forget(principal.organizationId, uuid)
         return yield* write(principal, {
           uuid,
           name: input.name ?? current.name,
@@ -192,6 +199,7 @@ export const CredentialsLive = Layer.effect(
           }; change or delete them first`
         })
       }
+      yield* forget(principal.organizationId, uuid)
       yield* sql`DELETE FROM credentials WHERE id = ${current.id}`.pipe(
         Effect.catchTag("SqlError", (error) =>
           (error.cause as { code?: string } | undefined)?.code === "23503"
@@ -200,24 +208,34 @@ export const CredentialsLive = Layer.effect(
       )
     })
 
+    const read = (key: string) =>
+      Effect.gen(function*() {
+        const [organizationId, uuid] = key.split(" ") as [string, string]
+        const [row] = yield* rows(OrganizationId.make(Number(organizationId)), uuid)
+        if (!row) return Option.none()
+        return Option.some({
+          id: row.id,
+          uuid: row.credential_uuid,
+          type: row.credential_type,
+          data: yield* dataOf(row),
+          boundHost: row.bound_host
+        })
+      })
+    const kept = yield* Cache.make({ capacity: 10_000, timeToLive: KEPT_FOR, lookup: read })
+    const keyOf = (organizationId: OrganizationId, uuid: string) => `${organizationId} ${uuid.toLowerCase()}`
+    const forget = (organizationId: OrganizationId, uuid: string) => kept.invalidate(keyOf(organizationId, uuid))
+
     const forRequest = Effect.fn("Credentials.forRequest")(function*(organizationId: OrganizationId, uuid: string) {
       if (!UUID.test(uuid)) return Option.none()
-      const [row] = yield* rows(organizationId, uuid)
-      if (!row) return Option.none()
-      return Option.some({
-        id: row.id,
-        uuid: row.credential_uuid,
-        type: row.credential_type,
-        data: yield* dataOf(row),
-        boundHost: row.bound_host
-      })
+      return yield* kept.get(keyOf(organizationId, uuid))
     })
 
     const bind = Effect.fn("Credentials.bind")(function*(organizationId: OrganizationId, id: number, host: string) {
-      const bound = yield* sql<{ id: number }>`
+      const bound = yield* sql<{ credential_uuid: string; bound_host: string | null }>`
         UPDATE credentials SET bound_host = ${host}
         WHERE id = ${id} AND organization_id = ${organizationId} AND (bound_host IS NULL OR bound_host = ${host})
-        RETURNING id`
+        RETURNING credential_uuid::text AS credential_uuid`
+      if (bound[0]) yield* forget(organizationId, bound[0].credential_uuid)
       return bound.length > 0
     }, dieOnSqlError)
 

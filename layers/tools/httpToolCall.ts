@@ -74,7 +74,11 @@ export const callHttpTool = (
         return failedOutcome("the tool's credential no longer exists; the tool cannot be used", yield* elapsed)
       }
       const host = url.host.toLowerCase()
-      if (!(yield* credentials.bind(input.organizationId, credential.value.id, host))) {
+      // Bound when the tool was saved; a credential whose secret was sent again binds at its next use.
+      const boundHere = credential.value.boundHost === host ||
+        (credential.value.boundHost === null &&
+          (yield* credentials.bind(input.organizationId, credential.value.id, host)))
+      if (!boundHere) {
         yield* Effect.logWarning("A tool's credential was refused for a host it is not bound to").pipe(
           Effect.annotateLogs({ tool_uuid: input.tool.uuid, host, bound_host: credential.value.boundHost })
         )
@@ -97,8 +101,16 @@ export const callHttpTool = (
     const timeoutMs = config.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS
     const answer = yield* Effect.tryPromise({
       try: async (interrupted) => {
-        const timer = AbortSignal.timeout(timeoutMs)
-        const signal = AbortSignal.any([interrupted, timer])
+        // One controller for both the timeout and interruption (AbortSignal.any is costly on Node 20).
+        const controller = new AbortController()
+        let timedOut = false
+        const timer = setTimeout(() => {
+          timedOut = true
+          controller.abort()
+        }, timeoutMs)
+        const onInterrupt = () => controller.abort()
+        interrupted.addEventListener("abort", onInterrupt, { once: true })
+        const { signal } = controller
         try {
           const response = await outbound.send("tool", {
             url,
@@ -121,7 +133,10 @@ export const callHttpTool = (
             signal.removeEventListener("abort", onAbort)
           }
         } catch (error) {
-          throw timer.aborted ? new ToolTimedOut() : error
+          throw timedOut ? new ToolTimedOut() : error
+        } finally {
+          clearTimeout(timer)
+          interrupted.removeEventListener("abort", onInterrupt)
         }
       },
       catch: (error) => error
@@ -142,7 +157,7 @@ export const callHttpTool = (
       ? { text: `${fitted.text}\n[the answer was larger than 5 MB; only its beginning was read]`, truncated: true }
       : fitted
     const ok = status >= 200 && status < 300
-    yield* Effect.logInfo("Tool call").pipe(
+    yield* Effect.logDebug("Tool call").pipe(
       Effect.annotateLogs({ tool_uuid: input.tool.uuid, host: url.host, status_code: status, latency_ms: latency })
     )
     return {
