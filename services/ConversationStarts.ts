@@ -55,11 +55,13 @@ export interface ConversationStartsShape {
   ) => Effect.Effect<PreparedStart, NotFound | Conflict | ValidationFailed>
   /**
    * The conversation a run created elsewhere (a campaign call, an inbound call) starts with, at its
-   * first media connection; none when its version has no graph.
+   * first media connection; none when its version has no graph, or when its pre-call fetch (made
+   * when `organizationId` is given) failed and the agent refuses to start without it.
    */
   readonly conversationOf: (
     version: VersionContent,
-    initialContext: Readonly<Record<string, unknown>>
+    initialContext: Readonly<Record<string, unknown>>,
+    organizationId?: number
   ) => Effect.Effect<StoredConversation | null>
   /** The organization's LLM, or Conflict saying how to set one. */
   readonly llmConnection: (organizationId: number) => Effect.Effect<LlmConnection, Conflict>

@@ -255,3 +255,66 @@ describe("tools in graph validation", () => {
     expect((await agent(account, definitionWith([order]))).status).toBe(200)
   })
 })
+
+describe("pre-call fetch", () => {
+  const greetingAgent = (account: TestAccount, preCall: Record<string, unknown>) =>
+    api.post("/api/v1/workflow/create/definition", {
+      name: "Pre-call agent",
+      workflow_definition: {
+        nodes: [
+          node("start", "startCall", { name: "Start", greeting: "Hello {{name | there}}!", prompt: "Help." }),
+          node("end", "endCall", { name: "End", prompt: "Bye." })
+        ],
+        edges: [{ id: "e1", source: "start", target: "end", data: { label: "Done", condition: "Done" } }]
+      },
+      workflow_configurations: { pre_call_fetch: preCall }
+    }, { token: account.token })
+
+  const lookup = (account: TestAccount, config: Record<string, unknown>) =>
+    createTool(account, { name: "CRM lookup", definition: { type: "http_api", config } })
+
+  const open = (account: TestAccount, workflowId: number, initialContext: Record<string, unknown>) =>
+    api.post(`/api/v1/workflow/${workflowId}/text-chat/sessions`, { initial_context: initialContext }, {
+      token: account.token
+    })
+
+  it("calls the tool before the greeting with the run's context, and its answer becomes variables", async () => {
+    const account = await newAccount(api, "precall")
+    await useLlm(api, account, llm.baseUrl)
+    const tool = await lookup(account, {
+      method: "GET",
+      url: `${target.url}/orders/{{order_ref}}`,
+      preset_parameters: [{ name: "order_ref", type: "string", value_template: "{{initial_context.order_ref}}" }],
+      response_pointer: "/customer"
+    })
+    const created = await greetingAgent(account, { tool_uuid: tool })
+    expect(created.status).toBe(200)
+    const before = target.requests.length
+    const session = await open(account, created.body.id, { order_ref: "R-9" })
+    expect(session.status).toBe(200)
+    expect(target.requests[before]!.path).toBe("/orders/R-9")
+    expect(session.body.reply).toBe("Hello Ada Lovelace!")
+  })
+
+  it("proceeds without the variables when the fetch times out, or refuses when told to", async () => {
+    const account = await newAccount(api, "precall")
+    await useLlm(api, account, llm.baseUrl)
+    const slow = await lookup(account, {
+      method: "GET",
+      url: `${target.url}/slow`,
+      preset_parameters: [{ name: "ms", type: "number", value_template: "3000" }],
+      timeout_ms: 200
+    })
+    const proceeding = await greetingAgent(account, { tool_uuid: slow })
+    const started = Date.now()
+    const session = await open(account, proceeding.body.id, {})
+    expect(session.status).toBe(200)
+    expect(session.body.reply).toBe("Hello there!")
+    expect(Date.now() - started).toBeLessThan(2500)
+
+    const refusing = await greetingAgent(account, { tool_uuid: slow, on_failure: "refuse" })
+    const refused = await open(account, refusing.body.id, {})
+    expect(refused.status).toBe(409)
+    expect(refused.body.detail).toContain("the API did not answer within 200 ms")
+  })
+})

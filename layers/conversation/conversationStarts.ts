@@ -3,6 +3,7 @@ import { ConversationStarts, type StoredConversation, type VersionContent } from
 import type { LlmConnection } from "../../services/LlmGenerator.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
 import { RecordingCatalog } from "../../services/Recordings.ts"
+import { ToolRunner } from "../../services/ToolRunner.ts"
 import { Tools } from "../../services/Tools.ts"
 import { WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { initialState } from "../../src/conversation/conversationState.ts"
@@ -15,6 +16,8 @@ import type { WorkflowGraph } from "../../src/graph/definition.ts"
 import { graphToolUuids } from "../../src/graph/toolReferences.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
 import { runRecordingIds } from "../../src/recordings/recordingReferences.ts"
+import { toolVariables } from "../../src/tools/httpToolRequest.ts"
+import { contextWithFetched, preCallFetchOf } from "../../src/tools/preCallFetch.ts"
 import { llmTimeoutSeconds } from "../llm/llmTimeout.ts"
 import { chatIdleTimeoutSeconds } from "./chatConfig.ts"
 
@@ -45,6 +48,7 @@ export const ConversationStartsLive = Layer.effect(
     const modelSettings = yield* ModelSettings
     const recordings = yield* RecordingCatalog
     const tools = yield* Tools
+    const runner = yield* ToolRunner
     const defaults = { llmTimeoutSeconds: yield* llmTimeoutSeconds, idleTimeoutSeconds: yield* chatIdleTimeoutSeconds }
 
     const startingConversation = (
@@ -56,6 +60,46 @@ export const ConversationStartsLive = Layer.effect(
       context: runContext(version.template_context_variables, initialContext),
       limits: limitsFrom(version.workflow_configurations, defaults)
     })
+
+    /**
+     * The agent's pre-call fetch over a starting conversation: its context with the answer's
+     * variables, the same without them when the fetch failed and may be skipped, or why not
+     * (`Left`) when the agent refuses to start without it.
+     */
+    const withPreCallFetch = (
+      organizationId: OrganizationId,
+      version: VersionContent,
+      conversation: StoredConversation
+    ) =>
+      Effect.gen(function*() {
+        const fetch = preCallFetchOf(version.workflow_configurations)
+        if (fetch === null) return { _tag: "Right" as const, conversation }
+        const found = (yield* tools.runnable(organizationId, new Set([fetch.tool_uuid]))).get(fetch.tool_uuid)
+        const outcome = found && found.definition.type === "http_api"
+          ? yield* runner.run({
+            organizationId,
+            tool: found,
+            arguments: "{}",
+            variables: toolVariables(conversation.context, {})
+          })
+          : null
+        const pointer = found?.definition.type === "http_api" ? found.definition.config.response_pointer : null
+        const context = outcome?.status === "success"
+          ? contextWithFetched(conversation.context, outcome.data, pointer)
+          : null
+        if (context !== null) return { _tag: "Right" as const, conversation: { ...conversation, context } }
+        const why = outcome === null
+          ? `its tool ${fetch.tool_uuid} is not an active HTTP API tool of this organization`
+          : outcome.status === "error"
+          ? outcome.result.replace(/^Error: /, "")
+          : "its answer is not a JSON object"
+        yield* Effect.logWarning("Pre-call fetch failed").pipe(
+          Effect.annotateLogs({ tool_uuid: fetch.tool_uuid, on_failure: fetch.on_failure, reason: why })
+        )
+        return fetch.on_failure === "refuse"
+          ? { _tag: "Left" as const, reason: `The agent's pre-call fetch failed (${why}) and it is set to refuse` }
+          : { _tag: "Right" as const, conversation }
+      })
 
     const prepare = Effect.fn("ConversationStarts.prepare")(function*(
       principal: Principal,
@@ -86,7 +130,13 @@ export const ConversationStartsLive = Layer.effect(
         })
       }
       const graph = yield* runnableGraph(version.workflow_definition)
-      const conversation = startingConversation(startNodeOf(graph)!.id, version, options.initialContext)
+      const fetched = yield* withPreCallFetch(
+        principal.organizationId,
+        version,
+        startingConversation(startNodeOf(graph)!.id, version, options.initialContext)
+      )
+      if (fetched._tag === "Left") return yield* new Conflict({ message: fetched.reason })
+      const conversation = fetched.conversation
       return {
         workflowId,
         definitionId: version.definition_id,
@@ -100,12 +150,15 @@ export const ConversationStartsLive = Layer.effect(
     })
 
     const conversationOf = Effect.fn("ConversationStarts.conversationOf")(
-      (version: VersionContent, initialContext: Readonly<Record<string, unknown>>) =>
-        Effect.sync(() => {
-          const { graph } = validateDefinition(version.workflow_definition)
-          const start = graph && startNodeOf(graph)
-          return start ? startingConversation(start.id, version, initialContext) : null
-        })
+      function*(version: VersionContent, initialContext: Readonly<Record<string, unknown>>, organizationId?: number) {
+        const { graph } = validateDefinition(version.workflow_definition)
+        const start = graph && startNodeOf(graph)
+        if (!start) return null
+        const conversation = startingConversation(start.id, version, initialContext)
+        if (organizationId === undefined) return conversation
+        const fetched = yield* withPreCallFetch(OrganizationId.make(organizationId), version, conversation)
+        return fetched._tag === "Right" ? fetched.conversation : null
+      }
     )
 
     const llmConnection = Effect.fn("ConversationStarts.llmConnection")((organizationId: number) =>

@@ -66,7 +66,9 @@ export const VoiceCallsLive = Layer.scoped(
 
     /** The conversation a run starts with: fixed at its first media connection. */
     const conversationOf = (run: MediaRun) =>
-      run.conversation ? Effect.succeed(run.conversation) : starts.conversationOf(run, run.initial_context)
+      run.conversation
+        ? Effect.succeed(run.conversation)
+        : starts.conversationOf(run, run.initial_context, run.organization_id)
 
     /** PCM of a recorded clip at the call's rate, converted once at registration (no transcoding here). */
     const clipPcm = (organizationId: number, recordingId: string, sampleRate: 8000 | 16000) =>
