@@ -21,6 +21,11 @@ export interface ConversationPlan {
    * greeting override, audio transition speech): the clip's transcript, else its label.
    */
   readonly recordingTexts?: ReadonlyMap<string, string> | undefined
+  /**
+   * Voice: after this long without a tool's answer the agent says the tool's filler line, so the
+   * caller does not hear dead air. Text channels set none.
+   */
+  readonly toolFillerAfterMs?: number | undefined
   /** The library tools the graph's nodes name that may run, by `tool_uuid`, and whose they are. */
   readonly tools?: {
     readonly organizationId: OrganizationId

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Layer } from "effect"
+import { Clock, Duration, Effect, Fiber, Layer } from "effect"
 import {
   type Conclusion,
   ConversationEngine,
@@ -31,6 +31,7 @@ import { addUsage, noUsage, type ToolCall, type TranscriptTurn } from "../../src
 import type { WorkflowEdge, WorkflowNode } from "../../src/graph/definition.ts"
 import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { toolVariables } from "../../src/tools/httpToolRequest.ts"
+import { changesSomething, fillerOf } from "../../src/tools/toolDefinition.ts"
 import type { RunnableTool } from "../../src/tools/toolRun.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
@@ -53,32 +54,51 @@ export const ConversationEngineLive = Layer.effect(
 
     /**
      * The library tools one model reply called, all at once; each result (an error included) is
-     * recorded for the transcript and given back to the model.
+     * recorded for the transcript and given back to the model. A call that changes something
+     * (POST, PUT, PATCH, DELETE) is never cut off half-way: a caller speaking meanwhile does not
+     * undo it by aborting its request. In a voice call, when the answers take longer than
+     * `toolFillerAfterMs`, the first called tool's filler line is said (and answered as `filler`).
      */
     const callTools = (
       plan: ConversationPlan,
       calls: ReadonlyArray<ChatToolCall>,
       library: ReadonlyMap<string, RunnableTool>,
-      extracted: Readonly<Record<string, unknown>>
+      extracted: Readonly<Record<string, unknown>>,
+      emit: Emit
     ) =>
-      Effect.forEach(calls, (call) => {
-        const tool = library.get(call.name)!
-        return runner.run({
-          organizationId: plan.tools!.organizationId,
-          tool,
-          arguments: call.arguments,
-          variables: toolVariables(plan.context, extracted)
-        }).pipe(Effect.map((outcome): ToolCall => ({
-          id: call.id,
-          name: call.name,
-          tool_uuid: tool.uuid,
-          arguments: call.arguments,
-          status: outcome.status,
-          latency_ms: outcome.latency_ms,
-          result: outcome.result,
-          truncated: outcome.truncated
-        })))
-      }, { concurrency: "unbounded" })
+      Effect.gen(function*() {
+        const all = Effect.forEach(calls, (call) => {
+          const tool = library.get(call.name)!
+          const run = runner.run({
+            organizationId: plan.tools!.organizationId,
+            tool,
+            arguments: call.arguments,
+            variables: toolVariables(plan.context, extracted)
+          })
+          return (changesSomething(tool.definition) ? Effect.uninterruptible(run) : run).pipe(
+            Effect.map((outcome): ToolCall => ({
+              id: call.id,
+              name: call.name,
+              tool_uuid: tool.uuid,
+              arguments: call.arguments,
+              status: outcome.status,
+              latency_ms: outcome.latency_ms,
+              result: outcome.result,
+              truncated: outcome.truncated
+            }))
+          )
+        }, { concurrency: "unbounded" })
+        const filler = calls.map((call) => fillerOf(library.get(call.name)!.definition)).find((line) => line !== null)
+        if (plan.toolFillerAfterMs === undefined || filler === undefined) return { called: yield* all, filler: null }
+        const running = yield* Effect.fork(all)
+        const early = yield* Fiber.join(running).pipe(
+          Effect.timeout(Duration.millis(plan.toolFillerAfterMs)),
+          Effect.option
+        )
+        if (early._tag === "Some") return { called: early.value, filler: null }
+        yield* emit(filler)
+        return { called: yield* Fiber.join(running), filler }
+      })
 
     const now = Clock.currentTimeMillis.pipe(Effect.map((millis) => new Date(millis).toISOString()))
 
@@ -240,8 +260,9 @@ export const ConversationEngineLive = Layer.effect(
         })
         if (libraryCalls.length > 0) {
           toolRounds++
-          const called = yield* callTools(plan, libraryCalls, library, extracted)
-          turns.push({ role: "assistant", text: reply.right.text, node_id: nodeId, at: yield* now, tool_calls: called })
+          const { called, filler } = yield* callTools(plan, libraryCalls, library, extracted, emit)
+          const text = [reply.right.text, filler ?? ""].filter((part) => part !== "").join(" ")
+          turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now, tool_calls: called })
         } else if (reply.right.text) yield* say(reply.right.text)
         if (node.type === "endCall") {
           ending = { reason: "end_node_reached", error: null }

@@ -34,6 +34,9 @@ import { CALL_LEASE_SECONDS, makeVoiceRuns, type MediaRun } from "./voiceRuns.ts
 
 const refused = (message: string) => new Forbidden({ message })
 
+/** How long a tool may take before the caller hears its filler line: past this, silence sounds like a dropped call. */
+const TOOL_FILLER_AFTER_MS = 700
+
 export const VoiceCallsLive = Layer.scoped(
   VoiceCalls,
   Effect.gen(function*() {
@@ -280,12 +283,16 @@ export const VoiceCallsLive = Layer.scoped(
         return yield* refused(reason)
       }
       const graph = validateDefinition(conversation.definition ?? run.workflow_definition).graph!
-      const plan = yield* starts.plan(run.organization_id, {
-        graph,
-        conversation,
-        dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
-        connection: settings.llm.value
-      })
+      const plan = {
+        ...yield* starts.plan(run.organization_id, {
+          graph,
+          conversation,
+          dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
+          connection: settings.llm.value
+        }),
+        // A caller waiting on a slow tool hears its filler line instead of silence.
+        toolFillerAfterMs: TOOL_FILLER_AFTER_MS
+      }
       const speech = { stt: settings.stt.value, tts: settings.tts.value }
       return (socket: Socket.Socket) =>
         FiberMap.run(calls, run.id, serve(connection, run, conversation, plan, speech, socket)).pipe(

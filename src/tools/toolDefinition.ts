@@ -67,6 +67,11 @@ export const HttpApiConfig = Schema.Struct({
   ),
   /** talkgraph: at most this many characters of the answer reach the model; the rest is cut with a note. */
   max_result_chars: optional(Schema.Int.pipe(Schema.between(100, 100_000))),
+  /**
+   * talkgraph, voice calls: what the agent says when the request takes longer than a moment, so
+   * the caller never hears dead air; absent: "One moment, please."; null or empty: nothing.
+   */
+  filler_message: nullable(Schema.String.pipe(Schema.maxLength(300))),
   customMessage: nullable(Schema.String),
   customMessageType: nullable(Schema.Literal("text", "audio")),
   customMessageRecordingId: nullable(Schema.String)
@@ -118,6 +123,21 @@ export type ToolType = typeof ToolType.Type
 
 export const ToolStatus = Schema.Literal("active", "archived")
 export type ToolStatus = typeof ToolStatus.Type
+
+/** What a slow HTTP tool's call is covered with in a voice call, unless its definition says otherwise. */
+export const DEFAULT_FILLER_MESSAGE = "One moment, please."
+
+/** The line a voice call says while this tool's request runs, or null for none. */
+export const fillerOf = (definition: ToolDefinition): string | null => {
+  if (definition.type !== "http_api") return null
+  const filler = definition.config.filler_message
+  if (filler === undefined) return DEFAULT_FILLER_MESSAGE
+  return filler === null || filler.trim() === "" ? null : filler.trim()
+}
+
+/** Whether a call changes something at the other end: it is never cut off half-way when the caller speaks. */
+export const changesSomething = (definition: ToolDefinition): boolean =>
+  definition.type === "http_api" && definition.config.method !== "GET"
 
 /** Whether a time zone name is one this runtime knows (IANA names such as Europe/Paris). */
 export const isTimeZone = (zone: string): boolean => {
