@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { AgentOverrides } from "../src/conversation/agentOverrides.ts"
 import type { ConversationState } from "../src/conversation/conversationState.ts"
 import type { ConversationLimits } from "../src/conversation/limits.ts"
 import type { Context as RunContext } from "../src/conversation/runContext.ts"
@@ -16,6 +17,8 @@ export interface StoredConversation {
   readonly limits: ConversationLimits
   /** A draft can still be edited, so a run on a draft keeps the definition it started with. */
   readonly definition?: unknown
+  /** The agent's own LLM model and temperature, TTS voice and STT language, fixed when it started. */
+  readonly overrides?: AgentOverrides | undefined
 }
 
 /** A new conversation of a workflow, ready for its channel to store as a run. */

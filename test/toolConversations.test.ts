@@ -318,3 +318,34 @@ describe("pre-call fetch", () => {
     expect(refused.body.detail).toContain("the API did not answer within 200 ms")
   })
 })
+
+describe("per-agent model settings", () => {
+  it("uses the agent's LLM model and temperature over the organization's, on every message, and refuses bad ones", async () => {
+    const account = await newAccount(api, "overrides")
+    await useLlm(api, account, llm.baseUrl)
+    const create = (overrides: unknown) =>
+      api.post("/api/v1/workflow/create/definition", {
+        name: "Own model",
+        workflow_definition: definitionWith([]),
+        workflow_configurations: { overrides }
+      }, { token: account.token })
+    const refused = await create({ llm_temperature: 5, llm_model: "", voice: "x" })
+    expect(refused.status).toBe(422)
+    expect(refused.body.detail.map((problem: any) => problem.loc.slice(1).join("."))).toEqual(
+      expect.arrayContaining([
+        "workflow_configurations.overrides.llm_temperature",
+        "workflow_configurations.overrides.voice"
+      ])
+    )
+    const created = await create({ llm_model: "agent-model", llm_temperature: 0.3, tts_voice: "aria" })
+    expect(created.status).toBe(200)
+    const say = await chat(account, created.body.id)
+    llm.enqueue(reply.content("First."), reply.content("Second."))
+    await say("Hi")
+    await say("Again")
+    expect(llm.requests.map((request) => [request.body.model, request.body.temperature])).toEqual([
+      ["agent-model", 0.3],
+      ["agent-model", 0.3]
+    ])
+  })
+})

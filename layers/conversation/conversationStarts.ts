@@ -6,6 +6,7 @@ import { RecordingCatalog } from "../../services/Recordings.ts"
 import { ToolRunner } from "../../services/ToolRunner.ts"
 import { Tools } from "../../services/Tools.ts"
 import { WorkflowRepo } from "../../services/WorkflowRepo.ts"
+import { overridesOf } from "../../src/conversation/agentOverrides.ts"
 import { initialState } from "../../src/conversation/conversationState.ts"
 import { limitsFrom } from "../../src/conversation/limits.ts"
 import { runContext } from "../../src/conversation/runContext.ts"
@@ -55,11 +56,15 @@ export const ConversationStartsLive = Layer.effect(
       startNodeId: string,
       version: VersionContent,
       initialContext: Readonly<Record<string, unknown>>
-    ): StoredConversation => ({
-      state: initialState(startNodeId),
-      context: runContext(version.template_context_variables, initialContext),
-      limits: limitsFrom(version.workflow_configurations, defaults)
-    })
+    ): StoredConversation => {
+      const overrides = overridesOf(version.workflow_configurations)
+      return {
+        state: initialState(startNodeId),
+        context: runContext(version.template_context_variables, initialContext),
+        limits: limitsFrom(version.workflow_configurations, defaults),
+        ...(overrides ? { overrides } : {})
+      }
+    }
 
     /**
      * The agent's pre-call fetch over a starting conversation: its context with the answer's
@@ -190,10 +195,15 @@ export const ConversationStartsLive = Layer.effect(
       const clipIds = runRecordingIds(run.graph, context)
       const toolUuids = graphToolUuids(run.graph)
       const owner = OrganizationId.make(organizationId)
+      const overrides = run.conversation.overrides
       return {
         graph: run.graph,
         context,
-        connection: run.connection,
+        connection: {
+          ...run.connection,
+          ...(overrides?.llm_model ? { model: overrides.llm_model } : {}),
+          ...(overrides?.llm_temperature !== undefined ? { temperature: overrides.llm_temperature } : {})
+        },
         limits,
         dispositionCodes: run.dispositionCodes,
         recordingTexts: clipIds.size === 0 ? noRecordingTexts : yield* recordings.spokenTexts(organizationId, clipIds),

@@ -61,6 +61,7 @@ const NO_PARAMETERS = { type: "object", properties: {} }
 const requestBody = (request: ChatRequest) => ({
   model: request.connection.model,
   messages: request.messages.map(messageBody),
+  ...(request.connection.temperature !== undefined ? { temperature: request.connection.temperature } : {}),
   stream: true,
   stream_options: { include_usage: true },
   ...(request.tools.length > 0

@@ -293,7 +293,11 @@ export const VoiceCallsLive = Layer.scoped(
         // A caller waiting on a slow tool hears its filler line instead of silence.
         toolFillerAfterMs: TOOL_FILLER_AFTER_MS
       }
-      const speech = { stt: settings.stt.value, tts: settings.tts.value }
+      const overrides = conversation.overrides
+      const speech = {
+        stt: overrides?.stt_language ? { ...settings.stt.value, language: overrides.stt_language } : settings.stt.value,
+        tts: overrides?.tts_voice ? { ...settings.tts.value, voice: overrides.tts_voice } : settings.tts.value
+      }
       return (socket: Socket.Socket) =>
         FiberMap.run(calls, run.id, serve(connection, run, conversation, plan, speech, socket)).pipe(
           Effect.flatMap((fiber) => fiber.await),
