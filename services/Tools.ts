@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { NotFound, ValidationFailed } from "../src/domain/errors.ts"
+import type { Conflict, NotFound, ValidationFailed } from "../src/domain/errors.ts"
 import type { OrganizationId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 import type { ToolDefinition, ToolStatus, ToolType } from "../src/tools/toolDefinition.ts"
@@ -7,6 +7,8 @@ import type { Tool } from "../src/tools/toolRecord.ts"
 import type { RunnableTool, ToolOutcome } from "../src/tools/toolRun.ts"
 
 export interface ToolInput {
+  /** Kept when given (a tool moved from another installation); refused when another tool has it. */
+  readonly tool_uuid?: string | undefined
   readonly name: string
   readonly description?: string | null | undefined
   readonly category?: ToolType | undefined
@@ -41,7 +43,7 @@ export interface ToolReference {
 export interface ToolsShape {
   readonly list: (principal: Principal, statuses: ReadonlyArray<ToolStatus>) => Effect.Effect<ReadonlyArray<Tool>>
   readonly get: (principal: Principal, uuid: string) => Effect.Effect<Tool, NotFound>
-  readonly create: (principal: Principal, input: ToolInput) => Effect.Effect<Tool, ValidationFailed>
+  readonly create: (principal: Principal, input: ToolInput) => Effect.Effect<Tool, Conflict | ValidationFailed>
   readonly update: (
     principal: Principal,
     uuid: string,

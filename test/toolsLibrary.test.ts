@@ -220,4 +220,26 @@ describe("tool library", () => {
     expect(hidden.body.error.code).toBe("not_found")
     expect((await api.get("/api/v2/tools", { token: owner.token })).status).toBe(401)
   })
+
+  it("keeps a tool's uuid when it is given (an agent moved from Dograh names its tools by it), once", async () => {
+    const owner = await newAccount(api, "import")
+    const uuid = "0b6c9a52-4f1e-4c5b-9a43-6b1f8f0c2d11"
+    const created = await api.post(TOOLS, { tool_uuid: uuid, ...orderTool(target.url) }, { token: owner.token })
+    expect(created.status).toBe(200)
+    expect(created.body.tool_uuid).toBe(uuid)
+    const stranger = await newAccount(api, "stranger")
+    const again = await api.post(TOOLS, { tool_uuid: uuid, ...orderTool(target.url) }, { token: stranger.token })
+    expect(again.status).toBe(409)
+    const agent = await api.post("/api/v1/workflow/create/definition", {
+      name: "From Dograh",
+      workflow_definition: {
+        nodes: [
+          { id: "1", type: "startCall", data: { name: "Start", prompt: "Help.", tool_uuids: [uuid] } },
+          { id: "2", type: "endCall", data: { name: "End", prompt: "Bye." } }
+        ],
+        edges: [{ id: "e", source: "1", target: "2", data: { label: "Done", condition: "Done" } }]
+      }
+    }, { token: owner.token })
+    expect(agent.status).toBe(200)
+  })
 })

@@ -4,12 +4,13 @@ import { Credentials } from "../../services/Credentials.ts"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { ToolRunner } from "../../services/ToolRunner.ts"
 import { type ToolInput, type ToolReference, Tools, type ToolTestInput, type ToolUpdate } from "../../services/Tools.ts"
-import { NotFound, ValidationFailed } from "../../src/domain/errors.ts"
+import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { ToolDefinition, ToolStatus } from "../../src/tools/toolDefinition.ts"
 import { functionNameOf } from "../../src/tools/toolRecord.ts"
 import type { RunnableTool } from "../../src/tools/toolRun.ts"
+import { uniqueViolation } from "../telephony/configRows.ts"
 import { checkDefinition } from "./toolChecks.ts"
 import { selectTools, type ToolRow, toolView, UUID } from "./toolRows.ts"
 
@@ -54,12 +55,19 @@ export const ToolsLive = Layer.effect(
       const [row] = yield* sql<{ tool_uuid: string }>`
         INSERT INTO tools (tool_uuid, organization_id, created_by, name, description, category, icon, icon_color,
                            definition, credential_id)
-        VALUES (${crypto.randomUUID()}, ${principal.organizationId}, ${principal.userId}, ${input.name},
+        VALUES (${
+        input.tool_uuid?.toLowerCase() ?? crypto.randomUUID()
+      }, ${principal.organizationId}, ${principal.userId}, ${input.name},
                 ${input.description ?? null}, ${input.definition.type}, ${input.icon ?? null}, ${
         input.icon_color ?? null
       },
                 ${JSON.stringify(input.definition)}::jsonb, ${credentialId})
-        RETURNING tool_uuid::text AS tool_uuid`.pipe(Effect.orDie)
+        RETURNING tool_uuid::text AS tool_uuid`.pipe(
+        Effect.catchTag("SqlError", (error) =>
+          uniqueViolation(error, "tools_tool_uuid_key")
+            ? Effect.fail(new Conflict({ message: `A tool with tool_uuid ${input.tool_uuid} already exists` }))
+            : Effect.die(error))
+      )
       return toolView(yield* findRow(principal.organizationId, row!.tool_uuid).pipe(Effect.orDie))
     })
 

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { JsonObject, JsonValue } from "../../../src/domain/wireTypes.ts"
 import { ToolDefinition, ToolStatus, ToolType } from "../../../src/tools/toolDefinition.ts"
 import { Tool } from "../../../src/tools/toolRecord.ts"
-import { HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
+import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V1Auth } from "../../security.ts"
 
@@ -11,6 +11,14 @@ const Name = Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.ma
 const Description = Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))
 
 export const CreateToolRequest = bodySchema("CreateTool", {
+  tool_uuid: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, {
+      message: () => "must be a UUID"
+    }))
+  ).annotations({
+    description:
+      "Keeps a tool's id when it moves from another installation (Dograh), so imported agents' tool_uuids still name it; a new one when absent"
+  }),
   name: Name,
   description: Schema.optional(Description),
   category: Schema.optional(ToolType).annotations({
@@ -93,6 +101,7 @@ export const ToolsApi = HttpApiGroup.make("tools")
       )
       .setPayload(CreateToolRequest)
       .addSuccess(Tool)
+      .addError(HttpConflict)
       .addError(HttpValidationFailed)
   )
   .add(

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Tool } from "../../../src/tools/toolRecord.ts"
-import { HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
+import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { pathSchema } from "../../requestSchemas.ts"
 import { V2Auth } from "../../security.ts"
 import { CreateToolRequest, ToolTestRequest, ToolTestResponse, UpdateToolRequest } from "../../v1/tools/api.ts"
@@ -27,6 +27,7 @@ export const V2ToolsApi = HttpApiGroup.make("v2tools")
       .annotate(OpenApi.Description, "Adds a tool to the library, as POST /api/v1/tools does.")
       .setPayload(CreateToolRequest)
       .addSuccess(Resource(Tool))
+      .addError(HttpConflict)
       .addError(HttpValidationFailed)
   )
   .add(

@@ -2732,6 +2732,7 @@ export type components = {
                      * @description a number between 100 and 100000
                      */
                     max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
                     customMessage?: string | null;
                     customMessageType?: ("text" | "audio") | null;
                     customMessageRecordingId?: string | null;
@@ -2774,6 +2775,8 @@ export type components = {
             updated_at: string | null;
         };
         CreateToolRequest: {
+            /** @description Keeps a tool's id when it moves from another installation (Dograh), so imported agents' tool_uuids still name it; a new one when absent */
+            tool_uuid?: string;
             /**
              * maxLength(255)
              * @description a string at most 255 character(s) long
@@ -2840,6 +2843,7 @@ export type components = {
                      * @description a number between 100 and 100000
                      */
                     max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
                     customMessage?: string | null;
                     customMessageType?: ("text" | "audio") | null;
                     customMessageRecordingId?: string | null;
@@ -2940,6 +2944,7 @@ export type components = {
                      * @description a number between 100 and 100000
                      */
                     max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
                     customMessage?: string | null;
                     customMessageType?: ("text" | "audio") | null;
                     customMessageRecordingId?: string | null;
@@ -8066,6 +8071,15 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description ValidationFailed */
             422: {
                 headers: {
@@ -8465,6 +8479,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
