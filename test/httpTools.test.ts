@@ -124,6 +124,13 @@ describe("HTTP API tools", () => {
     expect(wrongType.body.error).toContain("\"order_id\" must be a string, not number")
     expect(wrongType.body.error).toContain("\"extra\" is not a parameter of this tool")
     expect(missing.body.request_url).toBeNull()
+    // A value cannot climb out of its path segment to another endpoint of the host.
+    for (const climb of ["..", ".", "%2e%2E"]) {
+      const climbed = await runTest(account, uuid, { llm_params: { order_id: climb } })
+      expect(climbed.body.status).toBe("error")
+      expect(climbed.body.error).toContain("cannot stand in a URL path")
+    }
+    expect(target.requests.length).toBe(before)
   })
 
   it("gives up at the tool's timeout and says so", async () => {

@@ -4,7 +4,12 @@ import { OutboundBlocked, type OutboundHttpShape } from "../../services/Outbound
 import type { ToolCallInput } from "../../services/ToolRunner.ts"
 import { credentialHeader, maskSecret } from "../../src/tools/credentialHeaders.ts"
 import { SECRET_FIELDS } from "../../src/tools/credentialRecord.ts"
-import { buildToolRequest, resolvePresets } from "../../src/tools/httpToolRequest.ts"
+import {
+  buildToolRequest,
+  resolvePresets,
+  type ToolHttpRequest,
+  UnsafeUrlValue
+} from "../../src/tools/httpToolRequest.ts"
 import { checkArguments } from "../../src/tools/toolArguments.ts"
 import { DEFAULT_RESULT_CHARS, DEFAULT_TOOL_TIMEOUT_MS, type HttpApiConfig } from "../../src/tools/toolDefinition.ts"
 import { answerForModel, truncatedForModel } from "../../src/tools/toolResult.ts"
@@ -63,7 +68,13 @@ export const callHttpTool = (
       ? { _tag: "Resolved" as const, values: input.presetValues }
       : resolvePresets(config.preset_parameters ?? [], input.variables)
     if (presets._tag === "Unresolved") return failedOutcome(presets.problems.join("; "), yield* elapsed)
-    const built = buildToolRequest(config, { ...checked.values, ...presets.values }, input.variables)
+    let built: ToolHttpRequest
+    try {
+      built = buildToolRequest(config, { ...checked.values, ...presets.values }, input.variables)
+    } catch (error) {
+      if (!(error instanceof UnsafeUrlValue)) throw error
+      return failedOutcome(`${error.message}; call the tool again with a real value`, yield* elapsed)
+    }
     const url = new URL(built.url)
     const headers: Record<string, string> = { ...built.headers }
     const shownHeaders: Record<string, string> = { ...built.headers }

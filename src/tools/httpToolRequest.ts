@@ -92,6 +92,14 @@ export const resolvePresets = (
   return problems.length > 0 ? { _tag: "Unresolved", problems } : { _tag: "Resolved", values }
 }
 
+/** A value that would climb the URL's path (`.` or `..`, which URLs resolve even encoded) instead of filling a segment. */
+export class UnsafeUrlValue extends Error {}
+
+const urlPiece = (piece: string): string => {
+  if (/^(\.|%2e){1,2}$/i.test(piece.trim())) throw new UnsafeUrlValue(`"${piece}" cannot stand in a URL path`)
+  return encodeURIComponent(piece)
+}
+
 /** A request as built from a tool's definition, before credentials are put on it. */
 export interface ToolHttpRequest {
   readonly method: HttpApiConfig["method"]
@@ -121,7 +129,8 @@ const renderBody = (template: unknown, values: Readonly<Record<string, unknown>>
  * The request a call makes: placeholders in the URL take the arguments and presets (then the
  * conversation's variables), URL-encoded; what the URL does not use goes in the query string (GET,
  * DELETE) or the JSON body (POST, PUT, PATCH: `body_template` when given, else a flat object).
- * Static headers may use the conversation's variables.
+ * Static headers may use the conversation's variables. Throws `UnsafeUrlValue` for a value that
+ * would move the request to another path of the host (and its credential with it).
  */
 export const buildToolRequest = (
   config: HttpApiConfig,
@@ -129,7 +138,7 @@ export const buildToolRequest = (
   variables: Readonly<Record<string, unknown>>
 ): ToolHttpRequest => {
   const scope = { ...variables, ...values }
-  const url = new URL(renderTemplateWith(config.url, scope, encodeURIComponent))
+  const url = new URL(renderTemplateWith(config.url, scope, urlPiece))
   const usedInUrl = referencedNames(config.url)
   const rest = Object.entries(values).filter(([name]) => !usedInUrl.has(name))
   const sendsBody = config.method === "POST" || config.method === "PUT" || config.method === "PATCH"
