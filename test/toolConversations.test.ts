@@ -312,6 +312,11 @@ describe("pre-call fetch", () => {
     expect(session.body.reply).toBe("Hello there!")
     expect(Date.now() - started).toBeLessThan(2500)
 
+    const misnamed = await greetingAgent(account, { tool_uuid: "0b6c9a52-4f1e-4c5b-9a43-6b1f8f0c2d99" })
+    expect(misnamed.status).toBe(422)
+    expect(misnamed.body.detail[0].loc).toEqual(["body", "workflow_configurations", "pre_call_fetch", "tool_uuid"])
+    const misshapen = await greetingAgent(account, { tool_uuid: slow, on_failure: "ignore" })
+    expect(misshapen.status).toBe(422)
     const refusing = await greetingAgent(account, { tool_uuid: slow, on_failure: "refuse" })
     const refused = await open(account, refusing.body.id, {})
     expect(refused.status).toBe(409)

@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
 import { atPointer } from "./toolResult.ts"
 
 /**
@@ -35,4 +35,19 @@ export const contextWithFetched = (
   const part = pointer ? atPointer(answer, pointer) : answer
   if (part === null || typeof part !== "object" || Array.isArray(part)) return null
   return { ...(part as Record<string, unknown>), ...context, pre_call: part }
+}
+
+/** Why `pre_call_fetch` cannot be used as written, each problem under it; none when it can (or is absent). */
+export const preCallFetchProblems = (
+  configurations: Readonly<Record<string, unknown>> | null | undefined
+): Array<{ path: Array<string | number>; message: string; type: string }> => {
+  const raw = configurations?.["pre_call_fetch"]
+  if (raw === undefined || raw === null) return []
+  const decoded = Schema.decodeUnknownEither(PreCallFetch, { errors: "all", onExcessProperty: "error" })(raw)
+  if (Either.isRight(decoded)) return []
+  return ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((issue) => ({
+    path: ["pre_call_fetch", ...issue.path.map((part) => (typeof part === "number" ? part : String(part)))],
+    message: issue._tag === "Missing" ? "is required" : issue.message,
+    type: "value_error"
+  }))
 }
