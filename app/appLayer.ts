@@ -19,6 +19,7 @@ import { PublicUrlLive } from "../layers/publicUrl.ts"
 import { RecordingCatalogLive, RecordingsAreaLive } from "../layers/recordings/mod.ts"
 import { SecretBoxLive } from "../layers/secrets/secretBox.ts"
 import { StorageLive } from "../layers/storage/mod.ts"
+import { ToolsAreaLive } from "../layers/tools/mod.ts"
 import { RunArtifactsLive } from "../layers/usage/runArtifacts.ts"
 import { UsageReportsLive } from "../layers/usage/usageReports.ts"
 import { VoiceAreaLive } from "../layers/voice/mod.ts"
@@ -53,6 +54,7 @@ const ServicesOverDatabase = Layer.mergeAll(
   )
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
+  Layer.provideMerge(ToolsAreaLive),
   Layer.provideMerge(OutboundHttpLive),
   Layer.provideMerge(PasswordHashingLive),
   Layer.provideMerge(OperatorAccessLive),

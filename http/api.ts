@@ -5,6 +5,7 @@ import { ApiKeysApi } from "./v1/apiKeys/api.ts"
 import { ArtifactsApi } from "./v1/artifacts/api.ts"
 import { AuthApi } from "./v1/auth/api.ts"
 import { CampaignsApi } from "./v1/campaigns/api.ts"
+import { CredentialsApi } from "./v1/credentials/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
 import { MembersApi } from "./v1/members/api.ts"
 import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
@@ -13,6 +14,7 @@ import { RecordingsApi } from "./v1/recordings/api.ts"
 import { TelephonyConfigsApi } from "./v1/telephonyConfigs/api.ts"
 import { TelephonyWebhooksApi } from "./v1/telephonyWebhooks/api.ts"
 import { TextChatApi } from "./v1/textChat/api.ts"
+import { ToolsApi } from "./v1/tools/api.ts"
 import { LocalUploadsApi, UploadsApi } from "./v1/uploads/api.ts"
 import { UsageApi } from "./v1/usage/api.ts"
 import { VoiceCallsApi } from "./v1/voiceCalls/api.ts"
@@ -22,6 +24,7 @@ import { AgentsApi } from "./v2/agents/api.ts"
 import { CallsApi } from "./v2/calls/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
+import { V2ToolsApi } from "./v2/tools/api.ts"
 
 /** The whole public interface: v1 (Dograh-compatible paths) and v2 groups in one API. */
 export class Api extends HttpApi.make("talkgraph")
@@ -47,6 +50,9 @@ export class Api extends HttpApi.make("talkgraph")
   .add(CallsApi)
   .add(PublicAgentApi)
   .add(WebhooksApi)
+  .add(CredentialsApi)
+  .add(ToolsApi)
+  .add(V2ToolsApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

@@ -20,6 +20,7 @@ import { ApiKeysHandlers } from "./v1/apiKeys/handlers.ts"
 import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
 import { AuthHandlers } from "./v1/auth/handlers.ts"
 import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
+import { CredentialsHandlers } from "./v1/credentials/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
 import { MembersHandlers } from "./v1/members/handlers.ts"
 import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
@@ -29,6 +30,7 @@ import { RecordingsHandlers } from "./v1/recordings/handlers.ts"
 import { TelephonyConfigsHandlers } from "./v1/telephonyConfigs/handlers.ts"
 import { TelephonyWebhooksHandlers } from "./v1/telephonyWebhooks/handlers.ts"
 import { TextChatHandlers } from "./v1/textChat/handlers.ts"
+import { ToolsHandlers } from "./v1/tools/handlers.ts"
 import { LocalUploadsHandlers, UploadsHandlers } from "./v1/uploads/handlers.ts"
 import { UsageHandlers } from "./v1/usage/handlers.ts"
 import { VoiceCallsHandlers } from "./v1/voiceCalls/handlers.ts"
@@ -39,6 +41,7 @@ import { AgentsHandlers } from "./v2/agents/handlers.ts"
 import { CallsHandlers } from "./v2/calls/handlers.ts"
 import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
+import { V2ToolsHandlers } from "./v2/tools/handlers.ts"
 
 const HandlersLive = Layer.mergeAll(
   HealthHandlers,
@@ -65,6 +68,9 @@ const HandlersLive = Layer.mergeAll(
   CallsHandlers,
   PublicAgentHandlers,
   WebhooksHandlers,
+  CredentialsHandlers,
+  ToolsHandlers,
+  V2ToolsHandlers,
   ConsoleRoutes
 )
 

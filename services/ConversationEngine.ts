@@ -4,7 +4,9 @@ import type { Ending } from "../src/conversation/endReason.ts"
 import type { ConversationLimits } from "../src/conversation/limits.ts"
 import type { Context as RunContext } from "../src/conversation/runContext.ts"
 import type { TokenUsage, TranscriptTurn } from "../src/conversation/transcript.ts"
+import type { OrganizationId } from "../src/domain/ids.ts"
 import type { WorkflowGraph } from "../src/graph/definition.ts"
+import type { RunnableTool } from "../src/tools/toolRun.ts"
 import type { LlmConnection } from "./LlmGenerator.ts"
 
 /** Everything fixed for one run: the graph it follows, its variables, its model and its limits. */
@@ -19,6 +21,16 @@ export interface ConversationPlan {
    * greeting override, audio transition speech): the clip's transcript, else its label.
    */
   readonly recordingTexts?: ReadonlyMap<string, string> | undefined
+  /**
+   * Voice: after this long without a tool's answer the agent says the tool's filler line, so the
+   * caller does not hear dead air. Text channels set none.
+   */
+  readonly toolFillerAfterMs?: number | undefined
+  /** The library tools the graph's nodes name that may run, by `tool_uuid`, and whose they are. */
+  readonly tools?: {
+    readonly organizationId: OrganizationId
+    readonly byUuid: ReadonlyMap<string, RunnableTool>
+  } | undefined
 }
 
 /** Receives the agent's words as they are produced (a text channel sends them on; voice would speak them). */

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { AgentOverrides } from "../src/conversation/agentOverrides.ts"
 import type { ConversationState } from "../src/conversation/conversationState.ts"
 import type { ConversationLimits } from "../src/conversation/limits.ts"
 import type { Context as RunContext } from "../src/conversation/runContext.ts"
@@ -16,6 +17,8 @@ export interface StoredConversation {
   readonly limits: ConversationLimits
   /** A draft can still be edited, so a run on a draft keeps the definition it started with. */
   readonly definition?: unknown
+  /** The agent's own LLM model and temperature, TTS voice and STT language, fixed when it started. */
+  readonly overrides?: AgentOverrides | undefined
 }
 
 /** A new conversation of a workflow, ready for its channel to store as a run. */
@@ -55,11 +58,13 @@ export interface ConversationStartsShape {
   ) => Effect.Effect<PreparedStart, NotFound | Conflict | ValidationFailed>
   /**
    * The conversation a run created elsewhere (a campaign call, an inbound call) starts with, at its
-   * first media connection; none when its version has no graph.
+   * first media connection; none when its version has no graph, or when its pre-call fetch (made
+   * when `organizationId` is given) failed and the agent refuses to start without it.
    */
   readonly conversationOf: (
     version: VersionContent,
-    initialContext: Readonly<Record<string, unknown>>
+    initialContext: Readonly<Record<string, unknown>>,
+    organizationId?: number
   ) => Effect.Effect<StoredConversation | null>
   /** The organization's LLM, or Conflict saying how to set one. */
   readonly llmConnection: (organizationId: number) => Effect.Effect<LlmConnection, Conflict>

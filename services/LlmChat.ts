@@ -14,6 +14,8 @@ export interface ChatRequest {
 }
 
 export interface ChatToolCall {
+  /** The provider's id for the call, which its result must name. */
+  readonly id: string
   readonly name: string
   /** The arguments as the model wrote them (JSON text). */
   readonly arguments: string

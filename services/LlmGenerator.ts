@@ -7,6 +7,8 @@ export interface LlmConnection {
   readonly apiKey: Redacted.Redacted<string> | null
   /** `null` means the OpenAI API itself. */
   readonly baseUrl: string | null
+  /** The agent's sampling temperature; the provider's default when absent. */
+  readonly temperature?: number | undefined
 }
 
 export interface LlmMessage {

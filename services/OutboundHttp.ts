@@ -10,7 +10,7 @@ export class OutboundBlocked extends Error {
 
 export interface OutboundRequest {
   readonly url: URL
-  readonly method: "GET" | "POST" | "PUT" | "DELETE"
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
   readonly headers: Readonly<Record<string, string | number>>
   readonly body?: string | Uint8Array | undefined
   readonly signal?: AbortSignal | undefined

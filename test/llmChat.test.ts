@@ -63,6 +63,7 @@ describe("streaming chat completions against an OpenAI-compatible stand-in", () 
       expect(pieces.join("")).toBe("Let me book that.")
       expect(answer.text).toBe("Let me book that.")
       expect(answer.toolCalls).toEqual([{
+        id: "call_1",
         name: "book_visit",
         arguments: JSON.stringify({ day: "Tuesday, after the long weekend" })
       }])

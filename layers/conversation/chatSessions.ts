@@ -26,7 +26,7 @@ const sessionAttributes = (principal: Principal, session: SessionRef) => ({
 })
 
 const replyOf = (outcome: TurnOutcome) =>
-  outcome.turns.filter((turn) => turn.role === "assistant").map((turn) => turn.text).join("\n")
+  outcome.turns.filter((turn) => turn.role === "assistant" && turn.text !== "").map((turn) => turn.text).join("\n")
 
 export const ChatSessionsLive = Layer.scoped(
   ChatSessions,

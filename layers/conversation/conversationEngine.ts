@@ -1,12 +1,13 @@
-import { Clock, Duration, Effect, Layer } from "effect"
+import { Clock, Duration, Effect, Fiber, Layer } from "effect"
 import {
   type Conclusion,
   ConversationEngine,
   type ConversationPlan,
   type Emit
 } from "../../services/ConversationEngine.ts"
-import { LlmChat } from "../../services/LlmChat.ts"
+import { type ChatToolCall, LlmChat } from "../../services/LlmChat.ts"
 import { LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
+import { ToolRunner } from "../../services/ToolRunner.ts"
 import type { ConversationState, ToolCallTaken, TurnOutcome } from "../../src/conversation/conversationState.ts"
 import { acceptDisposition, dispositionMessages, dispositionSchema } from "../../src/conversation/disposition.ts"
 import { type Ending, isFailure } from "../../src/conversation/endReason.ts"
@@ -16,15 +17,28 @@ import {
   extractionMessages,
   extractionSchema
 } from "../../src/conversation/extraction.ts"
-import { type ChatMessage, farewellPromptFor, messagesFor, systemPromptFor } from "../../src/conversation/prompt.ts"
+import { libraryToolsAt, offeredTool } from "../../src/conversation/libraryTools.ts"
+import {
+  type ChatMessage,
+  farewellPromptFor,
+  messagesFor,
+  type PlainMessage,
+  systemPromptFor
+} from "../../src/conversation/prompt.ts"
 import { greetingFor } from "../../src/conversation/runContext.ts"
 import { END_CALL_TOOL, type ToolDefinition, toolsAt } from "../../src/conversation/tools.ts"
-import { addUsage, noUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
-import type { WorkflowNode } from "../../src/graph/definition.ts"
+import { addUsage, noUsage, type ToolCall, type TranscriptTurn } from "../../src/conversation/transcript.ts"
+import type { WorkflowEdge, WorkflowNode } from "../../src/graph/definition.ts"
 import { renderTemplate } from "../../src/graph/templateVariables.ts"
+import { toolVariables } from "../../src/tools/httpToolRequest.ts"
+import { changesSomething, fillerOf } from "../../src/tools/toolDefinition.ts"
+import type { RunnableTool } from "../../src/tools/toolRun.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
 const MAX_TRANSITIONS_PER_TURN = 8
+
+/** Rounds of library tool calls one user message may take before the model must answer without tools. */
+const MAX_TOOL_ROUNDS_PER_TURN = 5
 
 const failureEnding = (error: LlmFailed): Ending =>
   error.reason === "timeout"
@@ -36,6 +50,55 @@ export const ConversationEngineLive = Layer.effect(
   Effect.gen(function*() {
     const chat = yield* LlmChat
     const generator = yield* LlmGenerator
+    const runner = yield* ToolRunner
+
+    /**
+     * The library tools one model reply called, all at once; each result (an error included) is
+     * recorded for the transcript and given back to the model. A call that changes something
+     * (POST, PUT, PATCH, DELETE) is never cut off half-way: a caller speaking meanwhile does not
+     * undo it by aborting its request. In a voice call, when the answers take longer than
+     * `toolFillerAfterMs`, the first called tool's filler line is said (and answered as `filler`).
+     */
+    const callTools = (
+      plan: ConversationPlan,
+      calls: ReadonlyArray<ChatToolCall>,
+      library: ReadonlyMap<string, RunnableTool>,
+      extracted: Readonly<Record<string, unknown>>,
+      emit: Emit
+    ) =>
+      Effect.gen(function*() {
+        const all = Effect.forEach(calls, (call) => {
+          const tool = library.get(call.name)!
+          const run = runner.run({
+            organizationId: plan.tools!.organizationId,
+            tool,
+            arguments: call.arguments,
+            variables: toolVariables(plan.context, extracted)
+          })
+          return (changesSomething(tool.definition) ? Effect.uninterruptible(run) : run).pipe(
+            Effect.map((outcome): ToolCall => ({
+              id: call.id,
+              name: call.name,
+              tool_uuid: tool.uuid,
+              arguments: call.arguments,
+              status: outcome.status,
+              latency_ms: outcome.latency_ms,
+              result: outcome.result,
+              truncated: outcome.truncated
+            }))
+          )
+        }, { concurrency: "unbounded" })
+        const filler = calls.map((call) => fillerOf(library.get(call.name)!.definition)).find((line) => line !== null)
+        if (plan.toolFillerAfterMs === undefined || filler === undefined) return { called: yield* all, filler: null }
+        const running = yield* Effect.fork(all)
+        const early = yield* Fiber.join(running).pipe(
+          Effect.timeout(Duration.millis(plan.toolFillerAfterMs)),
+          Effect.option
+        )
+        if (early._tag === "Some") return { called: early.value, filler: null }
+        yield* emit(filler)
+        return { called: yield* Fiber.join(running), filler }
+      })
 
     const now = Clock.currentTimeMillis.pipe(Effect.map((millis) => new Date(millis).toISOString()))
 
@@ -62,7 +125,7 @@ export const ConversationEngineLive = Layer.effect(
       plan: ConversationPlan,
       schemaName: string,
       jsonSchema: Record<string, unknown>,
-      messages: Array<ChatMessage>
+      messages: Array<PlainMessage>
     ) =>
       generator.generateStructured({ connection: plan.connection, messages, schemaName, jsonSchema }).pipe(
         Effect.timeoutFail({
@@ -169,15 +232,21 @@ export const ConversationEngineLive = Layer.effect(
           turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now })
         })
 
-      for (let hop = 0; hop <= MAX_TRANSITIONS_PER_TURN && ending === null; hop++) {
+      let transitions = 0
+      let toolRounds = 0
+      while (ending === null && transitions <= MAX_TRANSITIONS_PER_TURN) {
         const node = nodeById(plan, nodeId)
         const tools = node.type === "endCall"
-          ? { definitions: [], transitions: new Map() }
+          ? { definitions: [], transitions: new Map<string, WorkflowEdge>() }
           : toolsAt(plan.graph, nodeId)
+        // Once the rounds are spent the model is offered no library tool, so it must answer.
+        const library = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && plan.tools
+          ? libraryToolsAt(plan.graph, node, plan.tools.byUuid, new Set(tools.definitions.map((tool) => tool.name)))
+          : new Map<string, RunnableTool>()
         const reply = yield* modelReply(
           plan,
           messagesFor(systemPromptFor(plan.graph, node, plan.context), transcript()),
-          tools.definitions,
+          [...tools.definitions, ...[...library.values()].map(offeredTool)],
           emit
         ).pipe(Effect.either)
         if (reply._tag === "Left") {
@@ -185,15 +254,28 @@ export const ConversationEngineLive = Layer.effect(
           break
         }
         usage = addUsage(usage, reply.right.usage)
-        if (reply.right.text) yield* say(reply.right.text)
+        const libraryCalls = reply.right.toolCalls.filter((toolCall) => {
+          const tool = library.get(toolCall.name)
+          return tool !== undefined && tool.definition.type !== "end_call"
+        })
+        if (libraryCalls.length > 0) {
+          toolRounds++
+          const { called, filler } = yield* callTools(plan, libraryCalls, library, extracted, emit)
+          const text = [reply.right.text, filler ?? ""].filter((part) => part !== "").join(" ")
+          turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now, tool_calls: called })
+        } else if (reply.right.text) yield* say(reply.right.text)
         if (node.type === "endCall") {
           ending = { reason: "end_node_reached", error: null }
           break
         }
         const call = reply.right.toolCalls.map((toolCall) => toolCall.name).find((name) =>
-          name === END_CALL_TOOL || tools.transitions.has(name)
+          name === END_CALL_TOOL || tools.transitions.has(name) || library.get(name)?.definition.type === "end_call"
         )
-        if (call === undefined) break
+        if (call === undefined) {
+          // The model has the results now and answers with them (or calls again).
+          if (libraryCalls.length > 0) continue
+          break
+        }
         const edge = tools.transitions.get(call)
         toolCalls.push({
           name: call,
@@ -210,6 +292,7 @@ export const ConversationEngineLive = Layer.effect(
           }
           break
         }
+        transitions++
         const leaving = yield* extract(plan, node, transcript())
         usage = addUsage(usage, leaving.usage)
         extracted = { ...extracted, ...leaving.values }

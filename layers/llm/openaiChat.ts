@@ -9,7 +9,7 @@ import { OPENAI_API } from "./openaiApi.ts"
 import { classifyLlmFailure, logLlmFailure, timedOut as llmTimedOut } from "./providerFailure.ts"
 
 /** Tool-call fragments arrive spread over chunks, keyed by index; they are whole only at the end. */
-type PartialToolCalls = Map<number, { name: string; arguments: string }>
+type PartialToolCalls = Map<number, { id: string; name: string; arguments: string }>
 
 /** The text in a chunk; its tool-call fragments are gathered into `toolCalls`. */
 const textOf = (chunk: ChatCompletionChunk, toolCalls: PartialToolCalls): string => {
@@ -17,7 +17,8 @@ const textOf = (chunk: ChatCompletionChunk, toolCalls: PartialToolCalls): string
   for (const choice of chunk.choices ?? []) {
     text += choice.delta?.content ?? ""
     for (const call of choice.delta?.tool_calls ?? []) {
-      const partial = toolCalls.get(call.index) ?? { name: "", arguments: "" }
+      const partial = toolCalls.get(call.index) ?? { id: "", name: "", arguments: "" }
+      partial.id ||= call.id ?? ""
       partial.name += call.function?.name ?? ""
       partial.arguments += call.function?.arguments ?? ""
       toolCalls.set(call.index, partial)
@@ -27,23 +28,47 @@ const textOf = (chunk: ChatCompletionChunk, toolCalls: PartialToolCalls): string
 }
 
 const wholeToolCalls = (toolCalls: PartialToolCalls): Array<ChatToolCall> =>
-  [...toolCalls.entries()].sort(([a], [b]) => a - b).map(([, call]) => ({ name: call.name, arguments: call.arguments }))
+  [...toolCalls.entries()].sort(([a], [b]) => a - b).map(([index, call]) => ({
+    // A provider that names no id still gets its result paired with the call by this one.
+    id: call.id || `call_${index}`,
+    name: call.name,
+    arguments: call.arguments
+  }))
 
 const usageOf = (usage: NonNullable<ChatCompletionChunk["usage"]>): TokenUsage => ({
   prompt_tokens: usage.prompt_tokens ?? 0,
   completion_tokens: usage.completion_tokens ?? 0
 })
 
+const messageBody = (message: ChatRequest["messages"][number]) => {
+  if (message.role === "tool") return { role: "tool", tool_call_id: message.tool_call_id, content: message.content }
+  if (message.role === "assistant" && message.tool_calls && message.tool_calls.length > 0) {
+    return {
+      role: "assistant",
+      content: message.content === "" ? null : message.content,
+      tool_calls: message.tool_calls.map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments }
+      }))
+    }
+  }
+  return { role: message.role, content: message.content }
+}
+
+const NO_PARAMETERS = { type: "object", properties: {} }
+
 const requestBody = (request: ChatRequest) => ({
   model: request.connection.model,
-  messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+  messages: request.messages.map(messageBody),
+  ...(request.connection.temperature !== undefined ? { temperature: request.connection.temperature } : {}),
   stream: true,
   stream_options: { include_usage: true },
   ...(request.tools.length > 0
     ? {
       tools: request.tools.map((tool) => ({
         type: "function",
-        function: { name: tool.name, description: tool.description, parameters: { type: "object", properties: {} } }
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters ?? NO_PARAMETERS }
       }))
     }
     : {})

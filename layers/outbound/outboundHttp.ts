@@ -8,6 +8,7 @@ import { OutboundBlocked, OutboundHttp, type OutboundRequest } from "../../servi
 import { baseUrlProblem } from "../../src/outbound/baseUrls.ts"
 import {
   addressRefusal,
+  OUTBOUND_KINDS,
   type OutboundKind,
   type OutboundPolicy,
   outboundPolicyConfig
@@ -19,7 +20,7 @@ import { policyHttpClient } from "./policyHttpClient.ts"
 /** How long saving a base URL waits for its name to resolve; without an answer the connection-time check decides. */
 const SAVE_LOOKUP_TIMEOUT = Duration.seconds(2)
 
-const KINDS: ReadonlyArray<OutboundKind> = ["model", "carrier", "webhook"]
+const KINDS: ReadonlyArray<OutboundKind> = OUTBOUND_KINDS
 
 const literalHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "")
 

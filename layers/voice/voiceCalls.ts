@@ -34,6 +34,9 @@ import { CALL_LEASE_SECONDS, makeVoiceRuns, type MediaRun } from "./voiceRuns.ts
 
 const refused = (message: string) => new Forbidden({ message })
 
+/** How long a tool may take before the caller hears its filler line: past this, silence sounds like a dropped call. */
+const TOOL_FILLER_AFTER_MS = 700
+
 export const VoiceCallsLive = Layer.scoped(
   VoiceCalls,
   Effect.gen(function*() {
@@ -66,7 +69,9 @@ export const VoiceCallsLive = Layer.scoped(
 
     /** The conversation a run starts with: fixed at its first media connection. */
     const conversationOf = (run: MediaRun) =>
-      run.conversation ? Effect.succeed(run.conversation) : starts.conversationOf(run, run.initial_context)
+      run.conversation
+        ? Effect.succeed(run.conversation)
+        : starts.conversationOf(run, run.initial_context, run.organization_id)
 
     /** PCM of a recorded clip at the call's rate, converted once at registration (no transcoding here). */
     const clipPcm = (organizationId: number, recordingId: string, sampleRate: 8000 | 16000) =>
@@ -278,13 +283,21 @@ export const VoiceCallsLive = Layer.scoped(
         return yield* refused(reason)
       }
       const graph = validateDefinition(conversation.definition ?? run.workflow_definition).graph!
-      const plan = yield* starts.plan(run.organization_id, {
-        graph,
-        conversation,
-        dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
-        connection: settings.llm.value
-      })
-      const speech = { stt: settings.stt.value, tts: settings.tts.value }
+      const plan = {
+        ...yield* starts.plan(run.organization_id, {
+          graph,
+          conversation,
+          dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
+          connection: settings.llm.value
+        }),
+        // A caller waiting on a slow tool hears its filler line instead of silence.
+        toolFillerAfterMs: TOOL_FILLER_AFTER_MS
+      }
+      const overrides = conversation.overrides
+      const speech = {
+        stt: overrides?.stt_language ? { ...settings.stt.value, language: overrides.stt_language } : settings.stt.value,
+        tts: overrides?.tts_voice ? { ...settings.tts.value, voice: overrides.tts_voice } : settings.tts.value
+      }
       return (socket: Socket.Socket) =>
         FiberMap.run(calls, run.id, serve(connection, run, conversation, plan, speech, socket)).pipe(
           Effect.flatMap((fiber) => fiber.await),

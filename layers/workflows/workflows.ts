@@ -3,15 +3,19 @@ import { Effect, Layer, Option } from "effect"
 import { LlmGenerator } from "../../services/LlmGenerator.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
 import { RecordingCatalog } from "../../services/Recordings.ts"
+import { Tools } from "../../services/Tools.ts"
 import { type WorkflowRecord, WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { type NewWorkflow, type WorkflowEdit, Workflows } from "../../services/Workflows.ts"
+import { overrideProblems } from "../../src/conversation/agentOverrides.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import type { GraphProblem } from "../../src/graph/problem.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
+import { definitionToolUuids } from "../../src/graph/toolReferences.ts"
 import { structureProblems, validateDefinition } from "../../src/graph/validation.ts"
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
+import { preCallFetchOf, preCallFetchProblems } from "../../src/tools/preCallFetch.ts"
 import { turnSettingProblems } from "../../src/voice/turnTaking/agentSettings.ts"
 import { generateStarterWorkflow } from "./templateGeneration.ts"
 
@@ -30,7 +34,11 @@ const graphRefusal = (problems: ReadonlyArray<GraphProblem>, summary: string) =>
 
 /** Unusable `workflow_configurations` (turn-taking settings) as a 422 naming each field; none: null. */
 const configurationRefusal = (configurations: Readonly<Record<string, unknown>> | null | undefined) => {
-  const problems = turnSettingProblems(configurations)
+  const problems = [
+    ...turnSettingProblems(configurations),
+    ...overrideProblems(configurations),
+    ...preCallFetchProblems(configurations)
+  ]
   return problems.length === 0 ? null : new ValidationFailed({
     message: `The workflow configurations cannot be used: ${problems.length} problem(s)`,
     problems: problems.map((problem) => ({
@@ -55,13 +63,30 @@ export const WorkflowsLive = Layer.effect(
     const modelSettings = yield* ModelSettings
     const llm = yield* LlmGenerator
     const recordings = yield* RecordingCatalog
+    const tools = yield* Tools
 
-    /** Full validation, with the clips the definition names looked up in the organization's library. */
+    /** Full validation, with the clips and tools the definition names looked up in the organization's libraries. */
     const fullyValidated = (principal: Principal, definition: unknown) =>
-      Effect.map(
+      Effect.zipWith(
         recordings.existing(principal.organizationId, definitionRecordingIds(definition)),
-        (recordingIds) => validateDefinition(definition, { recordingIds })
+        tools.references(principal.organizationId, definitionToolUuids(definition)),
+        (recordingIds, known) => validateDefinition(definition, { recordingIds, tools: known })
       )
+
+    /** A pre-call fetch must name an active HTTP API tool of the organization. */
+    const preCallToolRefusal = (
+      principal: Principal,
+      configurations: Readonly<Record<string, unknown>> | null | undefined
+    ) =>
+      Effect.gen(function*() {
+        const fetch = preCallFetchOf(configurations ?? null)
+        if (fetch === null) return null
+        const tool = (yield* tools.runnable(principal.organizationId, new Set([fetch.tool_uuid]))).get(fetch.tool_uuid)
+        return tool?.definition.type === "http_api" ? null : ValidationFailed.single(
+          ["body", "workflow_configurations", "pre_call_fetch", "tool_uuid"],
+          `"${fetch.tool_uuid}" is not an active HTTP API tool of this organization`
+        )
+      })
 
     const viewOf = (principal: Principal, id: WorkflowId) =>
       repo.find(principal.organizationId, id).pipe(
@@ -86,7 +111,8 @@ export const WorkflowsLive = Layer.effect(
         if (problems.length > 0) {
           return yield* graphRefusal(problems, `The workflow definition cannot run: ${problems.length} problem(s)`)
         }
-        const refused = configurationRefusal(input.workflow_configurations)
+        const refused = configurationRefusal(input.workflow_configurations) ??
+          (yield* preCallToolRefusal(principal, input.workflow_configurations))
         if (refused !== null) return yield* refused
         return yield* created(principal, {
           name: input.name,
@@ -140,7 +166,8 @@ export const WorkflowsLive = Layer.effect(
           return yield* graphRefusal(blocking, "The workflow definition is not a graph that can be saved")
         }
       }
-      const refused = configurationRefusal(edit.workflow_configurations)
+      const refused = configurationRefusal(edit.workflow_configurations) ??
+        (yield* preCallToolRefusal(principal, edit.workflow_configurations))
       if (refused !== null) return yield* refused
       yield* sql.withTransaction(Effect.zipRight(lockWorkflow(principal, id), repo.saveDraft(id, edit)))
       return yield* viewOf(principal, id)

@@ -1,5 +1,5 @@
 import type { EndReason } from "./endReason.ts"
-import type { ChatMessage } from "./prompt.ts"
+import type { PlainMessage } from "./prompt.ts"
 import { transcriptText, type TranscriptTurn } from "./transcript.ts"
 
 export const dispositionSchema = (codes: ReadonlyArray<string>): Record<string, unknown> => ({
@@ -16,7 +16,7 @@ export const dispositionMessages = (
   codes: ReadonlyArray<string>,
   endReason: EndReason,
   transcript: ReadonlyArray<TranscriptTurn>
-): Array<ChatMessage> => [
+): Array<PlainMessage> => [
   {
     role: "system",
     content: `Classify how this conversation ended. It ended because: ${endReason}. ` +

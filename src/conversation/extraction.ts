@@ -1,5 +1,5 @@
 import type { ExtractionVariable, WorkflowNode } from "../graph/definition.ts"
-import type { ChatMessage } from "./prompt.ts"
+import type { PlainMessage } from "./prompt.ts"
 import { transcriptText, type TranscriptTurn } from "./transcript.ts"
 
 /** The extraction settings of a node that has them switched on and names at least one variable. */
@@ -28,7 +28,7 @@ export const extractionMessages = (
   prompt: string,
   variables: ReadonlyArray<ExtractionVariable>,
   transcript: ReadonlyArray<TranscriptTurn>
-): Array<ChatMessage> => [
+): Array<PlainMessage> => [
   {
     role: "system",
     content: [

@@ -3,10 +3,23 @@ import { renderTemplate } from "../graph/templateVariables.ts"
 import type { Context } from "./runContext.ts"
 import type { TranscriptTurn } from "./transcript.ts"
 
-export interface ChatMessage {
+/** A function call the model made, as it is given back to the model with its result. */
+export interface ChatMessageToolCall {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+/** A message with text only: what structured requests (extraction, disposition) are made of. */
+export interface PlainMessage {
   readonly role: "system" | "user" | "assistant"
   readonly content: string
 }
+
+export type ChatMessage =
+  | { readonly role: "system" | "user"; readonly content: string }
+  | { readonly role: "assistant"; readonly content: string; readonly tool_calls?: ReadonlyArray<ChatMessageToolCall> }
+  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string }
 
 /** The global node's prompt applies to every node unless that node opts out (`add_global_prompt: false`). */
 export const systemPromptFor = (graph: WorkflowGraph, node: WorkflowNode, context: Context): string => {
@@ -16,10 +29,23 @@ export const systemPromptFor = (graph: WorkflowGraph, node: WorkflowNode, contex
   return parts.map((part) => renderTemplate(part, context).trim()).filter((part) => part !== "").join("\n\n")
 }
 
-/** The model sees the node's instructions, then the whole conversation so far. */
+/** A turn as the model reads it: a turn that called tools is followed by each call's result. */
+const turnMessages = (turn: TranscriptTurn): Array<ChatMessage> =>
+  turn.role === "assistant" && turn.tool_calls && turn.tool_calls.length > 0
+    ? [
+      {
+        role: "assistant",
+        content: turn.text,
+        tool_calls: turn.tool_calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }))
+      },
+      ...turn.tool_calls.map((call): ChatMessage => ({ role: "tool", tool_call_id: call.id, content: call.result }))
+    ]
+    : [{ role: turn.role, content: turn.text }]
+
+/** The model sees the node's instructions, then the whole conversation so far, tool results included. */
 export const messagesFor = (systemPrompt: string, history: ReadonlyArray<TranscriptTurn>): Array<ChatMessage> => [
   { role: "system", content: systemPrompt },
-  ...history.map((turn): ChatMessage => ({ role: turn.role, content: turn.text }))
+  ...history.flatMap(turnMessages)
 ]
 
 /**

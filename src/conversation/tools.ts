@@ -7,6 +7,8 @@ export const END_CALL_TOOL = "end_call"
 export interface ToolDefinition {
   readonly name: string
   readonly description: string
+  /** The JSON Schema of its arguments; none for a tool that takes none (an edge, end_call). */
+  readonly parameters?: Readonly<Record<string, unknown>> | undefined
 }
 
 interface NodeTools {

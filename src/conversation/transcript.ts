@@ -18,6 +18,24 @@ export const TurnTrace = Schema.Struct({
 export type TurnTrace = typeof TurnTrace.Type
 
 /**
+ * A library tool the model called in a turn: what it asked, how it went, and what it was told
+ * (at most the tool's result limit, with a note when cut). `id` pairs the call with its result
+ * when the conversation is given to the model again.
+ */
+export const ToolCall = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  tool_uuid: Schema.String,
+  /** The arguments as the model wrote them (JSON text). */
+  arguments: Schema.String,
+  status: Schema.Literal("success", "error"),
+  latency_ms: Schema.Number,
+  result: Schema.String,
+  truncated: Schema.Boolean
+}).annotations({ identifier: "ToolCall" })
+export type ToolCall = typeof ToolCall.Type
+
+/**
  * One line of a conversation as stored on the run and shown to users (docs/architecture.md, "Runs
  * and conversations"); the API's TranscriptTurn is this schema.
  */
@@ -36,7 +54,9 @@ export const TranscriptTurn = Schema.Struct({
   /** Voice, agent turns: the caller spoke over the agent, so `text` is only what was played. */
   interrupted: Schema.optionalWith(Schema.Boolean, { exact: true }),
   /** Voice, agent turns answering the caller: how the turn was taken. */
-  trace: Schema.optionalWith(TurnTrace, { exact: true })
+  trace: Schema.optionalWith(TurnTrace, { exact: true }),
+  /** Agent turns: the library tools the model called after saying `text` (which may be empty). */
+  tool_calls: Schema.optionalWith(Schema.Array(ToolCall), { exact: true })
 }).annotations({ identifier: "TranscriptTurn" })
 export type TranscriptTurn = typeof TranscriptTurn.Type
 
@@ -57,4 +77,5 @@ export const serviceTokens = (usage: TokenUsage): number => usage.prompt_tokens 
 
 /** The transcript as plain lines, for the extraction and disposition prompts. */
 export const transcriptText = (turns: ReadonlyArray<TranscriptTurn>): string =>
-  turns.map((turn) => `${turn.role === "user" ? "User" : "Agent"}: ${turn.text}`).join("\n")
+  turns.filter((turn) => turn.text !== "").map((turn) => `${turn.role === "user" ? "User" : "Agent"}: ${turn.text}`)
+    .join("\n")

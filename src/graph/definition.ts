@@ -46,6 +46,11 @@ export const NodeTurnTaking = Schema.Struct({
   )
 })
 
+/** Tools of the organization's library the model may call at this node, by `tool_uuid` (Dograh's `tool_uuids`). */
+const toolFields = {
+  tool_uuids: optional(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(50)))
+}
+
 const conversationFields = {
   name: NonBlank,
   prompt: NonBlank,
@@ -59,11 +64,13 @@ export const StartCallData = Schema.Struct({
   greeting_type: optional(oneOf("text", "audio")),
   greeting: optional(Schema.String),
   greeting_recording_id: optional(Schema.String),
-  ...extractionFields
+  ...extractionFields,
+  ...toolFields
 })
-export const AgentNodeData = Schema.Struct({ ...conversationFields, ...extractionFields })
+export const AgentNodeData = Schema.Struct({ ...conversationFields, ...extractionFields, ...toolFields })
 export const EndCallData = Schema.Struct({ ...conversationFields, ...extractionFields })
-export const GlobalNodeData = Schema.Struct({ name: NonBlank, prompt: NonBlank })
+/** The global node's tools are offered at every node that takes the global prompt. */
+export const GlobalNodeData = Schema.Struct({ name: NonBlank, prompt: NonBlank, ...toolFields })
 
 export const nodeDataSchemas = {
   startCall: StartCallData,

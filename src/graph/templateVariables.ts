@@ -26,13 +26,33 @@ const lookup = (context: Readonly<Record<string, unknown>>, name: string): unkno
   return value
 }
 
+/** A context value as text: strings as they are, anything else as JSON. */
+const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value))
+
 /** Replaces each reference with its context value, else its fallback, else an empty string. */
 export const renderTemplate = (text: string, context: Readonly<Record<string, unknown>>): string =>
+  renderTemplateWith(text, context, (piece) => piece)
+
+/**
+ * `renderTemplate` with each substituted piece passed through `format` (a URL encodes it), so
+ * the values of a template cannot change its literal parts.
+ */
+export const renderTemplateWith = (
+  text: string,
+  context: Readonly<Record<string, unknown>>,
+  format: (piece: string) => string
+): string =>
   text.replace(REFERENCE, (_, name: string, fallback: string | undefined) => {
     const value = lookup(context, name)
-    if (value === undefined || value === null || value === "") return fallback ?? ""
-    return typeof value === "string" ? value : JSON.stringify(value)
+    if (value === undefined || value === null || value === "") return fallback === undefined ? "" : format(fallback)
+    return format(asText(value))
   })
+
+/** The context value a whole-template reference (`{{name}}` and nothing else) names, with its JSON type; else undefined. */
+export const soleReferenceValue = (text: string, context: Readonly<Record<string, unknown>>): unknown => {
+  const match = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)\s*\}\}$/.exec(text)
+  return match ? lookup(context, match[1]!) : undefined
+}
 
 /** Every string inside a JSON value (a workflow definition), for finding its references. */
 const stringsIn = (value: unknown, into: Array<string> = []): Array<string> => {

@@ -13,6 +13,8 @@ import {
 } from "./definition.ts"
 import type { EdgeEntry, NodeEntry } from "./graphEntries.ts"
 import type { GraphProblem } from "./problem.ts"
+import type { KnownTool } from "./toolReferences.ts"
+import { checkTools } from "./toolRules.ts"
 import { checkTopology } from "./topologyRules.ts"
 
 export interface GraphValidation {
@@ -28,6 +30,12 @@ export interface ValidationOptions {
    * audio transition speech) must be one of them; the caller looks them up, validation stays pure.
    */
   readonly recordingIds?: ReadonlySet<string> | undefined
+  /**
+   * The organization's library tools the graph names, by `tool_uuid`. When given, every
+   * `tool_uuids` entry must be one of them and not archived, and offered under a name no edge of
+   * its node takes.
+   */
+  readonly tools?: ReadonlyMap<string, KnownTool> | undefined
 }
 
 /** Validates a `workflow_definition` against every rule at once (docs/architecture.md, "Agents"). */
@@ -187,6 +195,7 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
     )
   }
 
+  checkTools(nodes, edges, (node, field, rule, message) => nodeProblem(node, field, rule, message), options.tools)
   checkTopology(nodes, edges, nodesById, { workflowProblem, nodeProblem, edgeProblem })
 
   if (problems.length > 0) return { problems, graph: null }

@@ -4,14 +4,17 @@ import { classifyAddress } from "./addressRanges.ts"
 
 /**
  * Who a request goes to: an organization's model endpoints (LLM, STT, TTS), its carrier's REST
- * API, or its webhook receivers.
+ * API, its webhook receivers, or the HTTP APIs its agents' tools call.
  */
-export type OutboundKind = "model" | "carrier" | "webhook"
+export type OutboundKind = "model" | "carrier" | "webhook" | "tool"
+
+export const OUTBOUND_KINDS: ReadonlyArray<OutboundKind> = ["model", "carrier", "webhook", "tool"]
 
 const KIND_PREFIX: Readonly<Record<string, OutboundKind>> = {
   "models:": "model",
   "carriers:": "carrier",
-  "webhooks:": "webhook"
+  "webhooks:": "webhook",
+  "tools:": "tool"
 }
 
 type Target =
@@ -33,7 +36,8 @@ export const OUTBOUND_ALLOW = "TALKGRAPH_OUTBOUND_ALLOW"
 /**
  * Without the setting: a self-hosted service (sign-up closed) reaches models on this machine or
  * its network (Ollama, vLLM, a local Whisper), as the README's examples do; carriers are public
- * services, so their endpoints never need an internal address. A service open to sign-ups serves
+ * services, so their endpoints never need an internal address, and tools' APIs reach only public
+ * addresses unless the operator allows more (`tools:private`). A service open to sign-ups serves
  * strangers, so nothing internal is reachable unless the operator says so.
  */
 export const defaultOutboundAllow = (signupOpen: boolean) => (signupOpen ? "none" : "models:loopback,models:private")
@@ -52,7 +56,7 @@ const subnet = (text: string): Target | null => {
 
 /**
  * Reads the setting: comma-separated entries, each `loopback`, `private` or a CIDR range
- * (`10.20.0.0/16`, `fd12::/64`), optionally for one kind only (`models:…`, `carriers:…`); or
+ * (`10.20.0.0/16`, `fd12::/64`), optionally for one kind only (`models:…`, `carriers:…`, `tools:…`); or
  * `none`.
  */
 export const parseOutboundAllow = (text: string): Either.Either<OutboundPolicy, string> => {
@@ -61,14 +65,14 @@ export const parseOutboundAllow = (text: string): Either.Either<OutboundPolicy, 
   const allowances: Array<Allowance> = []
   for (const entry of entries) {
     const prefix = Object.keys(KIND_PREFIX).find((candidate) => entry.startsWith(candidate))
-    const kinds: ReadonlyArray<OutboundKind> = prefix ? [KIND_PREFIX[prefix]!] : ["model", "carrier", "webhook"]
+    const kinds: ReadonlyArray<OutboundKind> = prefix ? [KIND_PREFIX[prefix]!] : OUTBOUND_KINDS
     const body = prefix ? entry.slice(prefix.length) : entry
     const target: Target | null = body === "loopback" || body === "private"
       ? { _tag: "Class", class: body }
       : subnet(body)
     if (target === null) {
       return Either.left(
-        `"${entry}" is not an entry: use none, or a comma-separated list of loopback, private or CIDR ranges (10.0.0.0/8), each optionally prefixed with models:, carriers: or webhooks:`
+        `"${entry}" is not an entry: use none, or a comma-separated list of loopback, private or CIDR ranges (10.0.0.0/8), each optionally prefixed with models:, carriers:, webhooks: or tools:`
       )
     }
     allowances.push({ kinds, target })
@@ -84,7 +88,13 @@ const covers = (target: Target, address: string, addressClass: "loopback" | "pri
 }
 
 const endpointsOf = (kind: OutboundKind) =>
-  kind === "model" ? "model (LLM, STT, TTS) endpoints" : kind === "carrier" ? "carrier endpoints" : "webhook endpoints"
+  kind === "model"
+    ? "model (LLM, STT, TTS) endpoints"
+    : kind === "carrier"
+    ? "carrier endpoints"
+    : kind === "webhook"
+    ? "webhook endpoints"
+    : "tool endpoints"
 
 /**
  * Whether a request of `kind` may go to `address`: null when it may, else why not (for the

@@ -13,6 +13,7 @@ import { storedObjects } from "./0012_stored_objects.ts"
 import { identityHardening } from "./0013_identity_hardening.ts"
 import { carrierCallProgress } from "./0014_carrier_call_progress.ts"
 import { contactImports } from "./0015_contact_imports.ts"
+import { tools } from "./0016_tools.ts"
 import { callsWebhooks } from "./0018_calls_webhooks.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
@@ -32,5 +33,6 @@ export const migrations = {
   "0013_identity_hardening": identityHardening,
   "0014_carrier_call_progress": carrierCallProgress,
   "0015_contact_imports": contactImports,
+  "0016_tools": tools,
   "0018_calls_webhooks": callsWebhooks
 }

@@ -1513,6 +1513,258 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credentials
+         * @description The organization's credentials, secrets masked.
+         */
+        get: operations["credentials.list"];
+        put?: never;
+        /**
+         * Create a credential
+         * @description Stores a credential for tools' requests; credential_data is encrypted at rest and never returned.
+         */
+        post: operations["credentials.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/credentials/{credential_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a credential
+         * @description One credential, secrets masked.
+         */
+        get: operations["credentials.get"];
+        /**
+         * Change a credential
+         * @description Changes its name, description or data. A secret sent back masked keeps its stored value; moving the credential to another host needs the secret sent again.
+         */
+        put: operations["credentials.update"];
+        post?: never;
+        /**
+         * Delete a credential
+         * @description Deletes it; refused (409) while a tool uses it.
+         */
+        delete: operations["credentials.remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tools
+         * @description Active tools, or those with the given `status` (comma-separated).
+         */
+        get: operations["tools.list"];
+        put?: never;
+        /**
+         * Create a tool
+         * @description Adds a tool to the library. An HTTP API tool's URL, credential and host are checked when it is saved.
+         */
+        post: operations["tools.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a tool
+         * @description One tool, archived or not.
+         */
+        get: operations["tools.get"];
+        /**
+         * Change a tool
+         * @description Changes the fields given; the definition is checked again, its credential against the URL's host.
+         */
+        put: operations["tools.update"];
+        post?: never;
+        /**
+         * Archive a tool
+         * @description Archives the tool (Dograh's delete): nodes naming it fail validation until it is restored.
+         */
+        delete: operations["tools.archive"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_uuid}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a tool
+         * @description Makes an archived tool active again.
+         */
+        post: operations["tools.unarchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a tool
+         * @description Runs the tool once with the given arguments, as a conversation would, and shows the request made (credentials masked) and the answer.
+         */
+        post: operations["tools.test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tools
+         * @description Active and archived tools, oldest first, paginated with `page` and `page_size`.
+         */
+        get: operations["v2tools.list"];
+        put?: never;
+        /**
+         * Create a tool
+         * @description Adds a tool to the library, as POST /api/v1/tools does.
+         */
+        post: operations["v2tools.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/tools/{tool_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a tool
+         * @description One tool, archived or not.
+         */
+        get: operations["v2tools.get"];
+        /**
+         * Change a tool
+         * @description Changes the fields given; the definition is checked again.
+         */
+        put: operations["v2tools.update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/tools/{tool_uuid}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a tool
+         * @description Archives the tool: nodes naming it fail validation until it is restored.
+         */
+        post: operations["v2tools.archive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/tools/{tool_uuid}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an archived tool
+         * @description Makes an archived tool active again.
+         */
+        post: operations["v2tools.unarchive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/tools/{tool_uuid}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a tool
+         * @description Runs the tool once with the given arguments; the request made (credentials masked) and the answer.
+         */
+        post: operations["v2tools.test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -2385,6 +2637,7 @@ export type components = {
             latency_ms?: number;
             interrupted?: boolean;
             trace?: components["schemas"]["TurnTrace"];
+            tool_calls?: components["schemas"]["ToolCall"][];
         };
         TurnTrace: {
             speech_end_ms: number;
@@ -2394,6 +2647,17 @@ export type components = {
             first_token_ms: number | null;
             first_audio_ms: number | null;
             interrupted_at_ms?: number;
+        };
+        ToolCall: {
+            id: string;
+            name: string;
+            tool_uuid: string;
+            arguments: string;
+            /** @enum {string} */
+            status: "success" | "error";
+            latency_ms: number;
+            result: string;
+            truncated: boolean;
         };
         RunUsage: {
             prompt_tokens: components["schemas"]["Int"];
@@ -2740,6 +3004,400 @@ export type components = {
             status: components["schemas"]["Int"] | null;
             latency_ms: components["schemas"]["Int"];
             error: string | null;
+        };
+        CredentialResponse: {
+            uuid: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            credential_type: "none" | "api_key" | "bearer_token" | "basic_auth" | "custom_header";
+            credential_data: {
+                [key: string]: string;
+            };
+            bound_host: string | null;
+            /** Format: date-time */
+            created_at: string;
+            updated_at: string | null;
+        };
+        CreateCredentialRequest: {
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            name: string;
+            description?: string | null;
+            /** @enum {string} */
+            credential_type: "none" | "api_key" | "bearer_token" | "basic_auth" | "custom_header";
+            /** @description api_key: {header_name, api_key}; bearer_token: {token}; basic_auth: {username, password}; custom_header: {header_name, header_value}; none: {}. Encrypted at rest, never returned. */
+            credential_data: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            host?: string | null;
+        };
+        UpdateCredentialRequest: {
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            name?: string;
+            description?: string | null;
+            /** @enum {string} */
+            credential_type?: "none" | "api_key" | "bearer_token" | "basic_auth" | "custom_header";
+            /** @description Secret fields sent back masked (****abcd) keep their stored value. */
+            credential_data?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            host?: string | null;
+        };
+        ToolResponse: {
+            id: components["schemas"]["Int"];
+            tool_uuid: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            category: "http_api" | "end_call" | "transfer_call" | "calculator" | "current_time";
+            icon: string | null;
+            icon_color: string | null;
+            /** @enum {string} */
+            status: "active" | "archived";
+            function_name: string;
+            definition: {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "http_api";
+                config: {
+                    method: string;
+                    /**
+                     * maxLength(2000)
+                     * @description a string at most 2000 character(s) long
+                     */
+                    url: string;
+                    headers?: {
+                        [key: string]: string;
+                    } | null;
+                    credential_uuid?: string | null;
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    preset_parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        value_template: string;
+                        required?: boolean;
+                    }[] | null;
+                    /**
+                     * between(1, 30000)
+                     * @description a number between 1 and 30000
+                     */
+                    timeout_ms?: components["schemas"]["Int"];
+                    body_template?: {
+                        [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    } | null;
+                    response_pointer?: string | null;
+                    /**
+                     * between(100, 100000)
+                     * @description a number between 100 and 100000
+                     */
+                    max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
+                    customMessage?: string | null;
+                    customMessageType?: ("text" | "audio") | null;
+                    customMessageRecordingId?: string | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "end_call";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "transfer_call";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "calculator";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "current_time";
+                config?: {
+                    /**
+                     * maxLength(100)
+                     * @description a string at most 100 character(s) long
+                     */
+                    timezone?: string;
+                };
+            };
+            /** Format: date-time */
+            created_at: string;
+            updated_at: string | null;
+        };
+        CreateToolRequest: {
+            /** @description Keeps a tool's id when it moves from another installation (Dograh), so imported agents' tool_uuids still name it; a new one when absent */
+            tool_uuid?: string;
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            name: string;
+            description?: string | null;
+            /**
+             * @description Must match definition.type; taken from it when omitted
+             * @enum {string}
+             */
+            category?: "http_api" | "end_call" | "transfer_call" | "calculator" | "current_time";
+            icon?: string | null;
+            icon_color?: string | null;
+            definition: {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "http_api";
+                config: {
+                    method: string;
+                    /**
+                     * maxLength(2000)
+                     * @description a string at most 2000 character(s) long
+                     */
+                    url: string;
+                    headers?: {
+                        [key: string]: string;
+                    } | null;
+                    credential_uuid?: string | null;
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    preset_parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        value_template: string;
+                        required?: boolean;
+                    }[] | null;
+                    /**
+                     * between(1, 30000)
+                     * @description a number between 1 and 30000
+                     */
+                    timeout_ms?: components["schemas"]["Int"];
+                    body_template?: {
+                        [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    } | null;
+                    response_pointer?: string | null;
+                    /**
+                     * between(100, 100000)
+                     * @description a number between 100 and 100000
+                     */
+                    max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
+                    customMessage?: string | null;
+                    customMessageType?: ("text" | "audio") | null;
+                    customMessageRecordingId?: string | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "end_call";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "transfer_call";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "calculator";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "current_time";
+                config?: {
+                    /**
+                     * maxLength(100)
+                     * @description a string at most 100 character(s) long
+                     */
+                    timezone?: string;
+                };
+            };
+        };
+        UpdateToolRequest: {
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            name?: string;
+            description?: string | null;
+            icon?: string | null;
+            icon_color?: string | null;
+            definition?: {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "http_api";
+                config: {
+                    method: string;
+                    /**
+                     * maxLength(2000)
+                     * @description a string at most 2000 character(s) long
+                     */
+                    url: string;
+                    headers?: {
+                        [key: string]: string;
+                    } | null;
+                    credential_uuid?: string | null;
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    preset_parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        value_template: string;
+                        required?: boolean;
+                    }[] | null;
+                    /**
+                     * between(1, 30000)
+                     * @description a number between 1 and 30000
+                     */
+                    timeout_ms?: components["schemas"]["Int"];
+                    body_template?: {
+                        [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    } | null;
+                    response_pointer?: string | null;
+                    /**
+                     * between(100, 100000)
+                     * @description a number between 100 and 100000
+                     */
+                    max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
+                    customMessage?: string | null;
+                    customMessageType?: ("text" | "audio") | null;
+                    customMessageRecordingId?: string | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "end_call";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "transfer_call";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "calculator";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "current_time";
+                config?: {
+                    /**
+                     * maxLength(100)
+                     * @description a string at most 100 character(s) long
+                     */
+                    timezone?: string;
+                };
+            };
+            /** @enum {string} */
+            status?: "active" | "archived";
+        };
+        ToolArchivedResponse: {
+            /** @enum {string} */
+            status: "archived";
+            tool_uuid: string;
+        };
+        ToolTestRequest: {
+            /** @description Values for the parameters the model would give */
+            llm_params?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            /** @description Values for the preset parameters, in place of their templates */
+            preset_params?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+        };
+        ToolTestResponse: {
+            /** @enum {string} */
+            status: "success" | "error";
+            status_code: components["schemas"]["Int"] | null;
+            data: Record<string, never> | unknown[] | string | number | boolean | null;
+            error: string | null;
+            /** @description What the model is told: the answer (pointed at, truncated) or the error */
+            result: string;
+            truncated: boolean;
+            request_method: string | null;
+            request_url: string | null;
+            request_headers: {
+                [key: string]: string;
+            };
+            request_body: Record<string, never> | unknown[] | string | number | boolean | null;
+            duration_ms: number;
         };
         HTTPError: {
             detail: string;
@@ -8381,6 +9039,1133 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "credentials.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialResponse"][];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "credentials.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCredentialRequest"];
+            };
+        };
+        responses: {
+            /** @description CredentialResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "credentials.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CredentialResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "credentials.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCredentialRequest"];
+            };
+        };
+        responses: {
+            /** @description CredentialResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "credentials.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "tools.list": {
+        parameters: {
+            query?: {
+                /** @description a string matching the pattern ^(active|archived)(,(active|archived))*$ */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"][];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "tools.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateToolRequest"];
+            };
+        };
+        responses: {
+            /** @description ToolResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "tools.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ToolResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "tools.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateToolRequest"];
+            };
+        };
+        responses: {
+            /** @description ToolResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "tools.archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ToolArchivedResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolArchivedResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "tools.unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ToolResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "tools.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolTestRequest"];
+            };
+        };
+        responses: {
+            /** @description ToolTestResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolTestResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "v2tools.list": {
+        parameters: {
+            query?: {
+                /** @description Page number (default 1) */
+                page?: number;
+                /** @description Items per page (default 20) */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ToolResponse"][];
+                        pagination: components["schemas"]["V2_Pagination"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2tools.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateToolRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ToolResponse"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2tools.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ToolResponse"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2tools.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateToolRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ToolResponse"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2tools.archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ToolResponse"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2tools.unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ToolResponse"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2tools.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ToolTestResponse"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

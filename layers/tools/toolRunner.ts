@@ -1,0 +1,73 @@
+import { Clock, Effect, Layer } from "effect"
+import { Credentials } from "../../services/Credentials.ts"
+import { OutboundHttp } from "../../services/OutboundHttp.ts"
+import { type ToolCallInput, ToolRunner } from "../../services/ToolRunner.ts"
+import { evaluate } from "../../src/tools/calculator.ts"
+import { timeIn } from "../../src/tools/currentTime.ts"
+import { isTimeZone } from "../../src/tools/toolDefinition.ts"
+import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
+import { callHttpTool } from "./httpToolCall.ts"
+
+const argumentsOf = (text: string): Record<string, unknown> | null => {
+  try {
+    const value: unknown = text.trim() === "" ? {} : JSON.parse(text)
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? value as Record<string, unknown>
+      : null
+  } catch {
+    return null
+  }
+}
+
+const succeeded = (result: unknown): ToolOutcome => ({
+  status: "success",
+  result: JSON.stringify(result),
+  truncated: false,
+  latency_ms: 0,
+  status_code: null,
+  request: null,
+  data: result
+})
+
+export const ToolRunnerLive = Layer.effect(
+  ToolRunner,
+  Effect.gen(function*() {
+    const outbound = yield* OutboundHttp
+    const credentials = yield* Credentials
+
+    const builtIn = (input: ToolCallInput): Effect.Effect<ToolOutcome> =>
+      Effect.gen(function*() {
+        const args = argumentsOf(input.arguments)
+        if (args === null) return failedOutcome("the arguments must be a JSON object", 0)
+        const { definition } = input.tool
+        switch (definition.type) {
+          case "calculator": {
+            const expression = args["expression"]
+            if (typeof expression !== "string") return failedOutcome("\"expression\" (a string) is required", 0)
+            const value = evaluate(expression)
+            return value.ok
+              ? succeeded({ expression, result: value.value })
+              : failedOutcome(`the expression cannot be evaluated: ${value.error}`, 0)
+          }
+          case "current_time": {
+            const zone = typeof args["timezone"] === "string" && args["timezone"] !== ""
+              ? args["timezone"]
+              : definition.config.timezone ?? "UTC"
+            if (!isTimeZone(zone)) return failedOutcome(`"${zone}" is not a time zone such as Europe/Paris`, 0)
+            return succeeded(timeIn(yield* Clock.currentTimeMillis, zone))
+          }
+          default:
+            return failedOutcome(`${definition.type} tools cannot be run this way`, 0)
+        }
+      })
+
+    const run = Effect.fn("ToolRunner.run")(function*(input: ToolCallInput) {
+      yield* Effect.annotateCurrentSpan({ tool_uuid: input.tool.uuid, tool_type: input.tool.definition.type })
+      return input.tool.definition.type === "http_api"
+        ? yield* callHttpTool(outbound, credentials, input, input.tool.definition.config)
+        : yield* builtIn(input)
+    })
+
+    return ToolRunner.of({ run })
+  })
+)

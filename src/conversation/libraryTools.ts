@@ -1,0 +1,44 @@
+import type { WorkflowGraph, WorkflowNode } from "../graph/definition.ts"
+import { CALCULATOR_PARAMETERS } from "../tools/calculator.ts"
+import { CURRENT_TIME_PARAMETERS } from "../tools/currentTime.ts"
+import { parametersSchema } from "../tools/toolArguments.ts"
+import type { RunnableTool } from "../tools/toolRun.ts"
+import type { ToolDefinition } from "./tools.ts"
+
+/**
+ * The library tools the model may call at `node`: its own `tool_uuids`, then the global node's
+ * when the node takes the global prompt. A tool no longer runnable (archived or deleted since
+ * the graph was validated) is left out, as is one whose name `taken` already holds.
+ */
+export const libraryToolsAt = (
+  graph: WorkflowGraph,
+  node: WorkflowNode,
+  runnable: ReadonlyMap<string, RunnableTool>,
+  taken: ReadonlySet<string>
+): Map<string, RunnableTool> => {
+  const offered = new Map<string, RunnableTool>()
+  if (node.type === "endCall" || runnable.size === 0) return offered
+  const global = graph.nodes.find((candidate) => candidate.type === "globalNode")
+  const inherited = global && global.type === "globalNode" && node.type !== "globalNode" &&
+      node.data.add_global_prompt !== false
+    ? global.data.tool_uuids ?? []
+    : []
+  for (const uuid of [...(node.data.tool_uuids ?? []), ...inherited]) {
+    const tool = runnable.get(uuid)
+    if (tool && !taken.has(tool.name) && !offered.has(tool.name)) offered.set(tool.name, tool)
+  }
+  return offered
+}
+
+/** A library tool as the model is offered it: its name, its description, its arguments' JSON Schema. */
+export const offeredTool = (tool: RunnableTool): ToolDefinition => {
+  const { definition } = tool
+  const parameters = definition.type === "http_api"
+    ? parametersSchema(definition.config.parameters ?? [])
+    : definition.type === "calculator"
+    ? CALCULATOR_PARAMETERS
+    : definition.type === "current_time"
+    ? CURRENT_TIME_PARAMETERS
+    : { type: "object", properties: {} }
+  return { name: tool.name, description: tool.description, parameters }
+}

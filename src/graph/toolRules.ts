@@ -1,0 +1,75 @@
+import type { Path } from "./decodeIssues.ts"
+import type { EdgeEntry, NodeEntry } from "./graphEntries.ts"
+import { RESERVED_TOOL_NAMES, toolNameFor } from "./toolName.ts"
+import type { KnownTool } from "./toolReferences.ts"
+
+const listedTools = (node: NodeEntry): Array<unknown> =>
+  Array.isArray(node.rawData["tool_uuids"]) ? node.rawData["tool_uuids"] : []
+
+/**
+ * Rules on the library tools a node names: each listed once, each a tool of the organization
+ * that is not archived (when the caller looked them up: validation stays pure), and none offered
+ * under a name the node already uses for an edge, `end_call` or another tool.
+ */
+export const checkTools = (
+  nodes: ReadonlyArray<NodeEntry>,
+  edges: ReadonlyArray<EdgeEntry>,
+  report: (node: NodeEntry, field: Path, rule: string, message: string) => void,
+  tools?: ReadonlyMap<string, KnownTool>
+) => {
+  const global = nodes.find((node) => node.type === "globalNode")
+  const globalUuids = global ? listedTools(global).filter((uuid): uuid is string => typeof uuid === "string") : []
+  for (const node of nodes) {
+    if (node.type === "endCall") continue
+    const listed = listedTools(node)
+    const seen = new Set<string>()
+    listed.forEach((uuid, index) => {
+      if (typeof uuid !== "string") return
+      const field: Path = ["data", "tool_uuids", index]
+      if (seen.has(uuid)) report(node, field, "tool_duplicate", `tool ${uuid} is listed twice`)
+      seen.add(uuid)
+      if (!tools) return
+      const tool = tools.get(uuid)
+      if (!tool) {
+        report(
+          node,
+          field,
+          "tool_unknown",
+          `tool_uuids[${index}] "${uuid}" is not a tool of this organization; create it at /api/v1/tools`
+        )
+      } else if (tool.status === "archived") {
+        report(
+          node,
+          field,
+          "tool_archived",
+          `tool "${tool.name}" (${uuid}) is archived; restore it or remove it from the node`
+        )
+      }
+    })
+    if (!tools) continue
+    const taken = new Map<string, string>(RESERVED_TOOL_NAMES.map((name) => [name, "the built-in end_call"]))
+    for (const edge of edges) {
+      if (edge.source === node.id && edge.data) taken.set(toolNameFor(edge.data.label), `edge "${edge.id}"`)
+    }
+    const inherited = node.type !== "globalNode" && node.rawData["add_global_prompt"] !== false ? globalUuids : []
+    const offered = [
+      ...listed.map((uuid, index) => ({ uuid, field: ["data", "tool_uuids", index] as Path })),
+      ...inherited.map((uuid) => ({ uuid, field: ["data"] as Path }))
+    ]
+    for (const { field, uuid } of offered) {
+      if (typeof uuid !== "string") continue
+      const tool = tools.get(uuid)
+      if (!tool) continue
+      const holder = taken.get(tool.name)
+      if (holder !== undefined && holder !== `tool ${uuid}`) {
+        report(
+          node,
+          field,
+          "tool_name_conflict",
+          `tool "${tool.name}" has the same name as ${holder} at this node; rename one of them`
+        )
+      }
+      taken.set(tool.name, `tool ${uuid}`)
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import { Schema } from "effect"
+import { JsonValue } from "../domain/wireTypes.ts"
+
+/**
+ * A tool of an organization's library, in Dograh's shape (`/api/v1/tools`): `definition.type`
+ * says what it does and `definition.config` how. `current_time` is talkgraph's own.
+ */
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+const nullable = <S extends Schema.Schema.Any>(schema: S) => optional(Schema.NullOr(schema))
+
+export const ParameterType = Schema.Literal("string", "number", "boolean", "object", "array")
+export type ParameterType = typeof ParameterType.Type
+
+const ParameterName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, {
+    message: () => "must start with a letter or _ and hold only letters, digits and _ (at most 64)"
+  })
+)
+
+/** A value the model gives when it calls the tool. */
+export const ToolParameter = Schema.Struct({
+  name: ParameterName,
+  type: ParameterType,
+  description: Schema.String.pipe(Schema.maxLength(1000)),
+  required: Schema.optionalWith(Schema.Boolean, { default: () => true })
+})
+export type ToolParameter = typeof ToolParameter.Type
+
+/** A value talkgraph fills in from the conversation's variables (`{{initial_context.phone}}`, `{{budget}}`). */
+export const PresetParameter = Schema.Struct({
+  name: ParameterName,
+  type: ParameterType,
+  value_template: Schema.String.pipe(Schema.maxLength(2000)),
+  required: Schema.optionalWith(Schema.Boolean, { default: () => true })
+})
+export type PresetParameter = typeof PresetParameter.Type
+
+export const HttpMethod = Schema.Literal("GET", "POST", "PUT", "PATCH", "DELETE")
+export type HttpMethod = typeof HttpMethod.Type
+
+/** The longest a tool's request may take; a voice caller is waiting. */
+export const MAX_TOOL_TIMEOUT_MS = 30_000
+export const DEFAULT_TOOL_TIMEOUT_MS = 5_000
+/** What of an answer goes back to the model at most, by default: a reply the model can still read whole. */
+export const DEFAULT_RESULT_CHARS = 4_000
+
+export const HttpApiConfig = Schema.Struct({
+  method: Schema.transform(Schema.String, HttpMethod, {
+    strict: false,
+    decode: (method) => method.toUpperCase(),
+    encode: (method) => method
+  }),
+  url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)),
+  headers: nullable(Schema.Record({ key: Schema.String, value: Schema.String.pipe(Schema.maxLength(2000)) })),
+  credential_uuid: nullable(Schema.String),
+  parameters: nullable(Schema.Array(ToolParameter).pipe(Schema.maxItems(50))),
+  preset_parameters: nullable(Schema.Array(PresetParameter).pipe(Schema.maxItems(50))),
+  timeout_ms: optional(
+    Schema.Int.pipe(
+      Schema.between(1, MAX_TOOL_TIMEOUT_MS, { message: () => `must be from 1 to ${MAX_TOOL_TIMEOUT_MS} ms` })
+    )
+  ),
+  body_template: nullable(Schema.Record({ key: Schema.String, value: JsonValue })),
+  /** talkgraph: the part of a JSON answer the model gets (RFC 6901, e.g. `/order/status`); the whole body when absent. */
+  response_pointer: nullable(
+    Schema.String.pipe(Schema.pattern(/^(\/[^/]*)*$/, { message: () => "must be a JSON pointer such as /data/0/name" }))
+  ),
+  /** talkgraph: at most this many characters of the answer reach the model; the rest is cut with a note. */
+  max_result_chars: optional(Schema.Int.pipe(Schema.between(100, 100_000))),
+  /**
+   * talkgraph, voice calls: what the agent says when the request takes longer than a moment, so
+   * the caller never hears dead air; absent: "One moment, please."; null or empty: nothing.
+   */
+  filler_message: nullable(Schema.String.pipe(Schema.maxLength(300))),
+  customMessage: nullable(Schema.String),
+  customMessageType: nullable(Schema.Literal("text", "audio")),
+  customMessageRecordingId: nullable(Schema.String)
+})
+export type HttpApiConfig = typeof HttpApiConfig.Type
+
+const Passthrough = Schema.Record({ key: Schema.String, value: JsonValue })
+
+export const HttpApiDefinition = Schema.Struct({
+  schema_version: optional(Schema.Int),
+  type: Schema.Literal("http_api"),
+  config: HttpApiConfig
+})
+export const EndCallDefinition = Schema.Struct({
+  schema_version: optional(Schema.Int),
+  type: Schema.Literal("end_call"),
+  config: Schema.optionalWith(Passthrough, { default: () => ({}) })
+})
+export const TransferCallDefinition = Schema.Struct({
+  schema_version: optional(Schema.Int),
+  type: Schema.Literal("transfer_call"),
+  config: Schema.optionalWith(Passthrough, { default: () => ({}) })
+})
+export const CalculatorDefinition = Schema.Struct({
+  schema_version: optional(Schema.Int),
+  type: Schema.Literal("calculator"),
+  config: Schema.optionalWith(Passthrough, { default: () => ({}) })
+})
+export const CurrentTimeDefinition = Schema.Struct({
+  schema_version: optional(Schema.Int),
+  type: Schema.Literal("current_time"),
+  config: Schema.optionalWith(
+    Schema.Struct({ timezone: optional(Schema.String.pipe(Schema.maxLength(100))) }),
+    { default: () => ({}) }
+  )
+})
+
+export const ToolDefinition = Schema.Union(
+  HttpApiDefinition,
+  EndCallDefinition,
+  TransferCallDefinition,
+  CalculatorDefinition,
+  CurrentTimeDefinition
+)
+export type ToolDefinition = typeof ToolDefinition.Type
+
+export const ToolType = Schema.Literal("http_api", "end_call", "transfer_call", "calculator", "current_time")
+export type ToolType = typeof ToolType.Type
+
+export const ToolStatus = Schema.Literal("active", "archived")
+export type ToolStatus = typeof ToolStatus.Type
+
+/** What a slow HTTP tool's call is covered with in a voice call, unless its definition says otherwise. */
+export const DEFAULT_FILLER_MESSAGE = "One moment, please."
+
+/** The line a voice call says while this tool's request runs, or null for none. */
+export const fillerOf = (definition: ToolDefinition): string | null => {
+  if (definition.type !== "http_api") return null
+  const filler = definition.config.filler_message
+  if (filler === undefined) return DEFAULT_FILLER_MESSAGE
+  return filler === null || filler.trim() === "" ? null : filler.trim()
+}
+
+/** Whether a call changes something at the other end: it is never cut off half-way when the caller speaks. */
+export const changesSomething = (definition: ToolDefinition): boolean =>
+  definition.type === "http_api" && definition.config.method !== "GET"
+
+/** Whether a time zone name is one this runtime knows (IANA names such as Europe/Paris). */
+export const isTimeZone = (zone: string): boolean => {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,44 @@
+import type { ToolDefinition } from "./toolDefinition.ts"
+
+/** A library tool as a conversation runs it: what the model is offered, and what a call does. */
+export interface RunnableTool {
+  readonly uuid: string
+  /** The function name the model calls. */
+  readonly name: string
+  readonly description: string
+  readonly definition: ToolDefinition
+}
+
+/** The request a tool call made, as it may be shown: every credential value masked. */
+export interface ToolRequestShown {
+  readonly method: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: unknown
+}
+
+/** What one call of a tool came to. */
+export interface ToolOutcome {
+  readonly status: "success" | "error"
+  /** What the model is told: the (pointed-at, truncated) answer, or what went wrong. */
+  readonly result: string
+  readonly truncated: boolean
+  readonly latency_ms: number
+  /** HTTP tools: the answer's status, when one came. */
+  readonly status_code: number | null
+  readonly request: ToolRequestShown | null
+  /** HTTP tools: the whole answer, parsed when it is JSON (for the test endpoint; never stored). */
+  readonly data: unknown
+}
+
+/** The note a failed call becomes for the model: it says so plainly, so the model can tell the user. */
+export const failedOutcome = (message: string, latencyMs: number, extra: Partial<ToolOutcome> = {}): ToolOutcome => ({
+  status: "error",
+  result: `Error: ${message}`,
+  truncated: false,
+  latency_ms: latencyMs,
+  status_code: null,
+  request: null,
+  data: null,
+  ...extra
+})
