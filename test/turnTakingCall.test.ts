@@ -208,4 +208,57 @@ describe("a ten-turn phone conversation with pauses, backchannels and noise", ()
     expect(stored.stt_seconds).toBeLessThan(spokenSeconds + 1.2 * report.utterances.length)
     expect(stored.stt_seconds).toBeLessThan(report.durationMs / 1000 / 2)
   }, 240_000)
+
+  it("stops for a real interruption within the caller's first words and answers what they said", async () => {
+    const account = await newAccount(api)
+    await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
+    const workflowId = await createWorkflow(api, server, account, definition)
+    const started = await api.post(`/api/v1/workflow/${workflowId}/browser-calls`, {}, { token: account.token })
+    const runId: number = started.body.workflow_run_id
+    const run = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
+      server.run(Effect.flatMap(SqlClient.SqlClient, text))
+    await run((sql) => sql`UPDATE runs SET channel = 'telephony', mode = 'telnyx' WHERE id = ${runId}`)
+    const token = await server.run(
+      Effect.map(SecretBox, (secrets) => mediaToken(secrets.sign, runId, Math.floor(Date.now() / 1000) + 120))
+    )
+    const long = "My account number is five five two, and I have a question about the last invoice you sent me."
+    deepgram.script(`talkgraph-run-${runId}`, [long, "Hold on, I have a question."])
+    const callee = await connectCallee({
+      url: mediaStreamUrl(server.url, "telnyx", runId, token),
+      provider: "telnyx",
+      script: [
+        { waitForAgent: { quietMs: 900 } },
+        { say: long },
+        { bargeIn: { afterAgentMs: 1200, say: "Hold on, I have a question." } },
+        // The reply spoken over ended after the caller began: waiting for the agent starts once the answer has begun.
+        { silence: 3000 },
+        { waitForAgent: { quietMs: 1500 } },
+        { hangUp: true }
+      ]
+    })
+    const report = await callee.done
+    const [stored] = await eventually(
+      async () => {
+        const rows = await run<StoredRun>((sql) => sql`SELECT * FROM runs WHERE id = ${runId}`)
+        return rows[0]?.ended_at && rows[0].busy_token === null ? rows : undefined
+      },
+      30_000,
+      "run ended"
+    )
+    expect(report.timeouts).toEqual([])
+    expect(report.bargeIns[0]!.clearAtMs).not.toBeNull()
+    expect(stored!.transcript.map((turn) => [turn.role, turn.interrupted === true])).toEqual([
+      ["assistant", false],
+      ["user", false],
+      ["assistant", true],
+      ["user", false],
+      ["assistant", false]
+    ])
+    expect(stored!.transcript.at(-2)!.text).toBe("Hold on, I have a question.")
+    expect(stored!.transcript.at(-1)!.text).toBe(answerTo("Hold on, I have a question."))
+    // The agent's audio stopped within the caller's first words: the minimum interruption (300 ms)
+    // plus detection and the clear's trip, well under the 600 ms a caller would talk over it.
+    const [bargeIn] = report.bargeIns
+    expect(bargeIn!.agentStoppedAtMs! - bargeIn!.speechStartMs).toBeLessThan(600)
+  }, 120_000)
 })
