@@ -256,6 +256,18 @@ export const runCallSession = (
       startedAt,
       runId: input.runId
     })
+    const loss = protocol.inboundLoss?.()
+    if (loss !== undefined && (loss.gaps > 0 || loss.lateFrames > 0)) {
+      yield* Effect.logWarning("Caller audio arrived with gaps or late; gaps were filled with silence").pipe(
+        Effect.annotateLogs({
+          run_id: input.runId,
+          gaps: loss.gaps,
+          concealed_ms: loss.concealedMs,
+          late_frames: loss.lateFrames,
+          reorder_window_frames: loss.reorderWindow
+        })
+      )
+    }
     if (echoFrames > 0) {
       yield* Effect.logInfo("The agent's own voice came back on the caller's line and was held back").pipe(
         Effect.annotateLogs({ run_id: input.runId, echo_frames: echoFrames })
