@@ -13,8 +13,8 @@ import {
 } from "../src/voice/turnTaking/mod.ts"
 
 /** A call driven event by event; every command the reducer gave is kept with the time it was given. */
-const call = (settings: Partial<TurnTakingSettings> = {}) => {
-  const started = startTurnTaking(0, { settings: { ...defaultTurnTakingSettings, ...settings } })
+const call = (settings: Partial<TurnTakingSettings> = {}, options: { readonly punctuated?: boolean } = {}) => {
+  const started = startTurnTaking(0, { settings: { ...defaultTurnTakingSettings, ...settings }, ...options })
   let state: TurnState = started.state
   const log: Array<{ readonly at: number; readonly command: TurnCommand }> = started.commands.map((command) => ({
     at: 0,
@@ -70,6 +70,22 @@ describe("turn-taking: the end of the caller's turn", () => {
     expect(turnsAnswered(c)).toEqual([{ at: 3500, text: "I'd like to book a table." }])
   })
 
+  it("waits through a pause after unpunctuated words from the first turn when the transcription is known to punctuate", () => {
+    const known = call({}, { punctuated: true })
+    known.greeted()
+    known.says("Could you tell me", 2000, 3000)
+    known.ticks(3100, 4150)
+    expect(turnsAnswered(known)).toEqual([])
+    known.ticks(4200, 4250)
+    expect(turnsAnswered(known)).toEqual([{ at: 4200, text: "Could you tell me" }])
+    // Not known: the first turn is taken at the plain endpointing (the call has not seen punctuation yet).
+    const unknown = call()
+    unknown.greeted()
+    unknown.says("Could you tell me", 2000, 3000)
+    unknown.ticks(3100, 3500)
+    expect(turnsAnswered(unknown)).toEqual([{ at: 3500, text: "Could you tell me" }])
+  })
+
   it("prepares the answer during the silence and releases that same reply at the end of the turn", () => {
     const c = call()
     c.greeted()
@@ -106,6 +122,16 @@ describe("turn-taking: the end of the caller's turn", () => {
     expect(heuristicEndpointing("I want to change it.", context, settings)).toBe(500)
     expect(heuristicEndpointing("Yes.", { ...context, agentAskedQuestion: true }, settings)).toBe(250)
     expect(heuristicEndpointing("Yes.", context, settings)).toBe(500)
+  })
+
+  it("treats a clause ending in a comma, colon or dash as unfinished, punctuating transcription or not", () => {
+    const settings = defaultTurnTakingSettings
+    for (const punctuated of [true, false]) {
+      const context = { agentAskedQuestion: false, punctuated }
+      expect(heuristicEndpointing("I ordered a blue jacket,", context, settings)).toBe(1200)
+      expect(heuristicEndpointing("Here is the thing:", context, settings)).toBe(1200)
+      expect(heuristicEndpointing("I wanted to say -", context, settings)).toBe(1200)
+    }
   })
 
   it("answers a short yes to the agent's question sooner", () => {

@@ -253,6 +253,10 @@ export const runCallSession = (
       hangUp: input.hangUp,
       save: (state, turns) => Effect.zipRight(input.save(state, turns), tellProgress),
       settings: input.turnSettings,
+      // Deepgram is asked to punctuate; OpenAI's own transcription always does. An endpoint of the
+      // organization's own may not, so there the call learns it from the first transcript.
+      transcriptionPunctuates: input.stt.provider === "deepgram" ||
+        (input.stt.provider === "openai" && input.stt.baseUrl === null),
       startedAt,
       runId: input.runId
     })

@@ -33,6 +33,8 @@ export interface InterpreterServices {
   readonly hangUp: Effect.Effect<void>
   readonly save: (state: ConversationState, transcript: ReadonlyArray<TranscriptTurn>) => Effect.Effect<void>
   readonly settings: CallTurnSettings
+  /** The transcription punctuates its text (so a sentence without final punctuation is unfinished from the first turn). */
+  readonly transcriptionPunctuates: boolean
   /** The call's `Clock` time at its first audio. */
   readonly startedAt: number
   readonly runId: number
