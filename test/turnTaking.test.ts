@@ -209,6 +209,27 @@ describe("turn-taking: the caller speaking over the agent", () => {
     expect(turnsAnswered(c).map((turn) => turn.text)).toEqual(["Tell me about your plans."])
   })
 
+  it("with interim words, waits for a word that is not a backchannel before pausing the agent", () => {
+    const c = speaking()
+    c.send({ _tag: "TranscriptInterim", at: 4000, text: "" })
+    // A backchannel whose first interim comes after the minimum interruption time: no pause.
+    c.send({ _tag: "CallerSpeechStarted", at: 5000 })
+    c.ticks(5050, 5400)
+    c.send({ _tag: "TranscriptInterim", at: 5450, text: "mm-hmm" })
+    c.send({ _tag: "CallerSpeechStopped", at: 5500 })
+    c.send({ _tag: "TranscriptFinal", at: 5600, text: "Mm-hmm.", settled: true })
+    c.ticks(5650, 6000)
+    expect(c.tags()).not.toContain("PauseReply")
+    // A real interruption: paused at its first word, cut at its second.
+    c.send({ _tag: "CallerSpeechStarted", at: 7000 })
+    c.ticks(7050, 7300)
+    expect(c.tags()).not.toContain("PauseReply")
+    c.send({ _tag: "TranscriptInterim", at: 7350, text: "wait" })
+    expect(c.commandsOf("PauseReply")).toMatchObject([{ at: 7350, command: { generation: 2 } }])
+    c.send({ _tag: "TranscriptInterim", at: 7600, text: "wait what" })
+    expect(c.commandsOf("CancelReply")).toMatchObject([{ at: 7600, command: { reason: "interrupted" } }])
+  })
+
   it("stops the agent for a real interruption and answers what the caller said", () => {
     const c = speaking()
     c.send({ _tag: "CallerSpeechStarted", at: 5000 })
