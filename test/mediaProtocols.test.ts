@@ -317,12 +317,47 @@ describe("Telnyx media streaming (PCMU, bidirectional rtp)", () => {
     expect(order(out)).toEqual([0x80, 0x81, 0x82, 0x83, 0x84].map(decoded))
   })
 
-  it("skips a missing frame once five later frames wait, and drops it if it turns up late", () => {
+  it("skips a missing frame once five later frames wait, fills its 20 ms with silence, and drops it if it turns up late", () => {
     const { protocol } = started()
     const out = [2, 4, 5, 6, 7, 8].flatMap((sequence) => protocol.receive(media(sequence, 0x80 + sequence)))
-    expect(order(out)).toEqual([2, 4, 5, 6, 7, 8].map((sequence) => decoded(0x80 + sequence)))
+    const audio = out.flatMap((event) => (event._tag === "Audio" ? [event.pcm] : []))
+    expect(audio.map((pcm) => pcm.length)).toEqual([160, 160, 160, 160, 160, 160, 160])
+    expect(audio[1]!.every((sample) => sample === 0)).toBe(true)
+    expect(order(out)).toEqual([decoded(0x82), 0, ...[4, 5, 6, 7, 8].map((sequence) => decoded(0x80 + sequence))])
+    expect(protocol.inboundLoss!()).toEqual({ gaps: 1, concealedMs: 20, lateFrames: 0, reorderWindow: 5 })
     expect(protocol.receive(media(3, 0x83))).toEqual([])
     expect(order(protocol.receive(media(9, 0x89)))).toEqual([decoded(0x89)])
+    // The late frame was counted, and the buffer now waits longer before giving up on a frame.
+    expect(protocol.inboundLoss!()).toMatchObject({ lateFrames: 1, reorderWindow: 10 })
+  })
+
+  it("after a late frame waits longer for a straggler, and narrows again on a clean line", () => {
+    const { protocol } = started()
+    ;[2, 4, 5, 6, 7, 8].forEach((sequence) => protocol.receive(media(sequence, 0x80)))
+    protocol.receive(media(3, 0x80))
+    // Window 10: a frame nine places late is still put back in its place.
+    const out = [10, 11, 12, 13, 14, 15, 16, 17, 18, 9].flatMap((sequence) =>
+      protocol.receive(media(sequence, 0x80 + (sequence % 16)))
+    )
+    expect(order(out)).toEqual(
+      [9, 10, 11, 12, 13, 14, 15, 16, 17, 18].map((sequence) => decoded(0x80 + (sequence % 16)))
+    )
+    expect(protocol.inboundLoss!()).toMatchObject({ gaps: 1, lateFrames: 1 })
+    for (let sequence = 19; sequence < 19 + 250 * 5; sequence++) protocol.receive(media(sequence, 0x80))
+    expect(protocol.inboundLoss!().reorderWindow).toBe(5)
+  })
+
+  it("does not fill a long pause in the media timestamps (a held or muted stream)", () => {
+    const { protocol } = started()
+    protocol.receive(media(2, 0x80))
+    const resumed = json({
+      event: "media",
+      sequence_number: "3",
+      media: { track: "inbound", chunk: "2", timestamp: "5000", payload: base64(Array(160).fill(0x81)) },
+      stream_id: STREAM
+    })
+    expect(order(protocol.receive(resumed))).toEqual([decoded(0x81)])
+    expect(protocol.inboundLoss!()).toMatchObject({ gaps: 0, concealedMs: 0 })
   })
 
   it("delivers a late mark even after its slot was skipped", () => {

@@ -29,6 +29,7 @@ interface CallOptions {
   readonly idleTimeoutMs?: number
   readonly maxDurationMs?: number
   readonly talkEndpointingMs?: number
+  readonly configurations?: Record<string, unknown>
 }
 
 /** A call under TestClock with in-memory services; the helpers play the caller, 20 ms frame by frame. */
@@ -54,7 +55,7 @@ const startCall = (options: CallOptions = {}) =>
       stt: speech,
       tts: speech,
       hangUp: line.hangUp,
-      turnSettings: callTurnSettings(null, {
+      turnSettings: callTurnSettings(options.configurations ?? null, {
         idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
         maxDurationMs: options.maxDurationMs ?? 600_000,
         language: "en"
@@ -355,6 +356,30 @@ describe("a call driven by the turn-taking reducer (TestClock, in-memory service
       expect(result.transcript[2]!.trace!.turn_end_ms).toBeLessThan(result.transcript[2]!.trace!.first_audio_ms!)
       expect(result.latenciesMs).toHaveLength(1)
       expect(result.ending.reason).toBe("user_hangup")
+    }))
+
+  it.scoped("retries a failed answer with the agent's fallback model when it names one", () =>
+    Effect.gen(function*() {
+      const models: Array<string> = []
+      const call = yield* startCall({
+        engine: { answers: [{ fail: true }, { text: "We open at nine." }, { text: "Until six." }], models },
+        configurations: { turn_taking: { fallback_model: "backup-model" } }
+      })
+      yield* call.silence(2000)
+      yield* call.say("When do you open?", 800)
+      yield* call.silence(3000)
+      yield* call.say("And when do you close?", 800)
+      yield* call.silence(3000)
+      const result = yield* call.hangUp
+      // Only the retry goes to the fallback; the next turn asks the agent's own model again.
+      expect(models).toEqual(["primary-model", "backup-model", "primary-model"])
+      expect(conversation(result).slice(1)).toEqual([
+        ["user", "When do you open?"],
+        ["assistant", "We open at nine."],
+        ["user", "And when do you close?"],
+        ["assistant", "Until six."]
+      ])
+      expect(result.providerFailures.map((failure) => failure.provider)).toEqual(["llm"])
     }))
 
   it.scoped("when speech synthesis fails every time: retry, fallback line, then a polite end", () =>

@@ -13,8 +13,8 @@ import {
 } from "../src/voice/turnTaking/mod.ts"
 
 /** A call driven event by event; every command the reducer gave is kept with the time it was given. */
-const call = (settings: Partial<TurnTakingSettings> = {}) => {
-  const started = startTurnTaking(0, { settings: { ...defaultTurnTakingSettings, ...settings } })
+const call = (settings: Partial<TurnTakingSettings> = {}, options: { readonly punctuated?: boolean } = {}) => {
+  const started = startTurnTaking(0, { settings: { ...defaultTurnTakingSettings, ...settings }, ...options })
   let state: TurnState = started.state
   const log: Array<{ readonly at: number; readonly command: TurnCommand }> = started.commands.map((command) => ({
     at: 0,
@@ -70,6 +70,22 @@ describe("turn-taking: the end of the caller's turn", () => {
     expect(turnsAnswered(c)).toEqual([{ at: 3500, text: "I'd like to book a table." }])
   })
 
+  it("waits through a pause after unpunctuated words from the first turn when the transcription is known to punctuate", () => {
+    const known = call({}, { punctuated: true })
+    known.greeted()
+    known.says("Could you tell me", 2000, 3000)
+    known.ticks(3100, 4150)
+    expect(turnsAnswered(known)).toEqual([])
+    known.ticks(4200, 4250)
+    expect(turnsAnswered(known)).toEqual([{ at: 4200, text: "Could you tell me" }])
+    // Not known: the first turn is taken at the plain endpointing (the call has not seen punctuation yet).
+    const unknown = call()
+    unknown.greeted()
+    unknown.says("Could you tell me", 2000, 3000)
+    unknown.ticks(3100, 3500)
+    expect(turnsAnswered(unknown)).toEqual([{ at: 3500, text: "Could you tell me" }])
+  })
+
   it("prepares the answer during the silence and releases that same reply at the end of the turn", () => {
     const c = call()
     c.greeted()
@@ -106,6 +122,16 @@ describe("turn-taking: the end of the caller's turn", () => {
     expect(heuristicEndpointing("I want to change it.", context, settings)).toBe(500)
     expect(heuristicEndpointing("Yes.", { ...context, agentAskedQuestion: true }, settings)).toBe(250)
     expect(heuristicEndpointing("Yes.", context, settings)).toBe(500)
+  })
+
+  it("treats a clause ending in a comma, colon or dash as unfinished, punctuating transcription or not", () => {
+    const settings = defaultTurnTakingSettings
+    for (const punctuated of [true, false]) {
+      const context = { agentAskedQuestion: false, punctuated }
+      expect(heuristicEndpointing("I ordered a blue jacket,", context, settings)).toBe(1200)
+      expect(heuristicEndpointing("Here is the thing:", context, settings)).toBe(1200)
+      expect(heuristicEndpointing("I wanted to say -", context, settings)).toBe(1200)
+    }
   })
 
   it("answers a short yes to the agent's question sooner", () => {
@@ -181,6 +207,27 @@ describe("turn-taking: the caller speaking over the agent", () => {
     expect(c.tags()).not.toContain("PauseReply")
     expect(c.tags()).not.toContain("CancelReply")
     expect(turnsAnswered(c).map((turn) => turn.text)).toEqual(["Tell me about your plans."])
+  })
+
+  it("with interim words, waits for a word that is not a backchannel before pausing the agent", () => {
+    const c = speaking()
+    c.send({ _tag: "TranscriptInterim", at: 4000, text: "" })
+    // A backchannel whose first interim comes after the minimum interruption time: no pause.
+    c.send({ _tag: "CallerSpeechStarted", at: 5000 })
+    c.ticks(5050, 5400)
+    c.send({ _tag: "TranscriptInterim", at: 5450, text: "mm-hmm" })
+    c.send({ _tag: "CallerSpeechStopped", at: 5500 })
+    c.send({ _tag: "TranscriptFinal", at: 5600, text: "Mm-hmm.", settled: true })
+    c.ticks(5650, 6000)
+    expect(c.tags()).not.toContain("PauseReply")
+    // A real interruption: paused at its first word, cut at its second.
+    c.send({ _tag: "CallerSpeechStarted", at: 7000 })
+    c.ticks(7050, 7300)
+    expect(c.tags()).not.toContain("PauseReply")
+    c.send({ _tag: "TranscriptInterim", at: 7350, text: "wait" })
+    expect(c.commandsOf("PauseReply")).toMatchObject([{ at: 7350, command: { generation: 2 } }])
+    c.send({ _tag: "TranscriptInterim", at: 7600, text: "wait what" })
+    expect(c.commandsOf("CancelReply")).toMatchObject([{ at: 7600, command: { reason: "interrupted" } }])
   })
 
   it("stops the agent for a real interruption and answers what the caller said", () => {

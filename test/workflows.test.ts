@@ -105,7 +105,13 @@ describe("turn-taking settings", () => {
     const account = await newAccount(api)
     const definition: any = runnableDefinition()
     definition.nodes[1].data.turn_taking = { endpointing_ms: 1200 }
-    const turnTaking = { endpointing_ms: 400, min_interrupt_ms: 250, min_interrupt_words: 1, fallback_line: "Pardon?" }
+    const turnTaking = {
+      endpointing_ms: 400,
+      min_interrupt_ms: 250,
+      min_interrupt_words: 1,
+      fallback_line: "Pardon?",
+      fallback_model: "gpt-4o-mini"
+    }
     const created = await api.post("/api/v1/workflow/create/definition", {
       name: "Patient listener",
       workflow_definition: definition,
@@ -117,7 +123,7 @@ describe("turn-taking settings", () => {
 
     const badAgent = await api.put(`/api/v1/workflow/${created.body.id}`, {
       workflow_configurations: {
-        turn_taking: { endpointing_ms: 50, min_interrupt_words: "two", fallback_line: "", wait: 1 }
+        turn_taking: { endpointing_ms: 50, min_interrupt_words: "two", fallback_line: "", fallback_model: " ", wait: 1 }
       }
     }, { token: account.token })
     expect(badAgent.status).toBe(422)
@@ -125,6 +131,7 @@ describe("turn-taking settings", () => {
       ["body", "workflow_configurations", "turn_taking", "endpointing_ms"],
       ["body", "workflow_configurations", "turn_taking", "min_interrupt_words"],
       ["body", "workflow_configurations", "turn_taking", "fallback_line"],
+      ["body", "workflow_configurations", "turn_taking", "fallback_model"],
       ["body", "workflow_configurations", "turn_taking", "wait"]
     ])
     expect(badAgent.body.detail[0].msg).toMatch(/300 to 1500/)

@@ -9,6 +9,7 @@ import type { Ending } from "../../src/conversation/endReason.ts"
 import { noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { InboundMedia, MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
 import { type CallRecorder, callRecorder } from "../../src/voice/callRecorder.ts"
+import { echoGate } from "../../src/voice/echoGate.ts"
 import type { CallTurnSettings } from "../../src/voice/turnTaking/mod.ts"
 import { utteranceGate } from "../../src/voice/utteranceGate.ts"
 import { makeCallConversation } from "./callConversation.ts"
@@ -92,17 +93,22 @@ export const runCallSession = (
     const rate = protocol.sampleRate
     const startedAt = yield* Clock.currentTimeMillis
     const recorder = callRecorder(rate)
+    const echo = echoGate()
     const mailbox = yield* Queue.unbounded<CallEvent>()
     const offer = (event: CallEvent) => Queue.offer(mailbox, event).pipe(Effect.asVoid)
     const sinceAudio = (atMs: number) => Effect.map(Clock.currentTimeMillis, (now) => now - (receivedAudioMs - atMs))
     let receivedAudioMs = 0
+    let echoFrames = 0
     let ttsCharacters = 0
 
     const playout = yield* makePlayout({
       protocol,
       send: input.send,
       streamStartedAt: startedAt,
-      onFrame: (pcm, atMs) => recorder.agent(pcm, atMs)
+      onFrame: (pcm, atMs) => {
+        recorder.agent(pcm, atMs)
+        echo.agent(pcm, atMs)
+      }
     })
     const detector = yield* services.vad.detector(rate, {
       threshold: SPEECH_THRESHOLD,
@@ -169,9 +175,13 @@ export const runCallSession = (
         case "Audio":
           return Effect.gen(function*() {
             recorder.caller(media.pcm)
+            // The agent's own voice coming back is not the caller: neither voice detection nor
+            // speech-to-text hears it (the recording keeps the line as it was).
+            const heard = echo.isEcho(media.pcm, receivedAudioMs) ? new Int16Array(media.pcm.length) : media.pcm
+            if (heard !== media.pcm) echoFrames++
             receivedAudioMs += (media.pcm.length * 1000) / rate
-            const events = yield* detector.push(media.pcm)
-            for (const pcm of sttGate.push(media.pcm, events)) yield* stt.send(pcm)
+            const events = yield* detector.push(heard)
+            for (const pcm of sttGate.push(heard, events)) yield* stt.send(pcm)
             for (const event of events) {
               if (event._tag === "SpeechStarted") {
                 yield* offer({ _tag: "CallerSpeechStarted", at: yield* sinceAudio(event.atMs) })
@@ -243,9 +253,30 @@ export const runCallSession = (
       hangUp: input.hangUp,
       save: (state, turns) => Effect.zipRight(input.save(state, turns), tellProgress),
       settings: input.turnSettings,
+      // Deepgram is asked to punctuate; OpenAI's own transcription always does. An endpoint of the
+      // organization's own may not, so there the call learns it from the first transcript.
+      transcriptionPunctuates: input.stt.provider === "deepgram" ||
+        (input.stt.provider === "openai" && input.stt.baseUrl === null),
       startedAt,
       runId: input.runId
     })
+    const loss = protocol.inboundLoss?.()
+    if (loss !== undefined && (loss.gaps > 0 || loss.lateFrames > 0)) {
+      yield* Effect.logWarning("Caller audio arrived with gaps or late; gaps were filled with silence").pipe(
+        Effect.annotateLogs({
+          run_id: input.runId,
+          gaps: loss.gaps,
+          concealed_ms: loss.concealedMs,
+          late_frames: loss.lateFrames,
+          reorder_window_frames: loss.reorderWindow
+        })
+      )
+    }
+    if (echoFrames > 0) {
+      yield* Effect.logInfo("The agent's own voice came back on the caller's line and was held back").pipe(
+        Effect.annotateLogs({ run_id: input.runId, echo_frames: echoFrames })
+      )
+    }
     return {
       ending: result.ending,
       state: conversation.state(),

@@ -33,6 +33,8 @@ export interface InterpreterServices {
   readonly hangUp: Effect.Effect<void>
   readonly save: (state: ConversationState, transcript: ReadonlyArray<TranscriptTurn>) => Effect.Effect<void>
   readonly settings: CallTurnSettings
+  /** The transcription punctuates its text (so a sentence without final punctuation is unfinished from the first turn). */
+  readonly transcriptionPunctuates: boolean
   /** The call's `Clock` time at its first audio. */
   readonly startedAt: number
   readonly runId: number
@@ -105,8 +107,15 @@ export const makeTurnCommands = (services: InterpreterServices, control: CallCon
     report: (report) => Queue.offer(mailbox, { _tag: "Reply", report }).pipe(Effect.asVoid)
   }
 
-  const start = (generation: number, held: boolean, text: string | null, line: string | null) =>
+  /** A retry (attempt 2) goes to the agent's fallback model when it names one: the first may be down or overloaded. */
+  const planFor = (attempt: number): ConversationPlan =>
+    attempt > 1 && settings.fallbackModel !== null
+      ? { ...plan, connection: { ...plan.connection, model: settings.fallbackModel } }
+      : plan
+
+  const start = (generation: number, held: boolean, text: string | null, line: string | null, attempt = 1) =>
     Effect.gen(function*() {
+      const asked = planFor(attempt)
       if (control.current !== null) yield* control.current.reply.stop(false)
       const state = conversation.state()
       const history = conversation.transcript().slice()
@@ -118,7 +127,7 @@ export const makeTurnCommands = (services: InterpreterServices, control: CallCon
       const step: ReplyStep = line !== null
         ? (emit) => Effect.as(emit(line), null)
         : text === null
-        ? (emit) => services.engine.open(plan, emit)
+        ? (emit) => services.engine.open(asked, emit)
         : earlier !== null
         ? (emit) =>
           Effect.as(
@@ -127,7 +136,7 @@ export const makeTurnCommands = (services: InterpreterServices, control: CallCon
             }),
             earlier
           )
-        : (emit) => services.engine.respond(plan, state, history, text, emit)
+        : (emit) => services.engine.respond(asked, state, history, text, emit)
       control.current = { reply: yield* speakReply(speakerServices, generation, held, step), text, line }
     })
 
@@ -176,7 +185,7 @@ export const makeTurnCommands = (services: InterpreterServices, control: CallCon
           // A retry answers the same turn: it keeps that turn's decision (its trace and latency).
           const retried = control.current === null ? undefined : control.decisions.get(control.current.reply.generation)
           if (command.attempt > 1 && retried !== undefined) control.decisions.set(command.generation, retried)
-          return yield* start(command.generation, command.held, command.text, null)
+          return yield* start(command.generation, command.held, command.text, null, command.attempt)
         }
         case "ReleaseReply":
           if (control.current?.reply.generation === command.generation) yield* control.current.reply.release

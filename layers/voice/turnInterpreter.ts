@@ -111,7 +111,8 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
     let node = conversation.state().node_id
     const first = startTurnTaking(yield* Clock.currentTimeMillis, {
       settings: settingsAt(node),
-      language: settings.language
+      language: settings.language,
+      punctuated: services.transcriptionPunctuates
     })
     let state: TurnState = first.state
     yield* Effect.forEach(first.commands, execute, { discard: true })

@@ -187,6 +187,8 @@ export interface EngineScript {
   /** Each answer: its text (spoken), an LLM failure, or an ending after it. */
   readonly answers: Array<{ readonly text?: string; readonly fail?: true; readonly ending?: Ending["reason"] }>
   readonly asked: Array<string>
+  /** The model each answer was asked of (the plan's connection), in order. */
+  readonly models?: Array<string>
 }
 
 /** The conversation engine: greets, then answers each caller turn with the next scripted line. */
@@ -204,9 +206,10 @@ export const fakeEngine = (script: EngineScript): ConversationEngineShape => {
           toolCalls: []
         } satisfies TurnOutcome
       ),
-    respond: (_plan, state, _history, userText, emit) =>
+    respond: (plan, state, _history, userText, emit) =>
       Effect.gen(function*() {
         script.asked.push(userText)
+        script.models?.push(plan.connection.model)
         yield* Effect.sleep(100)
         const answer = script.answers.shift() ?? { text: "Mm." }
         if (answer.fail) {
@@ -265,5 +268,11 @@ export const testPlan = (greetingInterruptible: boolean, talkEndpointingMs?: num
     ]
   })
   if (graph === null) throw new Error("the test graph is invalid")
-  return { graph, context: {}, limits: {}, dispositionCodes: [] } as unknown as ConversationPlan
+  return {
+    graph,
+    context: {},
+    limits: {},
+    dispositionCodes: [],
+    connection: { provider: "openai", model: "primary-model", apiKey: null, baseUrl: null }
+  } as unknown as ConversationPlan
 }

@@ -43,6 +43,11 @@ export interface CalleeOptions {
   readonly marksOnClear?: "echo" | "drop"
   /** Send every Nth media frame after the one following it (Telnyx does not guarantee order). */
   readonly reorderEvery?: number
+  /**
+   * The agent's audio leaks back into the callee's microphone (a speakerphone, a carrier's line
+   * echo): what the callee heard `delayMs` earlier, scaled by `gain`, is added to what it sends.
+   */
+  readonly echo?: { readonly gain: number; readonly delayMs: number }
   /** The callee hangs up after this long whatever the script says (default 120 s). */
   readonly maxDurationMs?: number
   /** Frame RMS at or above which agent audio counts as audible (default 300, about -40 dBFS). */
@@ -302,7 +307,22 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
     return true
   }
 
-  const calleeFrame = (atMs: number): Int16Array => {
+  /** What the callee heard, frame by frame, for the echo (the newest last). */
+  const heardFrames: Array<Int16Array> = []
+  const echoDelayFrames = Math.max(1, Math.round((options.echo?.delayMs ?? 0) / FRAME_MS))
+  const withEcho = (frame: Int16Array) => {
+    const echo = options.echo
+    const heard = echo === undefined ? undefined : heardFrames[heardFrames.length - echoDelayFrames]
+    if (echo === undefined || heard === undefined) return frame
+    for (let i = 0; i < frame.length; i++) {
+      frame[i] = Math.max(-32768, Math.min(32767, Math.round(frame[i]! + echo.gain * (heard[i] ?? 0))))
+    }
+    return frame
+  }
+
+  const calleeFrame = (atMs: number): Int16Array => withEcho(spokenFrame(atMs))
+
+  const spokenFrame = (atMs: number): Int16Array => {
     const frame = new Int16Array(frameSamples)
     if (speech === null) return frame
     frame.set(speech.pcm.subarray(speech.offset, speech.offset + frameSamples))
@@ -336,6 +356,10 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
     }
     const heard = playout.play(atMs, clock())
     agentFrames.push(heard)
+    if (options.echo !== undefined) {
+      heardFrames.push(heard)
+      if (heardFrames.length > echoDelayFrames) heardFrames.shift()
+    }
     if (rms(heard) >= audibleRms) {
       const burst = currentBurst(atMs)
       if (burst === undefined) agentBursts.push({ startMs: atMs, endMs: atMs + FRAME_MS })

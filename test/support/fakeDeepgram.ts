@@ -15,8 +15,9 @@ import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
  * - after `endpointing` ms of quiet → final `Results` with the whole line, `speech_final: true`;
  * - after `utterance_end_ms` of quiet → `UtteranceEnd`;
  * - `Finalize` flushes a pending utterance (`from_finalize: true`): its line, or of a line given in
- *   parts its next part; speech coming back within `endpointing` ms is the rest of that
- *   utterance (a caller pausing mid-sentence): the next part, or "" once the line is all told;
+ *   parts its next part; the next speech is the rest of that utterance (a caller pausing
+ *   mid-sentence) while parts are left, and speech coming back within `endpointing` ms after the
+ *   line is all told is transcribed as "";
  *   `KeepAlive` is counted,
  *   `CloseStream` flushes, sends `Metadata` and closes; 10 s with neither audio nor KeepAlive
  *   closes the stream with 1011, as Deepgram does.
@@ -183,7 +184,11 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
       const loud = frameDbfs(samples) > speechDbfs
       if (loud) {
         if (utterance === undefined) {
-          const continues = flushedAt !== undefined && startMs - flushedAt < endpointingMs
+          // After a flush, speech that comes back is the rest of the utterance when the caller
+          // registered it in parts and parts are left, however long they paused (the stand-in
+          // only hears the audio the product chose to send, so its clock is not the caller's);
+          // otherwise when it comes back within `endpointing` ms.
+          const continues = flushedAt !== undefined && (untold.length > 0 || startMs - flushedAt < endpointingMs)
           flushedAt = undefined
           utterance = {
             line: continues ? untold.shift() ?? "" : nextLine(),

@@ -150,6 +150,12 @@ interface ScriptedLlmOptions {
    * are not affected.
    */
   readonly sameAnswerWithinMs?: number
+  /**
+   * Answers a request when nothing is queued, from what it asks (its parsed body): a model whose
+   * answer follows from the conversation, for calls whose number of requests depends on timing
+   * (an answer prepared during a caller's pause and dropped when they go on).
+   */
+  readonly answer?: (request: any) => ScriptedReply
   /** The loopback address to listen on (default 127.0.0.1); tests of the outbound policy use another. */
   readonly host?: string
 }
@@ -306,7 +312,7 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
         : JSON.stringify([body?.model, body?.messages, body?.tools])
       const earlier = key === undefined ? undefined : answered.get(key)
       const repeated = earlier !== undefined && Date.now() - earlier.at < options.sameAnswerWithinMs!
-      const scripted = repeated ? earlier.reply : queue.shift()
+      const scripted = repeated ? earlier.reply : (queue.shift() ?? options.answer?.(body ?? {}))
       if (key !== undefined && scripted) {
         for (const [known, { at }] of answered) {
           if (Date.now() - at >= options.sameAnswerWithinMs!) answered.delete(known)

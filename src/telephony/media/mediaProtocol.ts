@@ -28,6 +28,17 @@ export interface CallProgress {
   readonly nodeId: string
 }
 
+/** Caller audio that did not arrive as sent: counted, so a call's log says what its listener missed. */
+export interface InboundLoss {
+  /** Stretches of missing audio (by the media timestamps) filled with silence, and how long in all. */
+  readonly gaps: number
+  readonly concealedMs: number
+  /** Frames that arrived after their place had been given up (dropped: playing them late would garble speech). */
+  readonly lateFrames: number
+  /** Frames the buffer now holds back for order, at most (it grows after late frames, shrinks on a clean line). */
+  readonly reorderWindow: number
+}
+
 /** A message for the provider: text (JSON) or binary. */
 export type OutboundMedia = string | Uint8Array
 
@@ -41,6 +52,8 @@ export interface MediaProtocol {
   readonly mark: (name: string) => ReadonlyArray<OutboundMedia>
   /** Drops the audio the provider has queued but not yet played (barge-in). */
   readonly clear: () => ReadonlyArray<OutboundMedia>
+  /** What the jitter buffer did to the caller's audio so far (protocols whose frames may arrive out of order or not at all). */
+  readonly inboundLoss?: () => InboundLoss
   /** Tells the other end how the conversation goes (our browser page only: carriers have no such messages). */
   readonly progress?: (update: CallProgress) => ReadonlyArray<OutboundMedia>
 }

@@ -14,6 +14,11 @@ export interface CallTurnSettings {
   readonly goodbyeLine: string
   /** The call's language (BCP 47), for backchannels. */
   readonly language: string
+  /**
+   * The model a failed answer is retried with (same provider and key as the agent's own model);
+   * null: the retry asks the same model again.
+   */
+  readonly fallbackModel: string | null
 }
 
 /** A field of `workflow_configurations.turn_taking` that cannot be used, located under it. */
@@ -30,6 +35,7 @@ const NUMBERS = {
   transcript_timeout_ms: { min: 1000, max: 10_000, integer: true }
 } as const
 const LINES = ["fallback_line", "goodbye_line"] as const
+const MODEL_NAME_MAX_CHARS = 200
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -70,7 +76,18 @@ export const turnSettingProblems = (
       })
     }
   }
-  const known = new Set<string>([...Object.keys(NUMBERS), ...LINES])
+  const model = value["fallback_model"]
+  if (
+    model !== undefined &&
+    (typeof model !== "string" || model.trim() === "" || model.length > MODEL_NAME_MAX_CHARS || /\s/.test(model))
+  ) {
+    problems.push({
+      path: ["turn_taking", "fallback_model"],
+      message: `fallback_model must be a model name (no spaces, at most ${MODEL_NAME_MAX_CHARS} characters)`,
+      type: "string_type"
+    })
+  }
+  const known = new Set<string>([...Object.keys(NUMBERS), ...LINES, "fallback_model"])
   for (const key of Object.keys(value)) {
     if (!known.has(key)) {
       problems.push({
@@ -106,6 +123,7 @@ export const callTurnSettings = (
     },
     fallbackLine: line("fallback_line", DEFAULT_FALLBACK_LINE),
     goodbyeLine: line("goodbye_line", DEFAULT_GOODBYE_LINE),
-    language: limits.language ?? "en"
+    language: limits.language ?? "en",
+    fallbackModel: typeof value["fallback_model"] === "string" ? value["fallback_model"] : null
   }
 }

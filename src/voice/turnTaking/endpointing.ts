@@ -58,6 +58,8 @@ const SHORT_ANSWERS = new Set([
 const unfinished = (text: string, words: ReadonlyArray<string>, context: TurnContext) => {
   const last = words.at(-1)
   if (last !== undefined && CONTINUATIONS.has(last)) return true
+  // A clause that ends in a comma, a colon or a dash is followed by more, whoever punctuated it.
+  if (/[,;:\u2013\u2014-]\s*$/u.test(text)) return true
   return context.punctuated && !/[.?!…。？！]["'”’)]*\s*$/u.test(text)
 }
 

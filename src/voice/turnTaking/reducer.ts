@@ -14,6 +14,12 @@ export interface TurnTakingOptions {
   readonly settings?: TurnTakingSettings
   readonly endpointing?: EndpointingDelay
   readonly language?: string
+  /**
+   * The call's transcription is known to punctuate (a provider asked to): a sentence without final
+   * punctuation is unfinished from the first turn on. Otherwise the call learns it from the first
+   * punctuated transcript.
+   */
+  readonly punctuated?: boolean
 }
 
 /** A call that has just connected: the agent opens it (greeting or first words). */
@@ -29,7 +35,7 @@ export const startTurnTaking = (at: number, options: TurnTakingOptions = {}): Tu
     overAgent: false,
     lastActivityAt: at,
     agentAskedQuestion: false,
-    punctuated: false,
+    punctuated: options.punctuated ?? false,
     interims: false,
     failures: 0,
     ended: false

@@ -1,0 +1,125 @@
+/**
+ * Tells the agent's own voice coming back on the caller's line (a speakerphone, a carrier's line
+ * echo) from the caller. Raising voice detection's threshold while the agent speaks does not do
+ * this: Silero scores speech by its shape, not its loudness, and gives the agent's echo at -26 dB
+ * the same probability as the caller (bench/turn-taking.ts, "echo_guard").
+ *
+ * It compares loudness envelopes, 20 ms at a time: the agent's audio as it will be heard and the
+ * caller's line. When the line's envelope follows the agent's at some delay (correlation over the
+ * last two seconds), there is an echo path, with a loss measured on the same frames; a caller frame
+ * no louder than the agent's frame at that delay plus that loss (and a margin) is only echo. A
+ * caller speaking over the agent is louder than the echo and passes. Without an echo path (most
+ * calls) nothing is ever held back.
+ *
+ * Pure and cheap (a few thousand additions per frame): time is the caller's audio clock, in ms.
+ */
+export interface EchoGate {
+  /** The agent's audio that will be heard from `atMs` on the call's audio clock. */
+  readonly agent: (pcm: Int16Array, atMs: number) => void
+  /** The caller's frame starting at `atMs`: whether it is only the agent's echo. */
+  readonly isEcho: (pcm: Int16Array, atMs: number) => boolean
+}
+
+const FRAME_MS = 20
+/** The longest echo delay looked for (network, the far end's buffer). */
+const MAX_LAG_FRAMES = 40
+/**
+ * Audio is sent for play-out up to a few frames before it is due; a far end with an empty buffer
+ * plays it (and echoes it) at once, before its time on the call's clock.
+ */
+const MIN_LAG_FRAMES = -15
+/** Frames compared to find the echo path: two seconds. */
+const WINDOW_FRAMES = 100
+/**
+ * Agent frames louder than this in the window are needed to judge an echo path (400 ms): fewer
+ * find the path sooner but let two unrelated envelopes agree by chance (test/echoGate.test.ts).
+ */
+const MIN_ACTIVE_FRAMES = 20
+const SILENCE_DB = -90
+const AGENT_ACTIVE_DB = -50
+/** The envelopes must agree this well for the line to count as carrying the agent's echo. */
+const MIN_CORRELATION = 0.8
+/** A caller frame this much louder than the echo expected there is the caller. */
+const MARGIN_DB = 6
+
+export const levelDb = (pcm: Int16Array) => {
+  let sum = 0
+  for (const sample of pcm) sum += sample * sample
+  const rms = Math.sqrt(sum / Math.max(1, pcm.length))
+  return rms < 1 ? SILENCE_DB : Math.max(SILENCE_DB, 20 * Math.log10(rms / 32768))
+}
+
+export const echoGate = (): EchoGate => {
+  /** Agent loudness by 20 ms frame index. */
+  const agent = new Map<number, number>()
+  /** Caller loudness, the last WINDOW_FRAMES + MAX_LAG_FRAMES frames, by index. */
+  const line = new Map<number, number>()
+  let newest = -1
+  /** The last frame in which the agent was audible: without one in reach, there is nothing to compare. */
+  let agentActiveAt = Number.NEGATIVE_INFINITY
+
+  const agentAt = (index: number) => agent.get(index) ?? SILENCE_DB
+
+  /** The delay (in frames) at which the line follows the agent, and the loss, or null. */
+  const echoPath = (now: number): { readonly lag: number; readonly lossDb: number } | null => {
+    let best: { lag: number; correlation: number } | null = null
+    for (let lag = MIN_LAG_FRAMES; lag <= MAX_LAG_FRAMES; lag++) {
+      let n = 0, sa = 0, sc = 0, saa = 0, scc = 0, sac = 0, active = 0
+      for (let i = now - WINDOW_FRAMES + 1; i <= now; i++) {
+        const c = line.get(i)
+        if (c === undefined) continue
+        const a = agentAt(i - lag)
+        if (a > AGENT_ACTIVE_DB) active++
+        n++
+        sa += a
+        sc += c
+        saa += a * a
+        scc += c * c
+        sac += a * c
+      }
+      if (active < MIN_ACTIVE_FRAMES) continue
+      const varA = saa - (sa * sa) / n
+      const varC = scc - (sc * sc) / n
+      if (varA <= 0 || varC <= 0) continue
+      const correlation = (sac - (sa * sc) / n) / Math.sqrt(varA * varC)
+      if (best === null || correlation > best.correlation) best = { lag, correlation }
+    }
+    if (best === null || best.correlation < MIN_CORRELATION) return null
+    const losses: Array<number> = []
+    for (let i = now - WINDOW_FRAMES + 1; i <= now; i++) {
+      const c = line.get(i)
+      const a = agentAt(i - best.lag)
+      if (c !== undefined && a > AGENT_ACTIVE_DB) losses.push(c - a)
+    }
+    losses.sort((x, y) => x - y)
+    return { lag: best.lag, lossDb: losses[Math.floor(losses.length / 2)]! }
+  }
+
+  return {
+    agent: (pcm, atMs) => {
+      const index = Math.floor(atMs / FRAME_MS)
+      const level = levelDb(pcm)
+      agent.set(index, level)
+      if (level > AGENT_ACTIVE_DB) agentActiveAt = Math.max(agentActiveAt, index)
+      for (const key of agent.keys()) {
+        if (key < newest - WINDOW_FRAMES - MAX_LAG_FRAMES) agent.delete(key)
+        else break
+      }
+    },
+    isEcho: (pcm, atMs) => {
+      const index = Math.floor(atMs / FRAME_MS)
+      const level = levelDb(pcm)
+      line.set(index, level)
+      newest = Math.max(newest, index)
+      for (const key of line.keys()) {
+        if (key <= newest - WINDOW_FRAMES) line.delete(key)
+        else break
+      }
+      if (index - agentActiveAt > MAX_LAG_FRAMES) return false
+      const path = echoPath(index)
+      if (path === null) return false
+      const expected = agentAt(index - path.lag)
+      return expected > AGENT_ACTIVE_DB && level <= expected + path.lossDb + MARGIN_DB
+    }
+  }
+}
