@@ -189,6 +189,17 @@ describe("single calls", () => {
         sql`SELECT definition_id, called_number FROM runs WHERE id = ${reply.body.workflow_run_id}`
       )
       expect(run, path).toEqual({ definition_id: definitionId, called_number: to })
+      // Four calls against a limit of three: each must end before the next, or a slow run sees 429.
+      await eventually(
+        async () => {
+          const [row] = await query<{ state: string }>((sql) =>
+            sql`SELECT state FROM runs WHERE id = ${reply.body.workflow_run_id}`
+          )
+          return row?.state === "completed"
+        },
+        15_000,
+        `${path} call completed`
+      )
     }
     // Bad input in v1's shape; an unknown agent is not found.
     const bad = await api.post(`/api/v1/public/agent/${org.workflowUuid}`, { initial_context: {} }, { apiKey: org.key })
