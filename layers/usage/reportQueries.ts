@@ -1,5 +1,7 @@
 import type { Statement } from "@effect/sql"
+import { type DurationRollup, durationRollup, splitByBucket, splitByUtcMonth } from "../../src/usage/durationRollup.ts"
 import {
+  durationRollupWhere,
   orderBy,
   rollupWhere,
   selectionWhere,
@@ -48,11 +50,57 @@ const rolledUpTotals = (sql: Statement.Constructor, selection: UsageSelection, s
   }
     ) part`
 
-/** The report's totals, from the daily rollup whenever the filters allow it. */
+/**
+ * Whole months × whole duration buckets from `run_monthly_usage`; from `runs`, the partial buckets
+ * of the whole months and every run of the partial months, in one statement (one snapshot).
+ */
+const monthlyTotals = (
+  sql: Statement.Constructor,
+  selection: UsageSelection,
+  rollup: DurationRollup,
+  months: NonNullable<ReturnType<typeof splitByUtcMonth>>,
+  buckets: NonNullable<ReturnType<typeof splitByBucket>>
+) => {
+  const counted = (part: UsageSelection) =>
+    sql`UNION ALL
+      SELECT count(*), coalesce(sum(r.duration_seconds), 0), coalesce(sum(r.service_tokens), 0)
+      FROM runs r
+      WHERE ${selectionWhere(sql, part)}`
+  const parts = [
+    ...buckets.edges.map((edge) => ({
+      organizationId: selection.organizationId,
+      window: months.whole,
+      filters: [...rollup.profile, { _tag: "Duration" as const, min: edge.min, max: edge.max }]
+    })),
+    ...months.edges.map((edge) => ({ ...selection, window: edge }))
+  ]
+  return sql<Totals>`
+    SELECT coalesce(sum(part.runs), 0)::bigint AS total_count,
+           coalesce(sum(part.duration_seconds), 0)::bigint AS total_duration_seconds,
+           coalesce(sum(part.service_tokens), 0)::bigint AS total_service_tokens
+    FROM (
+      SELECT u.runs, u.duration_seconds, u.service_tokens
+      FROM run_monthly_usage u
+      WHERE ${durationRollupWhere(sql, selection.organizationId, rollup.profile, months, buckets)}
+      ${sql.join(" ", false)(parts.map(counted))}
+    ) part`
+}
+
+/**
+ * The report's totals, from the daily rollup whenever the filters allow it, from the monthly one by
+ * duration when they filter on duration, and otherwise counted from `runs` (the other filters, an
+ * agent, a campaign, a number or a run, select few runs, through an index).
+ */
 export const reportTotals = (sql: Statement.Constructor, selection: UsageSelection) => {
   const slice = rollupSlice(selection.filters)
   const split = slice && splitByUtcDay(selection.window)
-  return slice && split ? rolledUpTotals(sql, selection, slice, split) : exactTotals(sql, selection)
+  if (slice && split) return rolledUpTotals(sql, selection, slice, split)
+  const rollup = durationRollup(selection.filters)
+  const months = rollup && splitByUtcMonth(selection.window)
+  const buckets = rollup && splitByBucket(rollup.duration)
+  return rollup && months && buckets
+    ? monthlyTotals(sql, selection, rollup, months, buckets)
+    : exactTotals(sql, selection)
 }
 
 /** One page: chosen on `runs` alone (index order, then LIMIT), and only its rows are joined. */

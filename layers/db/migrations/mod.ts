@@ -13,6 +13,7 @@ import { storedObjects } from "./0012_stored_objects.ts"
 import { identityHardening } from "./0013_identity_hardening.ts"
 import { carrierCallProgress } from "./0014_carrier_call_progress.ts"
 import { contactImports } from "./0015_contact_imports.ts"
+import { performanceIndexes } from "./0019_performance_indexes.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -30,5 +31,6 @@ export const migrations = {
   "0012_stored_objects": storedObjects,
   "0013_identity_hardening": identityHardening,
   "0014_carrier_call_progress": carrierCallProgress,
-  "0015_contact_imports": contactImports
+  "0015_contact_imports": contactImports,
+  "0019_performance_indexes": performanceIndexes
 }
