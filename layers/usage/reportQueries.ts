@@ -103,6 +103,43 @@ export const reportTotals = (sql: Statement.Constructor, selection: UsageSelecti
     : exactTotals(sql, selection)
 }
 
+/**
+ * A number search's matches are fetched through its trigram index and sorted when there are at most
+ * this many; walking the report's order index instead, the planner (which cannot tell how many
+ * numbers contain some digits) read every run of the organization to fill a page of a rare search.
+ */
+const SEARCH_SORT_LIMIT = 5000
+
+const pageIds = (
+  sql: Statement.Constructor,
+  selection: UsageSelection,
+  ordering: { readonly sortBy: SortBy; readonly sortOrder: SortOrder },
+  limit: number,
+  offset: number
+) => {
+  const inOrder = sql`
+    SELECT r.id FROM runs r
+    WHERE ${selectionWhere(sql, selection)}
+    ORDER BY ${orderBy(sql, ordering.sortBy, ordering.sortOrder)}
+    LIMIT ${limit} OFFSET ${offset}`
+  const searchesNumbers = selection.filters.some((filter) =>
+    filter._tag === "CallerNumber" || filter._tag === "CalledNumber"
+  )
+  if (!searchesNumbers) return inOrder
+  // Both branches are gated on the count: PostgreSQL runs only the one whose condition holds.
+  return sql`
+    WITH matched AS MATERIALIZED (
+      SELECT r.id, r.created_at, r.duration_seconds FROM runs r
+      WHERE ${selectionWhere(sql, selection)}
+      LIMIT ${SEARCH_SORT_LIMIT + 1}
+    )
+    (SELECT r.id FROM matched r WHERE (SELECT count(*) FROM matched) <= ${SEARCH_SORT_LIMIT}
+     ORDER BY ${orderBy(sql, ordering.sortBy, ordering.sortOrder)}
+     LIMIT ${limit} OFFSET ${offset})
+    UNION ALL
+    (SELECT page.id FROM (${inOrder}) page WHERE (SELECT count(*) FROM matched) > ${SEARCH_SORT_LIMIT})`
+}
+
 /** One page: chosen on `runs` alone (index order, then LIMIT), and only its rows are joined. */
 export const runsPage = (
   sql: Statement.Constructor,
@@ -113,12 +150,7 @@ export const runsPage = (
 ) =>
   sql<UsageRunDetailRow>`
     SELECT ${runColumns(sql, true)}
-    FROM (
-      SELECT r.id FROM runs r
-      WHERE ${selectionWhere(sql, selection)}
-      ORDER BY ${orderBy(sql, ordering.sortBy, ordering.sortOrder)}
-      LIMIT ${limit} OFFSET ${offset}
-    ) page
+    FROM (${pageIds(sql, selection, ordering, limit, offset)}) page
     JOIN runs r ON r.id = page.id
     LEFT JOIN workflows w ON w.id = r.workflow_id
     ORDER BY ${orderBy(sql, ordering.sortBy, ordering.sortOrder)}`
