@@ -165,7 +165,7 @@ const databaseOnly = await new Promise<{ bare: number; withDatabase: number }>((
   const script = `
     import { Worker } from "node:worker_threads"
     const bare = process.memoryUsage().rss
-    const worker = new Worker(${JSON.stringify(worker)}, { workerData: {
+    const worker = new Worker(${JSON.stringify(worker)}, { execArgv: [], workerData: {
       pgdata: ${JSON.stringify(path.join(dataDir, "pgdata"))},
       socketPath: ${JSON.stringify(path.join(memoryDir, ".s.PGSQL.5432"))}
     } })
