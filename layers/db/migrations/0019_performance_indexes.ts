@@ -33,7 +33,8 @@ export const rebuildRunMonthlyUsage = Effect.gen(function*() {
  * trigger as the daily rollup: what a report filtering on duration sums (src/usage/durationRollup.ts).
  * The report counts runs of partial months and partial buckets from `runs`; the indexes it reads
  * them through hold every column those filters test, so they are read from the index alone. The
- * agent's and campaign's indexes hold them too, for an agent or campaign with other filters.
+ * agent's and campaign's indexes hold them too, and each other's column: the planner cannot tell that
+ * a campaign's runs are mostly one agent's, and combined two bitmaps for ~0.1 s instead.
  */
 export const usageByDuration = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -104,11 +105,11 @@ export const usageByDuration = Effect.gen(function*() {
   yield* sql`DROP INDEX runs_workflow_created`
   yield* sql.unsafe(`
     CREATE INDEX runs_workflow_created ON runs (workflow_id, created_at DESC, id DESC)
-    INCLUDE (organization_id, ${covering})`)
+    INCLUDE (organization_id, campaign_id, ${covering})`)
   yield* sql`DROP INDEX runs_campaign_created`
   yield* sql.unsafe(`
     CREATE INDEX runs_campaign_created ON runs (campaign_id, created_at DESC, id DESC)
-    INCLUDE (organization_id, ${covering}) WHERE campaign_id IS NOT NULL`)
+    INCLUDE (organization_id, workflow_id, ${covering}) WHERE campaign_id IS NOT NULL`)
 })
 
 export const performanceIndexes = Effect.gen(function*() {
