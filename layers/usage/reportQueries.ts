@@ -4,6 +4,7 @@ import {
   durationRollupWhere,
   orderBy,
   rollupWhere,
+  searchesNumbers,
   selectionWhere,
   type SortBy,
   type SortOrder,
@@ -25,7 +26,7 @@ export const exactTotals = (sql: Statement.Constructor, selection: UsageSelectio
            coalesce(sum(r.duration_seconds), 0)::bigint AS total_duration_seconds,
            coalesce(sum(r.service_tokens), 0)::bigint AS total_service_tokens
     FROM runs r
-    WHERE ${selectionWhere(sql, selection)}`
+    WHERE ${selectionWhere(sql, selection, { searchFirst: true })}`
 
 /**
  * Whole UTC days from `run_daily_usage`, partial days at the window's ends from `runs`, in one
@@ -122,15 +123,12 @@ const pageIds = (
     WHERE ${selectionWhere(sql, selection)}
     ORDER BY ${orderBy(sql, ordering.sortBy, ordering.sortOrder)}
     LIMIT ${limit} OFFSET ${offset}`
-  const searchesNumbers = selection.filters.some((filter) =>
-    filter._tag === "CallerNumber" || filter._tag === "CalledNumber"
-  )
-  if (!searchesNumbers) return inOrder
+  if (!searchesNumbers(selection)) return inOrder
   // Both branches are gated on the count: PostgreSQL runs only the one whose condition holds.
   return sql`
     WITH matched AS MATERIALIZED (
       SELECT r.id, r.created_at, r.duration_seconds FROM runs r
-      WHERE ${selectionWhere(sql, selection)}
+      WHERE ${selectionWhere(sql, selection, { searchFirst: true })}
       LIMIT ${SEARCH_SORT_LIMIT + 1}
     )
     (SELECT r.id FROM matched r WHERE (SELECT count(*) FROM matched) <= ${SEARCH_SORT_LIMIT}

@@ -59,14 +59,40 @@ const filterClause = (sql: Statement.Constructor, filter: UsageFilter): Statemen
   }
 }
 
-/** The `WHERE` condition over `runs r` for a selection, always scoped to one organization. */
-export const selectionWhere = (sql: Statement.Constructor, selection: UsageSelection): Statement.Fragment =>
-  sql.and([
-    sql`r.organization_id = ${selection.organizationId}`,
-    ...(selection.window.from ? [sql`r.created_at >= ${selection.window.from}`] : []),
-    ...(selection.window.before ? [sql`r.created_at < ${selection.window.before}`] : []),
-    ...selection.filters.map((filter) => filterClause(sql, filter))
+const isNumberSearch = (filter: UsageFilter) => filter._tag === "CallerNumber" || filter._tag === "CalledNumber"
+
+/** Whether a selection searches numbers (read through their trigram indexes). */
+export const searchesNumbers = (selection: UsageSelection): boolean => selection.filters.some(isNumberSearch)
+
+/**
+ * The `WHERE` condition over `runs r` for a selection, always scoped to one organization.
+ *
+ * `searchFirst`, for a selection that searches numbers: every other condition but an id is written
+ * `(…) IS TRUE`, which selects the same runs but which no index can answer, so the runs are found
+ * through the number's trigram index alone. The planner, which overestimates how many numbers
+ * contain some digits, otherwise intersected it with the index of a direction or channel and read
+ * a third of the organization's runs (0.1–0.2 s at a million) to narrow a few hundred.
+ */
+export const selectionWhere = (
+  sql: Statement.Constructor,
+  selection: UsageSelection,
+  options: { readonly searchFirst?: boolean } = {}
+): Statement.Fragment => {
+  const fence = options.searchFirst === true && searchesNumbers(selection)
+  const broad = (condition: Statement.Fragment) => (fence ? sql`(${condition}) IS TRUE` : condition)
+  return sql.and([
+    broad(sql`r.organization_id = ${selection.organizationId}`),
+    ...(selection.window.from ? [broad(sql`r.created_at >= ${selection.window.from}`)] : []),
+    ...(selection.window.before ? [broad(sql`r.created_at < ${selection.window.before}`)] : []),
+    ...selection.filters.map((filter) => {
+      const clause = filterClause(sql, filter)
+      return isNumberSearch(filter) || filter._tag === "RunId" || filter._tag === "WorkflowId" ||
+          filter._tag === "CampaignId"
+        ? clause
+        : broad(clause)
+    })
   ])
+}
 
 /** The sort key column for an ordering; `id` breaks ties in the same direction, so pages are stable. */
 export const sortColumn = (sortBy: SortBy): "duration_seconds" | "created_at" =>
