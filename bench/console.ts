@@ -15,7 +15,7 @@ import * as zlib from "node:zlib"
 import { consoleBuildDir } from "../http/consoleBuildDir.ts"
 import { hasChromium, launchChromium } from "../test/support/browser.ts"
 import { startInProcessServer } from "../test/support/inProcessServer.ts"
-import { buildConsoleIfStale } from "../web/tooling/buildIfStale.ts"
+import { buildConsoleIfStale } from "../web/tooling/buildIfStale.mjs"
 import { measureLiveProgress } from "./consoleLiveProgress.ts"
 
 const LOADS = 5

@@ -86,6 +86,37 @@ describe(`contact ingest into ${databaseKind()}`, () => {
     expect(stored).toEqual(expected)
   })
 
+  it("keeps the first row of a repeated number, across statements too, and names the skipped rows", async () => {
+    // 12,000 rows over several statements; rows 10,002 on repeat the numbers of rows 2 on, written
+    // as the spreadsheet would, and two rows repeat a number within the same few lines.
+    const number = (i: number) => `+1415200${String(i).padStart(4, "0")}`
+    const rows = Array.from({ length: 12_000 }, (_, i) => (i < 10_000 ? number(i) : number(i - 10_000)))
+    rows[20] = number(19)
+    rows[21] = number(19)
+    const { account, reply } = await createCampaign(
+      `phone_number,name\n${rows.map((row, i) => `${row},n${i}`).join("\n")}\n`
+    )
+    expect(reply.status).toBe(200)
+    let campaign = reply.body
+    while (campaign.import.status === "loading") {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      campaign = (await api.get(`/api/v1/campaign/${campaign.id}`, { token: account.token })).body
+    }
+    const stored = await server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ rows: number; distinct_numbers: number; first_row: number }>`
+        SELECT count(*)::int AS rows, count(DISTINCT phone_number)::int AS distinct_numbers,
+               min(row_number) FILTER (WHERE phone_number = ${number(19)}) AS first_row
+        FROM campaign_contacts WHERE campaign_id = ${campaign.id}`
+    }))
+    // 10,000 numbers (those of rows 22 and 23 first appear at rows 10022 and 10023); 2,000 rows repeat one.
+    expect(stored).toEqual([{ rows: 10_000, distinct_numbers: 10_000, first_row: 21 }])
+    expect(campaign.total_rows).toBe(10_000)
+    expect(campaign.warnings).toEqual([
+      "2000 rows skipped: duplicate phone number (rows 22, 23, 10002, 10003, 10004 and 1995 more)"
+    ])
+  })
+
   it("leaves nothing behind when a problem turns up after thousands of contacts were written", async () => {
     const rows = Array.from(
       { length: 11_000 },

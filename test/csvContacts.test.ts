@@ -2,16 +2,37 @@ import { parse as parseCsv } from "csv-parse/sync"
 import { describe, expect, it } from "vitest"
 import {
   type Contact,
+  contactsSummary,
   CsvContactsInvalid,
   type CsvContactsOptions,
   type CsvContactsSummary,
   readContacts
 } from "../src/campaigns/csvContacts.ts"
+import { RowList } from "../src/campaigns/rowList.ts"
 
 interface Outcome {
   readonly contacts: Array<Contact>
   readonly summary?: CsvContactsSummary
   readonly problems?: ReadonlyArray<string>
+}
+
+/**
+ * What the store keeps of the rows read: the reader yields every usable row, and the database's
+ * unique index on (campaign_id, phone_number) skips a number already stored (first row kept;
+ * test/campaigns.test.ts checks it end to end on both databases).
+ */
+const stored = (contacts: ReadonlyArray<Contact>) => {
+  const seen = new Set<string>()
+  const duplicate = new RowList()
+  const kept = contacts.filter((contact) => {
+    if (seen.has(contact.phone_number)) {
+      duplicate.add(contact.row)
+      return false
+    }
+    seen.add(contact.phone_number)
+    return true
+  })
+  return { kept, duplicate }
 }
 
 /** Feeds the bytes in small chunks, as a network stream would, splitting multi-byte characters too. */
@@ -35,7 +56,10 @@ const read = async (
   try {
     while (true) {
       const next = await generator.next()
-      if (next.done) return { contacts, summary: next.value }
+      if (next.done) {
+        const { duplicate, kept } = stored(contacts)
+        return { contacts: kept, summary: contactsSummary(next.value, duplicate) }
+      }
       contacts.push(...next.value)
     }
   } catch (error) {
@@ -160,6 +184,17 @@ describe("contacts CSV: accepted files", () => {
     const outcome = await read("phone_number\n(415) 555-0123\n020 7946 0958\n", { defaultRegion: "US" })
     expect(outcome.contacts.map((c) => c.phone_number)).toEqual(["+14155550123"])
     expect(outcome.summary!.warnings).toEqual(["1 row skipped: invalid phone number (row 3)"])
+  })
+
+  it("yields a repeated number like any row, for the store to skip", async () => {
+    const generator = readContacts(chunked(utf8("phone_number\n+14155550123\n+1 415 555 0123\n")), {
+      defaultRegion: undefined,
+      requiredColumns: []
+    })
+    const first = await generator.next()
+    expect(first.done ? [] : first.value.map((contact) => contact.row)).toEqual([2, 3])
+    const end = await generator.next()
+    expect(end.done && end.value.read).toBe(2)
   })
 
   it("skips invalid, empty and duplicate numbers and summarises them in warnings", async () => {

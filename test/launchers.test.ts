@@ -49,6 +49,41 @@ const stopThroughNpm = async (command: ReadonlyArray<string>, signal: NodeJS.Sig
   }
 }
 
+/** The processes whose parent is `pid` (Linux: /proc). */
+const childrenOf = async (pid: number) => {
+  const children: Array<number> = []
+  for (const name of await fs.readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    const stat = await fs.readFile(`/proc/${name}/stat`, "utf8").catch(() => "")
+    if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) children.push(Number(name))
+  }
+  return children
+}
+
+describe("what npm start leaves running", () => {
+  it.skipIf(process.platform !== "linux")(
+    "only npm and the server, its child: no build tool or shell between them, and no speech runtime before a call",
+    async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-launch-"))
+      dirs.push(dataDir)
+      await fs.cp(inject("pgliteTemplate"), dataDir, { recursive: true })
+      const port = await freePort()
+      const launched = launchThroughNpm(["npm", "start"], { TALKGRAPH_DATA_DIR: dataDir, PORT: String(port) })
+      try {
+        await waitForHealth(`http://127.0.0.1:${port}`, launched.output)
+        const pid = await serverPid(dataDir)
+        expect(await childrenOf(launched.launcher.pid!)).toEqual([pid])
+        // The ONNX runtime (voice activity detection) is a native library of ~20 MB: mapped on the first call only.
+        expect(await fs.readFile(`/proc/${pid}/maps`, "utf8")).not.toContain("onnxruntime")
+      } finally {
+        process.kill(launched.launcher.pid!, "SIGTERM")
+        await Promise.race([launched.exited, new Promise((resolve) => setTimeout(resolve, 15_000))])
+      }
+    },
+    90_000
+  )
+})
+
 const cleanlyStopped = { npmExited: true, serverRunning: false, lockLeft: false, portFree: true }
 
 describe("stopping a server started with npm start", () => {

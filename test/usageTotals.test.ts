@@ -27,12 +27,14 @@ interface StoredRun {
   readonly duration_seconds: number
   readonly service_tokens: number
   readonly created_at: Date
+  readonly called_number: string | null
 }
 
 const storedRuns = () =>
   server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<StoredRun>`
-      SELECT id, workflow_id, campaign_id, direction, channel, disposition, duration_seconds, service_tokens, created_at
+      SELECT id, workflow_id, campaign_id, direction, channel, disposition, duration_seconds, service_tokens, created_at,
+             called_number
       FROM runs WHERE organization_id = ${account.organizationId}`))
 
 const modes = ["twilio", "webrtc", "textchat", "vonage"] as const
@@ -64,6 +66,27 @@ beforeAll(async () => {
       durationSeconds: (i * 17) % 200,
       serviceTokens: (i * 31) % 500,
       createdAt: `2024-05-0${day}T${time}`
+    })
+  }
+  for (let i = 0; i < 24; i++) {
+    // Around the months' ends (April 30, June 1–2, July 31): what the monthly rollup by duration cuts at.
+    const at = [
+      "2024-04-30T23:59:59.999Z",
+      "2024-06-01T00:00:00Z",
+      "2024-06-02T10:00:00Z",
+      "2024-07-31T12:00:00Z"
+    ][i % 4]!
+    seeds.push({
+      workflowId: workflows[i % 2]!,
+      mode: modes[(i >> 1) % 4]!,
+      direction: i % 3 === 0 ? "outbound" : "inbound",
+      disposition: dispositions[i % 4] ?? null,
+      // Bucket edges: 9, 10, 19, 20, and a few others.
+      durationSeconds: [9, 10, 19, 20, 0, 125, 59, 60][i % 8]!,
+      serviceTokens: (i * 13) % 300,
+      // "+1415" is in the first; the second holds its digits but not after a "+".
+      calledNumber: ["+14155550100", "+441415550000", "+15550000002"][i % 3]!,
+      createdAt: at
     })
   }
   const ids = await insertRuns(server, account.organizationId, seeds)
@@ -157,6 +180,68 @@ const cases = (): Array<Case> => [
     "duration",
     { filters: [f("duration", "numberRange", { min: 50, max: 1100 })] },
     (run) => run.duration_seconds >= 50 && run.duration_seconds <= 1100
+  ],
+  [
+    "duration on bucket edges with direction (monthly rollup)",
+    {
+      filters: [f("duration", "numberRange", { min: 10, max: 19 }), f("callDirection", "radio", { status: "inbound" })]
+    },
+    (run) => run.duration_seconds >= 10 && run.duration_seconds <= 19 && run.direction === "inbound"
+  ],
+  [
+    "duration cutting buckets, channel and dispositions",
+    {
+      filters: [
+        f("duration", "numberRange", { min: 9, max: 1020 }),
+        f("callChannel", "radio", { status: "telephony" }),
+        f("dispositionCode", "multiSelect", { codes: ["busy", "interested", "callback"] })
+      ]
+    },
+    (run) =>
+      run.duration_seconds >= 9 && run.duration_seconds <= 1020 && run.channel === "telephony" &&
+      ["busy", "interested", "callback"].includes(run.disposition ?? "")
+  ],
+  [
+    "open duration range from a bucket's middle",
+    { filters: [f("duration", "numberRange", { min: 15, max: null })] },
+    (run) => run.duration_seconds >= 15
+  ],
+  [
+    "duration below a bound, no disposition among the codes",
+    {
+      filters: [
+        f("duration", "numberRange", { min: null, max: 59 }),
+        f("dispositionCode", "multiSelect", { codes: ["voicemail"] })
+      ]
+    },
+    (run) => run.duration_seconds <= 59 && run.disposition === "voicemail"
+  ],
+  [
+    "duration over partial months at both ends and a whole month",
+    {
+      start_date: "2024-04-30T12:00:00Z",
+      end_date: "2024-06-01T23:00:00Z",
+      filters: [f("duration", "numberRange", { min: 5, max: 200 }), f("callDirection", "radio", { status: "outbound" })]
+    },
+    (run) =>
+      run.duration_seconds >= 5 && run.duration_seconds <= 200 && run.direction === "outbound" &&
+      within("2024-04-30T12:00:00Z", "2024-06-01T23:00:01Z")(run)
+  ],
+  [
+    "duration within one month (counted from runs)",
+    {
+      start_date: "2024-05-02",
+      end_date: "2024-05-05",
+      filters: [f("duration", "numberRange", { min: 20, max: 300 })]
+    },
+    (run) =>
+      run.duration_seconds >= 20 && run.duration_seconds <= 300 &&
+      within("2024-05-02T00:00:00Z", "2024-05-06T00:00:00Z")(run)
+  ],
+  [
+    "called number with its + (indexed by its digits)",
+    { filters: [f("calledNumber", "text", { value: "+1415" })] },
+    (run) => run.called_number?.includes("+1415") ?? false
   ]
 ]
 
@@ -193,7 +278,8 @@ describe("totals stay exact as runs change", () => {
       yield* sql`DELETE FROM organizations WHERE id = ${doomed.organizationId}`
       return yield* sql<
         { count: number }
-      >`SELECT count(*) AS count FROM run_daily_usage WHERE organization_id = ${doomed.organizationId}`
+      >`SELECT (SELECT count(*) FROM run_daily_usage WHERE organization_id = ${doomed.organizationId})
+             + (SELECT count(*) FROM run_monthly_usage WHERE organization_id = ${doomed.organizationId}) AS count`
     }))
     expect(remaining[0]!.count).toBe(0)
   })

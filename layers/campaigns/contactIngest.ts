@@ -5,13 +5,22 @@ import { contactCopyColumns, contactCopyRows } from "../../src/campaigns/contact
 import { nextStatementRows } from "../../src/campaigns/contactImport.ts"
 import {
   type Contact,
+  contactsSummary,
   CsvContactsInvalid,
   type CsvContactsOptions,
   type CsvContactsSummary,
   readContacts
 } from "../../src/campaigns/csvContacts.ts"
+import { RowList } from "../../src/campaigns/rowList.ts"
 import { copyFromStdin } from "../db/copyFromStdin.ts"
 
+/**
+ * Memory an import holds, whatever the file's length (README "Campaigns"): the parser's buffer
+ * (rows are at most MAX_LINE_CHARS), a read batch, and the rows of the statement being built and
+ * of the one running: at most 2 × 5,000 rows (a few MB for ordinary contacts). Numbers repeated
+ * in the file are found by the database, through the unique index on (campaign_id, phone_number),
+ * not by a set of every number in this process, which grew ~31 MB per million rows.
+ */
 /** Contacts are read in small batches, each turned into statement data at once and let go of. */
 const READ_BATCH_ROWS = 250
 /** Rows per COPY on PostgreSQL: enough that the database's work per statement is noise. */
@@ -57,9 +66,20 @@ interface ContactWriter {
   readonly pending: () => number
   /** Rows the next statement should carry. */
   readonly statementRows: () => number
-  /** Stores the rows added so far in one statement; the number of rows it carried. */
-  readonly take: () => Effect.Effect<number, SqlError | ImportTakenOver>
+  /** Stores the rows added so far in one statement, but those repeating a stored number. */
+  readonly take: () => Effect.Effect<Stored, SqlError | ImportTakenOver>
 }
+
+/** What a statement stored, and the rows it skipped because their number was stored already. */
+interface Stored {
+  readonly rows: number
+  readonly skipped: number
+  /** The first few skipped rows, in order (for the warning's "rows 5, 7 and 12 more"). */
+  readonly firstSkipped: ReadonlyArray<number>
+}
+
+/** Skipped rows a statement names: as many as the warning shows. */
+const SKIPPED_SHOWN = 5
 
 /**
  * One statement per transaction: the rows travel as a single JSON parameter, unpacked by the
@@ -91,41 +111,83 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
       rows = 0
       return Effect.gen(function*() {
         const started = performance.now()
-        const updated = yield* sql<{ id: number }>`
+        // Rows are inserted in file order, so of rows sharing a number the first is the one kept.
+        const [answer] = yield* sql<{ stored: number; skipped: ReadonlyArray<number> | null }>`
           WITH live AS (
             SELECT id FROM campaigns
             WHERE id = ${target.campaignId} AND import_status = 'loading' AND import_owner = ${target.owner}
             FOR UPDATE
+          ), input AS MATERIALIZED (
+            SELECT * FROM json_to_recordset(${json}::json)
+              AS r(row_number integer, phone_number text, context jsonb, greeting_override jsonb)
           ), stored AS (
             INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override)
-            SELECT live.id, r.row_number, r.phone_number, r.context, r.greeting_override
-            FROM live, json_to_recordset(${json}::json)
-              AS r(row_number integer, phone_number text, context jsonb, greeting_override jsonb)
-            RETURNING 1
+            SELECT live.id, i.row_number, i.phone_number, i.context, i.greeting_override
+            FROM live, input i ORDER BY i.row_number
+            ON CONFLICT (campaign_id, phone_number) DO NOTHING
+            RETURNING row_number
+          ), counted AS (
+            SELECT count(*)::int AS stored FROM stored
           )
           UPDATE campaigns c
-          SET import_contacts = c.import_contacts + (SELECT count(*) FROM stored)::int,
+          SET import_contacts = c.import_contacts + counted.stored,
               import_bytes_read = ${target.bytesRead()}, import_heartbeat_at = now()
-          FROM live WHERE c.id = live.id
-          RETURNING c.id`
-        if (updated.length === 0) return yield* new ImportTakenOver()
+          FROM live, counted WHERE c.id = live.id
+          RETURNING counted.stored, CASE WHEN counted.stored < ${count} THEN ARRAY(
+            SELECT i.row_number FROM input i WHERE NOT EXISTS (SELECT 1 FROM stored s WHERE s.row_number = i.row_number)
+            ORDER BY 1 LIMIT ${SKIPPED_SHOWN}
+          ) END AS skipped`
+        if (answer === undefined) return yield* new ImportTakenOver()
         statementRows = nextStatementRows(count, performance.now() - started, EMBEDDED_STATEMENT_MS, EMBEDDED_ROWS)
-        return count
+        return { rows: answer.stored, skipped: count - answer.stored, firstSkipped: answer.skipped ?? [] }
       })
     }
   }
 }
 
-const copyStatement = `COPY campaign_contacts (${contactCopyColumns.join(", ")}) FROM STDIN`
+/**
+ * The transaction's staging table: COPY cannot skip a row that breaks a unique index, so rows are
+ * copied here, then moved into `campaign_contacts` by an INSERT that skips numbers stored already.
+ * Temporary (no WAL, this session only) and dropped with the transaction.
+ */
+const STAGING = "contact_import_rows"
+const createStaging = `
+  CREATE TEMPORARY TABLE ${STAGING} (
+    campaign_id bigint, row_number integer, phone_number text, context jsonb, greeting_override jsonb
+  ) ON COMMIT DROP`
+const copyStatement = `COPY ${STAGING} (${contactCopyColumns.join(", ")}) FROM STDIN`
 
 /**
  * PostgreSQL: rows go in by `COPY … FROM STDIN`, several times faster than INSERT, on the
- * transaction's node-postgres client (an @effect/sql-pg detail, checked here rather than trusted).
+ * transaction's node-postgres client (an @effect/sql-pg detail, checked here rather than trusted),
+ * through the staging table. A statement's three steps hold `oneAtATime`, so the next COPY (sent
+ * while the last rows are still being moved) cannot land in the staging table before it is emptied.
  */
-const copyWriter = (target: ImportTarget): ContactWriter => {
+const copyWriter = (sql: SqlClient.SqlClient, target: ImportTarget, oneAtATime: Effect.Semaphore): ContactWriter => {
   let chunks: Array<Buffer> = []
   let rows = 0
   const copy = (data: ReadonlyArray<Buffer>) => copyFromStdin(copyStatement, data, "Failed to copy contacts")
+  const move = (count: number) =>
+    Effect.gen(function*() {
+      const [answer] = yield* sql<{ stored: number; skipped: ReadonlyArray<number> | null }>`
+        WITH stored AS (
+          INSERT INTO campaign_contacts (${sql.literal(contactCopyColumns.join(", "))})
+          SELECT ${sql.literal(contactCopyColumns.join(", "))} FROM ${sql.literal(STAGING)} ORDER BY row_number
+          ON CONFLICT (campaign_id, phone_number) DO NOTHING
+          RETURNING row_number
+        ), counted AS (
+          SELECT count(*)::int AS stored FROM stored
+        )
+        SELECT counted.stored, CASE WHEN counted.stored < ${count} THEN ARRAY(
+          SELECT i.row_number FROM ${sql.literal(STAGING)} i
+          WHERE NOT EXISTS (SELECT 1 FROM stored s WHERE s.row_number = i.row_number)
+          ORDER BY 1 LIMIT ${SKIPPED_SHOWN}
+        ) END AS skipped
+        FROM counted`
+      yield* sql`TRUNCATE ${sql.literal(STAGING)}`
+      const stored = answer?.stored ?? 0
+      return { rows: stored, skipped: count - stored, firstSkipped: answer?.skipped ?? [] }
+    })
   return {
     add: (batch) => {
       chunks.push(contactCopyRows(target.campaignId, batch))
@@ -138,7 +200,9 @@ const copyWriter = (target: ImportTarget): ContactWriter => {
       const count = rows
       chunks = []
       rows = 0
-      return copy(data).pipe(Effect.as(count), Effect.withSpan("ContactIngest.copy", { attributes: { rows: count } }))
+      return oneAtATime.withPermits(1)(Effect.zipRight(copy(data), move(count))).pipe(
+        Effect.withSpan("ContactIngest.copy", { attributes: { rows: count } })
+      )
     }
   }
 }
@@ -198,8 +262,16 @@ const load = (
 ): Effect.Effect<CsvContactsSummary, CsvContactsInvalid | ImportTakenOver | SqlError> =>
   Effect.gen(function*() {
     const batches = readContacts(source, { ...options, batchSize: READ_BATCH_ROWS })
-    let inFlight: Fiber.Fiber<number, SqlError | ImportTakenOver> | undefined
-    const settle = Effect.suspend(() => (inFlight ? Effect.flatMap(Fiber.join(inFlight), turn.stored) : Effect.void))
+    const duplicate = new RowList()
+    let inFlight: Fiber.Fiber<Stored, SqlError | ImportTakenOver> | undefined
+    const settle = Effect.suspend(() =>
+      inFlight
+        ? Effect.flatMap(Fiber.join(inFlight), (stored) => {
+          duplicate.addSome(stored.firstSkipped, stored.skipped)
+          return turn.stored(stored.rows)
+        })
+        : Effect.void
+    )
     while (true) {
       const next = yield* Effect.tryPromise({
         try: () => batches.next(),
@@ -221,7 +293,7 @@ const load = (
       inFlight = queued
       if (next.done) {
         yield* settle
-        return next.value
+        return contactsSummary(next.value, duplicate)
       }
     }
   })
@@ -273,7 +345,13 @@ export const ingestContacts = (
       unrecorded = 0
       recordedAt = now
     })
-  return sql.withTransaction(
-    load(copyWriter(target), source, options, { pipelined: true, contended: target.contended, stored: recordProgress })
-  )
+  return sql.withTransaction(Effect.gen(function*() {
+    yield* sql.unsafe(createStaging)
+    const oneAtATime = yield* Effect.makeSemaphore(1)
+    return yield* load(copyWriter(sql, target, oneAtATime), source, options, {
+      pipelined: true,
+      contended: target.contended,
+      stored: recordProgress
+    })
+  }))
 }

@@ -9,7 +9,12 @@ import * as path from "node:path"
 import { parentPort, workerData } from "node:worker_threads"
 
 // PGlite unpacks a new database with every file world-writable (0666), whatever the umask; files
-// it creates later follow the umask. Tightened at each start, so older data dirs are fixed too.
+// it creates later follow the umask (owner-only, set by the main thread). So the modes are
+// tightened once per data dir, a new one or one made by an older release, and a marker file says
+// it was done: walking every file (over a thousand) at each start cost up to a second on a busy
+// machine. A data dir deleted and made anew loses its marker with it.
+const TIGHTENED_MARKER = ".talkgraph-modes-tightened"
+
 const tighten = async (dir) => {
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
     const at = path.join(dir, entry.name)
@@ -22,11 +27,29 @@ const tighten = async (dir) => {
   }
 }
 
+/**
+ * The database's memory, sized for a small machine: PostgreSQL's default 128 MB of shared buffers
+ * are all touched when the backend starts (about 85 MB of resident memory more than 16 MB),
+ * while the working set of a talkgraph database of a few GB is its indexes' upper levels and
+ * today's rows. Pages not in the buffers come from the operating system's file cache, which is
+ * shared and given back under pressure. work_mem stays at PostgreSQL's 4 MB: the usage report's
+ * sorts fit in it.
+ */
+const SHARED_BUFFERS = "16MB"
+
 const start = async () => {
+  const marker = path.join(workerData.pgdata, TIGHTENED_MARKER)
   // pg_trgm backs the usage report's number search (migration 0006).
-  const db = await PGlite.create(workerData.pgdata, { extensions: { pg_trgm } })
-  await fs.chmod(workerData.pgdata, 0o700)
-  await tighten(workerData.pgdata)
+  const db = await PGlite.create(workerData.pgdata, {
+    extensions: { pg_trgm },
+    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`]
+  })
+  const tightened = await fs.stat(marker).then(() => true, () => false)
+  if (!tightened) {
+    await fs.chmod(workerData.pgdata, 0o700)
+    await tighten(workerData.pgdata)
+    await fs.writeFile(marker, "", { mode: 0o600 })
+  }
   // A Unix socket in an owner-only directory: no other local user can connect, unlike a loopback
   // port, which any of them could reach with psql (PGlite asks no password). A socket left by a
   // process that died would refuse the listen; the data-dir lock says none is running.

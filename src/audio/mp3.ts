@@ -1,4 +1,3 @@
-import { MPEGDecoder } from "mpg123-decoder"
 import { AudioRejected } from "./audioRejected.ts"
 import { type DecodedAudio, durationMsOf, SUPPORTED_SAMPLE_RATES } from "./decodedAudio.ts"
 
@@ -49,6 +48,9 @@ export const decodeMp3 = async (bytes: Uint8Array, limits: Mp3Limits): Promise<D
     throw new AudioRejected("audio_format_invalid", "The file is not an MP3 file (no MPEG audio frame header)")
   }
   const channels = (bytes[start + 3]! >> 6) === 3 ? 1 : 2
+  // Loaded on the first MP3, not at start: the decoder's module carries libmpg123's WebAssembly,
+  // which a process that never receives an MP3 clip should not hold.
+  const { MPEGDecoder } = await import("mpg123-decoder")
   const decoder = new MPEGDecoder()
   try {
     await decoder.ready

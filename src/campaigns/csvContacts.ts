@@ -5,7 +5,6 @@ import { field, type Header, MAX_COLUMNS, PHONE, readHeader, tooManyColumns } fr
 import { CsvContactsInvalid, delimitedText, MAX_LINE_CHARS, utf8Text } from "./csvText.ts"
 import { greetingOf, type GreetingOverride } from "./greetingOverride.ts"
 import { type NumberedRecord, NumberingCsvParser } from "./numberingCsvParser.ts"
-import { PhoneNumberSet } from "./phoneNumberSet.ts"
 import { RowList } from "./rowList.ts"
 import { RowProblems } from "./rowProblems.ts"
 
@@ -36,6 +35,50 @@ export interface CsvContactsSummary {
   readonly columns: ReadonlyArray<string>
   /** Skipped rows, summarised (campaign `warnings`). */
   readonly warnings: ReadonlyArray<string>
+}
+
+/**
+ * What reading a file found. Rows repeating an earlier row's number are yielded like any other:
+ * finding them takes every number seen so far, which grows with the file, so the store does it
+ * (a unique index, see `layers/campaigns/contactIngest.ts`) and `contactsSummary` adds them.
+ */
+export interface CsvContactsRead {
+  /** Contacts yielded, repeated numbers included. */
+  readonly read: number
+  readonly columns: ReadonlyArray<string>
+  readonly empty: RowList
+  readonly invalid: RowList
+  readonly extra: RowList
+  readonly defaultRegion: CountryCode | undefined
+}
+
+/** The import's summary once the store has said which rows repeated a number (kept: the first). */
+export const contactsSummary = (read: CsvContactsRead, duplicate: RowList): CsvContactsSummary => {
+  const warnings: Array<string> = []
+  const skipped = (list: RowList, why: string) => {
+    if (list.count > 0) {
+      warnings.push(
+        `${list.count} ${list.count === 1 ? "row" : "rows"} skipped: ${why} (${list.describe().toLowerCase()})`
+      )
+    }
+  }
+  skipped(read.empty, "empty phone number")
+  skipped(
+    read.invalid,
+    `invalid phone number${
+      read.defaultRegion ? "" : " (without a default region, numbers must start with + and a country code)"
+    }`
+  )
+  skipped(duplicate, "duplicate phone number")
+  if (read.extra.count > 0) {
+    warnings.push(
+      `${read.extra.count} ${
+        read.extra.count === 1 ? "row has" : "rows have"
+      } more fields than the header's ${read.columns.length} columns; ` +
+        `the extra fields were ignored (${read.extra.describe().toLowerCase()})`
+    )
+  }
+  return { accepted: read.read - duplicate.count, columns: read.columns, warnings }
 }
 
 const isBlank = (fields: ReadonlyArray<string>) => fields.every((value) => value.trim() === "")
@@ -75,7 +118,8 @@ const malformed = (error: CsvError) => {
 
 /**
  * Reads a contacts CSV as it streams in, yielding batches of contacts. Rows with an unusable
- * phone number (invalid, empty, or already seen) are skipped and summarised in `warnings`.
+ * phone number (invalid or empty) are skipped and listed for the summary; a number already seen is
+ * the store's to skip (see `CsvContactsRead`). Memory stays the same whatever the file's length.
  * Fields are separated by commas, semicolons or tabs, whichever the header row uses. A row with
  * more fields than the header keeps its contact, the extra fields ignored with a warning.
  * Anything structural (no header, missing columns, short rows, bad greeting overrides) is
@@ -85,7 +129,7 @@ const malformed = (error: CsvError) => {
 export async function* readContacts(
   source: AsyncIterable<Uint8Array | string>,
   options: CsvContactsOptions
-): AsyncGenerator<ReadonlyArray<Contact>, CsvContactsSummary> {
+): AsyncGenerator<ReadonlyArray<Contact>, CsvContactsRead> {
   const batchSize = options.batchSize ?? 5000
   const { delimiter, columns: headerColumns, text } = await delimitedText(utf8Text(source), PHONE)
   // Refused before the parser splits the header into its million fields.
@@ -106,9 +150,7 @@ export async function* readContacts(
   const problems = new RowProblems()
   const invalid = new RowList()
   const empty = new RowList()
-  const duplicate = new RowList()
   const extra = new RowList()
-  const seen = new PhoneNumberSet()
   let rows = 0
   let accepted = 0
   let batch: Array<Contact> = []
@@ -137,10 +179,6 @@ export async function* readContacts(
         const phone = toE164(raw, options.defaultRegion)
         if (phone === undefined) {
           invalid.add(row)
-          continue
-        }
-        if (!seen.add(Number(phone.slice(1)))) {
-          duplicate.add(row)
           continue
         }
         if (problems.any) continue
@@ -182,29 +220,5 @@ export async function* readContacts(
     ])
   }
   if (batch.length > 0) yield batch
-  const warnings: Array<string> = []
-  const skipped = (list: RowList, why: string) => {
-    if (list.count > 0) {
-      warnings.push(
-        `${list.count} ${list.count === 1 ? "row" : "rows"} skipped: ${why} (${list.describe().toLowerCase()})`
-      )
-    }
-  }
-  skipped(empty, "empty phone number")
-  skipped(
-    invalid,
-    `invalid phone number${
-      options.defaultRegion ? "" : " (without a default region, numbers must start with + and a country code)"
-    }`
-  )
-  skipped(duplicate, "duplicate phone number")
-  if (extra.count > 0) {
-    warnings.push(
-      `${extra.count} ${
-        extra.count === 1 ? "row has" : "rows have"
-      } more fields than the header's ${header.names.length} columns; ` +
-        `the extra fields were ignored (${extra.describe().toLowerCase()})`
-    )
-  }
-  return { accepted, columns: header.names, warnings }
+  return { read: accepted, columns: header.names, empty, invalid, extra, defaultRegion: options.defaultRegion }
 }

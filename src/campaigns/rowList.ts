@@ -18,6 +18,12 @@ export class RowList {
     this.total++
   }
 
+  /** `total` more rows, of which `rows` are the first few, in order (as a database statement reports them). */
+  addSome(rows: ReadonlyArray<number>, total: number) {
+    for (const row of rows) if (this.first.length < this.shown) this.first.push(row)
+    this.total += total
+  }
+
   get count() {
     return this.total
   }

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import type { TestProject } from "vitest/node"
 import { AppConfigLive } from "../../app/config.ts"
 import { DatabaseLive } from "../../layers/database.ts"
-import { buildConsoleIfStale } from "../../web/tooling/buildIfStale.ts"
+import { buildConsoleIfStale } from "../../web/tooling/buildIfStale.mjs"
 import { postgresUrl } from "./database.ts"
 
 /** Builds one migrated PGlite data dir for the whole run (initdb costs seconds; a copy does not). */

@@ -1,6 +1,5 @@
 // Silero VAD v5 on onnxruntime-node, shared by the in-thread engine and the inference worker.
 // Plain JavaScript so a worker thread can load it without a TypeScript loader.
-import ort from "onnxruntime-node"
 
 /** Per stream: the LSTM state, two layers of 128 (the model's `state` is [2, batch, 128]). */
 export const STATE_SIZE = 256
@@ -11,6 +10,9 @@ const HALF_STATE = STATE_SIZE / 2
  * and parallelism comes from batching many calls' windows into one run instead.
  */
 export const openSileroSession = async (modelPath) => {
+  // The ONNX runtime (a native library of its own) is loaded with the first session, that is on
+  // the first voice call, not when the server starts: a process without calls never maps it.
+  const { default: ort } = await import("onnxruntime-node")
   const session = await ort.InferenceSession.create(modelPath, {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,

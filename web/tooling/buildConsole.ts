@@ -1,3 +1,0 @@
-import { buildConsoleIfStale } from "./buildIfStale.ts"
-
-buildConsoleIfStale()
