@@ -14,8 +14,8 @@ import { identityHardening } from "./0013_identity_hardening.ts"
 import { carrierCallProgress } from "./0014_carrier_call_progress.ts"
 import { contactImports } from "./0015_contact_imports.ts"
 import { tools } from "./0016_tools.ts"
-import { callsWebhooks } from "./0018_calls_webhooks.ts"
-import { performanceIndexes } from "./0019_performance_indexes.ts"
+import { callsWebhooks } from "./0017_calls_webhooks.ts"
+import { performanceIndexes } from "./0018_performance_indexes.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -35,6 +35,6 @@ export const migrations = {
   "0014_carrier_call_progress": carrierCallProgress,
   "0015_contact_imports": contactImports,
   "0016_tools": tools,
-  "0018_calls_webhooks": callsWebhooks,
-  "0019_performance_indexes": performanceIndexes
+  "0017_calls_webhooks": callsWebhooks,
+  "0018_performance_indexes": performanceIndexes
 }
