@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, TestClock, TestContext, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  advance,
+  advanceUntil,
   dialerLayer,
   type IsolatedDatabase,
   isolatedDatabase,
@@ -41,7 +41,7 @@ describe("the dialer's spans", () => {
           return yield* Effect.scoped(Effect.gen(function*() {
             const dialer = yield* Layer.build(dialerLayer(database, carrier))
             const campaign = yield* Effect.provide(runningCampaign({ contacts: 2 }), dialer)
-            yield* advance(1_000)
+            yield* advanceUntil(() => carrier.placed.length >= 2)
             return campaign
           }))
         }).pipe(Effect.withTracer(tracer))

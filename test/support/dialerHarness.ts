@@ -267,6 +267,16 @@ export const advance = (totalMs: number, stepMs = 100) =>
     yield* settle()
   })
 
+/**
+ * Moves the TestClock forward until `done` holds (or `limitMs` of test time has passed): each step's
+ * real pause is a guess at how long the dialer's database work takes, which a loaded machine exceeds.
+ */
+export const advanceUntil = (done: () => boolean, limitMs = 10_000, stepMs = 100) =>
+  Effect.gen(function*() {
+    for (let passed = 0; passed < limitMs && !done(); passed += stepMs) yield* advance(stepMs, stepMs)
+    yield* settle()
+  })
+
 export const campaignRow = (campaignId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
