@@ -192,6 +192,8 @@ export const runCallSession = (
           })
         case "Played":
           return playout.played(media.name)
+        case "Dtmf":
+          return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "KeyPressed", at, key: media.digit }))
         case "Stopped":
         case "Closed":
           return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "CallerHungUp", at }))
