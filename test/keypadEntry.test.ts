@@ -3,8 +3,8 @@ import { Clock, Effect, TestClock } from "effect"
 import {
   defaultKeypadSettings,
   emptyKeypad,
-  type KeypadEntry,
   keypadDeadline,
+  type KeypadEntry,
   keypadEntryText,
   type KeypadSettings,
   type KeypadState,
@@ -17,39 +17,38 @@ import { defaultTurnTakingSettings, startTurnTaking, stepTurnTaking } from "../s
  * A caller at the keypad on the test clock: each press and each timer firing is dated by
  * `Clock`, as the call's interpreter dates them; every finished entry is collected.
  */
-const keypadOnTestClock = (settings: KeypadSettings) =>
-  Effect.gen(function*() {
-    let state: KeypadState = emptyKeypad
-    const entries: Array<{ readonly at: number; readonly entry: KeypadEntry }> = []
-    const press = (keys: string) =>
-      Effect.gen(function*() {
-        for (const key of keys) {
-          const at = yield* Clock.currentTimeMillis
-          const step = pressKey(state, key, at, settings)
-          state = step.state
-          if (step.entry !== null) entries.push({ at, entry: step.entry })
-        }
-      })
-    /** Time passes; the timer fires at the machine's deadline if that comes first. */
-    const wait = (ms: number) =>
-      Effect.gen(function*() {
-        const until = (yield* Clock.currentTimeMillis) + ms
-        const deadline = keypadDeadline(state, settings)
-        if (deadline !== null && deadline <= until) {
-          yield* TestClock.adjust(deadline - (yield* Clock.currentTimeMillis))
-          const step = keypadTick(state, yield* Clock.currentTimeMillis, settings)
-          state = step.state
-          if (step.entry !== null) entries.push({ at: deadline, entry: step.entry })
-        }
-        yield* TestClock.adjust(until - (yield* Clock.currentTimeMillis))
-      })
-    return { press, wait, entries, pending: () => state.keys }
-  })
+const keypadOnTestClock = (settings: KeypadSettings) => {
+  let state: KeypadState = emptyKeypad
+  const entries: Array<{ readonly at: number; readonly entry: KeypadEntry }> = []
+  const press = (keys: string) =>
+    Effect.gen(function*() {
+      for (const key of keys) {
+        const at = yield* Clock.currentTimeMillis
+        const step = pressKey(state, key, at, settings)
+        state = step.state
+        if (step.entry !== null) entries.push({ at, entry: step.entry })
+      }
+    })
+  /** Time passes; the timer fires at the machine's deadline if that comes first. */
+  const wait = (ms: number) =>
+    Effect.gen(function*() {
+      const until = (yield* Clock.currentTimeMillis) + ms
+      const deadline = keypadDeadline(state, settings)
+      if (deadline !== null && deadline <= until) {
+        yield* TestClock.adjust(deadline - (yield* Clock.currentTimeMillis))
+        const step = keypadTick(state, yield* Clock.currentTimeMillis, settings)
+        state = step.state
+        if (step.entry !== null) entries.push({ at: deadline, entry: step.entry })
+      }
+      yield* TestClock.adjust(until - (yield* Clock.currentTimeMillis))
+    })
+  return { press, wait, entries, pending: () => state.keys }
+}
 
 describe("collect digits", () => {
   it.effect("ends an entry at its count of digits, at once", () =>
     Effect.gen(function*() {
-      const pad = yield* keypadOnTestClock({ maxDigits: 4, terminator: "#", interDigitTimeoutMs: 3000 })
+      const pad = keypadOnTestClock({ maxDigits: 4, terminator: "#", interDigitTimeoutMs: 3000 })
       yield* pad.press("12")
       yield* pad.wait(500)
       yield* pad.press("34")
@@ -60,7 +59,7 @@ describe("collect digits", () => {
 
   it.effect("ends an entry at the terminator, which is not part of it", () =>
     Effect.gen(function*() {
-      const pad = yield* keypadOnTestClock({ maxDigits: 10, terminator: "#", interDigitTimeoutMs: 3000 })
+      const pad = keypadOnTestClock({ maxDigits: 10, terminator: "#", interDigitTimeoutMs: 3000 })
       yield* pad.press("40")
       yield* pad.wait(1000)
       yield* pad.press("2#")
@@ -69,7 +68,7 @@ describe("collect digits", () => {
 
   it.effect("ends an entry when the caller pauses longer than the inter-digit timeout, not a millisecond before", () =>
     Effect.gen(function*() {
-      const pad = yield* keypadOnTestClock({ maxDigits: 6, terminator: "#", interDigitTimeoutMs: 2000 })
+      const pad = keypadOnTestClock({ maxDigits: 6, terminator: "#", interDigitTimeoutMs: 2000 })
       yield* pad.press("9")
       yield* pad.wait(1999)
       yield* pad.press("8")
@@ -84,7 +83,7 @@ describe("collect digits", () => {
 
   it.effect("without a collect step, a menu choice is one key once the caller stops pressing", () =>
     Effect.gen(function*() {
-      const pad = yield* keypadOnTestClock(defaultKeypadSettings)
+      const pad = keypadOnTestClock(defaultKeypadSettings)
       yield* pad.press("1")
       yield* pad.wait(5000)
       expect(pad.entries).toEqual([{ at: 1500, entry: { digits: "1", end: "timeout" } }])

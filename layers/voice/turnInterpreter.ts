@@ -1,23 +1,23 @@
 import { Clock, Effect, Option, Queue } from "effect"
 import type { Ending } from "../../src/conversation/endReason.ts"
 import {
-  nextDeadline,
-  startTurnTaking,
-  stepTurnTaking,
-  type TurnEvent,
-  type TurnState
-} from "../../src/voice/turnTaking/mod.ts"
-import {
   defaultKeypadSettings,
   emptyKeypad,
-  type KeypadEntry,
   keypadDeadline,
+  type KeypadEntry,
   keypadEntryText,
   type KeypadSettings,
   type KeypadState,
   keypadTick,
   pressKey
 } from "../../src/voice/keypadEntry.ts"
+import {
+  nextDeadline,
+  startTurnTaking,
+  stepTurnTaking,
+  type TurnEvent,
+  type TurnState
+} from "../../src/voice/turnTaking/mod.ts"
 import type { ReplyReport } from "./replySpeaker.ts"
 import {
   type CallControl,
