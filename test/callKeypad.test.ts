@@ -13,6 +13,7 @@ import {
 import { createWorkflow } from "./support/chatFixtures.ts"
 import { type Client, client } from "./support/client.ts"
 import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
+import { decodeDtmf } from "./support/dtmfDecoder.ts"
 import { connectCallee } from "./support/fakeCallee.ts"
 import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
@@ -31,14 +32,20 @@ let speech: FakeSpeechApis
 let llm: ScriptedLlm
 
 const ASK_ACCOUNT = "Please key in your four digit account number."
+const DIALED = "Done, I have entered the extension."
+/** The extension the agent keys in for the caller (a pause, then four keys and the pound key). */
+const EXTENSION = "w42#7"
 const GOODBYE = "Thank you, that account is on file. Goodbye!"
 
 /** The model of a phone menu: it follows the keys it is told the caller pressed. */
 const menuModel = (request: any): ReturnType<typeof reply.content> => {
   const messages: ReadonlyArray<{ role: string; content?: string }> = request.messages ?? []
   const last = messages.at(-1)
-  if (last?.role === "tool") return reply.content(ASK_ACCOUNT)
+  if (last?.role === "tool") return reply.content(last.content?.includes(EXTENSION) ? DIALED : ASK_ACCOUNT)
   const said = last?.role === "user" ? String(last.content ?? "") : ""
+  if (said === "The caller pressed 9 on the keypad.") {
+    return reply.toolCalls([{ name: "press_keys", arguments: { digits: EXTENSION } }])
+  }
   if (said === "The caller pressed 2 on the keypad.") {
     // At the menu the key takes the Support edge; at the support step (asked again there) it asks for the number.
     const offered: ReadonlyArray<string> = (request.tools ?? []).map((tool: any) => tool.function?.name)
@@ -192,4 +199,76 @@ describe("the caller's keypad", () => {
     },
     90_000
   )
+})
+
+/** A call whose agent has the send_dtmf tool: the caller presses 9, the agent keys in the extension. */
+const dialerDefinition = (toolUuid: string) => ({
+  nodes: [
+    node("start", "startCall", {
+      name: "Start",
+      greeting: "Press 9 and I will dial the extension for you.",
+      prompt: "Dial the extension when asked.",
+      collect_digits: { max_digits: 1 },
+      tool_uuids: [toolUuid]
+    }),
+    node("end", "endCall", { name: "End", prompt: "Say goodbye." })
+  ],
+  edges: [{ id: "e1", source: "start", target: "end", data: { label: "Finish", condition: "The caller is done" } }]
+})
+
+const dialerScript: CalleeScript = [
+  { waitForAgent: { quietMs: 600 } },
+  { dtmf: "9" },
+  { waitForAgent: { quietMs: 1200 } },
+  { hangUp: true }
+]
+
+describe("the agent's keypad (send_dtmf)", () => {
+  it(
+    "plays the keys the model asks for as DTMF tones that a receiver on the far end of every carrier decodes",
+    async () => {
+      const calls = carrierProviders.map(async (provider, index) => {
+        const standIn = standIns.get(provider)!
+        const account = await keypadAccount()
+        await carrierTelephony(api, { token: account.token }, standIn)
+        const tool = await api.post("/api/v1/tools", {
+          name: "Press keys",
+          description: "Presses keys on the phone call",
+          definition: { type: "send_dtmf" }
+        }, { token: account.token })
+        expect(tool.status).toBe(200)
+        const workflowId = await createWorkflow(api, server, account, dialerDefinition(tool.body.tool_uuid))
+        const key = await newApiKey(api, account, ["calls:write", "calls:read"])
+        const to = `+1415555030${index}`
+        standIn.calleeScript(carrierNumber(provider, to), dialerScript)
+        const created = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey: key })
+        expect(created.status).toBe(201)
+        const runId = created.body.data.run_id as number
+        const run = await endedRun(runId)
+        const call = standIn.calls().find((candidate) => candidate.to === carrierNumber(provider, to))!
+        const report = (await call.calleeDone)!
+        return { provider, run, report }
+      })
+      for (const { provider, report, run } of await Promise.all(calls)) {
+        // What the far end heard: the greeting, then the keys (the pause is no key), then the agent's words.
+        expect({ provider, keys: decodeDtmf(report.agent, report.sampleRate) }).toEqual({ provider, keys: "42#7" })
+        const dialed = run.transcript.find((turn) => turn.role === "assistant" && turn.text === "")
+        expect(dialed).toBeDefined()
+        expect(run.transcript.at(-1)).toMatchObject({ role: "assistant", text: DIALED })
+      }
+    },
+    90_000
+  )
+
+  it("is refused by the tool test endpoint: it acts on a live call", async () => {
+    const account = await keypadAccount()
+    const tool = await api.post("/api/v1/tools", { name: "Keys", definition: { type: "send_dtmf" } }, {
+      token: account.token
+    })
+    expect(tool.status).toBe(200)
+    const tested = await api.post(`/api/v1/tools/${tool.body.tool_uuid}/test`, { llm_params: { digits: "1" } }, {
+      token: account.token
+    })
+    expect(tested.status).toBe(422)
+  })
 })
