@@ -9,6 +9,12 @@ import type { WorkflowGraph } from "../src/graph/definition.ts"
 import type { RunnableTool } from "../src/tools/toolRun.ts"
 import type { LlmConnection } from "./LlmGenerator.ts"
 
+/** What the model can do to a live voice call itself (absent on text channels). */
+export interface CallActions {
+  /** Plays the keys into the call as DTMF tones, after the agent audio already queued; done once they are queued. */
+  readonly sendDigits: (digits: string) => Effect.Effect<void>
+}
+
 /** Everything fixed for one run: the graph it follows, its variables, its model and its limits. */
 export interface ConversationPlan {
   readonly graph: WorkflowGraph
@@ -26,6 +32,8 @@ export interface ConversationPlan {
    * caller does not hear dead air. Text channels set none.
    */
   readonly toolFillerAfterMs?: number | undefined
+  /** Voice: the call the conversation is on. */
+  readonly callActions?: CallActions | undefined
   /** The library tools the graph's nodes name that may run, by `tool_uuid`, and whose they are. */
   readonly tools?: {
     readonly organizationId: OrganizationId

@@ -28,6 +28,7 @@ const LONG_ANSWER =
   "The large one suits a farm or a business with a big roof. What budget do you have in mind?"
 const BARGE_IN = "Stop, wait a second."
 const AFTER_BARGE_IN = "Sure, go ahead."
+const KEYPAD_ANSWER = "You pressed two. Shall I tell you more?"
 /** Silence before the caller speaks: the greeting plays first. */
 const LEAD_SECONDS = 6
 /** From the end of the first line to the second: the agent's long answer is well under way. */
@@ -189,6 +190,36 @@ describe.skipIf(!hasChromium)("a voice call from the console's editor, in Chromi
     },
     120_000
   )
+
+  it("sends the caller's keys from the call panel's keypad, and the agent answers them", async () => {
+    await page.goto(`${server.url}/`)
+    // Signed in already when the first test ran.
+    if (await page.getByLabel("Email").count() > 0) {
+      await page.getByLabel("Email").fill(TEST_ADMIN.email)
+      await page.getByLabel("Password").fill(TEST_ADMIN.password)
+      await page.getByRole("button", { name: "Sign in" }).click()
+    }
+    await page.getByRole("heading", { name: "Agents" }).waitFor()
+    await page.goto(`${server.url}/agents/${workflowId}`)
+    await page.locator(".react-flow__node").first().waitFor()
+    await page.getByRole("button", { name: "Call", exact: true }).click()
+    llm.enqueue(reply.content(KEYPAD_ANSWER))
+    const started = page.waitForResponse((response) => response.url().endsWith(`/workflow/${workflowId}/browser-calls`))
+    await page.getByRole("button", { name: "Start the call" }).click()
+    expect((await started).status()).toBe(200)
+    const transcript = page.getByRole("list", { name: "Live transcript" })
+    await transcript.locator(".turn.assistant", { hasText: "this is Acme calling about solar panels" }).waitFor()
+    await page.getByRole("group", { name: "Keypad" }).getByRole("button", { name: "Key 2" }).click()
+    await transcript.locator(".turn.user", { hasText: "The caller pressed 2 on the keypad." }).waitFor()
+    await transcript.locator(".turn.assistant", { hasText: KEYPAD_ANSWER }).waitFor()
+    expect(llm.requests.at(-1)!.body.messages.at(-1)).toEqual({
+      role: "user",
+      content: "The caller pressed 2 on the keypad."
+    })
+    expect(await seriousViolations(page), "axe violations on the call panel's keypad").toEqual([])
+    await page.getByRole("button", { name: "Hang up" }).click()
+    await page.getByRole("status").filter({ hasText: "You hung up." }).waitFor()
+  }, 60_000)
 
   it("shows the chat's tool calls and extracted variables as the conversation goes, also at tablet width", async () => {
     await page.setViewportSize({ width: 768, height: 1024 })

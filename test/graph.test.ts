@@ -283,6 +283,22 @@ describe("workflow definition validation", () => {
     expect(problems).toMatchObject([{ rule: "definition_shape", kind: "workflow", stage: "structure" }])
   })
 
+  it("accepts a node's collect_digits step and refuses one that could not work, naming each field", () => {
+    const accepted = validateDefinition(variant((d) => {
+      node(d, "qualify").data.collect_digits = { max_digits: 4, terminator: null, timeout_ms: 4000, variable: "pin" }
+    }))
+    expect(accepted.problems).toEqual([])
+    const { problems } = validateDefinition(variant((d) => {
+      node(d, "qualify").data.collect_digits = { max_digits: 0, terminator: "5", timeout_ms: 100, variable: "2pin" }
+    }))
+    expect(problems.map((problem) => problem.path.slice(-1)[0]).sort()).toEqual([
+      "max_digits",
+      "terminator",
+      "timeout_ms",
+      "variable"
+    ])
+  })
+
   it("refuses a definition with more nodes than the bound", () => {
     const { problems } = validateDefinition({ nodes: Array.from({ length: 501 }, () => ({})), edges: [] })
     expect(problems).toMatchObject([{ rule: "definition_shape", field: "nodes", stage: "structure" }])

@@ -33,6 +33,7 @@ import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { toolVariables } from "../../src/tools/httpToolRequest.ts"
 import { changesSomething, fillerOf } from "../../src/tools/toolDefinition.ts"
 import type { RunnableTool } from "../../src/tools/toolRun.ts"
+import { sendDtmfCall } from "./sendDtmfCall.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
 const MAX_TRANSITIONS_PER_TURN = 8
@@ -69,12 +70,14 @@ export const ConversationEngineLive = Layer.effect(
       Effect.gen(function*() {
         const all = Effect.forEach(calls, (call) => {
           const tool = library.get(call.name)!
-          const run = runner.run({
-            organizationId: plan.tools!.organizationId,
-            tool,
-            arguments: call.arguments,
-            variables: toolVariables(plan.context, extracted)
-          })
+          const run = tool.definition.type === "send_dtmf"
+            ? sendDtmfCall(plan.callActions, call.arguments)
+            : runner.run({
+              organizationId: plan.tools!.organizationId,
+              tool,
+              arguments: call.arguments,
+              variables: toolVariables(plan.context, extracted)
+            })
           return (changesSomething(tool.definition) ? Effect.uninterruptible(run) : run).pipe(
             Effect.map((outcome): ToolCall => ({
               id: call.id,

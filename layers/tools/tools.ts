@@ -19,7 +19,8 @@ const RUNNABLE_TYPES: ReadonlySet<ToolDefinition["type"]> = new Set([
   "http_api",
   "calculator",
   "current_time",
-  "end_call"
+  "end_call",
+  "send_dtmf"
 ])
 
 export const ToolsLive = Layer.effect(
@@ -109,7 +110,10 @@ export const ToolsLive = Layer.effect(
 
     const test = Effect.fn("Tools.test")(function*(principal: Principal, uuid: string, input: ToolTestInput) {
       const row = yield* findRow(principal.organizationId, uuid)
-      if (row.definition.type === "end_call" || row.definition.type === "transfer_call") {
+      if (
+        row.definition.type === "end_call" || row.definition.type === "transfer_call" ||
+        row.definition.type === "send_dtmf"
+      ) {
         return yield* ValidationFailed.single(
           ["path", "tool_uuid"],
           `${row.definition.type} tools act on a live call and cannot be tested here; HTTP API, calculator and current_time tools can`

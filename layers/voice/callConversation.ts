@@ -70,7 +70,8 @@ export const makeCallConversation = (options: {
       : reply.userText
       ? [{ role: "user", text: reply.userText, node_id: state.node_id, at }]
       : []
-    for (const turn of userTurns) appendTurn({ ...turn, ...timing })
+    const keypad = reply.decision?.keypad === undefined ? {} : { keypad: reply.decision.keypad }
+    for (const turn of userTurns) appendTurn({ ...turn, ...timing, ...keypad })
     let agentTurns: ReadonlyArray<TranscriptTurn> = reply.line !== null
       ? [{ role: "assistant", text: reply.line, node_id: nodeId, at }]
       : (reply.outcome?.turns ?? []).filter((turn) => turn.role === "assistant")
@@ -97,6 +98,10 @@ export const makeCallConversation = (options: {
     /** Tokens a reply spent though nobody heard it (a prepared answer the caller talked over). */
     spent: (outcome: TurnOutcome) => {
       usage = addUsage(usage, outcome.usage)
+    },
+    /** A variable the call itself learned (a collect-digits entry), before the model's next step sees the state. */
+    setVariable: (name: string, value: string) => {
+      state = { ...state, extracted: { ...state.extracted, [name]: value } }
     },
     state: () => state,
     transcript: () => transcript,

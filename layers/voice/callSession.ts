@@ -4,6 +4,7 @@ import type { SpeechConnection } from "../../services/ModelSettings.ts"
 import type { SpeechFailed, SpeechToTextShape, TranscriptEvent } from "../../services/SpeechToText.ts"
 import type { TextToSpeechShape } from "../../services/TextToSpeech.ts"
 import type { VoiceActivityShape } from "../../services/VoiceActivity.ts"
+import { dtmfTones } from "../../src/audio/dtmfTones.ts"
 import { type ConversationState, initialState, type ToolCallTaken } from "../../src/conversation/conversationState.ts"
 import type { Ending } from "../../src/conversation/endReason.ts"
 import { noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
@@ -192,6 +193,8 @@ export const runCallSession = (
           })
         case "Played":
           return playout.played(media.name)
+        case "Dtmf":
+          return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "KeyPressed", at, key: media.digit }))
         case "Stopped":
         case "Closed":
           return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "CallerHungUp", at }))
@@ -237,7 +240,11 @@ export const runCallSession = (
         }
       },
       engine: services.engine,
-      plan,
+      plan: {
+        ...plan,
+        // The keys follow the audio queued so far; words spoken after the tool answers are heard after them.
+        callActions: { sendDigits: (digits) => playout.play(dtmfTones(digits, rate)) }
+      },
       playout,
       speaker: {
         playout,

@@ -11,7 +11,11 @@ import type { Playout } from "./playout.ts"
 import { type ReplyReport, type ReplyStep, type SpeakerServices, speakReply, type SpokenReply } from "./replySpeaker.ts"
 
 /** What the control loop hears: the caller and the carrier (as turn events), and its own replies. */
-export type CallEvent = TurnEvent | { readonly _tag: "Reply"; readonly report: ReplyReport }
+export type CallEvent =
+  | TurnEvent
+  | { readonly _tag: "Reply"; readonly report: ReplyReport }
+  /** A key the caller pressed (the interpreter gathers keys into entries: `src/voice/keypadEntry.ts`). */
+  | { readonly _tag: "KeyPressed"; readonly at: number; readonly key: string }
 
 /** A provider failure the call survived (or ended on), for the run's record. */
 export interface ProviderFailure {

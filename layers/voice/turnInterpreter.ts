@@ -1,6 +1,17 @@
 import { Clock, Effect, Option, Queue } from "effect"
 import type { Ending } from "../../src/conversation/endReason.ts"
 import {
+  defaultKeypadSettings,
+  emptyKeypad,
+  keypadDeadline,
+  type KeypadEntry,
+  keypadEntryText,
+  type KeypadSettings,
+  type KeypadState,
+  keypadTick,
+  pressKey
+} from "../../src/voice/keypadEntry.ts"
+import {
   nextDeadline,
   startTurnTaking,
   stepTurnTaking,
@@ -108,6 +119,28 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
       }
     })
 
+    /** How keys are gathered at a node: its collect-digits step, else the default. */
+    const keypadAt = (nodeId: string): { readonly settings: KeypadSettings; readonly variable: string | null } => {
+      const found = services.plan.graph.nodes.find((candidate) => candidate.id === nodeId)
+      const collect = found?.type === "globalNode" ? undefined : found?.data.collect_digits
+      if (collect === undefined) return { settings: defaultKeypadSettings, variable: null }
+      return {
+        settings: {
+          maxDigits: collect.max_digits ?? null,
+          terminator: collect.terminator === undefined ? "#" : collect.terminator,
+          interDigitTimeoutMs: collect.timeout_ms ?? 5000
+        },
+        variable: collect.variable ?? null
+      }
+    }
+    let keypad: KeypadState = emptyKeypad
+    /** A finished entry as the caller's turn; a collect-digits step's variable is set before the model sees it. */
+    const entryEvent = (entry: KeypadEntry, at: number): TurnEvent => {
+      const variable = keypadAt(conversation.state().node_id).variable
+      if (variable !== null) conversation.setVariable(variable, entry.digits)
+      return { _tag: "KeypadEntry", at, digits: entry.digits, text: keypadEntryText(entry) }
+    }
+
     let node = conversation.state().node_id
     const first = startTurnTaking(yield* Clock.currentTimeMillis, {
       settings: settingsAt(node),
@@ -118,7 +151,10 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
     yield* Effect.forEach(first.commands, execute, { discard: true })
     let lastTick = Number.NEGATIVE_INFINITY
     while (control.ending === null && !state.ended) {
-      const deadline = nextDeadline(state)
+      const keys = keypadAt(node).settings
+      const pending = keypadDeadline(keypad, keys)
+      const turnDeadline = nextDeadline(state)
+      const deadline = pending === null ? turnDeadline : Math.min(pending, turnDeadline ?? pending)
       const now = yield* Clock.currentTimeMillis
       const due = deadline === null ? null : Math.max(deadline, lastTick + MIN_TICK_MS)
       const next = due === null
@@ -127,7 +163,13 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
       let event: TurnEvent | null
       if (Option.isNone(next)) {
         lastTick = yield* Clock.currentTimeMillis
-        event = { _tag: "Tick", at: lastTick }
+        const ticked = keypadTick(keypad, lastTick, keys)
+        keypad = ticked.state
+        event = ticked.entry === null ? { _tag: "Tick", at: lastTick } : entryEvent(ticked.entry, lastTick)
+      } else if (next.value._tag === "KeyPressed") {
+        const pressed = pressKey(keypad, next.value.key, next.value.at, keys)
+        keypad = pressed.state
+        event = pressed.entry === null ? null : entryEvent(pressed.entry, next.value.at)
       } else event = next.value._tag === "Reply" ? yield* turnEventOf(next.value.report) : next.value
       if (event === null) continue
       const stepped = stepTurnTaking(state, event)

@@ -1,6 +1,7 @@
 import type { WorkflowGraph, WorkflowNode } from "../graph/definition.ts"
 import { CALCULATOR_PARAMETERS } from "../tools/calculator.ts"
 import { CURRENT_TIME_PARAMETERS } from "../tools/currentTime.ts"
+import { SEND_DTMF_PARAMETERS } from "../tools/sendDtmf.ts"
 import { parametersSchema } from "../tools/toolArguments.ts"
 import type { RunnableTool } from "../tools/toolRun.ts"
 import type { ToolDefinition } from "./tools.ts"
@@ -39,6 +40,8 @@ export const offeredTool = (tool: RunnableTool): ToolDefinition => {
     ? CALCULATOR_PARAMETERS
     : definition.type === "current_time"
     ? CURRENT_TIME_PARAMETERS
+    : definition.type === "send_dtmf"
+    ? SEND_DTMF_PARAMETERS
     : { type: "object", properties: {} }
   return { name: tool.name, description: tool.description, parameters }
 }

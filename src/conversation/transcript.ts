@@ -51,6 +51,8 @@ export const TranscriptTurn = Schema.Struct({
   end_ms: Schema.optionalWith(Schema.Number, { exact: true }),
   /** Voice, agent turns: from the caller's last word to the agent's first audio. */
   latency_ms: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** Voice, caller turns: the caller pressed these keys (`text` says so for the model). */
+  keypad: Schema.optionalWith(Schema.String, { exact: true }),
   /** Voice, agent turns: the caller spoke over the agent, so `text` is only what was played. */
   interrupted: Schema.optionalWith(Schema.Boolean, { exact: true }),
   /** Voice, agent turns answering the caller: how the turn was taken. */

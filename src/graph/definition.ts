@@ -46,6 +46,25 @@ export const NodeTurnTaking = Schema.Struct({
   )
 })
 
+/**
+ * A collect-digits step: at this node the caller's keys are gathered into one entry of
+ * `max_digits` keys, or up to the `terminator`, or until they pause `timeout_ms`; the entry is the
+ * caller's turn, and with `variable` it is also stored as that variable (a string: "0042" keeps its zeros).
+ */
+export const CollectDigits = Schema.Struct({
+  max_digits: optional(
+    Schema.Int.pipe(Schema.between(1, 32, { message: () => "must be a whole number from 1 to 32" }))
+  ),
+  terminator: optional(Schema.NullOr(oneOf("#", "*"))),
+  timeout_ms: optional(
+    Schema.Int.pipe(
+      Schema.between(500, 30_000, { message: () => "must be a whole number of milliseconds from 500 to 30000" })
+    )
+  ),
+  variable: optional(ExtractionVariable.fields.name)
+})
+export type CollectDigits = typeof CollectDigits.Type
+
 /** Tools of the organization's library the model may call at this node, by `tool_uuid` (Dograh's `tool_uuids`). */
 const toolFields = {
   tool_uuids: optional(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(50)))
@@ -56,7 +75,8 @@ const conversationFields = {
   prompt: NonBlank,
   allow_interrupt: optional(Schema.Boolean),
   add_global_prompt: optional(Schema.Boolean),
-  turn_taking: optional(NodeTurnTaking)
+  turn_taking: optional(NodeTurnTaking),
+  collect_digits: optional(CollectDigits)
 }
 
 export const StartCallData = Schema.Struct({

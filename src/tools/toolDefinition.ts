@@ -109,16 +109,31 @@ export const CurrentTimeDefinition = Schema.Struct({
   )
 })
 
+/** The agent presses keys on the call (played as DTMF tones): voice calls only. */
+export const SendDtmfDefinition = Schema.Struct({
+  schema_version: optional(Schema.Int),
+  type: Schema.Literal("send_dtmf"),
+  config: Schema.optionalWith(Passthrough, { default: () => ({}) })
+})
+
 export const ToolDefinition = Schema.Union(
   HttpApiDefinition,
   EndCallDefinition,
   TransferCallDefinition,
   CalculatorDefinition,
-  CurrentTimeDefinition
+  CurrentTimeDefinition,
+  SendDtmfDefinition
 )
 export type ToolDefinition = typeof ToolDefinition.Type
 
-export const ToolType = Schema.Literal("http_api", "end_call", "transfer_call", "calculator", "current_time")
+export const ToolType = Schema.Literal(
+  "http_api",
+  "end_call",
+  "transfer_call",
+  "calculator",
+  "current_time",
+  "send_dtmf"
+)
 export type ToolType = typeof ToolType.Type
 
 export const ToolStatus = Schema.Literal("active", "archived")

@@ -6,7 +6,7 @@ export type CalleeStep =
   /** Speak a line (eSpeak NG), then go on once it has been sent. */
   | { readonly say: string }
   /**
-   * Wait until the agent has been heard since the callee last started speaking, and has then been
+   * Wait until the agent has been heard since the callee last started speaking (or pressed a key), and has then been
    * quiet for `quietMs`. Gives up after `timeoutMs` (default 20 s) and records a timeout.
    */
   | { readonly waitForAgent: { readonly quietMs: number; readonly timeoutMs?: number } }

@@ -248,6 +248,7 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
   let stepIndex = 0
   let stepStartedMs = 0
   let stepBegun = false
+  /** When the callee last started speaking or pressed a key: what the agent says after it answers that. */
   let lastSpeechStartMs = 0
   let speech: { pcm: Int16Array; offset: number; utterance: number } | null = null
   let held: WireMessage | null = null
@@ -275,6 +276,7 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
     if ("silence" in step) return atMs - stepStartedMs >= step.silence
     if ("dtmf" in step) {
       dtmf.push({ digit: step.dtmf, atMs })
+      lastSpeechStartMs = atMs
       send(wire.dtmf(step.dtmf))
       return true
     }

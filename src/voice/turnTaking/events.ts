@@ -39,6 +39,12 @@ export type TurnEvent =
     readonly heard: boolean
   }
   | { readonly _tag: "CallerHungUp"; readonly at: number }
+  /**
+   * The caller finished a keypad entry (`digits`; `text` says it for the model). It is a whole
+   * turn at once: no endpointing, and it stops whatever the agent is saying (a caller who presses
+   * a key mid-menu has chosen).
+   */
+  | { readonly _tag: "KeypadEntry"; readonly at: number; readonly digits: string; readonly text: string }
   | { readonly _tag: "Tick"; readonly at: number }
 
 /** Why a reply is stopped. */
@@ -58,6 +64,8 @@ export interface TurnDecision {
   readonly transcriptAt: number | null
   readonly decidedAt: number
   readonly endpointingMs: number
+  /** The turn was keys pressed, not words: these keys. */
+  readonly keypad?: string
 }
 
 /** What the interpreter must do. */

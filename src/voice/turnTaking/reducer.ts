@@ -202,6 +202,41 @@ const apply = (state: TurnState, event: TurnEvent, commands: Array<TurnCommand>)
       commands.push({ _tag: "EndCall", reason: "user_hangup", goodbye: false })
       return { ...state, agent: { kind: "silent" }, ended: true }
     }
+    case "KeypadEntry": {
+      const agent = state.agent
+      if (agent.kind === "replying") {
+        commands.push({
+          _tag: "CancelReply",
+          generation: agent.generation,
+          reason: agent.held ? "caller-continued" : "interrupted"
+        })
+        if (agent.audible && !agent.held) commands.push({ _tag: "EchoGuard", on: false })
+      }
+      const generation = state.generation + 1
+      commands.push({
+        _tag: "TurnEnded",
+        decision: {
+          generation,
+          text: event.text,
+          speechStartedAt: event.at,
+          speechStoppedAt: event.at,
+          transcriptAt: null,
+          decidedAt: event.at,
+          endpointingMs: 0,
+          keypad: event.digits
+        }
+      })
+      commands.push({ _tag: "StartReply", generation, text: event.text, held: false, attempt: 1 })
+      return {
+        ...state,
+        generation,
+        overAgent: false,
+        // Words the caller said around the keys are not a turn of their own any more.
+        caller: { ...emptyTurn, speaking: caller.speaking, startedAt: caller.speaking ? event.at : null },
+        lastActivityAt: event.at,
+        agent: reply(generation, event.text, { held: false, attempt: 1, fallback: false })
+      }
+    }
     case "Tick":
       return state
   }

@@ -2635,6 +2635,7 @@ export type components = {
             start_ms?: number;
             end_ms?: number;
             latency_ms?: number;
+            keypad?: string;
             interrupted?: boolean;
             trace?: components["schemas"]["TurnTrace"];
             tool_calls?: components["schemas"]["ToolCall"][];
@@ -3055,7 +3056,7 @@ export type components = {
             name: string;
             description: string | null;
             /** @enum {string} */
-            category: "http_api" | "end_call" | "transfer_call" | "calculator" | "current_time";
+            category: "http_api" | "end_call" | "transfer_call" | "calculator" | "current_time" | "send_dtmf";
             icon: string | null;
             icon_color: string | null;
             /** @enum {string} */
@@ -3151,6 +3152,13 @@ export type components = {
                      */
                     timezone?: string;
                 };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "send_dtmf";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
             };
             /** Format: date-time */
             created_at: string;
@@ -3169,7 +3177,7 @@ export type components = {
              * @description Must match definition.type; taken from it when omitted
              * @enum {string}
              */
-            category?: "http_api" | "end_call" | "transfer_call" | "calculator" | "current_time";
+            category?: "http_api" | "end_call" | "transfer_call" | "calculator" | "current_time" | "send_dtmf";
             icon?: string | null;
             icon_color?: string | null;
             definition: {
@@ -3261,6 +3269,13 @@ export type components = {
                      * @description a string at most 100 character(s) long
                      */
                     timezone?: string;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "send_dtmf";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
                 };
             };
         };
@@ -3362,6 +3377,13 @@ export type components = {
                      * @description a string at most 100 character(s) long
                      */
                     timezone?: string;
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
+                type: "send_dtmf";
+                config?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
                 };
             };
             /** @enum {string} */

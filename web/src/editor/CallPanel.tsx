@@ -137,6 +137,21 @@ export const CallPanel = (
           {status}
         </p>
       )}
+      {state === "live" && (
+        <div className="call-keypad" role="group" aria-label="Keypad">
+          {["1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "0", "#"].map((key) => (
+            <button
+              key={key}
+              type="button"
+              className="secondary"
+              aria-label={`Key ${key}`}
+              onClick={() => call.current?.pressKey(key)}
+            >
+              {key}
+            </button>
+          ))}
+        </div>
+      )}
       {latencies.length > 0 && (
         <p className="call-figures">
           Last answer after {Math.round(latencies.at(-1)!)} ms

@@ -26,6 +26,8 @@ export interface CallListener {
 
 export interface BrowserCall {
   readonly hangUp: () => void
+  /** A key of the page's keypad, as a phone's keypad sends it (the agent hears it as the caller's keypad). */
+  readonly pressKey: (key: string) => void
 }
 
 const isProgress = (message: { readonly event?: unknown }): message is CallProgress =>
@@ -95,6 +97,7 @@ export const connectBrowserCall = async (mediaUrl: string, listener: CallListene
   media.onclose = () => end(opened ? "server" : "unconnected")
 
   return {
+    pressKey: (key) => send(JSON.stringify({ event: "dtmf", digit: key })),
     hangUp: () => {
       send(JSON.stringify({ event: "stop" }))
       media.close()
