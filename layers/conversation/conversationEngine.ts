@@ -31,8 +31,8 @@ import { addUsage, noUsage, type ToolCall, type TranscriptTurn } from "../../src
 import type { WorkflowEdge, WorkflowNode } from "../../src/graph/definition.ts"
 import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { toolVariables } from "../../src/tools/httpToolRequest.ts"
-import { changesSomething, fillerOf } from "../../src/tools/toolDefinition.ts"
-import type { RunnableTool } from "../../src/tools/toolRun.ts"
+import { fillerOf } from "../../src/tools/toolDefinition.ts"
+import { callChangesSomething, type RunnableTool } from "../../src/tools/toolRun.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
 const MAX_TRANSITIONS_PER_TURN = 8
@@ -75,7 +75,7 @@ export const ConversationEngineLive = Layer.effect(
             arguments: call.arguments,
             variables: toolVariables(plan.context, extracted)
           })
-          return (changesSomething(tool.definition) ? Effect.uninterruptible(run) : run).pipe(
+          return (callChangesSomething(tool) ? Effect.uninterruptible(run) : run).pipe(
             Effect.map((outcome): ToolCall => ({
               id: call.id,
               name: call.name,
