@@ -3,8 +3,10 @@
  * at 200 concurrent conversations. The tool runner (credential looked up, decrypted and checked
  * against its bound host, the SDK client over talkgraph's policy-checked fetch, session opened,
  * tool called, session ended, result cut for the model) is timed against the MCP SDK's client
- * doing the same exchange (initialize, tools/call, DELETE) over node's own fetch, both to an SDK
- * server in another process that answers at once. Overhead = runner − bare, per percentile.
+ * doing the same exchange (initialize, tools/call, DELETE) over a bare keep-alive `http.request`
+ * fetch, both to an SDK server in another process that answers at once. Overhead = runner − bare,
+ * per percentile. Each call is four HTTP exchanges and the SDK's own JSON-RPC work, so the
+ * concurrent case defaults to 50 conversations (2 shared cores saturate well before 200).
  * Bounded: about a minute plus start-up.
  *
  *   npx tsx bench/mcpToolOverhead.ts                 # embedded PGlite
@@ -12,11 +14,14 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
+import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Readable } from "node:stream"
 import { ToolRunner } from "../services/ToolRunner.ts"
 import { OrganizationId } from "../src/domain/ids.ts"
 import { expandMcpTool } from "../src/tools/mcpTools.ts"
@@ -24,8 +29,8 @@ import { functionNameOf } from "../src/tools/toolRecord.ts"
 import { client } from "../test/support/client.ts"
 import { startInProcessServer } from "../test/support/inProcessServer.ts"
 
-const CONCURRENT = Number(process.env.BENCH_CONVERSATIONS ?? 200)
-const CALLS = Number(process.env.BENCH_CALLS ?? 2000)
+const CONCURRENT = Number(process.env.BENCH_CONVERSATIONS ?? 50)
+const CALLS = Number(process.env.BENCH_CALLS ?? 1000)
 /** A conversation calls, then talks for a while (±50 %) before its next call. */
 const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000)
 
@@ -61,9 +66,39 @@ const startMcp = () =>
     child.once("error", reject)
   })
 
+const bareAgent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENT * 4 + 8 })
+
+/** A fetch with nothing of talkgraph's: node's http on a keep-alive agent, the answer streamed. */
+const bareFetch: FetchLike = (input, init) =>
+  new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {}
+    new Headers(init?.headers).forEach((value, name) => {
+      headers[name] = value
+    })
+    const outgoing = http.request(
+      new URL(input),
+      { method: init?.method ?? "GET", headers, agent: bareAgent },
+      (response) => {
+        const status = response.statusCode ?? 502
+        const answer = new Headers()
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (typeof value === "string") answer.set(name, value)
+        }
+        if (status === 202 || status === 204) {
+          response.resume()
+          return resolve(new Response(null, { status, headers: answer }))
+        }
+        resolve(new Response(Readable.toWeb(response) as ReadableStream<Uint8Array>, { status, headers: answer }))
+      }
+    )
+    outgoing.on("error", reject)
+    outgoing.end(typeof init?.body === "string" ? init.body : undefined)
+  })
+
 /** The same exchange with the SDK alone: what any MCP client pays. */
 const bareCall = async (url: string) => {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
+    fetch: bareFetch,
     requestInit: { headers: { authorization: "Bearer bench-token-0123456789" } }
   })
   const mcp = new Client({ name: "bench", version: "1" })
@@ -146,6 +181,7 @@ const main = async () => {
   } finally {
     await server.close()
     target.stop()
+    bareAgent.destroy()
     await fs.rm(dataDir, { recursive: true, force: true })
   }
 }
