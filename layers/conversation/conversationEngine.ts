@@ -18,6 +18,7 @@ import {
   extractionSchema
 } from "../../src/conversation/extraction.ts"
 import { libraryToolsAt, offeredTool } from "../../src/conversation/libraryTools.ts"
+import { connectionAt } from "../../src/conversation/nodeModel.ts"
 import {
   type ChatMessage,
   farewellPromptFor,
@@ -109,25 +110,41 @@ export const ConversationEngineLive = Layer.effect(
       return node
     }
 
-    /** One streamed model reply, bounded as a whole by the run's LLM timeout; its text is emitted as it arrives. */
+    /**
+     * One streamed model reply at `node` (its own model, if it sets one), bounded as a whole by the
+     * run's LLM timeout; its text is emitted as it arrives.
+     */
     const modelReply = (
       plan: ConversationPlan,
+      node: WorkflowNode,
       messages: Array<ChatMessage>,
       tools: ReadonlyArray<ToolDefinition>,
       emit: Emit
     ) =>
-      chat.reply({ connection: plan.connection, messages, tools, timeoutSeconds: plan.limits.llmTimeoutSeconds }, emit)
+      chat.reply({
+        connection: connectionAt(plan.connection, node),
+        messages,
+        tools,
+        timeoutSeconds: plan.limits.llmTimeoutSeconds
+      }, emit)
         .pipe(
           Effect.map((reply) => ({ ...reply, text: reply.text.trim() }))
         )
 
+    /** A structured answer, with `node`'s model when the work is that node's (its extraction). */
     const structured = (
       plan: ConversationPlan,
+      node: WorkflowNode | null,
       schemaName: string,
       jsonSchema: Record<string, unknown>,
       messages: Array<PlainMessage>
     ) =>
-      generator.generateStructured({ connection: plan.connection, messages, schemaName, jsonSchema }).pipe(
+      generator.generateStructured({
+        connection: node ? connectionAt(plan.connection, node) : plan.connection,
+        messages,
+        schemaName,
+        jsonSchema
+      }).pipe(
         Effect.timeoutFail({
           duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
           onTimeout: () => new LlmFailed({ reason: "timeout", status: null, message: "extraction timed out" })
@@ -143,6 +160,7 @@ export const ConversationEngineLive = Layer.effect(
       if (!extraction) return Effect.succeed({ values: {}, usage: noUsage })
       return structured(
         plan,
+        node,
         "extracted_variables",
         extractionSchema(extraction.variables),
         extractionMessages(extraction.prompt, extraction.variables, transcript)
@@ -169,6 +187,7 @@ export const ConversationEngineLive = Layer.effect(
     ) =>
       modelReply(
         plan,
+        node,
         messagesFor(farewellPromptFor(systemPromptFor(plan.graph, node, plan.context)), transcript),
         [],
         emit
@@ -196,7 +215,13 @@ export const ConversationEngineLive = Layer.effect(
           ending: null
         } satisfies TurnOutcome
       }
-      const reply = yield* modelReply(plan, messagesFor(systemPromptFor(plan.graph, start, plan.context), []), [], emit)
+      const reply = yield* modelReply(
+        plan,
+        start,
+        messagesFor(systemPromptFor(plan.graph, start, plan.context), []),
+        [],
+        emit
+      )
         .pipe(Effect.either)
       if (reply._tag === "Left") {
         return {
@@ -245,6 +270,7 @@ export const ConversationEngineLive = Layer.effect(
           : new Map<string, RunnableTool>()
         const reply = yield* modelReply(
           plan,
+          node,
           messagesFor(systemPromptFor(plan.graph, node, plan.context), transcript()),
           [...tools.definitions, ...[...library.values()].map(offeredTool)],
           emit
@@ -333,6 +359,7 @@ export const ConversationEngineLive = Layer.effect(
       if (plan.dispositionCodes.length > 0 && !isFailure(ending.reason)) {
         const reply = yield* structured(
           plan,
+          null,
           "call_disposition",
           dispositionSchema(plan.dispositionCodes),
           dispositionMessages(plan.dispositionCodes, ending.reason, history)
