@@ -1,4 +1,5 @@
 export * from "./calculator.ts"
+export * from "./callToolConfigs.ts"
 export * from "./credentialHeaders.ts"
 export * from "./credentialRecord.ts"
 export * from "./currentTime.ts"

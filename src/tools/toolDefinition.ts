@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { JsonValue } from "../domain/wireTypes.ts"
+import { EndCallConfig, TransferCallConfig } from "./callToolConfigs.ts"
 
 /**
  * A tool of an organization's library, in Dograh's shape (`/api/v1/tools`): `definition.type`
@@ -88,12 +89,12 @@ export const HttpApiDefinition = Schema.Struct({
 export const EndCallDefinition = Schema.Struct({
   schema_version: optional(Schema.Int),
   type: Schema.Literal("end_call"),
-  config: Schema.optionalWith(Passthrough, { default: () => ({}) })
+  config: Schema.optionalWith(EndCallConfig, { default: () => ({}) })
 })
 export const TransferCallDefinition = Schema.Struct({
   schema_version: optional(Schema.Int),
   type: Schema.Literal("transfer_call"),
-  config: Schema.optionalWith(Passthrough, { default: () => ({}) })
+  config: Schema.optionalWith(TransferCallConfig, { default: () => ({}) })
 })
 export const CalculatorDefinition = Schema.Struct({
   schema_version: optional(Schema.Int),

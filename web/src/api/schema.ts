@@ -3220,14 +3220,107 @@ export type components = {
                 /** @enum {string} */
                 type: "end_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    endCallReason?: boolean;
+                    endCallReasonDescription?: string | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
                 type: "transfer_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    destination_source?: "static" | "dynamic" | "context_mapping";
+                    /**
+                     * maxLength(255)
+                     * @description a string at most 255 character(s) long
+                     */
+                    destination?: string;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    /**
+                     * between(5, 120)
+                     * @description a number between 5 and 120
+                     */
+                    timeout?: components["schemas"]["Int"];
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    resolver?: {
+                        /** @enum {string} */
+                        type?: "http";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        url: string;
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        credential_uuid?: string | null;
+                        /**
+                         * between(500, 5000)
+                         * @description a number between 500 and 5000
+                         */
+                        timeout_ms?: components["schemas"]["Int"];
+                        wait_message?: string | null;
+                        parameters?: {
+                            /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                            name: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "boolean" | "object" | "array";
+                            /**
+                             * maxLength(1000)
+                             * @description a string at most 1000 character(s) long
+                             */
+                            description: string;
+                            required?: boolean;
+                        }[] | null;
+                    } | null;
+                    context_mapping?: {
+                        /**
+                         * maxItems(20)
+                         * @description an array of at most 20 item(s)
+                         */
+                        rules: {
+                            /**
+                             * maxLength(255)
+                             * @description a string at most 255 character(s) long
+                             */
+                            context_path: string;
+                            /**
+                             * maxItems(100)
+                             * @description an array of at most 100 item(s)
+                             */
+                            routes: {
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                context_value: string;
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                destination: string;
+                            }[];
+                        }[];
+                        fallback_destination?: string | null;
+                    } | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
@@ -3387,14 +3480,107 @@ export type components = {
                 /** @enum {string} */
                 type: "end_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    endCallReason?: boolean;
+                    endCallReasonDescription?: string | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
                 type: "transfer_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    destination_source?: "static" | "dynamic" | "context_mapping";
+                    /**
+                     * maxLength(255)
+                     * @description a string at most 255 character(s) long
+                     */
+                    destination?: string;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    /**
+                     * between(5, 120)
+                     * @description a number between 5 and 120
+                     */
+                    timeout?: components["schemas"]["Int"];
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    resolver?: {
+                        /** @enum {string} */
+                        type?: "http";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        url: string;
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        credential_uuid?: string | null;
+                        /**
+                         * between(500, 5000)
+                         * @description a number between 500 and 5000
+                         */
+                        timeout_ms?: components["schemas"]["Int"];
+                        wait_message?: string | null;
+                        parameters?: {
+                            /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                            name: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "boolean" | "object" | "array";
+                            /**
+                             * maxLength(1000)
+                             * @description a string at most 1000 character(s) long
+                             */
+                            description: string;
+                            required?: boolean;
+                        }[] | null;
+                    } | null;
+                    context_mapping?: {
+                        /**
+                         * maxItems(20)
+                         * @description an array of at most 20 item(s)
+                         */
+                        rules: {
+                            /**
+                             * maxLength(255)
+                             * @description a string at most 255 character(s) long
+                             */
+                            context_path: string;
+                            /**
+                             * maxItems(100)
+                             * @description an array of at most 100 item(s)
+                             */
+                            routes: {
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                context_value: string;
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                destination: string;
+                            }[];
+                        }[];
+                        fallback_destination?: string | null;
+                    } | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
@@ -3544,14 +3730,107 @@ export type components = {
                 /** @enum {string} */
                 type: "end_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    endCallReason?: boolean;
+                    endCallReasonDescription?: string | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
                 type: "transfer_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    destination_source?: "static" | "dynamic" | "context_mapping";
+                    /**
+                     * maxLength(255)
+                     * @description a string at most 255 character(s) long
+                     */
+                    destination?: string;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    /**
+                     * between(5, 120)
+                     * @description a number between 5 and 120
+                     */
+                    timeout?: components["schemas"]["Int"];
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    resolver?: {
+                        /** @enum {string} */
+                        type?: "http";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        url: string;
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        credential_uuid?: string | null;
+                        /**
+                         * between(500, 5000)
+                         * @description a number between 500 and 5000
+                         */
+                        timeout_ms?: components["schemas"]["Int"];
+                        wait_message?: string | null;
+                        parameters?: {
+                            /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                            name: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "boolean" | "object" | "array";
+                            /**
+                             * maxLength(1000)
+                             * @description a string at most 1000 character(s) long
+                             */
+                            description: string;
+                            required?: boolean;
+                        }[] | null;
+                    } | null;
+                    context_mapping?: {
+                        /**
+                         * maxItems(20)
+                         * @description an array of at most 20 item(s)
+                         */
+                        rules: {
+                            /**
+                             * maxLength(255)
+                             * @description a string at most 255 character(s) long
+                             */
+                            context_path: string;
+                            /**
+                             * maxItems(100)
+                             * @description an array of at most 100 item(s)
+                             */
+                            routes: {
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                context_value: string;
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                destination: string;
+                            }[];
+                        }[];
+                        fallback_destination?: string | null;
+                    } | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
