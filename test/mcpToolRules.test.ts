@@ -1,6 +1,12 @@
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { expandMcpTool, mcpFunctionName, mcpParameters, mcpResultText } from "../src/tools/mcpTools.ts"
+import {
+  expandMcpTool,
+  keptCatalogEntry,
+  mcpFunctionName,
+  mcpParameters,
+  mcpResultText
+} from "../src/tools/mcpTools.ts"
 import { type McpConfig, mcpTimeoutMs, ToolDefinition } from "../src/tools/toolDefinition.ts"
 import { callChangesSomething, type RunnableTool } from "../src/tools/toolRun.ts"
 
@@ -50,6 +56,27 @@ describe("MCP tool names", () => {
       .toEqual({ type: "object", properties: { a: { type: "string" } } })
     expect(mcpParameters({ name: "x", inputSchema: { type: "string" } })).toEqual({ type: "object", properties: {} })
     expect(mcpParameters({ name: "x" })).toEqual({ type: "object", properties: {} })
+  })
+})
+
+describe("MCP catalogs", () => {
+  it("keeps what a server lists within bounds: no overlong names, cut descriptions, small object schemas only", () => {
+    expect(keptCatalogEntry({ name: "x".repeat(201) })).toBeNull()
+    expect(keptCatalogEntry({ name: "" })).toBeNull()
+    const kept = keptCatalogEntry({
+      name: "find",
+      description: "d".repeat(5000),
+      inputSchema: { type: "object", properties: { q: { type: "string", description: "q".repeat(30_000) } } },
+      annotations: { readOnlyHint: true }
+    })
+    expect(kept?.description?.length).toBe(2000)
+    expect(kept?.inputSchema).toEqual({ type: "object", properties: {} })
+    expect(kept?.read_only).toBe(true)
+    expect(keptCatalogEntry({ name: "list", inputSchema: [1, 2] })).toEqual({
+      name: "list",
+      description: null,
+      inputSchema: { type: "object", properties: {} }
+    })
   })
 })
 

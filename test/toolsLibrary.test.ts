@@ -299,5 +299,25 @@ describe("call-control tools", () => {
 
     const tested = await api.post(`${TOOLS}/${transfer.body.tool_uuid}/test`, {}, { token: owner.token })
     expect(tested.status).toBe(422)
+
+    // A resolver's credential is the organization's and bound to the resolver's host, like any tool's.
+    const stranger = await newAccount(api, "calltools")
+    const theirs = await api.post(CREDENTIALS, {
+      name: "Theirs",
+      credential_type: "bearer_token",
+      credential_data: { token: "their-token-0123456789" }
+    }, { token: stranger.token })
+    const borrowed = await api.post(TOOLS, {
+      name: "Dynamic transfer",
+      definition: {
+        type: "transfer_call",
+        config: {
+          destination_source: "dynamic",
+          resolver: { url: `${target.url}/route`, credential_uuid: theirs.body.uuid }
+        }
+      }
+    }, { token: owner.token })
+    expect(borrowed.status).toBe(422)
+    expect(borrowed.body.detail[0].loc).toEqual(["body", "definition", "config", "resolver", "credential_uuid"])
   })
 })

@@ -9,7 +9,7 @@ import { OutboundBlocked, OutboundHttp } from "../../services/OutboundHttp.ts"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 import { credentialHeader } from "../../src/tools/credentialHeaders.ts"
 import { SECRET_FIELDS } from "../../src/tools/credentialRecord.ts"
-import { mcpResultText } from "../../src/tools/mcpTools.ts"
+import { keptCatalogEntry, mcpResultText } from "../../src/tools/mcpTools.ts"
 import { type McpConfig, type McpDiscoveredTool, mcpTimeoutMs } from "../../src/tools/toolDefinition.ts"
 import { serviceVersion } from "../../src/version.ts"
 import { ReplyTooLarge } from "../outbound/replyBody.ts"
@@ -158,12 +158,8 @@ export const McpServersLive = Layer.effect(
         for (let page = 0; page < MAX_CATALOG_PAGES && tools.length < MAX_CATALOG_TOOLS; page++) {
           const listed = await client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: timeoutMs })
           for (const tool of listed.tools) {
-            tools.push({
-              name: tool.name,
-              description: tool.description ?? null,
-              inputSchema: tool.inputSchema as NonNullable<McpDiscoveredTool["inputSchema"]>,
-              ...(tool.annotations?.readOnlyHint === true ? { read_only: true } : {})
-            })
+            const kept = keptCatalogEntry(tool)
+            if (kept !== null) tools.push(kept)
           }
           cursor = listed.nextCursor
           if (cursor === undefined) break

@@ -26,11 +26,14 @@ export const checkDefinition = (
     const problems: Array<FieldProblem> = []
     let credentialId: number | null = null
     /** The credential's row id when it is the organization's and bound (or now binds) to `host`. */
-    const credentialCheck = (uuid: string | null | undefined, host: string | null) =>
+    const credentialCheck = (
+      uuid: string | null | undefined,
+      host: string | null,
+      loc: ReadonlyArray<string | number> = at("config", "credential_uuid")
+    ) =>
       Effect.gen(function*() {
         if (!uuid) return null
         const credential = yield* credentials.forRequest(organizationId, uuid)
-        const loc = at("config", "credential_uuid")
         if (Option.isNone(credential)) {
           problems.push(problem(loc, `"${uuid}" is not a credential of this organization`))
           return null
@@ -88,6 +91,16 @@ export const checkDefinition = (
         if (Option.isSome(refusal)) problems.push(problem(at("config", "url"), `url refused: ${refusal.value}`))
       }
       credentialId = yield* credentialCheck(config.credential_uuid, urlProblem === null ? hostOf(config.url) : null)
+    }
+    if (definition.type === "transfer_call" && definition.config.resolver) {
+      // The resolver's credential follows the rule of every tool's: the organization's, bound to its host.
+      const { resolver } = definition.config
+      const resolverHost = urlTemplateProblem(resolver.url) === null ? hostOf(resolver.url) : null
+      credentialId = yield* credentialCheck(
+        resolver.credential_uuid,
+        resolverHost,
+        at("config", "resolver", "credential_uuid")
+      )
     }
     if (problems.length > 0) {
       return yield* new ValidationFailed({ message: "The tool definition cannot be used", problems })

@@ -81,3 +81,30 @@ export const mcpResultText = (result: { readonly content?: unknown; readonly str
   if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent)
   return parts.join("\n")
 }
+
+/** Bounds on what is kept of a server's catalog entry: a server could send anything. */
+const MAX_NAME = 200
+const MAX_DESCRIPTION = 2000
+const MAX_SCHEMA_CHARS = 20_000
+
+/**
+ * A catalog entry as kept: a name too long for any model is left out (null), a description is
+ * cut, and an input schema that is not a small JSON object becomes "no arguments".
+ */
+export const keptCatalogEntry = (tool: {
+  readonly name: string
+  readonly description?: string | undefined
+  readonly inputSchema?: unknown
+  readonly annotations?: { readonly readOnlyHint?: boolean | undefined } | undefined
+}): McpDiscoveredTool | null => {
+  if (tool.name.length === 0 || tool.name.length > MAX_NAME) return null
+  const schema = tool.inputSchema
+  const small = schema !== null && typeof schema === "object" && !Array.isArray(schema) &&
+    JSON.stringify(schema).length <= MAX_SCHEMA_CHARS
+  return {
+    name: tool.name,
+    description: tool.description?.slice(0, MAX_DESCRIPTION) ?? null,
+    inputSchema: small ? schema as NonNullable<McpDiscoveredTool["inputSchema"]> : { type: "object", properties: {} },
+    ...(tool.annotations?.readOnlyHint === true ? { read_only: true } : {})
+  }
+}
