@@ -2,7 +2,7 @@ import { Context, type Effect } from "effect"
 import type { Conflict, NotFound, ValidationFailed } from "../src/domain/errors.ts"
 import type { OrganizationId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
-import type { ToolDefinition, ToolStatus, ToolType } from "../src/tools/toolDefinition.ts"
+import type { McpDiscoveredTool, ToolDefinition, ToolStatus, ToolType } from "../src/tools/toolDefinition.ts"
 import type { Tool } from "../src/tools/toolRecord.ts"
 import type { RunnableTool, ToolOutcome } from "../src/tools/toolRun.ts"
 
@@ -33,10 +33,19 @@ export interface ToolTestInput {
   readonly preset_params: Readonly<Record<string, unknown>>
 }
 
-/** A tool's name as graph validation needs it: its function name, and whether it may still run. */
+/** A tool's name as graph validation needs it: its function name(s), and whether it may still run. */
 export interface ToolReference {
   readonly name: string
   readonly status: ToolStatus
+  /** An MCP server's tools, under the namespaced names the model is offered them by. */
+  readonly functionNames?: ReadonlyArray<string> | undefined
+}
+
+/** Dograh's `McpRefreshResponse`: the catalog now, or the one kept and why the server could not be reached. */
+export interface McpRefresh {
+  readonly tool_uuid: string
+  readonly discovered_tools: ReadonlyArray<McpDiscoveredTool>
+  readonly error: string | null
 }
 
 /** An organization's tool library; every operation is scoped to the caller's organization. */
@@ -56,6 +65,8 @@ export interface ToolsShape {
     uuid: string,
     input: ToolTestInput
   ) => Effect.Effect<ToolOutcome & { readonly tool: Tool }, NotFound | ValidationFailed>
+  /** Fetches an MCP tool's server catalog again and keeps it; an unreachable server keeps the one it had. */
+  readonly refreshMcp: (principal: Principal, uuid: string) => Effect.Effect<McpRefresh, NotFound | ValidationFailed>
   /** The organization's tools among `uuids`, for validating the graphs that name them. */
   readonly references: (
     organizationId: OrganizationId,

@@ -353,4 +353,43 @@ describe("per-agent model settings", () => {
       ["agent-model", 0.3]
     ])
   })
+
+  it("uses a node's own LLM model and temperature at that node, the agent's elsewhere, and refuses bad ones", async () => {
+    const account = await newAccount(api, "nodemodel")
+    await useLlm(api, account, llm.baseUrl)
+    const graph = (startModel: Record<string, unknown>) => ({
+      nodes: [
+        node("start", "startCall", { name: "Start", greeting: "Hello!", prompt: "Qualify.", ...startModel }),
+        node("agent", "agentNode", { name: "Details", prompt: "Take the details." }),
+        node("end", "endCall", { name: "End", prompt: "Say goodbye." })
+      ],
+      edges: [
+        { id: "e1", source: "start", target: "agent", data: { label: "Qualified", condition: "The caller qualifies" } },
+        { id: "e2", source: "agent", target: "end", data: { label: "Done", condition: "All details taken" } }
+      ]
+    })
+    const create = (startModel: Record<string, unknown>) =>
+      api.post("/api/v1/workflow/create/definition", {
+        name: "Node model",
+        workflow_definition: graph(startModel),
+        workflow_configurations: { overrides: { llm_model: "agent-model", llm_temperature: 0.3 } }
+      }, { token: account.token })
+    const refused = await create({ llm_model: "", llm_temperature: 3 })
+    expect(refused.status).toBe(422)
+    expect(refused.body.detail.map((problem: any) => problem.loc.slice(-1)[0])).toEqual(
+      expect.arrayContaining(["llm_model", "llm_temperature"])
+    )
+    const created = await create({ llm_model: "fast-model", llm_temperature: 0 })
+    expect(created.status).toBe(200)
+    const say = await chat(account, created.body.id)
+    llm.enqueue(
+      reply.toolCalls([{ name: "qualified", arguments: {} }]),
+      reply.content("Great, what is your address?")
+    )
+    await say("I want to buy")
+    expect(llm.requests.map((request) => [request.body.model, request.body.temperature])).toEqual([
+      ["fast-model", 0],
+      ["agent-model", 0.3]
+    ])
+  })
 })

@@ -243,3 +243,81 @@ describe("tool library", () => {
     expect(agent.status).toBe(200)
   })
 })
+
+describe("call-control tools", () => {
+  it("stores Dograh's end_call and transfer_call definitions, refuses malformed ones, and cannot test them", async () => {
+    const owner = await newAccount(api, "calltools")
+    const transfer = await api.post(TOOLS, {
+      name: "Transfer to sales",
+      category: "transfer_call",
+      definition: {
+        schema_version: 1,
+        type: "transfer_call",
+        config: {
+          destination_source: "context_mapping",
+          messageType: "custom",
+          customMessage: "Transferring you now.",
+          timeout: 45,
+          context_mapping: {
+            rules: [{ context_path: "region", routes: [{ context_value: "EU", destination: "+442071234567" }] }],
+            fallback_destination: "+14155550100"
+          }
+        }
+      }
+    }, { token: owner.token })
+    expect(transfer.status).toBe(200)
+    expect(transfer.body.definition.config).toMatchObject({ destination_source: "context_mapping", timeout: 45 })
+    const ending = await api.post(TOOLS, {
+      name: "Hang up",
+      definition: { type: "end_call", config: { messageType: "custom", customMessage: "Bye!", endCallReason: true } }
+    }, { token: owner.token })
+    expect(ending.status).toBe(200)
+    expect(ending.body.definition.config).toEqual({ messageType: "custom", customMessage: "Bye!", endCallReason: true })
+
+    const refusals = await Promise.all([
+      { destination_source: "dynamic" },
+      { destination: "+14155550100", timeout: 600 },
+      {
+        destination_source: "context_mapping",
+        context_mapping: {
+          rules: [{
+            context_path: "region",
+            routes: [{ context_value: "EU", destination: "+1" }, { context_value: "eu", destination: "+2" }]
+          }]
+        }
+      },
+      { destination_source: "dynamic", resolver: { url: "ftp://resolver.example.com" } }
+    ].map((config) =>
+      api.post(TOOLS, { name: "Bad transfer", definition: { type: "transfer_call", config } }, { token: owner.token })
+    ))
+    expect(refusals.map((refusal) => refusal.status)).toEqual([422, 422, 422, 422])
+    const badEnd = await api.post(TOOLS, {
+      name: "Bad end",
+      definition: { type: "end_call", config: { messageType: "shout" } }
+    }, { token: owner.token })
+    expect(badEnd.status).toBe(422)
+
+    const tested = await api.post(`${TOOLS}/${transfer.body.tool_uuid}/test`, {}, { token: owner.token })
+    expect(tested.status).toBe(422)
+
+    // A resolver's credential is the organization's and bound to the resolver's host, like any tool's.
+    const stranger = await newAccount(api, "calltools")
+    const theirs = await api.post(CREDENTIALS, {
+      name: "Theirs",
+      credential_type: "bearer_token",
+      credential_data: { token: "their-token-0123456789" }
+    }, { token: stranger.token })
+    const borrowed = await api.post(TOOLS, {
+      name: "Dynamic transfer",
+      definition: {
+        type: "transfer_call",
+        config: {
+          destination_source: "dynamic",
+          resolver: { url: `${target.url}/route`, credential_uuid: theirs.body.uuid }
+        }
+      }
+    }, { token: owner.token })
+    expect(borrowed.status).toBe(422)
+    expect(borrowed.body.detail[0].loc).toEqual(["body", "definition", "config", "resolver", "credential_uuid"])
+  })
+})

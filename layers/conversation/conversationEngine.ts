@@ -18,6 +18,7 @@ import {
   extractionSchema
 } from "../../src/conversation/extraction.ts"
 import { libraryToolsAt, offeredTool } from "../../src/conversation/libraryTools.ts"
+import { connectionAt } from "../../src/conversation/nodeModel.ts"
 import {
   type ChatMessage,
   farewellPromptFor,
@@ -31,8 +32,8 @@ import { addUsage, noUsage, type ToolCall, type TranscriptTurn } from "../../src
 import type { WorkflowEdge, WorkflowNode } from "../../src/graph/definition.ts"
 import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { toolVariables } from "../../src/tools/httpToolRequest.ts"
-import { changesSomething, fillerOf } from "../../src/tools/toolDefinition.ts"
-import type { RunnableTool } from "../../src/tools/toolRun.ts"
+import { fillerOf } from "../../src/tools/toolDefinition.ts"
+import { callChangesSomething, type RunnableTool } from "../../src/tools/toolRun.ts"
 import { sendDtmfCall } from "./sendDtmfCall.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
@@ -78,7 +79,7 @@ export const ConversationEngineLive = Layer.effect(
               arguments: call.arguments,
               variables: toolVariables(plan.context, extracted)
             })
-          return (changesSomething(tool.definition) ? Effect.uninterruptible(run) : run).pipe(
+          return (callChangesSomething(tool) ? Effect.uninterruptible(run) : run).pipe(
             Effect.map((outcome): ToolCall => ({
               id: call.id,
               name: call.name,
@@ -112,25 +113,41 @@ export const ConversationEngineLive = Layer.effect(
       return node
     }
 
-    /** One streamed model reply, bounded as a whole by the run's LLM timeout; its text is emitted as it arrives. */
+    /**
+     * One streamed model reply at `node` (its own model, if it sets one), bounded as a whole by the
+     * run's LLM timeout; its text is emitted as it arrives.
+     */
     const modelReply = (
       plan: ConversationPlan,
+      node: WorkflowNode,
       messages: Array<ChatMessage>,
       tools: ReadonlyArray<ToolDefinition>,
       emit: Emit
     ) =>
-      chat.reply({ connection: plan.connection, messages, tools, timeoutSeconds: plan.limits.llmTimeoutSeconds }, emit)
+      chat.reply({
+        connection: connectionAt(plan.connection, node),
+        messages,
+        tools,
+        timeoutSeconds: plan.limits.llmTimeoutSeconds
+      }, emit)
         .pipe(
           Effect.map((reply) => ({ ...reply, text: reply.text.trim() }))
         )
 
+    /** A structured answer, with `node`'s model when the work is that node's (its extraction). */
     const structured = (
       plan: ConversationPlan,
+      node: WorkflowNode | null,
       schemaName: string,
       jsonSchema: Record<string, unknown>,
       messages: Array<PlainMessage>
     ) =>
-      generator.generateStructured({ connection: plan.connection, messages, schemaName, jsonSchema }).pipe(
+      generator.generateStructured({
+        connection: node ? connectionAt(plan.connection, node) : plan.connection,
+        messages,
+        schemaName,
+        jsonSchema
+      }).pipe(
         Effect.timeoutFail({
           duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
           onTimeout: () => new LlmFailed({ reason: "timeout", status: null, message: "extraction timed out" })
@@ -146,6 +163,7 @@ export const ConversationEngineLive = Layer.effect(
       if (!extraction) return Effect.succeed({ values: {}, usage: noUsage })
       return structured(
         plan,
+        node,
         "extracted_variables",
         extractionSchema(extraction.variables),
         extractionMessages(extraction.prompt, extraction.variables, transcript)
@@ -172,6 +190,7 @@ export const ConversationEngineLive = Layer.effect(
     ) =>
       modelReply(
         plan,
+        node,
         messagesFor(farewellPromptFor(systemPromptFor(plan.graph, node, plan.context)), transcript),
         [],
         emit
@@ -199,7 +218,13 @@ export const ConversationEngineLive = Layer.effect(
           ending: null
         } satisfies TurnOutcome
       }
-      const reply = yield* modelReply(plan, messagesFor(systemPromptFor(plan.graph, start, plan.context), []), [], emit)
+      const reply = yield* modelReply(
+        plan,
+        start,
+        messagesFor(systemPromptFor(plan.graph, start, plan.context), []),
+        [],
+        emit
+      )
         .pipe(Effect.either)
       if (reply._tag === "Left") {
         return {
@@ -248,6 +273,7 @@ export const ConversationEngineLive = Layer.effect(
           : new Map<string, RunnableTool>()
         const reply = yield* modelReply(
           plan,
+          node,
           messagesFor(systemPromptFor(plan.graph, node, plan.context), transcript()),
           [...tools.definitions, ...[...library.values()].map(offeredTool)],
           emit
@@ -336,6 +362,7 @@ export const ConversationEngineLive = Layer.effect(
       if (plan.dispositionCodes.length > 0 && !isFailure(ending.reason)) {
         const reply = yield* structured(
           plan,
+          null,
           "call_disposition",
           dispositionSchema(plan.dispositionCodes),
           dispositionMessages(plan.dispositionCodes, ending.reason, history)

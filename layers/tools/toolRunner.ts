@@ -1,10 +1,12 @@
 import { Clock, Effect, Layer } from "effect"
 import { Credentials } from "../../services/Credentials.ts"
+import { McpServers } from "../../services/McpServers.ts"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { type ToolCallInput, ToolRunner } from "../../services/ToolRunner.ts"
 import { evaluate } from "../../src/tools/calculator.ts"
 import { timeIn } from "../../src/tools/currentTime.ts"
-import { isTimeZone } from "../../src/tools/toolDefinition.ts"
+import { DEFAULT_RESULT_CHARS, isTimeZone, type McpConfig } from "../../src/tools/toolDefinition.ts"
+import { truncatedForModel } from "../../src/tools/toolResult.ts"
 import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
 import { callHttpTool } from "./httpToolCall.ts"
 
@@ -34,6 +36,36 @@ export const ToolRunnerLive = Layer.effect(
   Effect.gen(function*() {
     const outbound = yield* OutboundHttp
     const credentials = yield* Credentials
+    const mcp = yield* McpServers
+
+    /** One call of a tool of an MCP server: its answer, or its error, cut to what the model reads. */
+    const callMcpTool = (input: ToolCallInput, config: McpConfig): Effect.Effect<ToolOutcome> =>
+      Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
+        const tool = input.tool.mcpTool
+        if (!tool) return failedOutcome("name one of the MCP server's tools to call", 0)
+        const args = argumentsOf(input.arguments)
+        if (args === null) return failedOutcome("the arguments must be a JSON object", 0)
+        const answer = yield* mcp.call(input.organizationId, config, tool.name, args).pipe(Effect.either)
+        const latency = yield* elapsed
+        if (answer._tag === "Left") {
+          yield* Effect.logInfo("MCP tool call failed").pipe(
+            Effect.annotateLogs({ tool_uuid: input.tool.uuid, mcp_tool: tool.name, latency_ms: latency })
+          )
+          return failedOutcome(answer.left.message, latency)
+        }
+        const fitted = truncatedForModel(answer.right.text, config.max_result_chars ?? DEFAULT_RESULT_CHARS)
+        return {
+          status: answer.right.isError ? "error" : "success",
+          result: answer.right.isError ? `Error: the tool answered: ${fitted.text}` : fitted.text,
+          truncated: fitted.truncated,
+          latency_ms: latency,
+          status_code: null,
+          request: null,
+          data: answer.right.text
+        } satisfies ToolOutcome
+      })
 
     const builtIn = (input: ToolCallInput): Effect.Effect<ToolOutcome> =>
       Effect.gen(function*() {
@@ -63,8 +95,11 @@ export const ToolRunnerLive = Layer.effect(
 
     const run = Effect.fn("ToolRunner.run")(function*(input: ToolCallInput) {
       yield* Effect.annotateCurrentSpan({ tool_uuid: input.tool.uuid, tool_type: input.tool.definition.type })
-      return input.tool.definition.type === "http_api"
-        ? yield* callHttpTool(outbound, credentials, input, input.tool.definition.config)
+      const { definition } = input.tool
+      return definition.type === "http_api"
+        ? yield* callHttpTool(outbound, credentials, input, definition.config)
+        : definition.type === "mcp"
+        ? yield* callMcpTool(input, definition.config)
         : yield* builtIn(input)
     })
 

@@ -1,15 +1,24 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { Credentials } from "../../services/Credentials.ts"
+import { McpServers } from "../../services/McpServers.ts"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { ToolRunner } from "../../services/ToolRunner.ts"
-import { type ToolInput, type ToolReference, Tools, type ToolTestInput, type ToolUpdate } from "../../services/Tools.ts"
+import {
+  type McpRefresh,
+  type ToolInput,
+  type ToolReference,
+  Tools,
+  type ToolTestInput,
+  type ToolUpdate
+} from "../../services/Tools.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
-import type { ToolDefinition, ToolStatus } from "../../src/tools/toolDefinition.ts"
+import { expandMcpTool, mcpFunctionNames } from "../../src/tools/mcpTools.ts"
+import type { McpDiscoveredTool, ToolDefinition, ToolStatus } from "../../src/tools/toolDefinition.ts"
 import { functionNameOf } from "../../src/tools/toolRecord.ts"
-import type { RunnableTool } from "../../src/tools/toolRun.ts"
+import { failedOutcome, type RunnableTool } from "../../src/tools/toolRun.ts"
 import { uniqueViolation } from "../telephony/configRows.ts"
 import { checkDefinition } from "./toolChecks.ts"
 import { selectTools, type ToolRow, toolView, UUID } from "./toolRows.ts"
@@ -17,11 +26,19 @@ import { selectTools, type ToolRow, toolView, UUID } from "./toolRows.ts"
 /** Tools a conversation runs itself; `end_call` is the engine's own, `transfer_call` waits for the calls work. */
 const RUNNABLE_TYPES: ReadonlySet<ToolDefinition["type"]> = new Set([
   "http_api",
+  "mcp",
   "calculator",
   "current_time",
   "end_call",
   "send_dtmf"
 ])
+
+/** A changed MCP definition that sends no catalog keeps the one stored, until the server is reached again. */
+const keptCatalog = (given: ToolDefinition, current: ToolDefinition): ToolDefinition =>
+  given.type === "mcp" && current.type === "mcp" && given.config.discovered_tools === undefined &&
+    given.config.url === current.config.url
+    ? { ...given, config: { ...given.config, discovered_tools: current.config.discovered_tools ?? [] } }
+    : given
 
 export const ToolsLive = Layer.effect(
   Tools,
@@ -30,6 +47,32 @@ export const ToolsLive = Layer.effect(
     const outbound = yield* OutboundHttp
     const credentials = yield* Credentials
     const runner = yield* ToolRunner
+    const mcp = yield* McpServers
+
+    /**
+     * An MCP server's definition with its catalog fetched now; when the server cannot be reached
+     * the tool is saved all the same (Dograh's rule), keeping the catalog it had or was given.
+     */
+    const withCatalog = (organizationId: OrganizationId, definition: ToolDefinition) =>
+      definition.type !== "mcp" ? Effect.succeed(definition) : mcp.discover(organizationId, definition.config).pipe(
+        Effect.map((tools): ToolDefinition => ({
+          ...definition,
+          config: { ...definition.config, discovered_tools: tools }
+        })),
+        Effect.tapError((error) =>
+          Effect.logInfo("MCP catalog not fetched").pipe(Effect.annotateLogs({ reason: error.message }))
+        ),
+        Effect.orElseSucceed(() => definition)
+      )
+
+    const storeCatalog = (row: ToolRow, tools: ReadonlyArray<McpDiscoveredTool>) =>
+      row.definition.type !== "mcp" ? Effect.void : sql`
+        UPDATE tools
+        SET definition = ${
+        JSON.stringify({ ...row.definition, config: { ...row.definition.config, discovered_tools: tools } })
+      }::jsonb,
+            updated_at = now()
+        WHERE id = ${row.id}`.pipe(Effect.orDie, Effect.asVoid)
 
     const findRow = (organizationId: OrganizationId, uuid: string) =>
       Effect.flatMap(
@@ -53,6 +96,7 @@ export const ToolsLive = Layer.effect(
         )
       }
       const credentialId = yield* checkDefinition(outbound, credentials, principal.organizationId, input.definition)
+      const definition = yield* withCatalog(principal.organizationId, input.definition)
       const [row] = yield* sql<{ tool_uuid: string }>`
         INSERT INTO tools (tool_uuid, organization_id, created_by, name, description, category, icon, icon_color,
                            definition, credential_id)
@@ -62,7 +106,7 @@ export const ToolsLive = Layer.effect(
                 ${input.description ?? null}, ${input.definition.type}, ${input.icon ?? null}, ${
         input.icon_color ?? null
       },
-                ${JSON.stringify(input.definition)}::jsonb, ${credentialId})
+                ${JSON.stringify(definition)}::jsonb, ${credentialId})
         RETURNING tool_uuid::text AS tool_uuid`.pipe(
         Effect.catchTag("SqlError", (error) =>
           uniqueViolation(error, "tools_tool_uuid_key")
@@ -74,15 +118,18 @@ export const ToolsLive = Layer.effect(
 
     const update = Effect.fn("Tools.update")(function*(principal: Principal, uuid: string, input: ToolUpdate) {
       const current = yield* findRow(principal.organizationId, uuid)
-      const definition = input.definition ?? current.definition
-      if (definition.type !== current.category) {
+      const given = input.definition ?? current.definition
+      if (given.type !== current.category) {
         return yield* ValidationFailed.single(
           ["body", "definition", "type"],
-          `a ${current.category} tool stays one; create a new tool for a ${definition.type}`
+          `a ${current.category} tool stays one; create a new tool for a ${given.type}`
         )
       }
       // Checked again even when unchanged: the credential's binding is what it is now.
-      const credentialId = yield* checkDefinition(outbound, credentials, principal.organizationId, definition)
+      const credentialId = yield* checkDefinition(outbound, credentials, principal.organizationId, given)
+      const definition = input.definition === undefined
+        ? given
+        : yield* withCatalog(principal.organizationId, keptCatalog(given, current.definition))
       yield* sql`
         UPDATE tools
         SET name = ${input.name ?? current.name},
@@ -119,6 +166,7 @@ export const ToolsLive = Layer.effect(
           `${row.definition.type} tools act on a live call and cannot be tested here; HTTP API, calculator and current_time tools can`
         )
       }
+      if (row.definition.type === "mcp") return { ...(yield* testMcp(principal, row, input)), tool: toolView(row) }
       const outcome = yield* runner.run({
         organizationId: principal.organizationId,
         tool: runnableOf(row),
@@ -129,12 +177,82 @@ export const ToolsLive = Layer.effect(
       return { ...outcome, tool: toolView(row) }
     })
 
+    /**
+     * An MCP tool's test: without `tool_name`, the server's catalog, fetched and kept; with it,
+     * one call of that tool of the server with `arguments`, as a conversation would make it.
+     */
+    const testMcp = (principal: Principal, row: ToolRow, input: ToolTestInput) =>
+      Effect.gen(function*() {
+        if (row.definition.type !== "mcp") return yield* Effect.dieMessage("not an MCP tool")
+        const name = input.llm_params["tool_name"]
+        if (name === undefined) {
+          const started = yield* Clock.currentTimeMillis
+          const listed = yield* mcp.discover(principal.organizationId, row.definition.config).pipe(Effect.either)
+          const latency = (yield* Clock.currentTimeMillis) - started
+          if (listed._tag === "Left") return failedOutcome(listed.left.message, latency)
+          yield* storeCatalog(row, listed.right)
+          const offered = expandMcpTool(runnableOf({
+            ...row,
+            definition: { ...row.definition, config: { ...row.definition.config, discovered_tools: listed.right } }
+          }))
+          return {
+            status: "success" as const,
+            result: `The server offers ${offered.length} tool(s) to the model: ${
+              offered.map((tool) => tool.name).join(", ")
+            }`,
+            truncated: false,
+            latency_ms: latency,
+            status_code: null,
+            request: null,
+            data: { tools: listed.right }
+          }
+        }
+        if (typeof name !== "string") {
+          return yield* ValidationFailed.single(
+            ["body", "llm_params", "tool_name"],
+            "must be the name of one of the server's tools"
+          )
+        }
+        // A tool the kept catalog does not list yet is still tried: the server is the judge.
+        const known = row.definition.config.discovered_tools?.find((tool) => tool.name === name)
+        const args = input.llm_params["arguments"] ?? {}
+        return yield* runner.run({
+          organizationId: principal.organizationId,
+          tool: { ...runnableOf(row), mcpTool: known ?? { name } },
+          arguments: JSON.stringify(args),
+          variables: {}
+        })
+      })
+
+    const refreshMcp = Effect.fn("Tools.refreshMcp")(function*(principal: Principal, uuid: string) {
+      const row = yield* findRow(principal.organizationId, uuid)
+      if (row.definition.type !== "mcp") {
+        return yield* ValidationFailed.single(
+          ["path", "tool_uuid"],
+          `a ${row.definition.type} tool has no MCP server to refresh`
+        )
+      }
+      const listed = yield* mcp.discover(principal.organizationId, row.definition.config).pipe(Effect.either)
+      if (listed._tag === "Left") {
+        return {
+          tool_uuid: row.tool_uuid,
+          discovered_tools: row.definition.config.discovered_tools ?? [],
+          error: `${listed.left.message}; the tools listed before are kept`
+        } satisfies McpRefresh
+      }
+      yield* storeCatalog(row, listed.right)
+      return { tool_uuid: row.tool_uuid, discovered_tools: listed.right, error: null } satisfies McpRefresh
+    })
+
     const references = Effect.fn("Tools.references")(
       function*(organizationId: OrganizationId, uuids: ReadonlySet<string>) {
         const rows = yield* selectTools(sql, organizationId, { uuids: [...uuids] })
         return new Map(rows.map((row): [string, ToolReference] => [row.tool_uuid, {
           name: functionNameOf(row.name),
-          status: row.status
+          status: row.status,
+          ...(row.definition.type === "mcp"
+            ? { functionNames: mcpFunctionNames(functionNameOf(row.name), row.definition.config) }
+            : {})
         }]))
       }
     )
@@ -146,6 +264,6 @@ export const ToolsLive = Layer.effect(
       )
     })
 
-    return Tools.of({ list, get, create, update, setStatus, test, references, runnable })
+    return Tools.of({ list, get, create, update, setStatus, test, refreshMcp, references, runnable })
   })
 )

@@ -1,6 +1,7 @@
 import type { WorkflowGraph, WorkflowNode } from "../graph/definition.ts"
 import { CALCULATOR_PARAMETERS } from "../tools/calculator.ts"
 import { CURRENT_TIME_PARAMETERS } from "../tools/currentTime.ts"
+import { expandMcpTool, mcpParameters } from "../tools/mcpTools.ts"
 import { SEND_DTMF_PARAMETERS } from "../tools/sendDtmf.ts"
 import { parametersSchema } from "../tools/toolArguments.ts"
 import type { RunnableTool } from "../tools/toolRun.ts"
@@ -9,7 +10,8 @@ import type { ToolDefinition } from "./tools.ts"
 /**
  * The library tools the model may call at `node`: its own `tool_uuids`, then the global node's
  * when the node takes the global prompt. A tool no longer runnable (archived or deleted since
- * the graph was validated) is left out, as is one whose name `taken` already holds.
+ * the graph was validated) is left out, as is one whose name `taken` already holds. An MCP
+ * server's tool stands for each of the server's tools it offers, under namespaced names.
  */
 export const libraryToolsAt = (
   graph: WorkflowGraph,
@@ -26,7 +28,10 @@ export const libraryToolsAt = (
     : []
   for (const uuid of [...(node.data.tool_uuids ?? []), ...inherited]) {
     const tool = runnable.get(uuid)
-    if (tool && !taken.has(tool.name) && !offered.has(tool.name)) offered.set(tool.name, tool)
+    if (!tool) continue
+    for (const each of expandMcpTool(tool)) {
+      if (!taken.has(each.name) && !offered.has(each.name)) offered.set(each.name, each)
+    }
   }
   return offered
 }
@@ -42,6 +47,8 @@ export const offeredTool = (tool: RunnableTool): ToolDefinition => {
     ? CURRENT_TIME_PARAMETERS
     : definition.type === "send_dtmf"
     ? SEND_DTMF_PARAMETERS
+    : definition.type === "mcp" && tool.mcpTool
+    ? mcpParameters(tool.mcpTool)
     : { type: "object", properties: {} }
   return { name: tool.name, description: tool.description, parameters }
 }

@@ -76,7 +76,11 @@ const conversationFields = {
   allow_interrupt: optional(Schema.Boolean),
   add_global_prompt: optional(Schema.Boolean),
   turn_taking: optional(NodeTurnTaking),
-  collect_digits: optional(CollectDigits)
+  collect_digits: optional(CollectDigits),
+  /** The model that answers at this node (and extracts its variables), in place of the agent's or organization's. */
+  llm_model: optional(Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200))),
+  /** The sampling temperature at this node, in place of the agent's or organization's. */
+  llm_temperature: optional(Schema.Number.pipe(Schema.between(0, 2, { message: () => "must be from 0 to 2" })))
 }
 
 export const StartCallData = Schema.Struct({

@@ -25,5 +25,7 @@ export const graphToolUuids = (graph: WorkflowGraph): Set<string> => {
 /** What validation knows of a library tool: the function name it is offered under, and whether it may run. */
 export interface KnownTool {
   readonly name: string
+  /** The function names it is offered under when not just `name`: an MCP server's tools, namespaced. */
+  readonly functionNames?: ReadonlyArray<string> | undefined
   readonly status: "active" | "archived"
 }

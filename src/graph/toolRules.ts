@@ -60,16 +60,18 @@ export const checkTools = (
       if (typeof uuid !== "string") continue
       const tool = tools.get(uuid)
       if (!tool) continue
-      const holder = taken.get(tool.name)
-      if (holder !== undefined && holder !== `tool ${uuid}`) {
-        report(
-          node,
-          field,
-          "tool_name_conflict",
-          `tool "${tool.name}" has the same name as ${holder} at this node; rename one of them`
-        )
+      for (const name of tool.functionNames ?? [tool.name]) {
+        const holder = taken.get(name)
+        if (holder !== undefined && holder !== `tool ${uuid}`) {
+          report(
+            node,
+            field,
+            "tool_name_conflict",
+            `tool "${name}" has the same name as ${holder} at this node; rename one of them`
+          )
+        }
+        taken.set(name, `tool ${uuid}`)
       }
-      taken.set(tool.name, `tool ${uuid}`)
     }
   }
 }

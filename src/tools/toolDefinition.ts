@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { JsonValue } from "../domain/wireTypes.ts"
+import { EndCallConfig, TransferCallConfig } from "./callToolConfigs.ts"
 
 /**
  * A tool of an organization's library, in Dograh's shape (`/api/v1/tools`): `definition.type`
@@ -88,12 +89,12 @@ export const HttpApiDefinition = Schema.Struct({
 export const EndCallDefinition = Schema.Struct({
   schema_version: optional(Schema.Int),
   type: Schema.Literal("end_call"),
-  config: Schema.optionalWith(Passthrough, { default: () => ({}) })
+  config: Schema.optionalWith(EndCallConfig, { default: () => ({}) })
 })
 export const TransferCallDefinition = Schema.Struct({
   schema_version: optional(Schema.Int),
   type: Schema.Literal("transfer_call"),
-  config: Schema.optionalWith(Passthrough, { default: () => ({}) })
+  config: Schema.optionalWith(TransferCallConfig, { default: () => ({}) })
 })
 export const CalculatorDefinition = Schema.Struct({
   schema_version: optional(Schema.Int),
@@ -116,8 +117,59 @@ export const SendDtmfDefinition = Schema.Struct({
   config: Schema.optionalWith(Passthrough, { default: () => ({}) })
 })
 
+/** A tool of an MCP server, as its catalog lists it (`tools/list`). */
+export const McpDiscoveredTool = Schema.Struct({
+  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  description: nullable(Schema.String),
+  inputSchema: optional(Schema.Record({ key: Schema.String, value: JsonValue })),
+  /** MCP's `annotations.readOnlyHint`: a tool that only reads may be cut off when the caller speaks. */
+  read_only: optional(Schema.Boolean)
+})
+export type McpDiscoveredTool = typeof McpDiscoveredTool.Type
+
+/** Dograh's default wait for an MCP server, cut to what a caller can bear. */
+export const DEFAULT_MCP_TIMEOUT_MS = 10_000
+
+export const McpConfig = Schema.Struct({
+  /** `streamable_http` (MCP 2025-03-26 and later) or the older HTTP+SSE transport. */
+  transport: Schema.optionalWith(Schema.Literal("streamable_http", "sse"), {
+    default: () => "streamable_http" as const
+  }),
+  url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)),
+  credential_uuid: nullable(Schema.String),
+  /** Dograh: the server's tools offered to the model; empty or absent offers them all. */
+  tools_filter: optional(Schema.Array(Schema.String.pipe(Schema.maxLength(200))).pipe(Schema.maxItems(200))),
+  /** Dograh's wait in seconds; `timeout_ms` wins when both are given. */
+  timeout_secs: optional(Schema.Int.pipe(Schema.between(0, 300))),
+  sse_read_timeout_secs: optional(Schema.Int.pipe(Schema.nonNegative())),
+  timeout_ms: optional(
+    Schema.Int.pipe(
+      Schema.between(1, MAX_TOOL_TIMEOUT_MS, { message: () => `must be from 1 to ${MAX_TOOL_TIMEOUT_MS} ms` })
+    )
+  ),
+  max_result_chars: optional(Schema.Int.pipe(Schema.between(100, 100_000))),
+  filler_message: nullable(Schema.String.pipe(Schema.maxLength(300))),
+  /** The server's catalog as last fetched (on save, test or refresh); talkgraph keeps it, clients need not send it. */
+  discovered_tools: optional(Schema.Array(McpDiscoveredTool).pipe(Schema.maxItems(500)))
+})
+export type McpConfig = typeof McpConfig.Type
+
+export const McpDefinition = Schema.Struct({
+  schema_version: optional(Schema.Int),
+  type: Schema.Literal("mcp"),
+  config: McpConfig
+})
+
+/** How long one exchange with an MCP server may take. */
+export const mcpTimeoutMs = (config: McpConfig): number =>
+  config.timeout_ms ??
+    (config.timeout_secs !== undefined && config.timeout_secs > 0
+      ? Math.min(config.timeout_secs * 1000, MAX_TOOL_TIMEOUT_MS)
+      : DEFAULT_MCP_TIMEOUT_MS)
+
 export const ToolDefinition = Schema.Union(
   HttpApiDefinition,
+  McpDefinition,
   EndCallDefinition,
   TransferCallDefinition,
   CalculatorDefinition,
@@ -128,6 +180,7 @@ export type ToolDefinition = typeof ToolDefinition.Type
 
 export const ToolType = Schema.Literal(
   "http_api",
+  "mcp",
   "end_call",
   "transfer_call",
   "calculator",
@@ -144,15 +197,11 @@ export const DEFAULT_FILLER_MESSAGE = "One moment, please."
 
 /** The line a voice call says while this tool's request runs, or null for none. */
 export const fillerOf = (definition: ToolDefinition): string | null => {
-  if (definition.type !== "http_api") return null
+  if (definition.type !== "http_api" && definition.type !== "mcp") return null
   const filler = definition.config.filler_message
   if (filler === undefined) return DEFAULT_FILLER_MESSAGE
   return filler === null || filler.trim() === "" ? null : filler.trim()
 }
-
-/** Whether a call changes something at the other end: it is never cut off half-way when the caller speaks. */
-export const changesSomething = (definition: ToolDefinition): boolean =>
-  definition.type === "http_api" && definition.config.method !== "GET"
 
 /** Whether a time zone name is one this runtime knows (IANA names such as Europe/Paris). */
 export const isTimeZone = (zone: string): boolean => {

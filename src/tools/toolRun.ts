@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "./toolDefinition.ts"
+import type { McpDiscoveredTool, ToolDefinition } from "./toolDefinition.ts"
 
 /** A library tool as a conversation runs it: what the model is offered, and what a call does. */
 export interface RunnableTool {
@@ -7,7 +7,18 @@ export interface RunnableTool {
   readonly name: string
   readonly description: string
   readonly definition: ToolDefinition
+  /** MCP library tools: the one tool of the server this function calls. */
+  readonly mcpTool?: McpDiscoveredTool | undefined
 }
+
+/**
+ * Whether a call changes something at the other end, so it is never cut off half-way when the
+ * caller speaks: an HTTP tool that is not a GET, an MCP tool its server does not mark read-only.
+ */
+export const callChangesSomething = (tool: RunnableTool): boolean =>
+  tool.definition.type === "http_api"
+    ? tool.definition.config.method !== "GET"
+    : tool.definition.type === "mcp" && tool.mcpTool?.read_only !== true
 
 /** The request a tool call made, as it may be shown: every credential value masked. */
 export interface ToolRequestShown {

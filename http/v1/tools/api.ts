@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { JsonObject, JsonValue } from "../../../src/domain/wireTypes.ts"
-import { ToolDefinition, ToolStatus, ToolType } from "../../../src/tools/toolDefinition.ts"
+import { McpDiscoveredTool, ToolDefinition, ToolStatus, ToolType } from "../../../src/tools/toolDefinition.ts"
 import { Tool } from "../../../src/tools/toolRecord.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, pathSchema, querySchema } from "../../requestSchemas.ts"
@@ -64,6 +64,15 @@ export const ToolTestResponse = Schema.Struct({
   duration_ms: Schema.Number
 }).annotations({ identifier: "ToolTestResponse" })
 
+/** Dograh's `McpRefreshResponse`. */
+export const McpRefreshResponse = Schema.Struct({
+  tool_uuid: Schema.String,
+  discovered_tools: Schema.Array(McpDiscoveredTool),
+  error: Schema.NullOr(Schema.String).annotations({
+    description: "Why the server could not be reached; the tools listed before are kept"
+  })
+}).annotations({ identifier: "McpRefreshResponse" })
+
 export const ToolArchived = Schema.Struct({ status: Schema.Literal("archived"), tool_uuid: Schema.String }).annotations(
   {
     identifier: "ToolArchivedResponse"
@@ -83,7 +92,7 @@ const ToolPath = pathSchema("Tool", { tool_uuid: Schema.String })
 export const ToolsApi = HttpApiGroup.make("tools")
   .annotate(
     OpenApi.Description,
-    "The organization's tool library (Dograh's shape): HTTP API tools, calculator, current_time, end_call. Agent nodes name tools in `tool_uuids`. Reading needs `agents:read`, changing and testing `agents:write`."
+    "The organization's tool library (Dograh's shape): HTTP API tools, MCP servers, calculator, current_time, end_call. Agent nodes name tools in `tool_uuids`. Reading needs `agents:read`, changing and testing `agents:write`."
   )
   .add(
     HttpApiEndpoint.get("list", "/")
@@ -149,11 +158,23 @@ export const ToolsApi = HttpApiGroup.make("tools")
       .annotate(OpenApi.Summary, "Test a tool")
       .annotate(
         OpenApi.Description,
-        "Runs the tool once with the given arguments, as a conversation would, and shows the request made (credentials masked) and the answer."
+        "Runs the tool once with the given arguments, as a conversation would, and shows the request made (credentials masked) and the answer. An MCP tool lists its server's tools (and keeps them), or with `llm_params.tool_name` calls that tool with `llm_params.arguments`."
       )
       .setPath(ToolPath)
       .setPayload(ToolTestRequest)
       .addSuccess(ToolTestResponse)
+      .addError(HttpNotFound)
+      .addError(HttpValidationFailed)
+  )
+  .add(
+    HttpApiEndpoint.post("refreshMcp", "/:tool_uuid/mcp/refresh")
+      .annotate(OpenApi.Summary, "Refresh an MCP tool's catalog")
+      .annotate(
+        OpenApi.Description,
+        "Lists the MCP server's tools again and keeps them as `definition.config.discovered_tools`. A server that cannot be reached answers 200 with `error`, and the tools listed before are kept."
+      )
+      .setPath(ToolPath)
+      .addSuccess(McpRefreshResponse)
       .addError(HttpNotFound)
       .addError(HttpValidationFailed)
   )

@@ -44,5 +44,8 @@ export const ToolsHandlers = HttpApiBuilder.group(
             tools.test(principal, path.tool_uuid, payload)).pipe(
               Effect.map(testResponse)
             ))
+        .handle("refreshMcp", ({ path }) =>
+          Effect.flatMap(write, (principal) =>
+            tools.refreshMcp(principal, path.tool_uuid)))
     })
 )

@@ -4,7 +4,13 @@ import { Tool } from "../../../src/tools/toolRecord.ts"
 import { HttpConflict, HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { pathSchema } from "../../requestSchemas.ts"
 import { V2Auth } from "../../security.ts"
-import { CreateToolRequest, ToolTestRequest, ToolTestResponse, UpdateToolRequest } from "../../v1/tools/api.ts"
+import {
+  CreateToolRequest,
+  McpRefreshResponse,
+  ToolTestRequest,
+  ToolTestResponse,
+  UpdateToolRequest
+} from "../../v1/tools/api.ts"
 import { Collection, PageQuery, Resource } from "../envelopes.ts"
 
 const ToolPath = pathSchema("V2Tool", { tool_uuid: Schema.String })
@@ -74,6 +80,18 @@ export const V2ToolsApi = HttpApiGroup.make("v2tools")
       .setPath(ToolPath)
       .setPayload(ToolTestRequest)
       .addSuccess(Resource(ToolTestResponse))
+      .addError(HttpNotFound)
+      .addError(HttpValidationFailed)
+  )
+  .add(
+    HttpApiEndpoint.post("refreshMcp", "/:tool_uuid/mcp/refresh")
+      .annotate(OpenApi.Summary, "Refresh an MCP tool's catalog")
+      .annotate(
+        OpenApi.Description,
+        "Lists the MCP server's tools again and keeps them; an unreachable server answers with `error` and the tools listed before."
+      )
+      .setPath(ToolPath)
+      .addSuccess(Resource(McpRefreshResponse))
       .addError(HttpNotFound)
       .addError(HttpValidationFailed)
   )

@@ -51,4 +51,7 @@ export const V2ToolsHandlers = HttpApiBuilder.group(Api, "v2tools", (handlers) =
               data(testResponse(outcome))
             )
           ))
+      .handle("refreshMcp", ({ path }) =>
+        Effect.flatMap(write, (principal) =>
+          tools.refreshMcp(principal, path.tool_uuid)).pipe(Effect.map(data)))
   }))

@@ -1648,9 +1648,29 @@ export type paths = {
         put?: never;
         /**
          * Test a tool
-         * @description Runs the tool once with the given arguments, as a conversation would, and shows the request made (credentials masked) and the answer.
+         * @description Runs the tool once with the given arguments, as a conversation would, and shows the request made (credentials masked) and the answer. An MCP tool lists its server's tools (and keeps them), or with `llm_params.tool_name` calls that tool with `llm_params.arguments`.
          */
         post: operations["tools.test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tools/{tool_uuid}/mcp/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh an MCP tool's catalog
+         * @description Lists the MCP server's tools again and keeps them as `definition.config.discovered_tools`. A server that cannot be reached answers 200 with `error`, and the tools listed before are kept.
+         */
+        post: operations["tools.refreshMcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1759,6 +1779,26 @@ export type paths = {
          * @description Runs the tool once with the given arguments; the request made (credentials masked) and the answer.
          */
         post: operations["v2tools.test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/tools/{tool_uuid}/mcp/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh an MCP tool's catalog
+         * @description Lists the MCP server's tools again and keeps them; an unreachable server answers with `error` and the tools listed before.
+         */
+        post: operations["v2tools.refreshMcp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3056,7 +3096,7 @@ export type components = {
             name: string;
             description: string | null;
             /** @enum {string} */
-            category: "http_api" | "end_call" | "transfer_call" | "calculator" | "current_time" | "send_dtmf";
+            category: "http_api" | "mcp" | "end_call" | "transfer_call" | "calculator" | "current_time" | "send_dtmf";
             icon: string | null;
             icon_color: string | null;
             /** @enum {string} */
@@ -3123,16 +3163,165 @@ export type components = {
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
+                type: "mcp";
+                config: {
+                    /** @enum {string} */
+                    transport?: "streamable_http" | "sse";
+                    /**
+                     * maxLength(2000)
+                     * @description a string at most 2000 character(s) long
+                     */
+                    url: string;
+                    credential_uuid?: string | null;
+                    /**
+                     * maxItems(200)
+                     * @description an array of at most 200 item(s)
+                     */
+                    tools_filter?: string[];
+                    /**
+                     * between(0, 300)
+                     * @description a number between 0 and 300
+                     */
+                    timeout_secs?: components["schemas"]["Int"];
+                    /**
+                     * nonNegative
+                     * @description a non-negative number
+                     */
+                    sse_read_timeout_secs?: components["schemas"]["Int"];
+                    /**
+                     * between(1, 30000)
+                     * @description a number between 1 and 30000
+                     */
+                    timeout_ms?: components["schemas"]["Int"];
+                    /**
+                     * between(100, 100000)
+                     * @description a number between 100 and 100000
+                     */
+                    max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
+                    /**
+                     * maxItems(500)
+                     * @description an array of at most 500 item(s)
+                     */
+                    discovered_tools?: {
+                        /**
+                         * maxLength(200)
+                         * @description a string at most 200 character(s) long
+                         */
+                        name: string;
+                        description?: string | null;
+                        inputSchema?: {
+                            [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                        };
+                        read_only?: boolean;
+                    }[];
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
                 type: "end_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    endCallReason?: boolean;
+                    endCallReasonDescription?: string | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
                 type: "transfer_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    destination_source?: "static" | "dynamic" | "context_mapping";
+                    /**
+                     * maxLength(255)
+                     * @description a string at most 255 character(s) long
+                     */
+                    destination?: string;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    /**
+                     * between(5, 120)
+                     * @description a number between 5 and 120
+                     */
+                    timeout?: components["schemas"]["Int"];
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    resolver?: {
+                        /** @enum {string} */
+                        type?: "http";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        url: string;
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        credential_uuid?: string | null;
+                        /**
+                         * between(500, 5000)
+                         * @description a number between 500 and 5000
+                         */
+                        timeout_ms?: components["schemas"]["Int"];
+                        wait_message?: string | null;
+                        parameters?: {
+                            /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                            name: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "boolean" | "object" | "array";
+                            /**
+                             * maxLength(1000)
+                             * @description a string at most 1000 character(s) long
+                             */
+                            description: string;
+                            required?: boolean;
+                        }[] | null;
+                    } | null;
+                    context_mapping?: {
+                        /**
+                         * maxItems(20)
+                         * @description an array of at most 20 item(s)
+                         */
+                        rules: {
+                            /**
+                             * maxLength(255)
+                             * @description a string at most 255 character(s) long
+                             */
+                            context_path: string;
+                            /**
+                             * maxItems(100)
+                             * @description an array of at most 100 item(s)
+                             */
+                            routes: {
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                context_value: string;
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                destination: string;
+                            }[];
+                        }[];
+                        fallback_destination?: string | null;
+                    } | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
@@ -3177,7 +3366,7 @@ export type components = {
              * @description Must match definition.type; taken from it when omitted
              * @enum {string}
              */
-            category?: "http_api" | "end_call" | "transfer_call" | "calculator" | "current_time" | "send_dtmf";
+            category?: "http_api" | "mcp" | "end_call" | "transfer_call" | "calculator" | "current_time" | "send_dtmf";
             icon?: string | null;
             icon_color?: string | null;
             definition: {
@@ -3241,16 +3430,165 @@ export type components = {
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
+                type: "mcp";
+                config: {
+                    /** @enum {string} */
+                    transport?: "streamable_http" | "sse";
+                    /**
+                     * maxLength(2000)
+                     * @description a string at most 2000 character(s) long
+                     */
+                    url: string;
+                    credential_uuid?: string | null;
+                    /**
+                     * maxItems(200)
+                     * @description an array of at most 200 item(s)
+                     */
+                    tools_filter?: string[];
+                    /**
+                     * between(0, 300)
+                     * @description a number between 0 and 300
+                     */
+                    timeout_secs?: components["schemas"]["Int"];
+                    /**
+                     * nonNegative
+                     * @description a non-negative number
+                     */
+                    sse_read_timeout_secs?: components["schemas"]["Int"];
+                    /**
+                     * between(1, 30000)
+                     * @description a number between 1 and 30000
+                     */
+                    timeout_ms?: components["schemas"]["Int"];
+                    /**
+                     * between(100, 100000)
+                     * @description a number between 100 and 100000
+                     */
+                    max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
+                    /**
+                     * maxItems(500)
+                     * @description an array of at most 500 item(s)
+                     */
+                    discovered_tools?: {
+                        /**
+                         * maxLength(200)
+                         * @description a string at most 200 character(s) long
+                         */
+                        name: string;
+                        description?: string | null;
+                        inputSchema?: {
+                            [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                        };
+                        read_only?: boolean;
+                    }[];
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
                 type: "end_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    endCallReason?: boolean;
+                    endCallReasonDescription?: string | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
                 type: "transfer_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    destination_source?: "static" | "dynamic" | "context_mapping";
+                    /**
+                     * maxLength(255)
+                     * @description a string at most 255 character(s) long
+                     */
+                    destination?: string;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    /**
+                     * between(5, 120)
+                     * @description a number between 5 and 120
+                     */
+                    timeout?: components["schemas"]["Int"];
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    resolver?: {
+                        /** @enum {string} */
+                        type?: "http";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        url: string;
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        credential_uuid?: string | null;
+                        /**
+                         * between(500, 5000)
+                         * @description a number between 500 and 5000
+                         */
+                        timeout_ms?: components["schemas"]["Int"];
+                        wait_message?: string | null;
+                        parameters?: {
+                            /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                            name: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "boolean" | "object" | "array";
+                            /**
+                             * maxLength(1000)
+                             * @description a string at most 1000 character(s) long
+                             */
+                            description: string;
+                            required?: boolean;
+                        }[] | null;
+                    } | null;
+                    context_mapping?: {
+                        /**
+                         * maxItems(20)
+                         * @description an array of at most 20 item(s)
+                         */
+                        rules: {
+                            /**
+                             * maxLength(255)
+                             * @description a string at most 255 character(s) long
+                             */
+                            context_path: string;
+                            /**
+                             * maxItems(100)
+                             * @description an array of at most 100 item(s)
+                             */
+                            routes: {
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                context_value: string;
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                destination: string;
+                            }[];
+                        }[];
+                        fallback_destination?: string | null;
+                    } | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
@@ -3349,16 +3687,165 @@ export type components = {
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
+                type: "mcp";
+                config: {
+                    /** @enum {string} */
+                    transport?: "streamable_http" | "sse";
+                    /**
+                     * maxLength(2000)
+                     * @description a string at most 2000 character(s) long
+                     */
+                    url: string;
+                    credential_uuid?: string | null;
+                    /**
+                     * maxItems(200)
+                     * @description an array of at most 200 item(s)
+                     */
+                    tools_filter?: string[];
+                    /**
+                     * between(0, 300)
+                     * @description a number between 0 and 300
+                     */
+                    timeout_secs?: components["schemas"]["Int"];
+                    /**
+                     * nonNegative
+                     * @description a non-negative number
+                     */
+                    sse_read_timeout_secs?: components["schemas"]["Int"];
+                    /**
+                     * between(1, 30000)
+                     * @description a number between 1 and 30000
+                     */
+                    timeout_ms?: components["schemas"]["Int"];
+                    /**
+                     * between(100, 100000)
+                     * @description a number between 100 and 100000
+                     */
+                    max_result_chars?: components["schemas"]["Int"];
+                    filler_message?: string | null;
+                    /**
+                     * maxItems(500)
+                     * @description an array of at most 500 item(s)
+                     */
+                    discovered_tools?: {
+                        /**
+                         * maxLength(200)
+                         * @description a string at most 200 character(s) long
+                         */
+                        name: string;
+                        description?: string | null;
+                        inputSchema?: {
+                            [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                        };
+                        read_only?: boolean;
+                    }[];
+                };
+            } | {
+                schema_version?: components["schemas"]["Int"];
+                /** @enum {string} */
                 type: "end_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    endCallReason?: boolean;
+                    endCallReasonDescription?: string | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
                 /** @enum {string} */
                 type: "transfer_call";
                 config?: {
-                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                    /** @enum {string} */
+                    destination_source?: "static" | "dynamic" | "context_mapping";
+                    /**
+                     * maxLength(255)
+                     * @description a string at most 255 character(s) long
+                     */
+                    destination?: string;
+                    /** @enum {string} */
+                    messageType?: "none" | "custom" | "audio";
+                    customMessage?: string | null;
+                    audioRecordingId?: string | null;
+                    /**
+                     * between(5, 120)
+                     * @description a number between 5 and 120
+                     */
+                    timeout?: components["schemas"]["Int"];
+                    parameters?: {
+                        /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                        name: string;
+                        /** @enum {string} */
+                        type: "string" | "number" | "boolean" | "object" | "array";
+                        /**
+                         * maxLength(1000)
+                         * @description a string at most 1000 character(s) long
+                         */
+                        description: string;
+                        required?: boolean;
+                    }[] | null;
+                    resolver?: {
+                        /** @enum {string} */
+                        type?: "http";
+                        /**
+                         * maxLength(2000)
+                         * @description a string at most 2000 character(s) long
+                         */
+                        url: string;
+                        headers?: {
+                            [key: string]: string;
+                        } | null;
+                        credential_uuid?: string | null;
+                        /**
+                         * between(500, 5000)
+                         * @description a number between 500 and 5000
+                         */
+                        timeout_ms?: components["schemas"]["Int"];
+                        wait_message?: string | null;
+                        parameters?: {
+                            /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+                            name: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "boolean" | "object" | "array";
+                            /**
+                             * maxLength(1000)
+                             * @description a string at most 1000 character(s) long
+                             */
+                            description: string;
+                            required?: boolean;
+                        }[] | null;
+                    } | null;
+                    context_mapping?: {
+                        /**
+                         * maxItems(20)
+                         * @description an array of at most 20 item(s)
+                         */
+                        rules: {
+                            /**
+                             * maxLength(255)
+                             * @description a string at most 255 character(s) long
+                             */
+                            context_path: string;
+                            /**
+                             * maxItems(100)
+                             * @description an array of at most 100 item(s)
+                             */
+                            routes: {
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                context_value: string;
+                                /**
+                                 * maxLength(255)
+                                 * @description a string at most 255 character(s) long
+                                 */
+                                destination: string;
+                            }[];
+                        }[];
+                        fallback_destination?: string | null;
+                    } | null;
                 };
             } | {
                 schema_version?: components["schemas"]["Int"];
@@ -3420,6 +3907,23 @@ export type components = {
             };
             request_body: Record<string, never> | unknown[] | string | number | boolean | null;
             duration_ms: number;
+        };
+        McpRefreshResponse: {
+            tool_uuid: string;
+            discovered_tools: {
+                /**
+                 * maxLength(200)
+                 * @description a string at most 200 character(s) long
+                 */
+                name: string;
+                description?: string | null;
+                inputSchema?: {
+                    [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+                };
+                read_only?: boolean;
+            }[];
+            /** @description Why the server could not be reached; the tools listed before are kept */
+            error: string | null;
         };
         HTTPError: {
             detail: string;
@@ -9767,6 +10271,64 @@ export interface operations {
             };
         };
     };
+    "tools.refreshMcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description McpRefreshResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpRefreshResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "v2tools.list": {
         parameters: {
             query?: {
@@ -10151,6 +10713,66 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ToolTestResponse"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2tools.refreshMcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tool_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpRefreshResponse"];
                     };
                 };
             };
