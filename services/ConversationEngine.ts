@@ -20,6 +20,11 @@ export interface ConversationPlan {
   readonly graph: WorkflowGraph
   readonly context: RunContext
   readonly connection: LlmConnection
+  /**
+   * The connection's model is a fallback chosen because the first model failed: it is used at every
+   * node, over a node's own `llm_model` (which is the model that may be down).
+   */
+  readonly fallbackModel?: boolean | undefined
   readonly limits: ConversationLimits
   readonly dispositionCodes: ReadonlyArray<string>
   /**

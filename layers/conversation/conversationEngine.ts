@@ -125,7 +125,7 @@ export const ConversationEngineLive = Layer.effect(
       emit: Emit
     ) =>
       chat.reply({
-        connection: connectionAt(plan.connection, node),
+        connection: connectionAt(plan.connection, node, plan.fallbackModel),
         messages,
         tools,
         timeoutSeconds: plan.limits.llmTimeoutSeconds
@@ -143,7 +143,7 @@ export const ConversationEngineLive = Layer.effect(
       messages: Array<PlainMessage>
     ) =>
       generator.generateStructured({
-        connection: node ? connectionAt(plan.connection, node) : plan.connection,
+        connection: node ? connectionAt(plan.connection, node, plan.fallbackModel) : plan.connection,
         messages,
         schemaName,
         jsonSchema

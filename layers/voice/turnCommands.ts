@@ -114,7 +114,7 @@ export const makeTurnCommands = (services: InterpreterServices, control: CallCon
   /** A retry (attempt 2) goes to the agent's fallback model when it names one: the first may be down or overloaded. */
   const planFor = (attempt: number): ConversationPlan =>
     attempt > 1 && settings.fallbackModel !== null
-      ? { ...plan, connection: { ...plan.connection, model: settings.fallbackModel } }
+      ? { ...plan, connection: { ...plan.connection, model: settings.fallbackModel }, fallbackModel: true }
       : plan
 
   const start = (generation: number, held: boolean, text: string | null, line: string | null, attempt = 1) =>
