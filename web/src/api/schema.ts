@@ -1796,7 +1796,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Get a test case */
+        /**
+         * Get a test case
+         * @description One case with its persona, variables, turn limit and expectations.
+         */
         get: operations["agentTests.get"];
         /**
          * Change a test case
@@ -1804,7 +1807,10 @@ export type paths = {
          */
         put: operations["agentTests.update"];
         post?: never;
-        /** Delete a test case */
+        /**
+         * Delete a test case
+         * @description Removes the case; runs that already played it keep their results.
+         */
         delete: operations["agentTests.remove"];
         options?: never;
         head?: never;
