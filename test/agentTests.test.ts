@@ -1,3 +1,5 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { createWorkflow, salesDefinition, useLlm } from "./support/chatFixtures.ts"
@@ -276,5 +278,37 @@ describe("agent test runs", () => {
       apiKey: owner.key
     })
     expect(tooMany.status).toBe(422)
+  })
+
+  it("fails a run whose server stopped holding it, so a poll does not wait forever", async () => {
+    const owner = await agent("tests-abandoned")
+    const id = await addCase(owner, eagerCase)
+    // A run as a process that died mid-run leaves it: running, its last heartbeat minutes old.
+    const runId = await server.run(
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ id: number }>`
+          INSERT INTO agent_test_runs (organization_id, workflow_id, state, request, created_at, started_at, heartbeat_at)
+          VALUES (${owner.account.organizationId}, ${owner.agentId}, 'running', ${
+          JSON.stringify({
+            version: "published",
+            compare_with: null,
+            repetitions: 1,
+            concurrency: 1,
+            pass_threshold: 1,
+            cases: [{ ...eagerCase, id, agent_id: owner.agentId, created_at: new Date(), updated_at: new Date() }]
+          })
+        }::jsonb, now(), now(), now() - interval '5 minutes')
+          RETURNING id`
+        return Number(rows[0]!.id)
+      })
+    )
+    const run = await finished(owner, runId)
+    expect(run).toMatchObject({
+      status: "failed",
+      passed: null,
+      error: "The server holding this test run stopped before it finished; start it again"
+    })
+    expect(run.cases[0]).toMatchObject({ test_id: id, completed: 0, pass_rate: null })
   })
 })

@@ -1,4 +1,4 @@
-import { Clock, Effect, FiberMap, Layer } from "effect"
+import { Clock, Effect, FiberMap, Layer, Schedule } from "effect"
 import { AgentTestRuns } from "../../services/AgentTests.ts"
 import type { CreateTestRunRequest, TestConversation } from "../../src/agentTests/testRunRecord.ts"
 import { NotFound, ValidationFailed } from "../../src/domain/errors.ts"
@@ -13,6 +13,11 @@ const PROCESS_CONVERSATIONS = 20
 /** Conversations one run may ask for (cases × repetitions × versions). */
 const RUN_CONVERSATIONS = 1000
 
+/** How often a process beats for the runs it holds, and sweeps runs whose process stopped. */
+const HEARTBEAT_SECONDS = 10
+/** A run this long without a beat is abandoned: several beats missed, never a slow one. */
+const ABANDONED_AFTER_SECONDS = 60
+
 const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
 export const AgentTestRunsLive = Layer.scoped(
@@ -23,6 +28,13 @@ export const AgentTestRunsLive = Layer.scoped(
     const conversations = yield* makeSimulatedConversation(rows)
     const slots = yield* Effect.makeSemaphore(PROCESS_CONVERSATIONS)
     const running = yield* FiberMap.make<number>()
+    const held = new Set<number>()
+
+    yield* Effect.suspend(() => Effect.all([rows.beat([...held]), rows.failAbandoned(ABANDONED_AFTER_SECONDS)])).pipe(
+      Effect.catchAllCause((cause) => Effect.logError("Agent test run heartbeat failed", cause)),
+      Effect.repeat(Schedule.spaced(`${HEARTBEAT_SECONDS} seconds`)),
+      Effect.forkScoped
+    )
 
     /** Holds every conversation of the run, saving results as each finishes so a poll shows progress. */
     const execute = (principal: Principal, agentId: WorkflowId, runId: number, plan: TestRunPlan) => {
@@ -34,6 +46,7 @@ export const AgentTestRunsLive = Layer.scoped(
         )
       )
       return Effect.gen(function*() {
+        held.add(runId)
         yield* rows.markRunning(runId, yield* now)
         yield* Effect.forEach(
           jobs,
@@ -63,6 +76,7 @@ export const AgentTestRunsLive = Layer.scoped(
             (at) => rows.finish(runId, "failed", "The server stopped during the test run", results, at)
           )
         ),
+        Effect.ensuring(Effect.sync(() => held.delete(runId))),
         Effect.withSpan("AgentTestRuns.execute", {
           attributes: { test_run_id: runId, organization_id: principal.organizationId }
         })

@@ -63,8 +63,8 @@ export const makeTestRunRows = Effect.gen(function*() {
 
   const insert = (organizationId: number, agentId: number, plan: TestRunPlan, now: Date) =>
     sql<RunRow>`
-      INSERT INTO agent_test_runs (organization_id, workflow_id, state, request, created_at)
-      VALUES (${organizationId}, ${agentId}, 'queued', ${JSON.stringify(plan)}::jsonb, ${now})
+      INSERT INTO agent_test_runs (organization_id, workflow_id, state, request, created_at, heartbeat_at)
+      VALUES (${organizationId}, ${agentId}, 'queued', ${JSON.stringify(plan)}::jsonb, ${now}, now())
       RETURNING ${columns}`.pipe(Effect.map((rows) => toTestRun(rows[0]!)), Effect.orDie)
 
   const one = (organizationId: number, agentId: number, runId: number) =>
@@ -88,7 +88,8 @@ export const makeTestRunRows = Effect.gen(function*() {
     }).pipe(Effect.orDie)
 
   const markRunning = (runId: number, now: Date) =>
-    sql`UPDATE agent_test_runs SET state = 'running', started_at = ${now} WHERE id = ${runId}`.pipe(Effect.orDie)
+    sql`UPDATE agent_test_runs SET state = 'running', started_at = ${now}, heartbeat_at = now() WHERE id = ${runId}`
+      .pipe(Effect.orDie)
 
   const saveResults = (runId: number, results: ReadonlyArray<TestConversation>) =>
     sql`UPDATE agent_test_runs SET results = ${JSON.stringify(results)}::jsonb WHERE id = ${runId}`.pipe(Effect.orDie)
@@ -112,5 +113,22 @@ export const makeTestRunRows = Effect.gen(function*() {
         service_tokens = service_tokens + ${prompt + completion}
       WHERE id = ${conversationId} AND organization_id = ${organizationId}`.pipe(Effect.orDie)
 
-  return { insert, one, page, markRunning, saveResults, finish, addTokens }
+  /** The runs this process holds are alive. */
+  const beat = (runIds: ReadonlyArray<number>) =>
+    runIds.length === 0
+      ? Effect.void
+      : sql`UPDATE agent_test_runs SET heartbeat_at = now() WHERE id IN ${sql.in(runIds)}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+  /** Fails unfinished runs whose process stopped beating (it crashed or was killed) `staleSeconds` ago. */
+  const failAbandoned = (staleSeconds: number) =>
+    sql<{ id: number }>`
+      UPDATE agent_test_runs SET state = 'failed', ended_at = now(),
+        error = 'The server holding this test run stopped before it finished; start it again'
+      WHERE state IN ('queued', 'running') AND heartbeat_at < now() - ${`${staleSeconds} seconds`}::interval
+      RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
+
+  return { insert, one, page, markRunning, saveResults, finish, addTokens, beat, failAbandoned }
 })

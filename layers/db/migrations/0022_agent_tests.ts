@@ -5,7 +5,8 @@ import { Effect } from "effect"
  * Agent tests: an agent's test cases (a simulated caller's persona, the contact's variables, a
  * turn limit and expectations) and its test runs. A run keeps what it was asked and its results
  * as JSON it rewrites as conversations finish; each conversation is an ordinary run (mode
- * `testchat`) so it is billed and shown like any chat.
+ * `testchat`) so it is billed and shown like any chat. The process holding a run beats its
+ * `heartbeat_at`; a run whose beat stopped (its process died) is failed by any other process.
  */
 export const agentTests = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -34,8 +35,9 @@ export const agentTests = Effect.gen(function*() {
       error text,
       created_at timestamptz NOT NULL,
       started_at timestamptz,
-      ended_at timestamptz
+      ended_at timestamptz,
+      heartbeat_at timestamptz NOT NULL
     )`
   yield* sql`CREATE INDEX agent_test_runs_workflow ON agent_test_runs (workflow_id, id DESC)`
-  yield* sql`CREATE INDEX agent_test_runs_unfinished ON agent_test_runs (state) WHERE state IN ('queued', 'running')`
+  yield* sql`CREATE INDEX agent_test_runs_unfinished ON agent_test_runs (heartbeat_at) WHERE state IN ('queued', 'running')`
 })
