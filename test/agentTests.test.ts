@@ -214,6 +214,22 @@ describe("agent test runs", () => {
 
     const listed = await api.get(`/api/v2/agents/${owner.agentId}/test-runs`, { apiKey: owner.key })
     expect(listed.body.data.map((item: any) => item.id)).toEqual([run.id])
+
+    // Usage tells test conversations from real ones.
+    const chat = await api.post(`/api/v1/workflow/${owner.agentId}/text-chat/sessions`, {}, {
+      token: owner.account.token
+    })
+    const testRunIds = run.cases.flatMap((result: any) => result.conversations.map((item: any) => item.conversation_id))
+    const usageOf = async (status: string) => {
+      const filters = JSON.stringify([{ attribute: "testRuns", type: "radio", value: { status } }])
+      const reply = await api.get(`/api/v1/organizations/usage/runs?limit=100&filters=${encodeURIComponent(filters)}`, {
+        token: owner.account.token
+      })
+      expect(reply.status).toBe(200)
+      return reply.body.runs.map((item: any) => item.id).sort((a: number, b: number) => a - b)
+    }
+    expect(await usageOf("only")).toEqual([...testRunIds].sort((a, b) => a - b))
+    expect(await usageOf("exclude")).toEqual([chat.body.workflow_run_id])
   })
 
   it("fails a case whose judge criterion fails, with the judge's reason", async () => {

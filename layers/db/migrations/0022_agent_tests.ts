@@ -38,6 +38,8 @@ export const agentTests = Effect.gen(function*() {
       ended_at timestamptz,
       heartbeat_at timestamptz NOT NULL
     )`
+  // The usage report's `testRuns: only` filter reads an organization's test conversations by this.
+  yield* sql`CREATE INDEX runs_test_conversations ON runs (organization_id, created_at) WHERE mode = 'testchat'`
   yield* sql`CREATE INDEX agent_test_runs_workflow ON agent_test_runs (workflow_id, id DESC)`
   yield* sql`CREATE INDEX agent_test_runs_unfinished ON agent_test_runs (heartbeat_at) WHERE state IN ('queued', 'running')`
 })
