@@ -47,8 +47,13 @@ const parsedArguments = (text: string): Record<string, unknown> => {
 const toolCallsOf = (transcript: ReadonlyArray<TranscriptTurn>) =>
   transcript.flatMap((turn) => turn.tool_calls ?? []).map((call) => ({
     name: call.name,
+    toolUuid: call.tool_uuid,
     arguments: parsedArguments(call.arguments)
   }))
+
+/** A tool is named as the model calls it (its function name) or by its `tool_uuid`. */
+const named = (call: ReturnType<typeof toolCallsOf>[number], name: string) =>
+  call.name === name || call.toolUuid === name
 
 const present = (value: unknown) => value !== undefined && value !== null && value !== ""
 
@@ -78,15 +83,12 @@ const variableFailure = (
 }
 
 const toolFailure = (expected: ToolExpectation, calls: ReturnType<typeof toolCallsOf>): string | null => {
-  const named = calls.filter((call) => call.name === expected.name)
-  if (named.length === 0) return `"${expected.name}" was never called`
-  if (
-    expected.arguments === undefined || named.some((call) => containsArguments(call.arguments, expected.arguments!))
-  ) {
-    return null
-  }
-  return `"${expected.name}" was called with ${named.map((call) => shown(call.arguments)).join(", ")}, not with ${
-    shown(expected.arguments)
+  const matching = calls.filter((call) => named(call, expected.name))
+  if (matching.length === 0) return `"${expected.name}" was never called`
+  const wanted = expected.arguments
+  if (wanted === undefined || matching.some((call) => containsArguments(call.arguments, wanted))) return null
+  return `"${expected.name}" was called with ${matching.map((call) => shown(call.arguments)).join(", ")}, not with ${
+    shown(wanted)
   }`
 }
 
@@ -132,7 +134,7 @@ export const failedExpectations = (
     if (reason) fail("tools_called", reason)
   }
   for (const name of expectations.tools_not_called ?? []) {
-    if (calls.some((call) => call.name === name)) fail("tools_not_called", `"${name}" was called`)
+    if (calls.some((call) => named(call, name))) fail("tools_not_called", `"${name}" was called`)
   }
   if (expectations.max_turns !== undefined && observed.callerTurns > expectations.max_turns) {
     fail("max_turns", `the caller needed ${observed.callerTurns} turns, more than ${expectations.max_turns}`)
