@@ -1,6 +1,6 @@
 import { Clock, Effect, FiberMap, Layer, Schedule } from "effect"
 import { AgentTestRuns } from "../../services/AgentTests.ts"
-import type { CreateTestRunRequest, TestConversation } from "../../src/agentTests/testRunRecord.ts"
+import type { CreateTestRunRequest } from "../../src/agentTests/testRunRecord.ts"
 import { NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
@@ -36,10 +36,8 @@ export const AgentTestRunsLive = Layer.scoped(
       Effect.forkScoped
     )
 
-    /** Holds every conversation of the run, saving results as each finishes so a poll shows progress. */
+    /** Holds every conversation of the run, storing each as it finishes so a poll shows progress. */
     const execute = (principal: Principal, agentId: WorkflowId, runId: number, plan: TestRunPlan) => {
-      const results: Array<TestConversation> = []
-      const saving = Effect.unsafeMakeSemaphore(1)
       const jobs = versionsOf(plan).flatMap((version) =>
         plan.cases.flatMap((testCase) =>
           Array.from({ length: plan.repetitions }, (_, index) => ({ testCase, version, repetition: index + 1 }))
@@ -52,28 +50,21 @@ export const AgentTestRunsLive = Layer.scoped(
           jobs,
           (job) =>
             slots.withPermits(1)(conversations.hold(principal, agentId, job.testCase, job.version, job.repetition))
-              .pipe(
-                Effect.flatMap((result) =>
-                  saving.withPermits(1)(Effect.suspend(() => {
-                    results.push(result)
-                    return rows.saveResults(runId, results)
-                  }))
-                )
-              ),
+              .pipe(Effect.flatMap((result) => rows.addResult(runId, result))),
           { concurrency: plan.concurrency, discard: true }
         )
-        yield* rows.finish(runId, "completed", null, results, yield* now)
+        yield* rows.finish(runId, "completed", null, yield* now)
       }).pipe(
         Effect.catchAllCause((cause) =>
           Effect.logError("Agent test run failed", cause).pipe(
             Effect.zipRight(now),
-            Effect.flatMap((at) => rows.finish(runId, "failed", "The test run stopped unexpectedly", results, at))
+            Effect.flatMap((at) => rows.finish(runId, "failed", "The test run stopped unexpectedly", at))
           )
         ),
         Effect.onInterrupt(() =>
           Effect.flatMap(
             now,
-            (at) => rows.finish(runId, "failed", "The server stopped during the test run", results, at)
+            (at) => rows.finish(runId, "failed", "The server stopped during the test run", at)
           )
         ),
         Effect.ensuring(Effect.sync(() => held.delete(runId))),

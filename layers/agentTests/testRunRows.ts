@@ -91,20 +91,16 @@ export const makeTestRunRows = Effect.gen(function*() {
     sql`UPDATE agent_test_runs SET state = 'running', started_at = ${now}, heartbeat_at = now() WHERE id = ${runId}`
       .pipe(Effect.orDie)
 
-  const saveResults = (runId: number, results: ReadonlyArray<TestConversation>) =>
-    sql`UPDATE agent_test_runs SET results = ${JSON.stringify(results)}::jsonb WHERE id = ${runId}`.pipe(Effect.orDie)
-
-  const finish = (
-    runId: number,
-    state: "completed" | "failed",
-    error: string | null,
-    results: ReadonlyArray<TestConversation>,
-    now: Date
-  ) =>
+  /** Appends one finished conversation: only it is sent, however many the run already holds. */
+  const addResult = (runId: number, result: TestConversation) =>
     sql`
-      UPDATE agent_test_runs SET state = ${state}, error = ${error}, results = ${JSON.stringify(results)}::jsonb,
-        ended_at = ${now}
+      UPDATE agent_test_runs SET results = results || ${JSON.stringify([result])}::jsonb, heartbeat_at = now()
       WHERE id = ${runId}`.pipe(Effect.orDie)
+
+  const finish = (runId: number, state: "completed" | "failed", error: string | null, now: Date) =>
+    sql`UPDATE agent_test_runs SET state = ${state}, error = ${error}, ended_at = ${now} WHERE id = ${runId}`.pipe(
+      Effect.orDie
+    )
 
   /** Bills the simulated caller's and the judge's tokens to the conversation's run, with the agent's. */
   const addTokens = (organizationId: number, conversationId: number, prompt: number, completion: number) =>
@@ -130,5 +126,5 @@ export const makeTestRunRows = Effect.gen(function*() {
       WHERE state IN ('queued', 'running') AND heartbeat_at < now() - ${`${staleSeconds} seconds`}::interval
       RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
 
-  return { insert, one, page, markRunning, saveResults, finish, addTokens, beat, failAbandoned }
+  return { insert, one, page, markRunning, addResult, finish, addTokens, beat, failAbandoned }
 })
