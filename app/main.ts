@@ -5,6 +5,7 @@ import { ObservabilityLive } from "../layers/observability.ts"
 import { AppLive } from "./appLayer.ts"
 import { AppConfigLive } from "./config.ts"
 import { stopOnShutdownSignals } from "./shutdownSignals.ts"
+import { testCommand, testCommandUsage } from "./testCommand.ts"
 import { userCreate, userCreateUsage } from "./userCommand.ts"
 
 const usage = `talkgraph — voice and chat AI agents
@@ -13,6 +14,9 @@ Usage:
   talkgraph serve                     run the HTTP API (migrates first)
   talkgraph migrate                   apply database migrations and exit
   ${userCreateUsage}
+  ${testCommandUsage}
+                                      run an agent's test cases on a server (TALKGRAPH_URL, TALKGRAPH_API_KEY);
+                                      exits 1 unless every case passes
   talkgraph help                      print this help
 
 Configuration comes from the environment; see README.md.`
@@ -37,6 +41,7 @@ const command = (argv: Array<string>): Effect.Effect<void, string | { readonly m
   if (first === "serve") return withInfrastructure(serve)
   if (first === "migrate") return withInfrastructure(migrate)
   if (first === "user" && second === "create") return withInfrastructure(userCreate(rest))
+  if (first === "test") return Effect.raceFirst(testCommand(argv.slice(1)), stopOnShutdownSignals)
   return Effect.fail(usage)
 }
 

@@ -21,6 +21,7 @@ import { VoiceCallsApi } from "./v1/voiceCalls/api.ts"
 import { WebhooksApi } from "./v1/webhooks/api.ts"
 import { WorkflowsApi } from "./v1/workflows/api.ts"
 import { AgentsApi } from "./v2/agents/api.ts"
+import { AgentTestsApi } from "./v2/agentTests/api.ts"
 import { CallsApi } from "./v2/calls/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
@@ -53,6 +54,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(CredentialsApi)
   .add(ToolsApi)
   .add(V2ToolsApi)
+  .add(AgentTestsApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

@@ -38,6 +38,7 @@ import { VoiceMediaRoutes } from "./v1/voiceCalls/mediaRoute.ts"
 import { WebhooksHandlers } from "./v1/webhooks/handlers.ts"
 import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
 import { AgentsHandlers } from "./v2/agents/handlers.ts"
+import { AgentTestsHandlers } from "./v2/agentTests/handlers.ts"
 import { CallsHandlers } from "./v2/calls/handlers.ts"
 import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
@@ -71,6 +72,7 @@ const HandlersLive = Layer.mergeAll(
   CredentialsHandlers,
   ToolsHandlers,
   V2ToolsHandlers,
+  AgentTestsHandlers,
   ConsoleRoutes
 )
 

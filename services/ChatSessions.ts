@@ -19,6 +19,8 @@ export interface NewSession {
   readonly initial_context?: Readonly<Record<string, unknown>> | undefined
   /** Run the draft version (for testing an agent before publishing). */
   readonly use_draft?: boolean | undefined
+  /** A simulated caller's conversation (agent tests): recorded as mode `testchat`, billed as a test run. */
+  readonly test?: boolean | undefined
 }
 
 /**

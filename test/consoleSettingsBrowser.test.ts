@@ -249,7 +249,9 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
         "campaigns:write",
         "calls:read",
         "calls:write",
-        "webhooks:write"
+        "webhooks:write",
+        "tests:read",
+        "tests:write"
       ]
     ) {
       await page.getByRole("checkbox", { name: new RegExp(`^${scope} `) }).uncheck()

@@ -22,7 +22,9 @@ describe("usage filters", () => {
     ["duration", "numberRange", { min: 1.5, max: 9.5 }, { _tag: "Duration", min: 2, max: 9 }],
     ["duration", "numberRange", { min: 10 }, { _tag: "Duration", min: 10, max: null }],
     ["callDirection", "radio", { status: "Inbound" }, { _tag: "Direction", direction: "inbound" }],
-    ["callChannel", "radio", { status: "web" }, { _tag: "Channel", channel: "web" }]
+    ["callChannel", "radio", { status: "web" }, { _tag: "Channel", channel: "web" }],
+    ["testRuns", "radio", { status: "only" }, { _tag: "TestRuns", only: true }],
+    ["testRuns", "radio", { status: "Exclude" }, { _tag: "TestRuns", only: false }]
   ])("reads %s/%s %j", (attribute, type, value, expected) => {
     expect(filters([{ attribute, type, value }])).toEqual(Either.right([expected]))
   })
@@ -33,6 +35,7 @@ describe("usage filters", () => {
     ["a prototype name", { attribute: "constructor", type: "number", value: { value: 1 } }],
     ["a direction outside inbound/outbound", { attribute: "callDirection", type: "radio", value: { status: "all" } }],
     ["an unknown channel", { attribute: "callChannel", type: "radio", value: { status: "fax" } }],
+    ["test runs neither only nor excluded", { attribute: "testRuns", type: "radio", value: { status: "all" } }],
     ["an empty disposition list", { attribute: "dispositionCode", type: "multiSelect", value: { codes: [] } }],
     ["an empty number search", { attribute: "callerNumber", type: "text", value: { value: "  " } }],
     ["an open duration range", { attribute: "duration", type: "numberRange", value: { min: null, max: null } }]

@@ -5,6 +5,7 @@ import type { StoredConversation } from "../../services/ConversationStarts.ts"
 import type { ConversationState } from "../../src/conversation/conversationState.ts"
 import { serviceTokens, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { OrganizationId, RunId, WorkflowId } from "../../src/domain/ids.ts"
+import { channelOfMode } from "../../src/usage/channels.ts"
 
 /** A session held by one process for one step (a message, an ending). */
 export interface ClaimedRun {
@@ -112,13 +113,16 @@ export const makeChatRunRows = Effect.gen(function*() {
     readonly initialContext: Readonly<Record<string, unknown>>
     readonly conversation: StoredConversation
     readonly token: string
+    readonly mode: "textchat" | "testchat"
   }) =>
     sql<{ id: RunId; started_at: Date }>`
       INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction, state,
                         initial_context, conversation, started_at, last_activity_at, idle_timeout_seconds,
                         max_duration_seconds, busy_until, busy_token)
       VALUES (${input.organizationId}, ${input.workflowId}, ${input.definitionId}, ${input.versionNumber},
-              ${"Text chat"}, 'chat', 'textchat', 'inbound', 'running', ${JSON.stringify(input.initialContext)}::jsonb,
+              ${input.mode === "testchat" ? "Agent test" : "Text chat"}, ${
+      channelOfMode(input.mode)
+    }, ${input.mode}, 'inbound', 'running', ${JSON.stringify(input.initialContext)}::jsonb,
               ${
       JSON.stringify(input.conversation)
     }::jsonb, now(), now(), ${input.conversation.limits.idleTimeoutSeconds},

@@ -103,7 +103,8 @@ export const ChatSessionsLive = Layer.scoped(
           versionNumber: start.versionNumber,
           initialContext,
           conversation: start.conversation,
-          token
+          token,
+          mode: input.test === true ? "testchat" : "textchat"
         })
         if (start.conversation.definition === undefined) plans.cacheGraph(start.definitionId, start.graph)
         yield* Effect.annotateCurrentSpan(sessionAttributes(principal, { workflowId, runId: inserted.id }))

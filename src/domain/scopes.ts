@@ -11,7 +11,9 @@ export const Scope = Schema.Literal(
   "usage:read",
   "calls:read",
   "calls:write",
-  "webhooks:write"
+  "webhooks:write",
+  "tests:read",
+  "tests:write"
 )
 export type Scope = typeof Scope.Type
 

@@ -6,10 +6,13 @@
 export const channels = ["telephony", "web", "chat"] as const
 export type Channel = (typeof channels)[number]
 
-const webModes: ReadonlySet<string> = new Set(["webrtc", "smallwebrtc"])
-const chatModes: ReadonlySet<string> = new Set(["textchat"])
+/** The mode of agent tests' conversations: chats with a simulated caller, billed and reported as test runs. */
+export const testMode = "testchat"
 
-/** twilio, vonage, telnyx, plivo and any other carrier are telephony; browsers are web; text is chat. */
+const webModes: ReadonlySet<string> = new Set(["webrtc", "smallwebrtc"])
+const chatModes: ReadonlySet<string> = new Set(["textchat", testMode])
+
+/** twilio, vonage, telnyx, plivo and any other carrier are telephony; browsers are web; text (tests too) is chat. */
 export const channelOfMode = (mode: string): Channel => {
   const normalized = mode.trim().toLowerCase()
   if (webModes.has(normalized)) return "web"

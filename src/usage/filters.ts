@@ -16,6 +16,8 @@ export type UsageFilter =
   | { readonly _tag: "Duration"; readonly min: number | null; readonly max: number | null }
   | { readonly _tag: "Direction"; readonly direction: "inbound" | "outbound" }
   | { readonly _tag: "Channel"; readonly channel: Channel }
+  /** Agent tests' conversations (mode `testchat`): only them, or everything but them. */
+  | { readonly _tag: "TestRuns"; readonly only: boolean }
 
 type Value = Record<string, unknown>
 /** `undefined`: the filter matches everything and is dropped; a string: the input is unusable. */
@@ -99,6 +101,11 @@ const byChannel = (value: Value): Parsed => {
   return isChannel(status) ? { _tag: "Channel", channel: status } : undefined
 }
 
+const byTestRuns = (value: Value): Parsed => {
+  const status = statusOf(value)
+  return status === "only" || status === "exclude" ? { _tag: "TestRuns", only: status === "only" } : undefined
+}
+
 /** The supported attribute/type pairs; anything else is ignored (spec). */
 const parsers = (at: string): Record<string, Record<string, (value: Value) => Parsed>> => ({
   runId: { number: byId("RunId", at) },
@@ -109,7 +116,8 @@ const parsers = (at: string): Record<string, Record<string, (value: Value) => Pa
   dispositionCode: { multiSelect: byDisposition(at) },
   duration: { numberRange: byDuration(at) },
   callDirection: { radio: byDirection },
-  callChannel: { radio: byChannel }
+  callChannel: { radio: byChannel },
+  testRuns: { radio: byTestRuns }
 })
 
 const SHAPE = "a JSON array of {attribute, type, value} objects"

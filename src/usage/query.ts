@@ -1,4 +1,5 @@
 import type { Statement } from "@effect/sql"
+import { testMode } from "./channels.ts"
 import type { CreatedWindow } from "./dates.ts"
 import type { UsageFilter } from "./filters.ts"
 import type { ProfileFilter, RollupSlice } from "./rollup.ts"
@@ -56,6 +57,8 @@ const filterClause = (sql: Statement.Constructor, filter: UsageFilter): Statemen
       return sql`r.direction = ${filter.direction}`
     case "Channel":
       return sql`r.channel = ${filter.channel}`
+    case "TestRuns":
+      return filter.only ? sql`r.mode = ${testMode}` : sql`r.mode <> ${testMode}`
   }
 }
 

@@ -1805,6 +1805,102 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/agents/{agent_id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's test cases
+         * @description Oldest first, paginated with `page` and `page_size`.
+         */
+        get: operations["agentTests.list"];
+        put?: never;
+        /**
+         * Add a test case
+         * @description A persona for the LLM playing the caller, the contact's variables, a turn limit (default 10) and expectations checked after the conversation.
+         */
+        post: operations["agentTests.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/agents/{agent_id}/tests/{test_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a test case
+         * @description One case with its persona, variables, turn limit and expectations.
+         */
+        get: operations["agentTests.get"];
+        /**
+         * Change a test case
+         * @description Changes the fields given; runs already started keep the case as it was.
+         */
+        put: operations["agentTests.update"];
+        post?: never;
+        /**
+         * Delete a test case
+         * @description Removes the case; runs that already played it keep their results.
+         */
+        delete: operations["agentTests.remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/agents/{agent_id}/test-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's test runs
+         * @description Newest first, paginated with `page` and `page_size`.
+         */
+        get: operations["agentTests.listRuns"];
+        put?: never;
+        /**
+         * Run test cases
+         * @description Plays the chosen cases (default all), `repetitions` times each, `concurrency` at once, against the agent's `version` (and `compare_with` for a side-by-side comparison). Answers at once with the queued run; poll it until `status` is completed or failed. Each conversation is a `testchat` run, billed to usage; no number is dialled.
+         */
+        post: operations["agentTests.startRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/agents/{agent_id}/test-runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a test run
+         * @description Its status and, per case and version, the pass rate over repetitions, each conversation's transcript and failed expectations with their reasons, and the version comparison when one was asked.
+         */
+        get: operations["agentTests.getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -1881,14 +1977,14 @@ export type components = {
              * minItems(1)
              * @description an array of at least 1 item(s)
              */
-            scopes?: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write")[];
+            scopes?: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write")[];
         };
         CreateAPIKeyResponse: {
             id: components["schemas"]["Int"];
             name: string;
             key_prefix: string;
             api_key: string;
-            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write")[];
+            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write")[];
             /** Format: date-time */
             created_at: string;
         };
@@ -1898,7 +1994,7 @@ export type components = {
             /** @description The user the key acts as, with that user's current role */
             created_by: number;
             key_prefix: string;
-            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write")[];
+            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write")[];
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -3924,6 +4020,218 @@ export type components = {
             }[];
             /** @description Why the server could not be reached; the tools listed before are kept */
             error: string | null;
+        };
+        TestCase: {
+            id: components["schemas"]["Int"];
+            agent_id: components["schemas"]["Int"];
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            name: string;
+            /**
+             * maxLength(8000)
+             * @description Instructions for the LLM playing the caller: who they are, what they want, how they behave
+             */
+            persona: string;
+            /** @description The contact's variables (the run's initial context) */
+            variables: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            /**
+             * between(1, 50)
+             * @description The conversation ends after this many caller turns
+             */
+            max_turns: components["schemas"]["Int"];
+            expectations: components["schemas"]["TestExpectations"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TestExpectations: {
+            /** @description Node ids the path must include */
+            nodes_visited?: string[];
+            /** @description Node ids the path must not include */
+            nodes_not_visited?: string[];
+            variables?: components["schemas"]["VariableExpectation"][];
+            /** @description Accepted dispositions (any one of them) */
+            disposition?: string[];
+            tools_called?: components["schemas"]["ToolExpectation"][];
+            tools_not_called?: string[];
+            /**
+             * between(1, 200)
+             * @description At most this many caller turns
+             */
+            max_turns?: components["schemas"]["Int"];
+            /** @description The agent never says the same reply twice in a row (default true) */
+            no_loop?: boolean;
+            /**
+             * maxItems(20)
+             * @description Free-text criteria graded by an LLM judge, each pass or fail with its reason
+             */
+            criteria?: string[];
+        };
+        VariableExpectation: {
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            name: string;
+            equals?: Record<string, never> | unknown[] | string | number | boolean | null;
+            /**
+             * maxLength(500)
+             * @description A regular expression the value's text must match
+             */
+            pattern?: string;
+            present?: boolean;
+        };
+        ToolExpectation: {
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            name: string;
+            arguments?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+        };
+        CreateTestCaseRequest: {
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            name: string;
+            /**
+             * maxLength(8000)
+             * @description Instructions for the LLM playing the caller: who they are, what they want, how they behave
+             */
+            persona: string;
+            /** @description The contact's variables (the run's initial context) */
+            variables?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            /**
+             * between(1, 50)
+             * @description The conversation ends after this many caller turns
+             */
+            max_turns?: components["schemas"]["Int"];
+            expectations?: components["schemas"]["TestExpectations"];
+        };
+        UpdateTestCaseRequest: {
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            name?: string;
+            /**
+             * maxLength(8000)
+             * @description Instructions for the LLM playing the caller: who they are, what they want, how they behave
+             */
+            persona?: string;
+            /** @description The contact's variables (the run's initial context) */
+            variables?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            /**
+             * between(1, 50)
+             * @description The conversation ends after this many caller turns
+             */
+            max_turns?: components["schemas"]["Int"];
+            expectations?: components["schemas"]["TestExpectations"];
+        };
+        CreateTestRunRequest: {
+            /**
+             * maxItems(200)
+             * @description The cases to run (default: every case of the agent)
+             */
+            test_ids?: components["schemas"]["Int"][];
+            /** @description Conversations per case (LLMs are not deterministic: a pass rate over several tells more) */
+            repetitions?: components["schemas"]["Int"];
+            /** @description Conversations held at once */
+            concurrency?: components["schemas"]["Int"];
+            /** @enum {string} */
+            version?: "draft" | "published";
+            /**
+             * @description Also run the suite on this version and compare pass rates case by case
+             * @enum {string}
+             */
+            compare_with?: "draft" | "published";
+            /**
+             * between(0, 1)
+             * @description A case passes when at least this share of its conversations pass (default 1: all of them)
+             */
+            pass_threshold?: number;
+        };
+        TestRun: {
+            id: components["schemas"]["Int"];
+            agent_id: components["schemas"]["Int"];
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            /** @enum {string} */
+            version: "draft" | "published";
+            compare_with: ("draft" | "published") | null;
+            repetitions: components["schemas"]["Int"];
+            concurrency: components["schemas"]["Int"];
+            pass_threshold: number;
+            test_ids: components["schemas"]["Int"][];
+            /** @description Once completed: every case reached the pass threshold on `version` */
+            passed: boolean | null;
+            /** @description Over every finished conversation on `version` */
+            pass_rate: number | null;
+            error: string | null;
+            cases: components["schemas"]["TestCaseResult"][];
+            comparison: components["schemas"]["VersionComparison"][] | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            ended_at: string | null;
+        };
+        TestCaseResult: {
+            test_id: components["schemas"]["Int"];
+            name: string;
+            /** @enum {string} */
+            version: "draft" | "published";
+            /**
+             * int
+             * @description Conversations finished so far
+             */
+            completed: number;
+            passed: components["schemas"]["Int"];
+            /** @description passed / completed; null before any finished */
+            pass_rate: number | null;
+            conversations: components["schemas"]["TestConversation"][];
+        };
+        TestConversation: {
+            test_id: components["schemas"]["Int"];
+            /** @enum {string} */
+            version: "draft" | "published";
+            repetition: components["schemas"]["Int"];
+            /** @description The run (GET /api/v2/conversations/{id}) */
+            conversation_id: components["schemas"]["Int"] | null;
+            passed: boolean;
+            caller_turns: components["schemas"]["Int"];
+            end_reason: string | null;
+            disposition: string | null;
+            nodes_visited: string[];
+            failed_expectations: components["schemas"]["FailedExpectation"][];
+            /** @description Why the conversation could not be held (the agent's or the caller's model failed) */
+            error: string | null;
+            transcript: components["schemas"]["TranscriptTurn"][];
+        };
+        FailedExpectation: {
+            expectation: string;
+            reason: string;
+        };
+        VersionComparison: {
+            test_id: components["schemas"]["Int"];
+            name: string;
+            /** @description On the run's `version` */
+            pass_rate: number | null;
+            /** @description On `compare_with` */
+            compare_pass_rate: number | null;
+            /** @description pass_rate − compare_pass_rate */
+            change: number | null;
         };
         HTTPError: {
             detail: string;
@@ -10804,6 +11112,521 @@ export interface operations {
                 };
             };
             /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "agentTests.list": {
+        parameters: {
+            query?: {
+                /** @description Page number (default 1) */
+                page?: number;
+                /** @description Items per page (default 20) */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                agent_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestCase"][];
+                        pagination: components["schemas"]["V2_Pagination"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "agentTests.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTestCaseRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestCase"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "agentTests.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: number;
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestCase"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "agentTests.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: number;
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTestCaseRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestCase"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "agentTests.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: number;
+                test_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "agentTests.listRuns": {
+        parameters: {
+            query?: {
+                /** @description Page number (default 1) */
+                page?: number;
+                /** @description Items per page (default 20) */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                agent_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestRun"][];
+                        pagination: components["schemas"]["V2_Pagination"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "agentTests.startRun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTestRunRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestRun"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "agentTests.getRun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: number;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestRun"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
             422: {
                 headers: {
                     [name: string]: unknown;

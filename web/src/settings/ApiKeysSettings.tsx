@@ -22,7 +22,9 @@ const scopes = [
   { scope: "usage:read", label: "Read usage" },
   { scope: "calls:read", label: "Read single calls" },
   { scope: "calls:write", label: "Place single calls" },
-  { scope: "webhooks:write", label: "Manage webhook endpoints" }
+  { scope: "webhooks:write", label: "Manage webhook endpoints" },
+  { scope: "tests:read", label: "Read agent test cases and results" },
+  { scope: "tests:write", label: "Change agent test cases and run them" }
 ] as const satisfies ReadonlyArray<{ readonly scope: Scope; readonly label: string }>
 
 // Fails to compile when the server documents a scope this page does not offer.

@@ -1,0 +1,81 @@
+import { Clock, Effect, Layer } from "effect"
+import { AgentTests } from "../../services/AgentTests.ts"
+import {
+  type CreateTestCaseRequest,
+  expectationProblems,
+  type UpdateTestCaseRequest
+} from "../../src/agentTests/testCase.ts"
+import { NotFound, ValidationFailed } from "../../src/domain/errors.ts"
+import type { WorkflowId } from "../../src/domain/ids.ts"
+import type { Principal } from "../../src/domain/principal.ts"
+import { type CaseContent, makeTestCaseRows } from "./testCaseRows.ts"
+
+const agentNotFound = (agentId: number) => new NotFound({ resource: "Agent", id: agentId })
+const testNotFound = (testId: number) => new NotFound({ resource: "Test case", id: testId })
+
+const checked = (content: CaseContent) => {
+  const problems = expectationProblems(content.expectations)
+  return problems.length === 0 ? Effect.succeed(content) : Effect.fail(
+    new ValidationFailed({
+      message: problems.join("; "),
+      problems: problems.map((msg) => ({ loc: ["body", "expectations"], msg, type: "value_error" }))
+    })
+  )
+}
+
+const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+export const AgentTestsLive = Layer.effect(
+  AgentTests,
+  Effect.gen(function*() {
+    const rows = yield* makeTestCaseRows
+
+    const requireAgent = (principal: Principal, agentId: WorkflowId) =>
+      Effect.flatMap(
+        rows.agentExists(principal.organizationId, agentId),
+        (exists) => (exists ? Effect.void : Effect.fail(agentNotFound(agentId)))
+      )
+
+    const list = Effect.fn("AgentTests.list")(
+      function*(principal: Principal, agentId: WorkflowId, page: number, pageSize: number) {
+        yield* requireAgent(principal, agentId)
+        return yield* rows.page(principal.organizationId, agentId, pageSize, (page - 1) * pageSize)
+      }
+    )
+
+    const create = Effect.fn("AgentTests.create")(
+      function*(principal: Principal, agentId: WorkflowId, input: CreateTestCaseRequest) {
+        yield* requireAgent(principal, agentId)
+        const content = yield* checked(input)
+        return yield* rows.insert(principal.organizationId, agentId, content, yield* now)
+      }
+    )
+
+    const get = Effect.fn("AgentTests.get")(function*(principal: Principal, agentId: WorkflowId, testId: number) {
+      const found = yield* rows.one(principal.organizationId, agentId, testId)
+      return found ?? (yield* Effect.fail(testNotFound(testId)))
+    })
+
+    const update = Effect.fn("AgentTests.update")(
+      function*(principal: Principal, agentId: WorkflowId, testId: number, patch: UpdateTestCaseRequest) {
+        const current = yield* get(principal, agentId, testId)
+        const content = yield* checked({
+          name: patch.name ?? current.name,
+          persona: patch.persona ?? current.persona,
+          variables: patch.variables ?? current.variables,
+          max_turns: patch.max_turns ?? current.max_turns,
+          expectations: patch.expectations ?? current.expectations
+        })
+        const updated = yield* rows.replace(principal.organizationId, agentId, testId, content, yield* now)
+        return updated ?? (yield* Effect.fail(testNotFound(testId)))
+      }
+    )
+
+    const remove = Effect.fn("AgentTests.remove")(function*(principal: Principal, agentId: WorkflowId, testId: number) {
+      const removed = yield* rows.remove(principal.organizationId, agentId, testId)
+      if (!removed) return yield* Effect.fail(testNotFound(testId))
+    })
+
+    return AgentTests.of({ list, create, get, update, remove })
+  })
+)

@@ -1,0 +1,2 @@
+export { AgentTestRunsLive } from "./agentTestRuns.ts"
+export { AgentTestsLive } from "./agentTests.ts"
