@@ -6,6 +6,7 @@ import { ArtifactsApi } from "./v1/artifacts/api.ts"
 import { AuthApi } from "./v1/auth/api.ts"
 import { CampaignsApi } from "./v1/campaigns/api.ts"
 import { CredentialsApi } from "./v1/credentials/api.ts"
+import { DoNotCallApi } from "./v1/doNotCall/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
 import { MembersApi } from "./v1/members/api.ts"
 import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
@@ -51,6 +52,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(PublicAgentApi)
   .add(WebhooksApi)
   .add(CredentialsApi)
+  .add(DoNotCallApi)
   .add(ToolsApi)
   .add(V2ToolsApi)
   .annotate(OpenApi.Title, "talkgraph")

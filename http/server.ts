@@ -21,6 +21,7 @@ import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
 import { AuthHandlers } from "./v1/auth/handlers.ts"
 import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
 import { CredentialsHandlers } from "./v1/credentials/handlers.ts"
+import { DoNotCallHandlers } from "./v1/doNotCall/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
 import { MembersHandlers } from "./v1/members/handlers.ts"
 import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
@@ -69,6 +70,7 @@ const HandlersLive = Layer.mergeAll(
   PublicAgentHandlers,
   WebhooksHandlers,
   CredentialsHandlers,
+  DoNotCallHandlers,
   ToolsHandlers,
   V2ToolsHandlers,
   ConsoleRoutes

@@ -74,6 +74,11 @@ export const resolveCall = (
         "Not a dialable phone number: write it in E.164 form (+14155550123)"
       )
     }
+    if (yield* rows.onDoNotCall(organizationId, phoneNumber)) {
+      return yield* new Conflict({
+        message: `${phoneNumber} is on the organization's do-not-call list; remove it there to call it`
+      })
+    }
     const account = carrierAccount(outbound)
     yield* preflight(organizationId, { provider: account.provider, apiBaseUrl: outbound.api_base_url })
     return {

@@ -94,6 +94,12 @@ export const makeCallRows = Effect.gen(function*() {
   const lockOrganization = (organizationId: OrganizationId) =>
     sql`SELECT pg_advisory_xact_lock(${ORG_CLAIM_LOCK}, ${organizationId}::int)`
 
+  const onDoNotCall = (organizationId: OrganizationId, phoneNumber: string) =>
+    Effect.map(
+      sql`SELECT 1 FROM do_not_call_numbers WHERE organization_id = ${organizationId} AND phone_number = ${phoneNumber}`,
+      (rows) => rows.length > 0
+    )
+
   const liveCalls = (organizationId: OrganizationId) =>
     Effect.map(
       sql<{ live: number }>`
@@ -213,6 +219,7 @@ export const makeCallRows = Effect.gen(function*() {
     byId,
     byKey,
     lockOrganization,
+    onDoNotCall,
     liveCalls,
     insert,
     open,

@@ -41,7 +41,9 @@ export const makeContactClaims = Effect.gen(function*() {
    * The claim itself, in one statement once the organization's lock is held: it reads what the
    * claim depends on (`standing`: the campaign's state and lease, the campaign's and the
    * organization's live calls, the breaker's window), takes up to as many due contacts as the
-   * rate and the free call slots allow (`SKIP LOCKED`), and records an attempt and a run for each:
+   * rate and the free call slots allow (`SKIP LOCKED`), marks those on the organization's
+   * do-not-call list skipped (one primary-key probe each, so a number listed while the campaign
+   * runs is not dialled afterwards, by any process), and records an attempt and a run for each:
    * the runs are inserted, the attempts inserted, the contacts marked dialling and the campaign's
    * `executed_count` moved; the usage rollup rows the runs' trigger updates come last, at the end
    * of the statement. That is the order every dialer write takes its locks in (see
@@ -81,13 +83,24 @@ export const makeContactClaims = Effect.gen(function*() {
                     ELSE 0 END AS room
         FROM standing
       ),
-      picked AS (
-        SELECT id, row_number, phone_number, context, greeting_override, next_attempt_at, attempt_count + 1 AS attempt_number
-        FROM campaign_contacts
-        WHERE campaign_id = ${campaign.id} AND state = 'pending' AND next_attempt_at <= ${at(now)}
-        ORDER BY next_attempt_at, id
+      candidates AS (
+        SELECT c.id, c.row_number, c.phone_number, c.context, c.greeting_override, c.next_attempt_at,
+               c.attempt_count + 1 AS attempt_number,
+               EXISTS (SELECT 1 FROM do_not_call_numbers d
+                       WHERE d.organization_id = ${campaign.organization_id} AND d.phone_number = c.phone_number) AS on_dnc
+        FROM campaign_contacts c
+        WHERE c.campaign_id = ${campaign.id} AND c.state = 'pending' AND c.next_attempt_at <= ${at(now)}
+        ORDER BY c.next_attempt_at, c.id
         LIMIT (SELECT room FROM allowed)
-        FOR UPDATE SKIP LOCKED
+        FOR UPDATE OF c SKIP LOCKED
+      ),
+      picked AS (
+        SELECT * FROM candidates WHERE NOT on_dnc
+      ),
+      -- Listed since the import (or between retries): never dialled, and no longer waiting.
+      skipped AS (
+        UPDATE campaign_contacts c SET state = 'skipped', skip_reason = 'dnc', updated_at = ${at(now)}
+        FROM candidates k WHERE c.id = k.id AND k.on_dnc
       ),
       new_runs AS (
         INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction,

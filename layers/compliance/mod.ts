@@ -1,0 +1,1 @@
+export { DoNotCallLive } from "./doNotCall.ts"

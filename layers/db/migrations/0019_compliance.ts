@@ -1,0 +1,45 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/**
+ * Calling rules campaigns and single calls follow (README "Compliance"). An organization's
+ * do-not-call list is keyed by (organization, number): the dialer's claim asks it once per contact
+ * it takes, by primary key. A contact the rules keep from being dialled is `skipped`, with why, so
+ * it never waits in `pending` and a campaign still completes.
+ */
+export const compliance = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE do_not_call_numbers (
+      organization_id bigint NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+      phone_number text NOT NULL,
+      reason text,
+      source text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (organization_id, phone_number)
+    )`
+  // The list's pages, newest first.
+  yield* sql`CREATE INDEX do_not_call_numbers_recent ON do_not_call_numbers (organization_id, created_at DESC, phone_number)`
+  yield* sql`
+    ALTER TABLE campaign_contacts
+      DROP CONSTRAINT campaign_contacts_state_check,
+      ADD CONSTRAINT campaign_contacts_state_check
+        CHECK (state IN ('pending', 'dialing', 'completed', 'failed', 'cancelled', 'skipped')),
+      ADD COLUMN skip_reason text CHECK (skip_reason IN ('dnc', 'outside_local_hours', 'frequency_cap'))`
+
+  // A call that ends with the disposition `dnc` ("stop calling me") puts the number it called on
+  // the list, whichever path (voice, chat, any process) recorded the disposition.
+  yield* sql`
+    CREATE FUNCTION talkgraph_disposition_do_not_call() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source)
+      VALUES (NEW.organization_id, NEW.called_number, 'Call ' || NEW.id || ' ended with disposition dnc', 'disposition')
+      ON CONFLICT (organization_id, phone_number) DO NOTHING;
+      RETURN NEW;
+    END $$`
+  yield* sql`
+    CREATE TRIGGER runs_disposition_do_not_call AFTER UPDATE OF disposition ON runs
+    FOR EACH ROW WHEN (lower(NEW.disposition) = 'dnc' AND OLD.disposition IS DISTINCT FROM NEW.disposition
+                       AND NEW.direction = 'outbound' AND NEW.called_number IS NOT NULL)
+    EXECUTE FUNCTION talkgraph_disposition_do_not_call()`
+})
