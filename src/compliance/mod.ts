@@ -1,1 +1,3 @@
+export * from "./callingHours.ts"
 export * from "./doNotCallEntry.ts"
+export * from "./recipientZones.ts"
