@@ -20,6 +20,7 @@ import { ApiKeysHandlers } from "./v1/apiKeys/handlers.ts"
 import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
 import { AuthHandlers } from "./v1/auth/handlers.ts"
 import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
+import { CompliancePolicyHandlers } from "./v1/compliancePolicy/handlers.ts"
 import { CredentialsHandlers } from "./v1/credentials/handlers.ts"
 import { DoNotCallHandlers } from "./v1/doNotCall/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
@@ -71,6 +72,7 @@ const HandlersLive = Layer.mergeAll(
   WebhooksHandlers,
   CredentialsHandlers,
   DoNotCallHandlers,
+  CompliancePolicyHandlers,
   ToolsHandlers,
   V2ToolsHandlers,
   ConsoleRoutes

@@ -67,6 +67,9 @@ export const makeCampaignReads = Effect.gen(function*() {
       failed: countOf("failed"),
       cancelled: countOf("cancelled"),
       skipped: countOf("skipped"),
+      waiting_for_local_hours: states.find((row) =>
+        row.state === "pending" && row.skip_reason === "outside_local_hours"
+      )?.count ?? 0,
       skipped_reasons: {
         dnc: skippedFor("dnc"),
         outside_local_hours: skippedFor("outside_local_hours"),

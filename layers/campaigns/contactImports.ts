@@ -110,9 +110,13 @@ export const ContactImportsLive = Layer.scoped(
             skipped_warnings: summary.warnings.length
           }
         )
+        const zones = yield* sql<{ time_zones: string }>`
+          SELECT DISTINCT time_zones FROM campaign_contacts WHERE campaign_id = ${job.campaignId} AND time_zones IS NOT NULL`
         const published = yield* sql`
           UPDATE campaigns
-          SET import_status = 'ready', import_owner = NULL, import_heartbeat_at = NULL,
+          SET import_status = 'ready', contact_zones = ${
+          JSON.stringify(zones.map((row) => row.time_zones))
+        }::jsonb, import_owner = NULL, import_heartbeat_at = NULL,
               import_bytes_read = COALESCE(import_bytes_total, import_bytes_read),
               total_rows = ${summary.accepted}, total_queued_count = ${summary.accepted}, import_contacts = ${summary.accepted},
               source_columns = ${JSON.stringify(summary.columns)}::jsonb, warnings = ${JSON.stringify(warnings)}::jsonb,

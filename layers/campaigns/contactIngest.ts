@@ -13,6 +13,7 @@ import {
   readContacts
 } from "../../src/campaigns/csvContacts.ts"
 import { RowList } from "../../src/campaigns/rowList.ts"
+import { contactZoneKey } from "../../src/compliance/contactZones.ts"
 import { copyFromStdin } from "../db/copyFromStdin.ts"
 
 /**
@@ -110,7 +111,8 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
         row_number: contact.row,
         phone_number: contact.phone_number,
         context: contact.context,
-        greeting_override: contact.greeting_override
+        greeting_override: contact.greeting_override,
+        time_zones: contactZoneKey(contact.phone_number, contact.context)
       })))
       parts.push(json.slice(1, -1))
       rows += batch.length
@@ -132,10 +134,11 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
             FOR UPDATE
           ), input AS MATERIALIZED (
             SELECT * FROM json_to_recordset(${json}::json)
-              AS r(row_number integer, phone_number text, context jsonb, greeting_override jsonb)
+              AS r(row_number integer, phone_number text, context jsonb, greeting_override jsonb, time_zones text)
           ), stored AS (
-            INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override, state, skip_reason)
-            SELECT live.id, i.row_number, i.phone_number, i.context, i.greeting_override, ${
+            INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override, time_zones,
+                                           state, skip_reason)
+            SELECT live.id, i.row_number, i.phone_number, i.context, i.greeting_override, i.time_zones, ${
           doNotCallState("live.organization_id", "i.phone_number")
         }
             FROM live, input i ORDER BY i.row_number
@@ -168,7 +171,7 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
 const STAGING = "contact_import_rows"
 const createStaging = `
   CREATE TEMPORARY TABLE ${STAGING} (
-    campaign_id bigint, row_number integer, phone_number text, context jsonb, greeting_override jsonb
+    campaign_id bigint, row_number integer, phone_number text, context jsonb, greeting_override jsonb, time_zones text
   ) ON COMMIT DROP`
 const copyStatement = `COPY ${STAGING} (${contactCopyColumns.join(", ")}) FROM STDIN`
 

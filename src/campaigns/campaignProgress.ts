@@ -42,6 +42,8 @@ export const CampaignProgress = Schema.Struct({
   cancelled: Schema.Int,
   /** Contacts the calling rules keep from being dialled (README "Compliance"). */
   skipped: Schema.Int,
+  /** Pending contacts outside their local calling hours: called once the hours open. */
+  waiting_for_local_hours: Schema.Int,
   skipped_reasons: Schema.Struct({
     dnc: Schema.Int,
     outside_local_hours: Schema.Int,

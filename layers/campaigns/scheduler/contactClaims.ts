@@ -2,6 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import type { Claim, ClaimedAttempt, ClaimInput } from "../../../services/DialerRepo.ts"
 import { BREAKER_FAILURES, verdictOf } from "../../../src/campaigns/circuitBreaker.ts"
+import type { CallingHours } from "../../../src/compliance/callingHours.ts"
+import { closedZoneSets } from "../../../src/compliance/zoneWindows.ts"
 import type { CampaignId, RunId } from "../../../src/domain/ids.ts"
 import { channelOfMode } from "../../../src/usage/channels.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
@@ -43,14 +45,15 @@ export const makeContactClaims = Effect.gen(function*() {
    * organization's live calls, the breaker's window), takes up to as many due contacts as the
    * rate and the free call slots allow (`SKIP LOCKED`), marks those on the organization's
    * do-not-call list skipped (one primary-key probe each, so a number listed while the campaign
-   * runs is not dialled afterwards, by any process), and records an attempt and a run for each:
+   * runs is not dialled afterwards, by any process), moves those outside their local calling
+   * hours (`closedZones`: their zone set's next opening) to when the hours open, and records an attempt and a run for each:
    * the runs are inserted, the attempts inserted, the contacts marked dialling and the campaign's
    * `executed_count` moved; the usage rollup rows the runs' trigger updates come last, at the end
    * of the statement. That is the order every dialer write takes its locks in (see
    * `applyOutcome`), and the rollup rows, which every call of the organization updates, are held
    * only for the commit that follows. It returns the standing, joined to each claimed attempt.
    */
-  const claimStatement = (input: ClaimInput) => {
+  const claimStatement = (input: ClaimInput, closedZones: Record<string, string>) => {
     const { campaign, plan, now } = input
     const breaker = campaign.circuit_breaker
     const campaignLive = campaign.max_concurrency === null
@@ -87,7 +90,8 @@ export const makeContactClaims = Effect.gen(function*() {
         SELECT c.id, c.row_number, c.phone_number, c.context, c.greeting_override, c.next_attempt_at,
                c.attempt_count + 1 AS attempt_number,
                EXISTS (SELECT 1 FROM do_not_call_numbers d
-                       WHERE d.organization_id = ${campaign.organization_id} AND d.phone_number = c.phone_number) AS on_dnc
+                       WHERE d.organization_id = ${campaign.organization_id} AND d.phone_number = c.phone_number) AS on_dnc,
+               (${JSON.stringify(closedZones)}::jsonb ->> c.time_zones)::timestamptz AS opens_at
         FROM campaign_contacts c
         WHERE c.campaign_id = ${campaign.id} AND c.state = 'pending' AND c.next_attempt_at <= ${at(now)}
         ORDER BY c.next_attempt_at, c.id
@@ -95,7 +99,13 @@ export const makeContactClaims = Effect.gen(function*() {
         FOR UPDATE OF c SKIP LOCKED
       ),
       picked AS (
-        SELECT * FROM candidates WHERE NOT on_dnc
+        SELECT * FROM candidates WHERE NOT on_dnc AND opens_at IS NULL
+      ),
+      -- Outside the recipient's calling hours: waits, due again when they open.
+      waiting AS (
+        UPDATE campaign_contacts c
+        SET next_attempt_at = k.opens_at, skip_reason = 'outside_local_hours', updated_at = ${at(now)}
+        FROM candidates k WHERE c.id = k.id AND NOT k.on_dnc AND k.opens_at IS NOT NULL
       ),
       -- Listed since the import (or between retries): never dialled, and no longer waiting.
       skipped AS (
@@ -130,7 +140,9 @@ export const makeContactClaims = Effect.gen(function*() {
       ),
       dialing AS (
         UPDATE campaign_contacts c
-        SET state = 'dialing', attempt_count = a.attempt_number, last_attempt_at = ${at(now)}, last_run_id = a.run_id,
+        SET state = 'dialing', skip_reason = NULL, attempt_count = a.attempt_number, last_attempt_at = ${
+      at(now)
+    }, last_run_id = a.run_id,
             updated_at = ${at(now)}
         FROM new_attempts a
         WHERE c.id = a.contact_id
@@ -181,7 +193,15 @@ export const makeContactClaims = Effect.gen(function*() {
     retryOnDeadlock(sql.withTransaction(Effect.gen(function*() {
       const { campaign } = input
       yield* sql`SELECT pg_advisory_xact_lock(${ORG_CLAIM_LOCK}, ${campaign.organization_id}::int)`
-      const rows = yield* claimStatement(input)
+      // Read at every claim, so a policy changed while the campaign runs holds from its next claim.
+      const [rules] = yield* sql<{ calling_hours: CallingHours | null; contact_zones: ReadonlyArray<string> }>`
+        SELECT COALESCE(c.calling_hours, p.calling_hours) AS calling_hours, c.contact_zones
+        FROM campaigns c LEFT JOIN organization_compliance_policies p ON p.organization_id = c.organization_id
+        WHERE c.id = ${campaign.id}`
+      const rows = yield* claimStatement(
+        input,
+        closedZoneSets(rules?.calling_hours, rules?.contact_zones ?? [], input.now)
+      )
       const current = rows[0]
       if (!current || current.state !== "running" || current.lease_owner !== input.owner || !current.leased) {
         return { _tag: "Lost" } as Claim

@@ -5,7 +5,9 @@ import { Effect } from "effect"
  * Calling rules campaigns and single calls follow (README "Compliance"). An organization's
  * do-not-call list is keyed by (organization, number): the dialer's claim asks it once per contact
  * it takes, by primary key. A contact the rules keep from being dialled is `skipped`, with why, so
- * it never waits in `pending` and a campaign still completes.
+ * it never waits in `pending` and a campaign still completes; one waiting for its local calling
+ * hours stays `pending` with the reason `outside_local_hours`. A contact's `time_zones` are the
+ * zones it may be in (sorted, space-separated), decided at import.
  */
 export const compliance = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -25,7 +27,21 @@ export const compliance = Effect.gen(function*() {
       DROP CONSTRAINT campaign_contacts_state_check,
       ADD CONSTRAINT campaign_contacts_state_check
         CHECK (state IN ('pending', 'dialing', 'completed', 'failed', 'cancelled', 'skipped')),
-      ADD COLUMN skip_reason text CHECK (skip_reason IN ('dnc', 'outside_local_hours', 'frequency_cap'))`
+      ADD COLUMN skip_reason text CHECK (skip_reason IN ('dnc', 'outside_local_hours', 'frequency_cap')),
+      ADD COLUMN time_zones text`
+  // The calling rules of an organization (none: the defaults, all off), and a campaign's own
+  // calling hours; `contact_zones` are the distinct zone sets of its contacts, whose windows the
+  // claim works out once per set rather than once per contact.
+  yield* sql`
+    CREATE TABLE organization_compliance_policies (
+      organization_id bigint PRIMARY KEY REFERENCES organizations (id) ON DELETE CASCADE,
+      calling_hours jsonb NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`
+  yield* sql`
+    ALTER TABLE campaigns
+      ADD COLUMN calling_hours jsonb,
+      ADD COLUMN contact_zones jsonb NOT NULL DEFAULT '[]'`
 
   // A call that ends with the disposition `dnc` ("stop calling me") puts the number it called on
   // the list, whichever path (voice, chat, any process) recorded the disposition.
