@@ -135,6 +135,31 @@ describe("calling hours in the recipient's local time", () => {
     expect(new Set(calledNumbers().filter((number) => numbers.includes(number)))).toEqual(new Set(numbers))
   })
 
+  it("a campaign's own calling hours replace the organization's, and are refused when invalid", async () => {
+    const account = await newAccount(api)
+    const auth = { token: account.token }
+    await carrierTelephony(api, auth, carrier)
+    const closed = zoneWithLocalHour(4)
+    const orgHours = { enabled: true, start: "09:00", end: "20:00", days: everyDay, holidays: [] }
+    await api.put("/api/v1/organizations/compliance-policy", { calling_hours: orgHours }, auth)
+    const numbers = numbersFrom("+1415640", 2)
+    const csv = `phone_number,first_name,timezone\n${numbers.map((number) => `${number},P,${closed}`).join("\n")}\n`
+    const ownHours = { enabled: true, start: "00:00", end: "23:59", days: everyDay, holidays: [] }
+    const id = await startedCampaign(server, api, account, csv, { calling_hours: ownHours })
+    expect((await api.get(`/api/v1/campaign/${id}`, auth)).body.calling_hours).toEqual(ownHours)
+    await eventually(
+      async () => (await api.get(`/api/v1/campaign/${id}/progress`, auth)).body.state === "completed",
+      20_000,
+      "campaign completed under its own hours"
+    )
+    expect(new Set(calledNumbers().filter((number) => numbers.includes(number)))).toEqual(new Set(numbers))
+
+    const refused = await api.patch(`/api/v1/campaign/${id}`, {
+      calling_hours: { ...ownHours, start: "22:00", end: "08:00" }
+    }, auth)
+    expect(refused.status).toBe(422)
+  })
+
   it("finds the zone from the number when there is no timezone column", async () => {
     const account = await newAccount(api)
     const csv = "phone_number,first_name\n+12125550123,A\n+61293744000,B\n+18505551234,C\n"
