@@ -70,6 +70,9 @@ export const makeCampaignReads = Effect.gen(function*() {
       waiting_for_local_hours: states.find((row) =>
         row.state === "pending" && row.skip_reason === "outside_local_hours"
       )?.count ?? 0,
+      waiting_for_frequency_cap: states.find((row) =>
+        row.state === "pending" && row.skip_reason === "frequency_cap"
+      )?.count ?? 0,
       skipped_reasons: {
         dnc: skippedFor("dnc"),
         outside_local_hours: skippedFor("outside_local_hours"),

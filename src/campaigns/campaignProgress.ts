@@ -44,6 +44,8 @@ export const CampaignProgress = Schema.Struct({
   skipped: Schema.Int,
   /** Pending contacts outside their local calling hours: called once the hours open. */
   waiting_for_local_hours: Schema.Int,
+  /** Pending contacts whose number was called as often as the organization's caps allow, for now. */
+  waiting_for_frequency_cap: Schema.Int,
   skipped_reasons: Schema.Struct({
     dnc: Schema.Int,
     outside_local_hours: Schema.Int,

@@ -36,6 +36,7 @@ export const compliance = Effect.gen(function*() {
     CREATE TABLE organization_compliance_policies (
       organization_id bigint PRIMARY KEY REFERENCES organizations (id) ON DELETE CASCADE,
       calling_hours jsonb NOT NULL,
+      frequency_caps jsonb NOT NULL DEFAULT '{"per_day": null, "per_7_days": null}',
       updated_at timestamptz NOT NULL DEFAULT now()
     )`
   yield* sql`
@@ -43,6 +44,11 @@ export const compliance = Effect.gen(function*() {
       ADD COLUMN calling_hours jsonb,
       ADD COLUMN contact_zones jsonb NOT NULL DEFAULT '[]'`
 
+  // Frequency caps count an organization's outbound calls to a number over the last 7 days, every
+  // campaign's and single call's (each has a run), inside the claim.
+  yield* sql`
+    CREATE INDEX runs_outbound_number ON runs (organization_id, called_number, created_at)
+    WHERE direction = 'outbound' AND called_number IS NOT NULL`
   // A call that ends with the disposition `dnc` ("stop calling me") puts the number it called on
   // the list, whichever path (voice, chat, any process) recorded the disposition.
   yield* sql`
