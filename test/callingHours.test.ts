@@ -53,7 +53,10 @@ describe("calling hours in the recipient's local time", () => {
     const hours = { enabled: true, start: "08:30", end: "21:00", days: [1, 2, 3, 4, 5], holidays: ["2026-12-25"] }
     const put = await api.put("/api/v1/organizations/compliance-policy", { calling_hours: hours }, auth)
     expect(put.status).toBe(200)
-    expect((await api.get("/api/v1/organizations/compliance-policy", auth)).body).toEqual({ calling_hours: hours })
+    expect((await api.get("/api/v1/organizations/compliance-policy", auth)).body).toEqual({
+      calling_hours: hours,
+      frequency_caps: { per_day: null, per_7_days: null }
+    })
     for (
       const bad of [
         { ...hours, start: "21:00", end: "08:30" },
