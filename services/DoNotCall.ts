@@ -32,6 +32,7 @@ export interface DoNotCallImport {
  */
 export interface DoNotCallShape {
   readonly add: (principal: Principal, input: DoNotCallInput) => Effect.Effect<DoNotCallEntry, ValidationFailed>
+  /** In number order: the primary key's, the one index the list has (imports stay fast). */
   readonly list: (
     principal: Principal,
     query: DoNotCallQuery

@@ -74,7 +74,7 @@ export const DoNotCallLive = Layer.effect(
       const items = yield* sql<DoNotCallEntry>`
         SELECT phone_number, reason, source, created_at FROM do_not_call_numbers
         WHERE organization_id = ${principal.organizationId} ${matching}
-        ORDER BY created_at DESC, phone_number
+        ORDER BY phone_number
         LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}`
       return { items, total: count?.total ?? 0 }
     }, Effect.orDie)

@@ -20,8 +20,6 @@ export const compliance = Effect.gen(function*() {
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (organization_id, phone_number)
     )`
-  // The list's pages, newest first.
-  yield* sql`CREATE INDEX do_not_call_numbers_recent ON do_not_call_numbers (organization_id, created_at DESC, phone_number)`
   yield* sql`
     ALTER TABLE campaign_contacts
       DROP CONSTRAINT campaign_contacts_state_check,
