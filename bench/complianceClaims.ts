@@ -5,6 +5,7 @@
  *   dispatch peak dispatch throughput of one process with a large do-not-call list, calling hours
  *            in 20 recipient zones and frequency caps all enabled: 20 campaigns at 100/s each,
  *            started together, calls left ringing (as bench/campaignDispatch.ts "throughput").
+ * BENCH_RULES=off runs the same without any rule (empty list, no policy) for comparison.
  * Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/complianceClaims.ts
  *   BENCH_FULL=1 for the full size (1,000,000 listed numbers, 100,000 contacts); default 200,000 and 5,000.
  * All campaigns belong to one organization, so their claims queue on its claim lock (unlike the
@@ -16,6 +17,8 @@ import { startFakeTwilio } from "../test/support/fakeTwilio.ts"
 
 const BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const FULL = process.env.BENCH_FULL === "1"
+/** BENCH_RULES=off: the same dispatch with no list and no policy, to compare under the same load. */
+const RULES = process.env.BENCH_RULES !== "off"
 const DNC_NUMBERS = FULL ? 1_000_000 : 200_000
 const CONTACTS = FULL ? 100_000 : 5_000
 const CAMPAIGNS = 20
@@ -65,7 +68,7 @@ try {
   const dncCsv = `phone_number,reason\n${
     Array.from({ length: DNC_NUMBERS }, (_, index) => `${listed(index)},bench`).join("\n")
   }\n`
-  const dncKey = await upload(dncCsv)
+  const dncKey = await upload(RULES ? dncCsv : "phone_number\n+12125550199\n")
   const importStarted = performance.now()
   const imported = await api.post("/api/v1/organizations/dnc/import", { source_id: dncKey }, auth)
   const importSeconds = (performance.now() - importStarted) / 1000
@@ -79,14 +82,16 @@ try {
   // Every rule on: hours open in each zone (00:00–23:59 local, every day) so that what is measured is
   // the rules' cost, not waiting; caps high enough never to hold a fresh number.
   const policy = await api.put("/api/v1/organizations/compliance-policy", {
-    calling_hours: { enabled: true, start: "00:00", end: "23:59", days: [1, 2, 3, 4, 5, 6, 7], holidays: [] },
-    frequency_caps: { per_day: 3, per_7_days: 10 }
+    calling_hours: { enabled: RULES, start: "00:00", end: "23:59", days: [1, 2, 3, 4, 5, 6, 7], holidays: [] },
+    frequency_caps: RULES ? { per_day: 3, per_7_days: 10 } : { per_day: null, per_7_days: null }
   }, auth)
   if (policy.status !== 200) throw new Error(`policy failed: ${policy.status}`)
 
   const perCampaign = CONTACTS / CAMPAIGNS
   console.log(
-    `\n== dispatch with every rule on (${CAMPAIGNS} campaigns × ${perCampaign} contacts in ${ZONES.length} zones, 1% listed, 100/s each)`
+    `\n== dispatch ${
+      RULES ? "with every rule on" : "with no rule (BENCH_RULES=off)"
+    } (${CAMPAIGNS} campaigns × ${perCampaign} contacts in ${ZONES.length} zones, 1% listed, 100/s each)`
   )
   let expected = 0
   const ids: Array<number> = []
@@ -94,8 +99,9 @@ try {
     const rows: Array<string> = []
     for (let index = 0; index < perCampaign; index++) {
       const n = campaign * perCampaign + index
-      const number = n % 100 === 0 ? listed(n) : `+1415${String(2_000_000 + n).padStart(7, "0")}`
-      if (n % 100 !== 0) expected++
+      const onList = RULES && n % 100 === 0
+      const number = onList ? listed(n) : `+1415${String(2_000_000 + n).padStart(7, "0")}`
+      if (!onList) expected++
       rows.push(`${number},P${n},${ZONES[n % ZONES.length]}`)
     }
     const key = await upload(`phone_number,first_name,timezone\n${rows.join("\n")}\n`)
