@@ -4,6 +4,7 @@ import { CallsAreaLive, ScheduledCallsAreaLive } from "../layers/calls/mod.ts"
 import { CampaignProgressFeedLive } from "../layers/campaigns/campaignProgressFeed.ts"
 import { CampaignsAreaLive } from "../layers/campaigns/mod.ts"
 import { CampaignCallsAreaLive, DialerLive } from "../layers/campaigns/scheduler/mod.ts"
+import { CompliancePoliciesLive, DoNotCallLive } from "../layers/compliance/mod.ts"
 import { ConversationAreaLive } from "../layers/conversation/mod.ts"
 import { DatabaseLive } from "../layers/database.ts"
 import { MigrationsLive } from "../layers/db/migrate.ts"
@@ -45,6 +46,8 @@ const ServicesOverDatabase = Layer.mergeAll(
   CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
   WebhookEndpointsLive,
+  DoNotCallLive.pipe(Layer.provide(StorageLive)),
+  CompliancePoliciesLive,
   CallsAreaLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   RecordingsAreaLive,
   VoiceAreaLive.pipe(

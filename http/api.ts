@@ -5,7 +5,9 @@ import { ApiKeysApi } from "./v1/apiKeys/api.ts"
 import { ArtifactsApi } from "./v1/artifacts/api.ts"
 import { AuthApi } from "./v1/auth/api.ts"
 import { CampaignsApi } from "./v1/campaigns/api.ts"
+import { CompliancePolicyApi } from "./v1/compliancePolicy/api.ts"
 import { CredentialsApi } from "./v1/credentials/api.ts"
+import { DoNotCallApi } from "./v1/doNotCall/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
 import { MembersApi } from "./v1/members/api.ts"
 import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
@@ -52,6 +54,8 @@ export class Api extends HttpApi.make("talkgraph")
   .add(PublicAgentApi)
   .add(WebhooksApi)
   .add(CredentialsApi)
+  .add(DoNotCallApi)
+  .add(CompliancePolicyApi)
   .add(ToolsApi)
   .add(V2ToolsApi)
   .add(AgentTestsApi)

@@ -20,7 +20,9 @@ import { ApiKeysHandlers } from "./v1/apiKeys/handlers.ts"
 import { ArtifactsHandlers } from "./v1/artifacts/handlers.ts"
 import { AuthHandlers } from "./v1/auth/handlers.ts"
 import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
+import { CompliancePolicyHandlers } from "./v1/compliancePolicy/handlers.ts"
 import { CredentialsHandlers } from "./v1/credentials/handlers.ts"
+import { DoNotCallHandlers } from "./v1/doNotCall/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
 import { MembersHandlers } from "./v1/members/handlers.ts"
 import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
@@ -70,6 +72,8 @@ const HandlersLive = Layer.mergeAll(
   PublicAgentHandlers,
   WebhooksHandlers,
   CredentialsHandlers,
+  DoNotCallHandlers,
+  CompliancePolicyHandlers,
   ToolsHandlers,
   V2ToolsHandlers,
   AgentTestsHandlers,

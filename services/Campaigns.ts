@@ -2,6 +2,7 @@ import { Context, type Effect, type Stream } from "effect"
 import type { CampaignProgress } from "../src/campaigns/campaignProgress.ts"
 import type { Campaign, CampaignRun } from "../src/campaigns/campaignRecord.ts"
 import type { CircuitBreakerPatch, RetryConfigPatch, ScheduleConfigPatch } from "../src/campaigns/campaignSettings.ts"
+import type { CallingHours } from "../src/compliance/callingHours.ts"
 import type { Conflict, NotFound, PayloadTooLarge, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
 import type { CampaignId, TelephonyConfigId, WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
@@ -15,6 +16,8 @@ export interface CampaignSettingsInput {
   readonly max_concurrency?: number | null | undefined
   readonly rate_limit_per_second?: number | null | undefined
   readonly schedule_config?: ScheduleConfigPatch | null | undefined
+  /** Replaces the campaign's own calling hours; null: the organization's apply. */
+  readonly calling_hours?: CallingHours | null | undefined
   readonly circuit_breaker?: CircuitBreakerPatch | null | undefined
   readonly telephony_configuration_id?: TelephonyConfigId | null | undefined
 }

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { CallRequest } from "../../services/Calls.ts"
 import type { CarrierAccount } from "../../services/Telephony.ts"
 import type { TelephonyConfigsShape } from "../../services/TelephonyConfigs.ts"
@@ -73,6 +73,17 @@ export const resolveCall = (
         ["body", "phone_number"],
         "Not a dialable phone number: write it in E.164 form (+14155550123)"
       )
+    }
+    if (yield* rows.onDoNotCall(organizationId, phoneNumber)) {
+      return yield* new Conflict({
+        message: `${phoneNumber} is on the organization's do-not-call list; remove it there to call it`
+      })
+    }
+    const cap = yield* rows.frequencyCapReached(organizationId, phoneNumber, yield* Clock.currentTimeMillis)
+    if (cap !== undefined) {
+      return yield* new Conflict({
+        message: `${phoneNumber} has been called as often as the organization's frequency cap allows (${cap})`
+      })
     }
     const account = carrierAccount(outbound)
     yield* preflight(organizationId, { provider: account.provider, apiBaseUrl: outbound.api_base_url })

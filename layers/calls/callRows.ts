@@ -94,6 +94,33 @@ export const makeCallRows = Effect.gen(function*() {
   const lockOrganization = (organizationId: OrganizationId) =>
     sql`SELECT pg_advisory_xact_lock(${ORG_CLAIM_LOCK}, ${organizationId}::int)`
 
+  const onDoNotCall = (organizationId: OrganizationId, phoneNumber: string) =>
+    Effect.map(
+      sql`SELECT 1 FROM do_not_call_numbers WHERE organization_id = ${organizationId} AND phone_number = ${phoneNumber}`,
+      (rows) => rows.length > 0
+    )
+
+  /** Which of the organization's frequency caps a call to the number now would break, if any. */
+  const frequencyCapReached = (organizationId: OrganizationId, phoneNumber: string, now: number) =>
+    Effect.map(
+      sql<{ per_day: number | null; per_7_days: number | null; day_calls: number; week_calls: number }>`
+        SELECT (p.frequency_caps ->> 'per_day')::int AS per_day, (p.frequency_caps ->> 'per_7_days')::int AS per_7_days,
+               count(*) FILTER (WHERE r.created_at > ${
+        at(now - 86_400_000)
+      })::int AS day_calls, count(r.id)::int AS week_calls
+        FROM organization_compliance_policies p
+        LEFT JOIN runs r ON r.organization_id = p.organization_id AND r.called_number = ${phoneNumber}
+          AND r.direction = 'outbound' AND r.created_at > ${at(now - 7 * 86_400_000)}
+        WHERE p.organization_id = ${organizationId}
+        GROUP BY p.frequency_caps`,
+      ([caps]) => {
+        if (caps === undefined) return undefined
+        if (caps.per_day !== null && caps.day_calls >= caps.per_day) return `${caps.per_day} in 24 hours`
+        if (caps.per_7_days !== null && caps.week_calls >= caps.per_7_days) return `${caps.per_7_days} in 7 days`
+        return undefined
+      }
+    )
+
   const liveCalls = (organizationId: OrganizationId) =>
     Effect.map(
       sql<{ live: number }>`
@@ -213,6 +240,8 @@ export const makeCallRows = Effect.gen(function*() {
     byId,
     byKey,
     lockOrganization,
+    onDoNotCall,
+    frequencyCapReached,
     liveCalls,
     insert,
     open,

@@ -94,12 +94,13 @@ export const makeCampaignCreation = Effect.gen(function*() {
     const recordingIds = yield* recordings.allIds(organizationId)
     const [row] = yield* sql<{ id: CampaignId }>`
       INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, source_type, source_id,
-                             default_region, retry_config, max_concurrency, rate_limit_per_second, schedule_config,
+                             default_region, retry_config, max_concurrency, rate_limit_per_second, schedule_config, calling_hours,
                              circuit_breaker, logs, import_status, import_owner, import_heartbeat_at, import_bytes_total)
       VALUES (${organizationId}, ${workflow.id}, ${input.telephony_configuration_id ?? null}, ${input.name}, 'csv',
               ${input.source_id}, ${region ?? null}, ${JSON.stringify(settings.retry_config)}::jsonb,
               ${settings.max_concurrency}, ${settings.rate_limit_per_second},
               ${settings.schedule_config === null ? null : JSON.stringify(settings.schedule_config)}::jsonb,
+              ${settings.calling_hours === null ? null : JSON.stringify(settings.calling_hours)}::jsonb,
               ${
       JSON.stringify(settings.circuit_breaker)
     }::jsonb, '[]'::jsonb, 'loading', ${imports.owner}, now(), ${size})

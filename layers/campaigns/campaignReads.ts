@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { CampaignRunView, Paging } from "../../services/Campaigns.ts"
 import { importProgress } from "../../src/campaigns/contactImport.ts"
+import type { SkipReason } from "../../src/compliance/doNotCallEntry.ts"
 import type { CampaignId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { makeCampaignLookups } from "./campaignLookups.ts"
@@ -42,12 +43,16 @@ export const makeCampaignReads = Effect.gen(function*() {
     // Contacts count only once the import published them (and counting a loading import's would scan them all).
     const states = campaign.import_status !== "ready" ?
       [] :
-      yield* sql<{ state: string; count: number; next_attempt_at: Date | null }>`
-      SELECT state, count(*)::int AS count, min(next_attempt_at) FILTER (WHERE state = 'pending') AS next_attempt_at
-      FROM campaign_contacts WHERE campaign_id = ${id} GROUP BY state`
+      yield* sql<{ state: string; skip_reason: SkipReason | null; count: number; next_attempt_at: Date | null }>`
+      SELECT state, skip_reason, count(*)::int AS count,
+             min(next_attempt_at) FILTER (WHERE state = 'pending') AS next_attempt_at
+      FROM campaign_contacts WHERE campaign_id = ${id} GROUP BY state, skip_reason`
     const [live] = yield* sql<{ count: number }>`
       SELECT count(*)::int AS count FROM campaign_attempts WHERE campaign_id = ${id} AND ended_at IS NULL`
-    const countOf = (state: string) => states.find((row) => row.state === state)?.count ?? 0
+    const countOf = (state: string) =>
+      states.filter((row) => row.state === state).reduce((sum, row) => sum + row.count, 0)
+    const skippedFor = (reason: SkipReason) =>
+      states.find((row) => row.state === "skipped" && row.skip_reason === reason)?.count ?? 0
     return {
       campaign_id: id,
       state: campaign.state,
@@ -61,6 +66,18 @@ export const makeCampaignReads = Effect.gen(function*() {
       completed: countOf("completed"),
       failed: countOf("failed"),
       cancelled: countOf("cancelled"),
+      skipped: countOf("skipped"),
+      waiting_for_local_hours: states.find((row) =>
+        row.state === "pending" && row.skip_reason === "outside_local_hours"
+      )?.count ?? 0,
+      waiting_for_frequency_cap: states.find((row) =>
+        row.state === "pending" && row.skip_reason === "frequency_cap"
+      )?.count ?? 0,
+      skipped_reasons: {
+        dnc: skippedFor("dnc"),
+        outside_local_hours: skippedFor("outside_local_hours"),
+        frequency_cap: skippedFor("frequency_cap")
+      },
       live_calls: live?.count ?? 0,
       next_attempt_at: states.find((row) => row.state === "pending")?.next_attempt_at ?? null,
       started_at: campaign.started_at,

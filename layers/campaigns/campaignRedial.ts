@@ -50,17 +50,17 @@ export const makeCampaignRedial = Effect.gen(function*() {
       const [child] = yield* sql<{ id: CampaignId }>`
         INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, source_type, source_id,
                                source_columns, default_region, retry_config, max_concurrency, rate_limit_per_second,
-                               schedule_config, circuit_breaker, parent_campaign_id)
+                               schedule_config, circuit_breaker, parent_campaign_id, calling_hours, contact_zones)
         SELECT organization_id, workflow_id, telephony_configuration_id, ${name}, source_type, source_id,
                source_columns, default_region, ${JSON.stringify(retryConfig)}::jsonb, max_concurrency,
-               rate_limit_per_second, schedule_config, circuit_breaker, id
+               rate_limit_per_second, schedule_config, circuit_breaker, id, calling_hours, contact_zones
         FROM campaigns WHERE id = ${id}
         RETURNING id`
       const childId = child!.id
       const copied = yield* sql<{ count: number }>`
         WITH copied AS (
-          INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override)
-          SELECT ${childId}, row_number, phone_number, context, greeting_override
+          INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override, time_zones)
+          SELECT ${childId}, row_number, phone_number, context, greeting_override, time_zones
           FROM campaign_contacts
           WHERE campaign_id = ${id} AND last_outcome IN ${sql.in(outcomes)}
           ORDER BY id

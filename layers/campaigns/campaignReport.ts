@@ -42,7 +42,9 @@ export const campaignReport = (sql: SqlClient.SqlClient, campaign: CampaignRow):
   )
   const page = (after: number) =>
     sql<ReportRow>`
-      SELECT c.id, c.row_number, c.phone_number, c.state, c.attempt_count, c.last_outcome, c.last_attempt_at, c.last_run_id,
+      SELECT c.id, c.row_number, c.phone_number, c.state, c.attempt_count,
+             -- A skipped contact has no call: why it was skipped is its outcome (dnc, …).
+             COALESCE(c.last_outcome, c.skip_reason) AS last_outcome, c.last_attempt_at, c.last_run_id,
              r.disposition, r.duration_seconds, c.context
       FROM campaign_contacts c
       LEFT JOIN runs r ON r.id = c.last_run_id

@@ -47,6 +47,7 @@ export const makeCampaignSettingsUpdate = Effect.gen(function*() {
           schedule_config = ${
         settings.schedule_config === null ? null : JSON.stringify(settings.schedule_config)
       }::jsonb,
+          calling_hours = ${settings.calling_hours === null ? null : JSON.stringify(settings.calling_hours)}::jsonb,
           circuit_breaker = ${JSON.stringify(settings.circuit_breaker)}::jsonb,
           logs = logs || ${JSON.stringify([entry])}::jsonb,
           updated_at = now()

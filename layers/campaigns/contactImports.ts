@@ -32,6 +32,14 @@ const counted = (body: Readable) => {
   return { chunks, bytesRead: () => bytes }
 }
 
+const SKIPPED_ROWS_SHOWN = 5
+
+/** The import's warning for contacts on the organization's do-not-call list (stored skipped, never dialled). */
+const doNotCallWarning = (count: number, rows: ReadonlyArray<number>) =>
+  `${count} ${count === 1 ? "row" : "rows"} skipped: number on the do-not-call list (${count === 1 ? "row" : "rows"} ${
+    rows.join(", ")
+  }${count > rows.length ? ` and ${count - rows.length} more` : ""})`
+
 /** What the campaign says of a failure that is not the file's; the details go to the server log only. */
 const serverSideFailure = "The import failed on the server (the reason is in its log); create the campaign again"
 
@@ -84,6 +92,14 @@ export const ContactImportsLive = Layer.scoped(
     /** Makes the stored contacts the campaign's, in one update; false when the import was taken over meanwhile. */
     const publish = (job: ContactImportJob, summary: CsvContactsSummary) =>
       Effect.gen(function*() {
+        const [listed] = yield* sql<{ count: number; rows: ReadonlyArray<number> }>`
+          SELECT count(*)::int AS count, (array_agg(row_number ORDER BY row_number))[1:${
+          sql.literal(String(SKIPPED_ROWS_SHOWN))
+        }] AS rows
+          FROM campaign_contacts WHERE campaign_id = ${job.campaignId} AND state = 'skipped' AND skip_reason = 'dnc'`
+        const warnings = listed && listed.count > 0
+          ? [...summary.warnings, doNotCallWarning(listed.count, listed.rows)]
+          : summary.warnings
         const entry = logEntry(
           new Date(yield* Clock.currentTimeMillis),
           "info",
@@ -94,14 +110,16 @@ export const ContactImportsLive = Layer.scoped(
             skipped_warnings: summary.warnings.length
           }
         )
+        const zones = yield* sql<{ time_zones: string }>`
+          SELECT DISTINCT time_zones FROM campaign_contacts WHERE campaign_id = ${job.campaignId} AND time_zones IS NOT NULL`
         const published = yield* sql`
           UPDATE campaigns
-          SET import_status = 'ready', import_owner = NULL, import_heartbeat_at = NULL,
+          SET import_status = 'ready', contact_zones = ${
+          JSON.stringify(zones.map((row) => row.time_zones))
+        }::jsonb, import_owner = NULL, import_heartbeat_at = NULL,
               import_bytes_read = COALESCE(import_bytes_total, import_bytes_read),
               total_rows = ${summary.accepted}, total_queued_count = ${summary.accepted}, import_contacts = ${summary.accepted},
-              source_columns = ${JSON.stringify(summary.columns)}::jsonb, warnings = ${
-          JSON.stringify(summary.warnings)
-        }::jsonb,
+              source_columns = ${JSON.stringify(summary.columns)}::jsonb, warnings = ${JSON.stringify(warnings)}::jsonb,
               logs = logs || ${JSON.stringify([entry])}::jsonb, updated_at = now()
           WHERE id = ${job.campaignId} AND import_status = 'loading' AND import_owner = ${owner}
           RETURNING id`

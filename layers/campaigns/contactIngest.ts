@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
+import { unsafeFragment } from "@effect/sql/Statement"
 import { Clock, Context, Data, Effect, Fiber } from "effect"
 import { contactCopyColumns, contactCopyRows } from "../../src/campaigns/contactCopyRows.ts"
 import { nextStatementRows } from "../../src/campaigns/contactImport.ts"
@@ -12,6 +13,7 @@ import {
   readContacts
 } from "../../src/campaigns/csvContacts.ts"
 import { RowList } from "../../src/campaigns/rowList.ts"
+import { contactZoneKey } from "../../src/compliance/contactZones.ts"
 import { copyFromStdin } from "../db/copyFromStdin.ts"
 
 /**
@@ -78,6 +80,18 @@ interface Stored {
   readonly firstSkipped: ReadonlyArray<number>
 }
 
+/**
+ * A contact's `state, skip_reason`: one on the organization's do-not-call list is stored skipped
+ * (so the report shows it and the import warns of it) and is never claimed.
+ */
+const doNotCallState = (organization: string, number: string) => {
+  const listed =
+    `EXISTS (SELECT 1 FROM do_not_call_numbers d WHERE d.organization_id = ${organization} AND d.phone_number = ${number})`
+  return unsafeFragment(
+    `CASE WHEN ${listed} THEN 'skipped' ELSE 'pending' END, CASE WHEN ${listed} THEN 'dnc' END`
+  )
+}
+
 /** Skipped rows a statement names: as many as the warning shows. */
 const SKIPPED_SHOWN = 5
 
@@ -97,7 +111,8 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
         row_number: contact.row,
         phone_number: contact.phone_number,
         context: contact.context,
-        greeting_override: contact.greeting_override
+        greeting_override: contact.greeting_override,
+        time_zones: contactZoneKey(contact.phone_number, contact.context)
       })))
       parts.push(json.slice(1, -1))
       rows += batch.length
@@ -114,15 +129,18 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
         // Rows are inserted in file order, so of rows sharing a number the first is the one kept.
         const [answer] = yield* sql<{ stored: number; skipped: ReadonlyArray<number> | null }>`
           WITH live AS (
-            SELECT id FROM campaigns
+            SELECT id, organization_id FROM campaigns
             WHERE id = ${target.campaignId} AND import_status = 'loading' AND import_owner = ${target.owner}
             FOR UPDATE
           ), input AS MATERIALIZED (
             SELECT * FROM json_to_recordset(${json}::json)
-              AS r(row_number integer, phone_number text, context jsonb, greeting_override jsonb)
+              AS r(row_number integer, phone_number text, context jsonb, greeting_override jsonb, time_zones text)
           ), stored AS (
-            INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override)
-            SELECT live.id, i.row_number, i.phone_number, i.context, i.greeting_override
+            INSERT INTO campaign_contacts (campaign_id, row_number, phone_number, context, greeting_override, time_zones,
+                                           state, skip_reason)
+            SELECT live.id, i.row_number, i.phone_number, i.context, i.greeting_override, i.time_zones, ${
+          doNotCallState("live.organization_id", "i.phone_number")
+        }
             FROM live, input i ORDER BY i.row_number
             ON CONFLICT (campaign_id, phone_number) DO NOTHING
             RETURNING row_number
@@ -153,7 +171,7 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
 const STAGING = "contact_import_rows"
 const createStaging = `
   CREATE TEMPORARY TABLE ${STAGING} (
-    campaign_id bigint, row_number integer, phone_number text, context jsonb, greeting_override jsonb
+    campaign_id bigint, row_number integer, phone_number text, context jsonb, greeting_override jsonb, time_zones text
   ) ON COMMIT DROP`
 const copyStatement = `COPY ${STAGING} (${contactCopyColumns.join(", ")}) FROM STDIN`
 
@@ -171,8 +189,10 @@ const copyWriter = (sql: SqlClient.SqlClient, target: ImportTarget, oneAtATime: 
     Effect.gen(function*() {
       const [answer] = yield* sql<{ stored: number; skipped: ReadonlyArray<number> | null }>`
         WITH stored AS (
-          INSERT INTO campaign_contacts (${sql.literal(contactCopyColumns.join(", "))})
-          SELECT ${sql.literal(contactCopyColumns.join(", "))} FROM ${sql.literal(STAGING)} ORDER BY row_number
+          INSERT INTO campaign_contacts (${sql.literal(contactCopyColumns.join(", "))}, state, skip_reason)
+          SELECT ${sql.literal(contactCopyColumns.map((column) => `i.${column}`).join(", "))},
+                 ${doNotCallState("k.organization_id", "i.phone_number")}
+          FROM ${sql.literal(STAGING)} i JOIN campaigns k ON k.id = i.campaign_id ORDER BY i.row_number
           ON CONFLICT (campaign_id, phone_number) DO NOTHING
           RETURNING row_number
         ), counted AS (

@@ -37,6 +37,7 @@ export const mergedSettings = (current: CampaignRow | undefined, input: Campaign
       retry_config: mergeRetry(current?.retry_config ?? retryDefaults, input.retry_config),
       circuit_breaker: mergeCircuitBreaker(current?.circuit_breaker ?? circuitBreakerDefaults, input.circuit_breaker),
       schedule_config: yield* scheduleOrFail(mergeSchedule(current?.schedule_config ?? null, input.schedule_config)),
+      calling_hours: input.calling_hours === undefined ? current?.calling_hours ?? null : input.calling_hours,
       max_concurrency: input.max_concurrency === undefined ? current?.max_concurrency ?? null : input.max_concurrency,
       rate_limit_per_second: mergeRateLimit(
         current?.rate_limit_per_second ?? rateLimitDefault,

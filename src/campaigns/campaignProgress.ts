@@ -40,6 +40,17 @@ export const CampaignProgress = Schema.Struct({
   completed: Schema.Int,
   failed: Schema.Int,
   cancelled: Schema.Int,
+  /** Contacts the calling rules keep from being dialled (README "Compliance"). */
+  skipped: Schema.Int,
+  /** Pending contacts outside their local calling hours: called once the hours open. */
+  waiting_for_local_hours: Schema.Int,
+  /** Pending contacts whose number was called as often as the organization's caps allow, for now. */
+  waiting_for_frequency_cap: Schema.Int,
+  skipped_reasons: Schema.Struct({
+    dnc: Schema.Int,
+    outside_local_hours: Schema.Int,
+    frequency_cap: Schema.Int
+  }),
   /** Attempts with a call in flight, counted from the attempts themselves. */
   live_calls: Schema.Int,
   next_attempt_at: Schema.NullOr(Timestamp),

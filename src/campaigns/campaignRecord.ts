@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { CallingHours } from "../compliance/callingHours.ts"
 import { CampaignId, RunId, TelephonyConfigId, WorkflowId } from "../domain/ids.ts"
 import { Timestamp } from "../domain/wireTypes.ts"
 import { CampaignLogEntry } from "./campaignLog.ts"
@@ -31,6 +32,9 @@ export const Campaign = Schema.Struct({
   max_concurrency: Schema.NullOr(Schema.Int),
   rate_limit_per_second: Schema.Int,
   schedule_config: Schema.NullOr(ScheduleConfig),
+  calling_hours: Schema.NullOr(CallingHours).annotations({
+    description: "The campaign's own calling hours in each recipient's local time; null: the organization's"
+  }),
   circuit_breaker: CircuitBreakerConfig,
   executed_count: Schema.Int,
   total_queued_count: Schema.Int,

@@ -1,7 +1,15 @@
+import { contactZoneKey } from "../compliance/contactZones.ts"
 import type { Contact } from "./csvContacts.ts"
 
 /** The `campaign_contacts` columns a COPY of contacts fills, in the order `contactCopyRows` writes them. */
-export const contactCopyColumns = ["campaign_id", "row_number", "phone_number", "context", "greeting_override"] as const
+export const contactCopyColumns = [
+  "campaign_id",
+  "row_number",
+  "phone_number",
+  "context",
+  "greeting_override",
+  "time_zones"
+] as const
 
 /**
  * COPY's text format reads a backslash as an escape. JSON.stringify already writes every control
@@ -11,7 +19,8 @@ const copyText = (value: string) => (value.includes("\\") ? value.replaceAll("\\
 
 /**
  * Contacts as PostgreSQL `COPY … FROM STDIN` text rows (tab-separated, `\N` for NULL), the same
- * values the multi-row INSERT stores: the context and greeting override as JSON. Written straight
+ * values the multi-row INSERT stores: the context and greeting override as JSON, and the zones the
+ * contact may be in (IANA names: nothing to escape). Written straight
  * into a buffer: a batch as one string would be large enough for V8's large-object space, which
  * only a full garbage collection empties.
  */
@@ -23,7 +32,7 @@ export const contactCopyRows = (campaignId: number, batch: ReadonlyArray<Contact
     // E.164 numbers are `+` and digits: nothing to escape.
     const row = `${campaignId}\t${contact.row}\t${contact.phone_number}\t${
       copyText(JSON.stringify(contact.context))
-    }\t${greeting}\n`
+    }\t${greeting}\t${contactZoneKey(contact.phone_number, contact.context) ?? "\\N"}\n`
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     if (length + row.length * 3 > buffer.length) {
       const larger = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + row.length * 3))

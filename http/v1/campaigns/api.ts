@@ -9,6 +9,7 @@ import {
   RetryConfigPatch,
   ScheduleConfigPatch
 } from "../../../src/campaigns/campaignSettings.ts"
+import { CallingHours } from "../../../src/compliance/callingHours.ts"
 import {
   HttpConflict,
   HttpForbidden,
@@ -34,6 +35,7 @@ const settingsFields = {
   max_concurrency: Schema.optional(Schema.NullOr(MaxConcurrency)),
   rate_limit_per_second: Schema.optional(Schema.NullOr(RateLimitPerSecond)),
   schedule_config: Schema.optional(Schema.NullOr(ScheduleConfigPatch)),
+  calling_hours: Schema.optional(Schema.NullOr(CallingHours)),
   circuit_breaker: Schema.optional(Schema.NullOr(CircuitBreakerPatch))
 }
 

@@ -2,6 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import type { Claim, ClaimedAttempt, ClaimInput } from "../../../services/DialerRepo.ts"
 import { BREAKER_FAILURES, verdictOf } from "../../../src/campaigns/circuitBreaker.ts"
+import type { CallingHours } from "../../../src/compliance/callingHours.ts"
+import { type FrequencyCaps, noFrequencyCaps } from "../../../src/compliance/compliancePolicy.ts"
+import { closedZoneSets } from "../../../src/compliance/zoneWindows.ts"
 import type { CampaignId, RunId } from "../../../src/domain/ids.ts"
 import { channelOfMode } from "../../../src/usage/channels.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
@@ -34,6 +37,10 @@ class Undone extends Data.TaggedError("Undone")<{ readonly claim: Claim }> {}
 
 const at = (now: number) => new Date(now)
 
+const DAY_MS = 86_400_000
+/** A cap that is not set: never reached. */
+const NO_CAP = 2_147_483_647
+
 export const makeContactClaims = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
 
@@ -41,15 +48,32 @@ export const makeContactClaims = Effect.gen(function*() {
    * The claim itself, in one statement once the organization's lock is held: it reads what the
    * claim depends on (`standing`: the campaign's state and lease, the campaign's and the
    * organization's live calls, the breaker's window), takes up to as many due contacts as the
-   * rate and the free call slots allow (`SKIP LOCKED`), and records an attempt and a run for each:
+   * rate and the free call slots allow (`SKIP LOCKED`), marks those on the organization's
+   * do-not-call list skipped (one primary-key probe each, so a number listed while the campaign
+   * runs is not dialled afterwards, by any process), moves those outside their local calling
+   * hours (`closedZones`: their zone set's next opening) to when the hours open, and records an attempt and a run for each:
    * the runs are inserted, the attempts inserted, the contacts marked dialling and the campaign's
    * `executed_count` moved; the usage rollup rows the runs' trigger updates come last, at the end
    * of the statement. That is the order every dialer write takes its locks in (see
    * `applyOutcome`), and the rollup rows, which every call of the organization updates, are held
    * only for the commit that follows. It returns the standing, joined to each claimed attempt.
    */
-  const claimStatement = (input: ClaimInput) => {
+  const claimStatement = (input: ClaimInput, closedZones: Record<string, string>, caps: FrequencyCaps) => {
     const { campaign, plan, now } = input
+    const capped = caps.per_day === null && caps.per_7_days === null
+      ? sql`NULL::timestamptz`
+      : sql`(
+          SELECT GREATEST(
+                   CASE WHEN count(*) FILTER (WHERE r.created_at > ${at(now - DAY_MS)}) >= ${
+        caps.per_day ?? NO_CAP
+      }::int
+                        THEN min(r.created_at) FILTER (WHERE r.created_at > ${at(now - DAY_MS)}) + interval '1 day' END,
+                   CASE WHEN count(*) >= ${
+        caps.per_7_days ?? NO_CAP
+      }::int THEN min(r.created_at) + interval '7 days' END)
+          FROM runs r
+          WHERE r.organization_id = ${campaign.organization_id} AND r.called_number = c.phone_number
+            AND r.direction = 'outbound' AND r.created_at > ${at(now - 7 * DAY_MS)})`
     const breaker = campaign.circuit_breaker
     const campaignLive = campaign.max_concurrency === null
       ? sql`0`
@@ -81,13 +105,39 @@ export const makeContactClaims = Effect.gen(function*() {
                     ELSE 0 END AS room
         FROM standing
       ),
-      picked AS (
-        SELECT id, row_number, phone_number, context, greeting_override, next_attempt_at, attempt_count + 1 AS attempt_number
-        FROM campaign_contacts
-        WHERE campaign_id = ${campaign.id} AND state = 'pending' AND next_attempt_at <= ${at(now)}
-        ORDER BY next_attempt_at, id
+      candidates AS (
+        SELECT c.id, c.row_number, c.phone_number, c.context, c.greeting_override, c.next_attempt_at,
+               c.attempt_count + 1 AS attempt_number,
+               EXISTS (SELECT 1 FROM do_not_call_numbers d
+                       WHERE d.organization_id = ${campaign.organization_id} AND d.phone_number = c.phone_number) AS on_dnc,
+               (${JSON.stringify(closedZones)}::jsonb ->> c.time_zones)::timestamptz AS opens_at,
+               ${capped} AS capped_until
+        FROM campaign_contacts c
+        WHERE c.campaign_id = ${campaign.id} AND c.state = 'pending' AND c.next_attempt_at <= ${at(now)}
+        ORDER BY c.next_attempt_at, c.id
         LIMIT (SELECT room FROM allowed)
-        FOR UPDATE SKIP LOCKED
+        FOR UPDATE OF c SKIP LOCKED
+      ),
+      picked AS (
+        SELECT * FROM candidates WHERE NOT on_dnc AND opens_at IS NULL AND capped_until IS NULL
+      ),
+      -- Called as often as the caps allow (by any campaign or single call): due again once the
+      -- oldest of those calls leaves the window.
+      capped AS (
+        UPDATE campaign_contacts c
+        SET next_attempt_at = k.capped_until, skip_reason = 'frequency_cap', updated_at = ${at(now)}
+        FROM candidates k WHERE c.id = k.id AND NOT k.on_dnc AND k.opens_at IS NULL AND k.capped_until IS NOT NULL
+      ),
+      -- Outside the recipient's calling hours: waits, due again when they open.
+      waiting AS (
+        UPDATE campaign_contacts c
+        SET next_attempt_at = k.opens_at, skip_reason = 'outside_local_hours', updated_at = ${at(now)}
+        FROM candidates k WHERE c.id = k.id AND NOT k.on_dnc AND k.opens_at IS NOT NULL
+      ),
+      -- Listed since the import (or between retries): never dialled, and no longer waiting.
+      skipped AS (
+        UPDATE campaign_contacts c SET state = 'skipped', skip_reason = 'dnc', updated_at = ${at(now)}
+        FROM candidates k WHERE c.id = k.id AND k.on_dnc
       ),
       new_runs AS (
         INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction,
@@ -117,7 +167,9 @@ export const makeContactClaims = Effect.gen(function*() {
       ),
       dialing AS (
         UPDATE campaign_contacts c
-        SET state = 'dialing', attempt_count = a.attempt_number, last_attempt_at = ${at(now)}, last_run_id = a.run_id,
+        SET state = 'dialing', skip_reason = NULL, attempt_count = a.attempt_number, last_attempt_at = ${
+      at(now)
+    }, last_run_id = a.run_id,
             updated_at = ${at(now)}
         FROM new_attempts a
         WHERE c.id = a.contact_id
@@ -168,7 +220,22 @@ export const makeContactClaims = Effect.gen(function*() {
     retryOnDeadlock(sql.withTransaction(Effect.gen(function*() {
       const { campaign } = input
       yield* sql`SELECT pg_advisory_xact_lock(${ORG_CLAIM_LOCK}, ${campaign.organization_id}::int)`
-      const rows = yield* claimStatement(input)
+      // Read at every claim, so a policy changed while the campaign runs holds from its next claim.
+      const [rules] = yield* sql<
+        {
+          calling_hours: CallingHours | null
+          contact_zones: ReadonlyArray<string>
+          frequency_caps: FrequencyCaps | null
+        }
+      >`
+        SELECT COALESCE(c.calling_hours, p.calling_hours) AS calling_hours, c.contact_zones, p.frequency_caps
+        FROM campaigns c LEFT JOIN organization_compliance_policies p ON p.organization_id = c.organization_id
+        WHERE c.id = ${campaign.id}`
+      const rows = yield* claimStatement(
+        input,
+        closedZoneSets(rules?.calling_hours, rules?.contact_zones ?? [], input.now),
+        rules?.frequency_caps ?? noFrequencyCaps
+      )
       const current = rows[0]
       if (!current || current.state !== "running" || current.lease_owner !== input.owner || !current.leased) {
         return { _tag: "Lost" } as Claim

@@ -16,6 +16,7 @@ import { contactImports } from "./0015_contact_imports.ts"
 import { tools } from "./0016_tools.ts"
 import { callsWebhooks } from "./0017_calls_webhooks.ts"
 import { performanceIndexes } from "./0018_performance_indexes.ts"
+import { compliance } from "./0019_compliance.ts"
 import { agentTests } from "./0022_agent_tests.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
@@ -38,5 +39,6 @@ export const migrations = {
   "0016_tools": tools,
   "0017_calls_webhooks": callsWebhooks,
   "0018_performance_indexes": performanceIndexes,
+  "0019_compliance": compliance,
   "0022_agent_tests": agentTests
 }

@@ -1565,6 +1565,102 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/dnc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List do-not-call numbers */
+        get: operations["doNotCall.list"];
+        put?: never;
+        /**
+         * Add a number
+         * @description Stored in E.164 form; adding a listed number again updates its reason.
+         */
+        post: operations["doNotCall.add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/dnc/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import numbers from CSV
+         * @description A CSV with a `phone_number` column (and optionally `reason`), read with the same rules as campaign contacts. Listed numbers are kept as they are.
+         */
+        post: operations["doNotCall.import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/dnc/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export the list as CSV */
+        get: operations["doNotCall.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/dnc/{phone_number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a number */
+        delete: operations["doNotCall.remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/compliance-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the calling rules */
+        get: operations["compliancePolicy.get"];
+        /**
+         * Set the calling rules
+         * @description A contact whose number may be in several zones is called only while the hours are open in all of them. Contacts outside their hours wait and are called once they open.
+         */
+        put: operations["compliancePolicy.put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tools": {
         parameters: {
             query?: never;
@@ -2369,6 +2465,7 @@ export type components = {
                  */
                 slots?: components["schemas"]["ScheduleSlot"][];
             } | null;
+            calling_hours?: components["schemas"]["CallingHours"] | null;
             circuit_breaker?: {
                 enabled?: boolean;
                 /**
@@ -2399,6 +2496,23 @@ export type components = {
             /** @description a string matching the pattern ^([01]\d|2[0-3]):[0-5]\d$|^24:00$ */
             end_time: string;
         };
+        CallingHours: {
+            enabled: boolean;
+            /** @description Local time calls may start (inclusive), e.g. 09:00 */
+            start: string;
+            /** @description Local time calls must have started by (exclusive), e.g. 20:00 */
+            end: string;
+            /**
+             * maxItems(7)
+             * @description ISO days of the week calls are allowed on: 1 = Monday … 7 = Sunday
+             */
+            days: components["schemas"]["Int"][];
+            /**
+             * maxItems(366)
+             * @description Local dates on which nobody is called
+             */
+            holidays: string[];
+        };
         CampaignResponse: {
             id: components["schemas"]["Int"];
             name: string;
@@ -2423,6 +2537,8 @@ export type components = {
             max_concurrency: components["schemas"]["Int"] | null;
             rate_limit_per_second: components["schemas"]["Int"];
             schedule_config: components["schemas"]["ScheduleConfigResponse"] | null;
+            /** @description The campaign's own calling hours in each recipient's local time; null: the organization's */
+            calling_hours: components["schemas"]["CallingHours"] | null;
             circuit_breaker: components["schemas"]["CircuitBreakerConfigResponse"];
             executed_count: components["schemas"]["Int"];
             total_queued_count: components["schemas"]["Int"];
@@ -2536,6 +2652,7 @@ export type components = {
                  */
                 slots?: components["schemas"]["ScheduleSlot"][];
             } | null;
+            calling_hours?: components["schemas"]["CallingHours"] | null;
             circuit_breaker?: {
                 enabled?: boolean;
                 /**
@@ -2596,6 +2713,14 @@ export type components = {
             completed: components["schemas"]["Int"];
             failed: components["schemas"]["Int"];
             cancelled: components["schemas"]["Int"];
+            skipped: components["schemas"]["Int"];
+            waiting_for_local_hours: components["schemas"]["Int"];
+            waiting_for_frequency_cap: components["schemas"]["Int"];
+            skipped_reasons: {
+                dnc: components["schemas"]["Int"];
+                outside_local_hours: components["schemas"]["Int"];
+                frequency_cap: components["schemas"]["Int"];
+            };
             live_calls: components["schemas"]["Int"];
             next_attempt_at: string | null;
             started_at: string | null;
@@ -3185,6 +3310,50 @@ export type components = {
                 [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
             host?: string | null;
+        };
+        DoNotCallEntry: {
+            phone_number: string;
+            reason: string | null;
+            /** @enum {string} */
+            source: "api" | "csv_import" | "disposition" | "agent_tool";
+            /** Format: date-time */
+            created_at: string;
+        };
+        AddDoNotCallRequest: {
+            /**
+             * maxLength(64)
+             * @description a string at most 64 character(s) long
+             */
+            phone_number: string;
+            reason?: string | null;
+            /**
+             * maxLength(2)
+             * @description How numbers written without + are read (ISO country code, e.g. US)
+             */
+            default_region?: string;
+        };
+        ImportDoNotCallRequest: {
+            /**
+             * maxLength(1024)
+             * @description The s3_key of a CSV uploaded through /api/v1/s3/presigned-upload-url
+             */
+            source_id: string;
+            /**
+             * maxLength(2)
+             * @description How numbers written without + are read (ISO country code, e.g. US)
+             */
+            default_region?: string;
+        };
+        CompliancePolicy: {
+            calling_hours: components["schemas"]["CallingHours"];
+            /** @description Calls to one number counted across every campaign and single call of the organization */
+            frequency_caps?: components["schemas"]["FrequencyCaps"];
+        };
+        FrequencyCaps: {
+            /** @description At most this many calls to one number in any 24 hours (null: no cap) */
+            per_day: components["schemas"]["Int"] | null;
+            /** @description At most this many calls to one number in any 7 days (null: no cap) */
+            per_7_days: components["schemas"]["Int"] | null;
         };
         ToolResponse: {
             id: components["schemas"]["Int"];
@@ -10161,6 +10330,365 @@ export interface operations {
                 };
             };
             /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "doNotCall.list": {
+        parameters: {
+            query?: {
+                /** @description Page number (default 1) */
+                page?: number;
+                /** @description Items per page (default 50) */
+                limit?: number;
+                /** @description Digits the number contains */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        numbers: components["schemas"]["DoNotCallEntry"][];
+                        total_count: components["schemas"]["Int"];
+                        page: components["schemas"]["Int"];
+                        limit: components["schemas"]["Int"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "doNotCall.add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddDoNotCallRequest"];
+            };
+        };
+        responses: {
+            /** @description DoNotCallEntry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoNotCallEntry"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "doNotCall.import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportDoNotCallRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imported: components["schemas"]["Int"];
+                        already_listed: components["schemas"]["Int"];
+                        warnings: string[];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "doNotCall.export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "doNotCall.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                phone_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "compliancePolicy.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CompliancePolicy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompliancePolicy"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "compliancePolicy.put": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompliancePolicy"];
+            };
+        };
+        responses: {
+            /** @description CompliancePolicy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompliancePolicy"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,2 @@
+export { CompliancePoliciesLive } from "./compliancePolicies.ts"
+export { DoNotCallLive } from "./doNotCall.ts"

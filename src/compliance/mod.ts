@@ -1,0 +1,6 @@
+export * from "./callingHours.ts"
+export * from "./compliancePolicy.ts"
+export * from "./contactZones.ts"
+export * from "./doNotCallEntry.ts"
+export * from "./recipientZones.ts"
+export * from "./zoneWindows.ts"
