@@ -298,8 +298,8 @@ describe("single calls", () => {
     const standIn = standIns.get("vonage")!
     const org = await tenant(standIn)
     // Single calls take every slot first: the campaign waits until they end.
-    const long: CallScript = { outcome: "completed", ringMs: 10, talkMs: 1500 }
-    const singles = []
+    const long: CallScript = { outcome: "completed", ringMs: 10, talkMs: 4000 }
+    const singles: Array<number> = []
     for (let i = 0; i < ORG_LIMIT; i++) {
       const reply = await api.post("/api/v2/calls", { agent_id: org.workflowId, phone_number: freshNumber(1, long) }, {
         apiKey: org.key
@@ -319,12 +319,22 @@ describe("single calls", () => {
     const campaignId = await startedCampaign(server, api, org.account, contactsCsv(contacts), {
       rate_limit_per_second: 10
     })
-    await new Promise((resolve) => setTimeout(resolve, 600))
-    const [early] = await query<{ attempts: number }>((sql) =>
-      sql`SELECT count(*)::int AS attempts FROM campaign_attempts WHERE campaign_id = ${campaignId}`
-    )
-    expect(early!.attempts).toBe(0)
     for (const id of singles) await ended(id, org.key)
+    // The campaign, started while the single calls held every slot, placed nothing until the first
+    // of them ended (a check of timestamps, not of how fast this machine is).
+    const [order] = await query<
+      { first_single_ended: number; first_campaign_attempt: number; campaign_started: number }
+    >((sql) =>
+      sql`SELECT
+            (SELECT extract(epoch FROM created_at) * 1000 FROM campaigns WHERE id = ${campaignId})::float8
+              AS campaign_started,
+            (SELECT extract(epoch FROM min(a.ended_at)) * 1000 FROM calls c JOIN campaign_attempts a ON a.id = c.attempt_id
+              WHERE c.id IN ${sql.in(singles)})::float8 AS first_single_ended,
+            (SELECT extract(epoch FROM min(created_at)) * 1000 FROM campaign_attempts WHERE campaign_id = ${campaignId})::float8
+              AS first_campaign_attempt`
+    )
+    expect(order!.campaign_started).toBeLessThan(order!.first_single_ended)
+    expect(order!.first_campaign_attempt).toBeGreaterThanOrEqual(order!.first_single_ended)
 
     // Now the campaign holds the slots: a single call is refused while they are all live.
     await eventually(
