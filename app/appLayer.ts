@@ -11,6 +11,8 @@ import { ApiKeysLive } from "../layers/identity/apiKeys.ts"
 import { IdentityLive } from "../layers/identity/identity.ts"
 import { MembersLive } from "../layers/identity/members.ts"
 import { PasswordHashingLive } from "../layers/identity/passwordHashing.ts"
+import { KnowledgeBaseLive } from "../layers/knowledge/mod.ts"
+import { ModelSettingsLive } from "../layers/llm/modelSettings.ts"
 import { ModelChecksLive } from "../layers/modelChecks/modelChecks.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
 import { OperatorAccessLive, OperatorEndpointLive } from "../layers/operator/operatorAccess.ts"
@@ -47,6 +49,7 @@ const ServicesOverDatabase = Layer.mergeAll(
   WebhookEndpointsLive,
   CallsAreaLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   RecordingsAreaLive,
+  KnowledgeBaseLive.pipe(Layer.provide(Layer.mergeAll(CampaignsAreaLive, ModelSettingsLive))),
   VoiceAreaLive.pipe(
     Layer.provide(
       Layer.mergeAll(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)), AgentsLive, RecordingsAreaLive)

@@ -7,6 +7,7 @@ import { AuthApi } from "./v1/auth/api.ts"
 import { CampaignsApi } from "./v1/campaigns/api.ts"
 import { CredentialsApi } from "./v1/credentials/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
+import { KnowledgeBaseApi } from "./v1/knowledgeBase/api.ts"
 import { MembersApi } from "./v1/members/api.ts"
 import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
 import { PublicAgentApi } from "./v1/publicAgent/api.ts"
@@ -53,6 +54,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(CredentialsApi)
   .add(ToolsApi)
   .add(V2ToolsApi)
+  .add(KnowledgeBaseApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

@@ -22,6 +22,7 @@ import { AuthHandlers } from "./v1/auth/handlers.ts"
 import { CampaignsHandlers } from "./v1/campaigns/handlers.ts"
 import { CredentialsHandlers } from "./v1/credentials/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
+import { KnowledgeBaseHandlers } from "./v1/knowledgeBase/handlers.ts"
 import { MembersHandlers } from "./v1/members/handlers.ts"
 import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
 import { OperatorRoutes } from "./v1/operator/routes.ts"
@@ -71,6 +72,7 @@ const HandlersLive = Layer.mergeAll(
   CredentialsHandlers,
   ToolsHandlers,
   V2ToolsHandlers,
+  KnowledgeBaseHandlers,
   ConsoleRoutes
 )
 

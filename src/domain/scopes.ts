@@ -11,7 +11,9 @@ export const Scope = Schema.Literal(
   "usage:read",
   "calls:read",
   "calls:write",
-  "webhooks:write"
+  "webhooks:write",
+  "knowledge:read",
+  "knowledge:write"
 )
 export type Scope = typeof Scope.Type
 

@@ -16,6 +16,7 @@ import { contactImports } from "./0015_contact_imports.ts"
 import { tools } from "./0016_tools.ts"
 import { callsWebhooks } from "./0017_calls_webhooks.ts"
 import { performanceIndexes } from "./0018_performance_indexes.ts"
+import { knowledgeBase } from "./0020_knowledge_base.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -36,5 +37,6 @@ export const migrations = {
   "0015_contact_imports": contactImports,
   "0016_tools": tools,
   "0017_calls_webhooks": callsWebhooks,
-  "0018_performance_indexes": performanceIndexes
+  "0018_performance_indexes": performanceIndexes,
+  "0020_knowledge_base": knowledgeBase
 }
