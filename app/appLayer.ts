@@ -31,6 +31,9 @@ import { DatabaseQueue } from "../services/DatabaseQueue.ts"
 import { Identity } from "../services/Identity.ts"
 import { AppConfigLive } from "./config.ts"
 
+/** One knowledge base (one background indexer) for the API, chats and calls alike. */
+const KnowledgeAreaLive = KnowledgeBaseLive.pipe(Layer.provide(Layer.mergeAll(CampaignsAreaLive, ModelSettingsLive)))
+
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
 
 /** Every service, over a migrated database below it. */
@@ -45,14 +48,19 @@ const ServicesOverDatabase = Layer.mergeAll(
   CampaignsAreaLive,
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
-  ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
+  ConversationAreaLive.pipe(Layer.provide(Layer.mergeAll(AgentsLive, KnowledgeAreaLive))),
   WebhookEndpointsLive,
   CallsAreaLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   RecordingsAreaLive,
-  KnowledgeBaseLive.pipe(Layer.provide(Layer.mergeAll(CampaignsAreaLive, ModelSettingsLive))),
+  KnowledgeAreaLive,
   VoiceAreaLive.pipe(
     Layer.provide(
-      Layer.mergeAll(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)), AgentsLive, RecordingsAreaLive)
+      Layer.mergeAll(
+        CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)),
+        AgentsLive,
+        RecordingsAreaLive,
+        KnowledgeAreaLive
+      )
     )
   )
 ).pipe(

@@ -22,7 +22,7 @@ let docxBytes: Uint8Array
 
 beforeAll(async () => {
   ;[server, llm, pdfBytes, docxBytes] = await Promise.all([
-    startServer(),
+    startServer({}, { ownDatabase: true }),
     startScriptedLlm(),
     twoHundredPagePdf(),
     shopDocx()

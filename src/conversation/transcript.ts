@@ -31,7 +31,19 @@ export const ToolCall = Schema.Struct({
   status: Schema.Literal("success", "error"),
   latency_ms: Schema.Number,
   result: Schema.String,
-  truncated: Schema.Boolean
+  truncated: Schema.Boolean,
+  /** search_knowledge_base: the passages the model was given, with their document and page. */
+  sources: Schema.optionalWith(
+    Schema.Array(Schema.Struct({
+      document_uuid: Schema.String,
+      filename: Schema.String,
+      page: Schema.NullOr(Schema.Number),
+      heading: Schema.NullOr(Schema.String),
+      chunk_index: Schema.Number,
+      similarity: Schema.Number
+    })),
+    { exact: true }
+  )
 }).annotations({ identifier: "ToolCall" })
 export type ToolCall = typeof ToolCall.Type
 
