@@ -24,6 +24,7 @@ import { WorkflowsApi } from "./v1/workflows/api.ts"
 import { AgentsApi } from "./v2/agents/api.ts"
 import { CallsApi } from "./v2/calls/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
+import { V2KnowledgeBaseApi } from "./v2/knowledgeBase/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
 import { V2ToolsApi } from "./v2/tools/api.ts"
 
@@ -55,6 +56,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(ToolsApi)
   .add(V2ToolsApi)
   .add(KnowledgeBaseApi)
+  .add(V2KnowledgeBaseApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

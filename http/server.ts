@@ -41,6 +41,7 @@ import { WorkflowsHandlers } from "./v1/workflows/handlers.ts"
 import { AgentsHandlers } from "./v2/agents/handlers.ts"
 import { CallsHandlers } from "./v2/calls/handlers.ts"
 import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
+import { V2KnowledgeBaseHandlers } from "./v2/knowledgeBase/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
 import { V2ToolsHandlers } from "./v2/tools/handlers.ts"
 
@@ -73,6 +74,7 @@ const HandlersLive = Layer.mergeAll(
   ToolsHandlers,
   V2ToolsHandlers,
   KnowledgeBaseHandlers,
+  V2KnowledgeBaseHandlers,
   ConsoleRoutes
 )
 

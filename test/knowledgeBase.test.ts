@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newAccount, type TestAccount } from "./support/accounts.ts"
+import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
 import { type Client, client } from "./support/client.ts"
 import {
   DOCX_TYPE,
@@ -186,5 +186,32 @@ describe("knowledge bases", () => {
     }, { token: other.token })
     expect(stolen.status).toBe(422)
     expect((await search(owner, "opening hours")).body.total_results).toBeGreaterThan(0)
+  })
+
+  it("serves documents and search on v2 to API keys with the knowledge:read scope only", async () => {
+    const account = await newAccount(api, "v2")
+    const uploaded = await uploadDocument(api, { token: account.token }, "handbook.docx", DOCX_TYPE, docxBytes)
+    await untilIndexed(api, { token: account.token }, uploaded.document_uuid)
+    const reader = await newApiKey(api, account, ["knowledge:read"])
+    const agentsOnly = await newApiKey(api, account, ["agents:read"])
+
+    const listed = await api.get("/api/v2/knowledge-base/documents?page_size=10", { apiKey: reader })
+    expect(listed.status).toBe(200)
+    expect(listed.body.pagination).toEqual({ page: 1, page_size: 10, total_items: 1, total_pages: 1 })
+    expect(listed.body.data[0]).toMatchObject({ document_uuid: uploaded.document_uuid, processing_status: "completed" })
+    const one = await api.get(`/api/v2/knowledge-base/documents/${uploaded.document_uuid}`, { apiKey: reader })
+    expect(one.body.data.filename).toBe("handbook.docx")
+    const found = await api.post("/api/v2/knowledge-base/search", { query: "returns refund" }, { apiKey: reader })
+    expect(found.status).toBe(200)
+    expect(found.body.data.chunks[0].chunk_metadata.heading).toBe("Returns")
+
+    const refused = await api.get("/api/v2/knowledge-base/documents", { apiKey: agentsOnly })
+    expect(refused.status).toBe(403)
+    expect(refused.body.error.code).toBe("forbidden")
+    const cannotUpload = await api.post("/api/v1/knowledge-base/upload-url", {
+      filename: "a.txt",
+      mime_type: "text/plain"
+    }, { apiKey: reader })
+    expect(cannotUpload.status).toBe(403)
   })
 })
