@@ -22,7 +22,9 @@ const scopes = [
   { scope: "usage:read", label: "Read usage" },
   { scope: "calls:read", label: "Read single calls" },
   { scope: "calls:write", label: "Place single calls" },
-  { scope: "webhooks:write", label: "Manage webhook endpoints" }
+  { scope: "webhooks:write", label: "Manage webhook endpoints" },
+  { scope: "knowledge:read", label: "Read and search the knowledge base" },
+  { scope: "knowledge:write", label: "Upload, re-index and delete knowledge-base documents" }
 ] as const satisfies ReadonlyArray<{ readonly scope: Scope; readonly label: string }>
 
 // Fails to compile when the server documents a scope this page does not offer.
