@@ -34,8 +34,8 @@ export const scannedPdf = async (): Promise<Uint8Array> => {
   return pdf.save()
 }
 
-/** A DOCX with headed sections: opening hours and returns. */
-export const shopDocx = async (): Promise<Uint8Array> => {
+/** A DOCX with headed sections: opening hours and returns, then `extraSections` of filler policies. */
+export const shopDocxOf = async (extraSections: number): Promise<Uint8Array> => {
   const document = new Document({
     sections: [{
       children: [
@@ -45,12 +45,18 @@ export const shopDocx = async (): Promise<Uint8Array> => {
           "Our Lisbon shop is open Monday to Friday from 9 am to 6 pm and on Saturdays from 10 am to 2 pm."
         ),
         new Paragraph({ text: "Returns", heading: HeadingLevel.HEADING_2 }),
-        new Paragraph("Unused items can be returned within 30 days with the receipt for a full refund.")
+        new Paragraph("Unused items can be returned within 30 days with the receipt for a full refund."),
+        ...Array.from({ length: extraSections }, (_, i) => [
+          new Paragraph({ text: `Policy ${i + 1}`, heading: HeadingLevel.HEADING_2 }),
+          new Paragraph(`Policy ${i + 1} sets out how staff handle invoices, deliveries and complaints in branch ${i}.`)
+        ]).flat()
       ]
     }]
   })
   return new Uint8Array(await Packer.toBuffer(document))
 }
+
+export const shopDocx = () => shopDocxOf(0)
 
 export const PDF_TYPE = "application/pdf"
 export const DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
