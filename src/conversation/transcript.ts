@@ -37,9 +37,9 @@ export const ToolCall = Schema.Struct({
     Schema.Array(Schema.Struct({
       document_uuid: Schema.String,
       filename: Schema.String,
-      page: Schema.NullOr(Schema.Number),
+      page: Schema.NullOr(Schema.Int),
       heading: Schema.NullOr(Schema.String),
-      chunk_index: Schema.Number,
+      chunk_index: Schema.Int,
       similarity: Schema.Number
     })),
     { exact: true }

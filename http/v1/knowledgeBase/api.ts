@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { JsonObject } from "../../../src/domain/wireTypes.ts"
 import {
   ChunkSearchResult,
   KnowledgeDocument,
@@ -20,7 +21,7 @@ export const DocumentUploadRequest = bodySchema("DocumentUpload", {
   file_size: Schema.optional(Schema.Int.pipe(Schema.positive())).annotations({
     description: "The file's size in bytes: the upload URL then takes exactly that many"
   }),
-  custom_metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  custom_metadata: Schema.optional(JsonObject)
 })
 
 export const DocumentUploadResponse = Schema.Struct({
@@ -38,7 +39,7 @@ export const ProcessDocumentRequest = bodySchema("ProcessDocument", {
   language: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z_]{1,63}$/))).annotations({
     description: "PostgreSQL text-search configuration for the document's full-text index (default english)"
   }),
-  custom_metadata: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  custom_metadata: Schema.optional(JsonObject)
 })
 
 export const DocumentListQuery = querySchema("DocumentList", {
@@ -98,12 +99,17 @@ export const KnowledgeBaseApi = HttpApiGroup.make("knowledgeBase")
   .add(
     HttpApiEndpoint.get("list", "/documents")
       .annotate(OpenApi.Summary, "List documents")
+      .annotate(
+        OpenApi.Description,
+        "The organization's documents, newest first, with their indexing status; `?status=` filters."
+      )
       .setUrlParams(DocumentListQuery)
       .addSuccess(DocumentList)
   )
   .add(
     HttpApiEndpoint.get("get", "/documents/:document_uuid")
       .annotate(OpenApi.Summary, "Get a document")
+      .annotate(OpenApi.Description, "One document with its indexing status, progress and, when it failed, why.")
       .setPath(DocumentPath)
       .addSuccess(KnowledgeDocument)
       .addError(HttpNotFound)

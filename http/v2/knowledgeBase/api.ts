@@ -35,6 +35,7 @@ export const V2KnowledgeBaseApi = HttpApiGroup.make("v2knowledgeBase")
   .add(
     HttpApiEndpoint.get("get", "/documents/:document_uuid")
       .annotate(OpenApi.Summary, "Get a knowledge-base document")
+      .annotate(OpenApi.Description, "One document with its indexing status, progress and, when it failed, why.")
       .setPath(DocumentPath)
       .addSuccess(Resource(KnowledgeDocument))
       .addError(HttpNotFound)

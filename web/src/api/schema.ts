@@ -1812,7 +1812,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List documents */
+        /**
+         * List documents
+         * @description The organization's documents, newest first, with their indexing status; `?status=` filters.
+         */
         get: operations["knowledgeBase.list"];
         put?: never;
         post?: never;
@@ -1829,7 +1832,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Get a document */
+        /**
+         * Get a document
+         * @description One document with its indexing status, progress and, when it failed, why.
+         */
         get: operations["knowledgeBase.get"];
         put?: never;
         post?: never;
@@ -1910,7 +1916,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Get a knowledge-base document */
+        /**
+         * Get a knowledge-base document
+         * @description One document with its indexing status, progress and, when it failed, why.
+         */
         get: operations["v2knowledgeBase.get"];
         put?: never;
         post?: never;
@@ -2853,9 +2862,9 @@ export type components = {
             sources?: {
                 document_uuid: string;
                 filename: string;
-                page: number | null;
+                page: components["schemas"]["Int"] | null;
                 heading: string | null;
-                chunk_index: number;
+                chunk_index: components["schemas"]["Int"];
                 similarity: number;
             }[];
         };
@@ -3613,7 +3622,7 @@ export type components = {
             /** @description The file's size in bytes: the upload URL then takes exactly that many */
             file_size?: components["schemas"]["Int"];
             custom_metadata?: {
-                [key: string]: unknown;
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
         };
         DocumentUploadResponse: {
@@ -3636,23 +3645,26 @@ export type components = {
             /** @description PostgreSQL text-search configuration for the document's full-text index (default english) */
             language?: string;
             custom_metadata?: {
-                [key: string]: unknown;
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
         };
         KnowledgeDocument: {
-            id: number;
+            id: components["schemas"]["Int"];
             document_uuid: string;
             filename: string;
-            file_size_bytes: number;
+            file_size_bytes: components["schemas"]["Int"];
             file_hash: string | null;
             mime_type: string;
             /** @enum {string} */
             processing_status: "pending" | "processing" | "completed" | "failed";
             /** @description Why indexing failed, in words a person can act on */
             processing_error: string | null;
-            total_chunks: number;
-            total_pages: number | null;
-            /** @description Progress while processing: pages (or sections) read */
+            total_chunks: components["schemas"]["Int"];
+            total_pages: components["schemas"]["Int"] | null;
+            /**
+             * int
+             * @description Progress while processing: pages (or sections) read
+             */
             pages_processed: number;
             /** @enum {string} */
             retrieval_mode: "chunked" | "full_document";
@@ -3660,15 +3672,15 @@ export type components = {
             language: string;
             embedding_model: string | null;
             custom_metadata: {
-                [key: string]: unknown;
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
             source_url: null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            organization_id: number;
-            created_by: number | null;
+            organization_id: components["schemas"]["Int"];
+            created_by: components["schemas"]["Int"] | null;
             is_active: boolean;
         };
         DocumentListResponse: {
@@ -3702,7 +3714,7 @@ export type components = {
         KnowledgeSearchResponse: {
             chunks: components["schemas"]["KnowledgeChunk"][];
             query: string;
-            total_results: number;
+            total_results: components["schemas"]["Int"];
             /**
              * @description hybrid: full-text and embeddings fused by reciprocal rank; full_text: no embeddings endpoint configured
              * @enum {string}
@@ -3711,13 +3723,13 @@ export type components = {
             latency_ms: number;
         };
         KnowledgeChunk: {
-            id: number;
-            document_id: number;
+            id: components["schemas"]["Int"];
+            document_id: components["schemas"]["Int"];
             chunk_text: string;
             contextualized_text: null;
-            chunk_index: number;
+            chunk_index: components["schemas"]["Int"];
             chunk_metadata: {
-                [key: string]: unknown;
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
             filename: string;
             document_uuid: string;
