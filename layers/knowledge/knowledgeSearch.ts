@@ -16,12 +16,12 @@ export interface SearchRequest {
 /** Each ranking contributes this many candidates (at least) to the fusion. */
 const candidatesFor = (limit: number) => Math.max(limit * 4, 20)
 
-/**
+/*
  * websearch_to_tsquery ANDs the words of a question; a caller's question rarely shares every word
- * with the passage that answers it, so the words are ORed and ts_rank_cd rewards passages that
- * have more of them, closer together. Phrases ("…") stay phrases; a query with a negation is kept as is.
+ * with the passage that answers it, so the words are ORed (in `tsqueryFor`) and ts_rank_cd rewards
+ * passages that have more of them, closer together. Phrases ("…") stay phrases; a query with a
+ * negation is kept as is.
  */
-const anyWord = (tsquery: string) => tsquery.includes("!") ? tsquery : tsquery.replaceAll(" & ", " | ")
 
 export const makeKnowledgeSearch = (
   sql: SqlClient.SqlClient,
@@ -35,19 +35,17 @@ export const makeKnowledgeSearch = (
       ? sql`AND false`
       : sql`AND d.document_uuid::text IN ${sql.in(request.documentUuids)}`
 
-  /** One tsquery over every text-search configuration the organization's documents use. */
+  /** One tsquery over every text-search configuration the organization's documents use, in one statement. */
   const tsqueryFor = (request: SearchRequest) =>
-    Effect.gen(function*() {
-      const languages = yield* sql<{ language: string }>`
-        SELECT DISTINCT language FROM knowledge_documents WHERE organization_id = ${request.organizationId}`
-      const parts: Array<string> = []
-      for (const { language } of languages) {
-        const [row] = yield* sql<{ query: string }>`
-          SELECT websearch_to_tsquery(${language}::regconfig, ${request.query})::text AS query`
-        if (row && row.query.trim() !== "") parts.push(`(${anyWord(row.query)})`)
-      }
-      return parts.length === 0 ? null : [...new Set(parts)].join(" | ")
-    })
+    Effect.map(
+      sql<{ query: string | null }>`
+        SELECT string_agg(DISTINCT '(' || CASE WHEN position('!' in q) > 0 THEN q ELSE replace(q, ' & ', ' | ') END || ')', ' | ')
+          AS query
+        FROM (SELECT websearch_to_tsquery(l.language::regconfig, ${request.query})::text AS q
+              FROM (SELECT DISTINCT language FROM knowledge_documents WHERE organization_id = ${request.organizationId}) l) x
+        WHERE q <> ''`,
+      (rows) => rows[0]?.query ?? null
+    )
 
   const fullTextRanking = (request: SearchRequest) =>
     Effect.gen(function*() {

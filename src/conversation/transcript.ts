@@ -13,7 +13,9 @@ export const TurnTrace = Schema.Struct({
   endpointing_ms: Schema.Number,
   first_token_ms: Schema.NullOr(Schema.Number),
   first_audio_ms: Schema.NullOr(Schema.Number),
-  interrupted_at_ms: Schema.optionalWith(Schema.Number, { exact: true })
+  interrupted_at_ms: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** Time spent in knowledge-base searches (search_knowledge_base) before the reply; searches of one round overlap. */
+  retrieval_ms: Schema.optionalWith(Schema.Number, { exact: true })
 }).annotations({ identifier: "TurnTrace" })
 export type TurnTrace = typeof TurnTrace.Type
 

@@ -2848,6 +2848,7 @@ export type components = {
             first_token_ms: number | null;
             first_audio_ms: number | null;
             interrupted_at_ms?: number;
+            retrieval_ms?: number;
         };
         ToolCall: {
             id: string;
