@@ -12,6 +12,8 @@ import { ApiKeysLive } from "../layers/identity/apiKeys.ts"
 import { IdentityLive } from "../layers/identity/identity.ts"
 import { MembersLive } from "../layers/identity/members.ts"
 import { PasswordHashingLive } from "../layers/identity/passwordHashing.ts"
+import { KnowledgeBaseLive } from "../layers/knowledge/mod.ts"
+import { ModelSettingsLive } from "../layers/llm/modelSettings.ts"
 import { ModelChecksLive } from "../layers/modelChecks/modelChecks.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
 import { OperatorAccessLive, OperatorEndpointLive } from "../layers/operator/operatorAccess.ts"
@@ -30,6 +32,9 @@ import { DatabaseQueue } from "../services/DatabaseQueue.ts"
 import { Identity } from "../services/Identity.ts"
 import { AppConfigLive } from "./config.ts"
 
+/** One knowledge base (one background indexer) for the API, chats and calls alike. */
+const KnowledgeAreaLive = KnowledgeBaseLive.pipe(Layer.provide(Layer.mergeAll(CampaignsAreaLive, ModelSettingsLive)))
+
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
 
 /** Every service, over a migrated database below it. */
@@ -44,15 +49,21 @@ const ServicesOverDatabase = Layer.mergeAll(
   CampaignsAreaLive,
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
-  ConversationAreaLive.pipe(Layer.provide(AgentsLive)),
+  ConversationAreaLive.pipe(Layer.provide(Layer.mergeAll(AgentsLive, KnowledgeAreaLive))),
   WebhookEndpointsLive,
   DoNotCallLive.pipe(Layer.provide(StorageLive)),
   CompliancePoliciesLive,
   CallsAreaLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   RecordingsAreaLive,
+  KnowledgeAreaLive,
   VoiceAreaLive.pipe(
     Layer.provide(
-      Layer.mergeAll(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)), AgentsLive, RecordingsAreaLive)
+      Layer.mergeAll(
+        CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)),
+        AgentsLive,
+        RecordingsAreaLive,
+        KnowledgeAreaLive
+      )
     )
   )
 ).pipe(

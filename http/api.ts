@@ -9,6 +9,7 @@ import { CompliancePolicyApi } from "./v1/compliancePolicy/api.ts"
 import { CredentialsApi } from "./v1/credentials/api.ts"
 import { DoNotCallApi } from "./v1/doNotCall/api.ts"
 import { HealthApi } from "./v1/health/api.ts"
+import { KnowledgeBaseApi } from "./v1/knowledgeBase/api.ts"
 import { MembersApi } from "./v1/members/api.ts"
 import { ModelConfigurationsApi } from "./v1/modelConfigurations/api.ts"
 import { PublicAgentApi } from "./v1/publicAgent/api.ts"
@@ -26,6 +27,7 @@ import { AgentsApi } from "./v2/agents/api.ts"
 import { AgentTestsApi } from "./v2/agentTests/api.ts"
 import { CallsApi } from "./v2/calls/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
+import { V2KnowledgeBaseApi } from "./v2/knowledgeBase/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
 import { V2ToolsApi } from "./v2/tools/api.ts"
 
@@ -59,6 +61,8 @@ export class Api extends HttpApi.make("talkgraph")
   .add(ToolsApi)
   .add(V2ToolsApi)
   .add(AgentTestsApi)
+  .add(KnowledgeBaseApi)
+  .add(V2KnowledgeBaseApi)
   .annotate(OpenApi.Title, "talkgraph")
   .annotate(OpenApi.Version, serviceVersion)
   .annotate(OpenApi.Description, "Voice and chat AI agents, their calls, campaigns and usage.")

@@ -24,6 +24,7 @@ import { CompliancePolicyHandlers } from "./v1/compliancePolicy/handlers.ts"
 import { CredentialsHandlers } from "./v1/credentials/handlers.ts"
 import { DoNotCallHandlers } from "./v1/doNotCall/handlers.ts"
 import { HealthHandlers } from "./v1/health/handlers.ts"
+import { KnowledgeBaseHandlers } from "./v1/knowledgeBase/handlers.ts"
 import { MembersHandlers } from "./v1/members/handlers.ts"
 import { ModelConfigurationsHandlers } from "./v1/modelConfigurations/handlers.ts"
 import { OperatorRoutes } from "./v1/operator/routes.ts"
@@ -43,6 +44,7 @@ import { AgentsHandlers } from "./v2/agents/handlers.ts"
 import { AgentTestsHandlers } from "./v2/agentTests/handlers.ts"
 import { CallsHandlers } from "./v2/calls/handlers.ts"
 import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
+import { V2KnowledgeBaseHandlers } from "./v2/knowledgeBase/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
 import { V2ToolsHandlers } from "./v2/tools/handlers.ts"
 
@@ -77,6 +79,8 @@ const HandlersLive = Layer.mergeAll(
   ToolsHandlers,
   V2ToolsHandlers,
   AgentTestsHandlers,
+  KnowledgeBaseHandlers,
+  V2KnowledgeBaseHandlers,
   ConsoleRoutes
 )
 

@@ -44,6 +44,8 @@ export interface ConversationPlan {
     readonly organizationId: OrganizationId
     readonly byUuid: ReadonlyMap<string, RunnableTool>
   } | undefined
+  /** Whose knowledge base `search_knowledge_base` searches, when the graph's nodes name documents. */
+  readonly knowledge?: { readonly organizationId: OrganizationId } | undefined
 }
 
 /** Receives the agent's words as they are produced (a text channel sends them on; voice would speak them). */

@@ -18,6 +18,7 @@ export interface ModelSettingsView {
   readonly llm: ModelSectionView | null
   readonly stt: ModelSectionView | null
   readonly tts: ModelSectionView | null
+  readonly embeddings: ModelSectionView | null
   readonly updated_at: Date | null
 }
 
@@ -38,6 +39,7 @@ export interface ModelSettingsInput {
   readonly llm?: ModelSectionInput | undefined
   readonly stt?: ModelSectionInput | undefined
   readonly tts?: ModelSectionInput | undefined
+  readonly embeddings?: ModelSectionInput | undefined
 }
 
 /** Decrypted speech settings, for the voice pipeline. */
@@ -50,6 +52,13 @@ export interface SpeechConnection {
   readonly language: string | null
 }
 
+/** Decrypted embeddings settings, for knowledge-base indexing and retrieval. */
+export interface EmbeddingsConnection {
+  readonly model: string
+  readonly apiKey: string | null
+  readonly baseUrl: string | null
+}
+
 /** An organization's LLM / STT / TTS settings, keys encrypted at rest. */
 export interface ModelSettingsShape {
   readonly get: (principal: Principal) => Effect.Effect<ModelSettingsView>
@@ -58,6 +67,8 @@ export interface ModelSettingsShape {
   readonly llmFor: (organizationId: number) => Effect.Effect<Option.Option<LlmConnection>>
   /** Internal: decrypted STT or TTS settings, if configured. */
   readonly speechFor: (organizationId: number, kind: "stt" | "tts") => Effect.Effect<Option.Option<SpeechConnection>>
+  /** Internal: the OpenAI-compatible embeddings endpoint with its key decrypted, if configured. */
+  readonly embeddingsFor: (organizationId: number) => Effect.Effect<Option.Option<EmbeddingsConnection>>
 }
 
 export class ModelSettings extends Context.Tag("talkgraph/ModelSettings")<ModelSettings, ModelSettingsShape>() {}

@@ -251,7 +251,9 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
         "calls:write",
         "webhooks:write",
         "tests:read",
-        "tests:write"
+        "tests:write",
+        "knowledge:read",
+        "knowledge:write"
       ]
     ) {
       await page.getByRole("checkbox", { name: new RegExp(`^${scope} `) }).uncheck()

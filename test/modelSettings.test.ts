@@ -34,7 +34,7 @@ describe("organization model settings", () => {
     const account = await newAccount(api)
     const reply = await api.get(PATH, { token: account.token })
     expect(reply.status).toBe(200)
-    expect(reply.body).toEqual({ llm: null, stt: null, tts: null, updated_at: null })
+    expect(reply.body).toEqual({ llm: null, stt: null, tts: null, embeddings: null, updated_at: null })
   })
 
   it("stores the LLM key encrypted and only ever shows it masked", async () => {

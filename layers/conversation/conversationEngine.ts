@@ -5,6 +5,7 @@ import {
   type ConversationPlan,
   type Emit
 } from "../../services/ConversationEngine.ts"
+import { KnowledgeBase } from "../../services/KnowledgeBase.ts"
 import { type ChatToolCall, LlmChat } from "../../services/LlmChat.ts"
 import { LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
 import { ToolRunner } from "../../services/ToolRunner.ts"
@@ -17,6 +18,15 @@ import {
   extractionMessages,
   extractionSchema
 } from "../../src/conversation/extraction.ts"
+import {
+  KNOWLEDGE_PASSAGES,
+  KNOWLEDGE_TOOL,
+  knowledgeDocumentsAt,
+  knowledgeQueryOf,
+  knowledgeResultText,
+  knowledgeToolDefinition,
+  sourceOf
+} from "../../src/conversation/knowledgeTool.ts"
 import { libraryToolsAt, offeredTool } from "../../src/conversation/libraryTools.ts"
 import { connectionAt } from "../../src/conversation/nodeModel.ts"
 import {
@@ -53,6 +63,43 @@ export const ConversationEngineLive = Layer.effect(
     const chat = yield* LlmChat
     const generator = yield* LlmGenerator
     const runner = yield* ToolRunner
+    const knowledge = yield* KnowledgeBase
+
+    /**
+     * One `search_knowledge_base` call: the node's documents searched, the passages given to the
+     * model with their sources, and the sources (document, page) kept on the transcript's call.
+     */
+    const searchKnowledge = (plan: ConversationPlan, call: ChatToolCall, documentUuids: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        const asked = knowledgeQueryOf(call.arguments)
+        const base = {
+          id: call.id,
+          name: call.name,
+          tool_uuid: KNOWLEDGE_TOOL,
+          arguments: call.arguments,
+          truncated: false
+        }
+        if ("problem" in asked) {
+          return { ...base, status: "error", latency_ms: 0, result: asked.problem } satisfies ToolCall
+        }
+        const found = yield* knowledge.search(plan.knowledge!.organizationId, {
+          query: asked.query,
+          limit: KNOWLEDGE_PASSAGES,
+          document_uuids: documentUuids
+        }).pipe(Effect.either)
+        const latency = (yield* Clock.currentTimeMillis) - started
+        if (found._tag === "Left") {
+          return { ...base, status: "error", latency_ms: latency, result: found.left.message } satisfies ToolCall
+        }
+        return {
+          ...base,
+          status: "success",
+          latency_ms: latency,
+          result: knowledgeResultText(found.right),
+          sources: found.right.chunks.map(sourceOf)
+        } satisfies ToolCall
+      }).pipe(Effect.withSpan("ConversationEngine.searchKnowledge"))
 
     /**
      * The library tools one model reply called, all at once; each result (an error included) is
@@ -268,14 +315,23 @@ export const ConversationEngineLive = Layer.effect(
           ? { definitions: [], transitions: new Map<string, WorkflowEdge>() }
           : toolsAt(plan.graph, nodeId)
         // Once the rounds are spent the model is offered no library tool, so it must answer.
+        const documents = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && plan.knowledge
+          ? knowledgeDocumentsAt(plan.graph, node)
+          : []
+        const searchable = documents.length > 0 && !tools.transitions.has(KNOWLEDGE_TOOL)
+        const taken = new Set([...tools.definitions.map((tool) => tool.name), ...(searchable ? [KNOWLEDGE_TOOL] : [])])
         const library = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && plan.tools
-          ? libraryToolsAt(plan.graph, node, plan.tools.byUuid, new Set(tools.definitions.map((tool) => tool.name)))
+          ? libraryToolsAt(plan.graph, node, plan.tools.byUuid, taken)
           : new Map<string, RunnableTool>()
         const reply = yield* modelReply(
           plan,
           node,
           messagesFor(systemPromptFor(plan.graph, node, plan.context), transcript()),
-          [...tools.definitions, ...[...library.values()].map(offeredTool)],
+          [
+            ...tools.definitions,
+            ...(searchable ? [knowledgeToolDefinition(documents.length)] : []),
+            ...[...library.values()].map(offeredTool)
+          ],
           emit
         ).pipe(Effect.either)
         if (reply._tag === "Left") {
@@ -287,11 +343,21 @@ export const ConversationEngineLive = Layer.effect(
           const tool = library.get(toolCall.name)
           return tool !== undefined && tool.definition.type !== "end_call"
         })
-        if (libraryCalls.length > 0) {
+        const knowledgeCalls = searchable
+          ? reply.right.toolCalls.filter((toolCall) => toolCall.name === KNOWLEDGE_TOOL)
+          : []
+        if (libraryCalls.length > 0 || knowledgeCalls.length > 0) {
           toolRounds++
-          const { called, filler } = yield* callTools(plan, libraryCalls, library, extracted, emit)
+          const [{ called, filler }, searched] = yield* Effect.all([
+            libraryCalls.length > 0
+              ? callTools(plan, libraryCalls, library, extracted, emit)
+              : Effect.succeed({ called: [], filler: null }),
+            Effect.forEach(knowledgeCalls, (toolCall) => searchKnowledge(plan, toolCall, documents), {
+              concurrency: "unbounded"
+            })
+          ], { concurrency: 2 })
           const text = [reply.right.text, filler ?? ""].filter((part) => part !== "").join(" ")
-          turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now, tool_calls: called })
+          turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now, tool_calls: [...called, ...searched] })
         } else if (reply.right.text) yield* say(reply.right.text)
         if (node.type === "endCall") {
           ending = { reason: "end_node_reached", error: null }
@@ -302,7 +368,7 @@ export const ConversationEngineLive = Layer.effect(
         )
         if (call === undefined) {
           // The model has the results now and answers with them (or calls again).
-          if (libraryCalls.length > 0) continue
+          if (libraryCalls.length > 0 || knowledgeCalls.length > 0) continue
           break
         }
         const edge = tools.transitions.get(call)

@@ -209,7 +209,12 @@ export const ConversationStartsLive = Layer.effect(
         recordingTexts: clipIds.size === 0 ? noRecordingTexts : yield* recordings.spokenTexts(organizationId, clipIds),
         tools: toolUuids.size === 0
           ? undefined
-          : { organizationId: owner, byUuid: yield* tools.runnable(owner, toolUuids) }
+          : { organizationId: owner, byUuid: yield* tools.runnable(owner, toolUuids) },
+        knowledge: run.graph.nodes.some((node) =>
+            node.type !== "endCall" && (node.data.document_uuids?.length ?? 0) > 0
+          )
+          ? { organizationId: owner }
+          : undefined
       }
     })
 

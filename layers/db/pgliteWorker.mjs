@@ -4,6 +4,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
+import { vector } from "@electric-sql/pglite-pgvector"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { parentPort, workerData } from "node:worker_threads"
@@ -39,9 +40,10 @@ const SHARED_BUFFERS = "16MB"
 
 const start = async () => {
   const marker = path.join(workerData.pgdata, TIGHTENED_MARKER)
-  // pg_trgm backs the usage report's number search (migration 0006).
+  // pg_trgm backs the usage report's number search (migration 0006); pgvector ranks knowledge-base
+  // embeddings (migration 0020).
   const db = await PGlite.create(workerData.pgdata, {
-    extensions: { pg_trgm },
+    extensions: { pg_trgm, vector },
     startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`]
   })
   const tightened = await fs.stat(marker).then(() => true, () => false)

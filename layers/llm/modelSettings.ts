@@ -31,12 +31,13 @@ interface SettingsRow {
   readonly llm: StoredSection | null
   readonly stt: StoredSection | null
   readonly tts: StoredSection | null
+  readonly embeddings: StoredSection | null
   readonly updated_at: Date
 }
 
-type Kind = "llm" | "stt" | "tts"
+type Kind = "llm" | "stt" | "tts" | "embeddings"
 
-const KINDS: ReadonlyArray<Kind> = ["llm", "stt", "tts"]
+const KINDS: ReadonlyArray<Kind> = ["llm", "stt", "tts", "embeddings"]
 
 /**
  * How long an organization's decrypted LLM settings are reused (every chat message and call turn
@@ -53,7 +54,7 @@ const toView = (section: StoredSection | null, kind: Kind): ModelSectionView | n
     base_url: section.base_url,
     api_key: section.api_key_sealed ? maskedKey(section.api_key_hint) : null,
     api_key_set: section.api_key_sealed !== null,
-    ...(kind === "llm" ? {} : { voice: section.voice, language: section.language })
+    ...(kind === "llm" || kind === "embeddings" ? {} : { voice: section.voice, language: section.language })
   }
 }
 
@@ -61,6 +62,7 @@ const viewOf = (row: SettingsRow | undefined): ModelSettingsView => ({
   llm: toView(row?.llm ?? null, "llm"),
   stt: toView(row?.stt ?? null, "stt"),
   tts: toView(row?.tts ?? null, "tts"),
+  embeddings: toView(row?.embeddings ?? null, "embeddings"),
   updated_at: row?.updated_at ?? null
 })
 
@@ -90,7 +92,7 @@ export const ModelSettingsLive = Layer.effect(
 
     const load = (organizationId: number) =>
       sql<SettingsRow>`
-        SELECT llm, stt, tts, updated_at FROM organization_model_settings WHERE organization_id = ${organizationId}`
+        SELECT llm, stt, tts, embeddings, updated_at FROM organization_model_settings WHERE organization_id = ${organizationId}`
         .pipe(
           Effect.map((rows) => rows[0])
         )
@@ -129,15 +131,15 @@ export const ModelSettingsLive = Layer.effect(
         voice: input.voice ?? null,
         language: input.language ?? null
       }
-      if (kind === "llm" && section.base_url === null && section.api_key_sealed === null) {
+      if ((kind === "llm" || kind === "embeddings") && section.base_url === null && section.api_key_sealed === null) {
         return Either.left(
           ValidationFailed.single(
-            ["body", "llm", "api_key"],
+            ["body", kind, "api_key"],
             "api_key is required for the OpenAI API (a stored key is only kept while provider and base_url stay the same)"
           )
         )
       }
-      if (kind !== "llm") {
+      if (kind === "stt" || kind === "tts") {
         const problems = speechSettingProblems(kind, {
           provider: section.provider,
           base_url: section.base_url,
@@ -186,9 +188,14 @@ export const ModelSettingsLive = Layer.effect(
           INSERT INTO organization_model_settings (organization_id) VALUES (${principal.organizationId})
           ON CONFLICT (organization_id) DO NOTHING`
         const [current] = yield* sql<SettingsRow>`
-          SELECT llm, stt, tts, updated_at FROM organization_model_settings
+          SELECT llm, stt, tts, embeddings, updated_at FROM organization_model_settings
           WHERE organization_id = ${principal.organizationId} FOR UPDATE`
-        const next: Record<Kind, StoredSection | null> = { llm: current!.llm, stt: current!.stt, tts: current!.tts }
+        const next: Record<Kind, StoredSection | null> = {
+          llm: current!.llm,
+          stt: current!.stt,
+          tts: current!.tts,
+          embeddings: current!.embeddings
+        }
         const problems: Array<ValidationFailed["problems"][number]> = []
         for (const kind of KINDS) {
           const section = input[kind]
@@ -206,9 +213,10 @@ export const ModelSettingsLive = Layer.effect(
           SET llm = ${next.llm ? JSON.stringify(next.llm) : null}::jsonb,
               stt = ${next.stt ? JSON.stringify(next.stt) : null}::jsonb,
               tts = ${next.tts ? JSON.stringify(next.tts) : null}::jsonb,
+              embeddings = ${next.embeddings ? JSON.stringify(next.embeddings) : null}::jsonb,
               updated_at = now()
           WHERE organization_id = ${principal.organizationId}
-          RETURNING llm, stt, tts, updated_at`
+          RETURNING llm, stt, tts, embeddings, updated_at`
         return viewOf(row)
       })).pipe(Effect.tap(() => forgetLlm(principal.organizationId)))
     }, Effect.catchTag("SqlError", Effect.die))
@@ -255,6 +263,12 @@ export const ModelSettingsLive = Layer.effect(
       })
     }, Effect.orDie)
 
-    return ModelSettings.of({ get, put, llmFor, speechFor })
+    const embeddingsFor = Effect.fn("ModelSettings.embeddingsFor")(function*(organizationId: number) {
+      const section = (yield* load(organizationId))?.embeddings
+      if (!section || section.model === null) return Option.none()
+      return Option.some({ model: section.model, apiKey: yield* unseal(section), baseUrl: section.base_url })
+    }, Effect.orDie)
+
+    return ModelSettings.of({ get, put, llmFor, speechFor, embeddingsFor })
   })
 )

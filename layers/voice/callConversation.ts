@@ -1,4 +1,5 @@
 import type { ConversationState, TurnOutcome } from "../../src/conversation/conversationState.ts"
+import { KNOWLEDGE_TOOL } from "../../src/conversation/knowledgeTool.ts"
 import {
   addUsage,
   noUsage,
@@ -41,16 +42,27 @@ export const makeCallConversation = (options: {
   let usage: TokenUsage = noUsage
   const sinceStart = (at: number) => Math.max(0, Math.round(at - options.startedAt))
 
-  const traceOf = (record: ReplyRecord): TurnTrace | undefined =>
-    record.decision === null ? undefined : {
+  /** Each round's searches run together: a round costs its slowest, and rounds add up. */
+  const retrievalMs = (record: ReplyRecord) => {
+    const rounds = (record.outcome?.turns ?? []).map((turn) =>
+      (turn.tool_calls ?? []).filter((call) => call.name === KNOWLEDGE_TOOL).map((call) => call.latency_ms)
+    ).filter((latencies) => latencies.length > 0)
+    return rounds.length === 0 ? undefined : Math.round(rounds.reduce((sum, round) => sum + Math.max(...round), 0))
+  }
+
+  const traceOf = (record: ReplyRecord): TurnTrace | undefined => {
+    const retrieval = retrievalMs(record)
+    return record.decision === null ? undefined : {
       speech_end_ms: sinceStart(record.decision.speechStoppedAt),
       transcript_ms: record.decision.transcriptAt === null ? null : sinceStart(record.decision.transcriptAt),
       turn_end_ms: sinceStart(record.decision.decidedAt),
       endpointing_ms: record.decision.endpointingMs,
       first_token_ms: record.firstTokenAt === null ? null : sinceStart(record.firstTokenAt),
       first_audio_ms: record.firstAudioAt === null ? null : sinceStart(record.firstAudioAt),
-      ...(record.interruptedAt === null ? {} : { interrupted_at_ms: sinceStart(record.interruptedAt) })
+      ...(record.interruptedAt === null ? {} : { interrupted_at_ms: sinceStart(record.interruptedAt) }),
+      ...(retrieval === undefined ? {} : { retrieval_ms: retrieval })
     }
+  }
 
   /** Appends what a reply added, the agent's words reduced to what was heard; answers the turns added. */
   const record = (reply: ReplyRecord): ReadonlyArray<TranscriptTurn> => {

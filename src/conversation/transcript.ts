@@ -13,7 +13,9 @@ export const TurnTrace = Schema.Struct({
   endpointing_ms: Schema.Number,
   first_token_ms: Schema.NullOr(Schema.Number),
   first_audio_ms: Schema.NullOr(Schema.Number),
-  interrupted_at_ms: Schema.optionalWith(Schema.Number, { exact: true })
+  interrupted_at_ms: Schema.optionalWith(Schema.Number, { exact: true }),
+  /** Time spent in knowledge-base searches (search_knowledge_base) before the reply; searches of one round overlap. */
+  retrieval_ms: Schema.optionalWith(Schema.Number, { exact: true })
 }).annotations({ identifier: "TurnTrace" })
 export type TurnTrace = typeof TurnTrace.Type
 
@@ -31,7 +33,19 @@ export const ToolCall = Schema.Struct({
   status: Schema.Literal("success", "error"),
   latency_ms: Schema.Number,
   result: Schema.String,
-  truncated: Schema.Boolean
+  truncated: Schema.Boolean,
+  /** search_knowledge_base: the passages the model was given, with their document and page. */
+  sources: Schema.optionalWith(
+    Schema.Array(Schema.Struct({
+      document_uuid: Schema.String,
+      filename: Schema.String,
+      page: Schema.NullOr(Schema.Int),
+      heading: Schema.NullOr(Schema.String),
+      chunk_index: Schema.Int,
+      similarity: Schema.Number
+    })),
+    { exact: true }
+  )
 }).annotations({ identifier: "ToolCall" })
 export type ToolCall = typeof ToolCall.Type
 

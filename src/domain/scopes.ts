@@ -13,7 +13,9 @@ export const Scope = Schema.Literal(
   "calls:write",
   "webhooks:write",
   "tests:read",
-  "tests:write"
+  "tests:write",
+  "knowledge:read",
+  "knowledge:write"
 )
 export type Scope = typeof Scope.Type
 

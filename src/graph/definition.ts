@@ -67,7 +67,17 @@ export type CollectDigits = typeof CollectDigits.Type
 
 /** Tools of the organization's library the model may call at this node, by `tool_uuid` (Dograh's `tool_uuids`). */
 const toolFields = {
-  tool_uuids: optional(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(50)))
+  tool_uuids: optional(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(50))),
+  /** Knowledge-base documents the model may search at this node (Dograh's `document_uuids`). */
+  document_uuids: optional(
+    Schema.Array(
+      Schema.String.pipe(
+        Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, {
+          message: () => "must be a document_uuid"
+        })
+      )
+    ).pipe(Schema.maxItems(100))
+  )
 }
 
 const conversationFields = {

@@ -21,6 +21,7 @@
  */
 import * as http from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import { answerEmbeddings } from "./hashedEmbeddings.ts"
 
 interface ScriptedUsage {
   readonly prompt_tokens: number
@@ -107,6 +108,8 @@ export interface ScriptedLlm {
   /** The `base_url` to configure: `http://127.0.0.1:PORT/v1`. */
   readonly baseUrl: string
   readonly requests: Array<RecordedRequest>
+  /** `POST /v1/embeddings` requests (answered with `hashedEmbedding`s): model and number of inputs. */
+  readonly embeddingRequests: Array<{ readonly model: unknown; readonly inputs: unknown }>
   readonly enqueue: (...replies: ReadonlyArray<ScriptedReply>) => void
   /** Replies still queued (a test can assert every scripted reply was used). */
   readonly pending: () => number
@@ -165,6 +168,7 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
   /** Recent requests and how they were answered, by what they asked. */
   const answered = new Map<string, { readonly at: number; readonly reply: ScriptedReply }>()
   const requests: Array<RecordedRequest> = []
+  const embeddingRequests: Array<{ readonly model: unknown; readonly inputs: unknown }> = []
   const sockets = new Set<Socket>()
   let counter = 0
 
@@ -292,6 +296,13 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
         body = Buffer.concat(chunks).toString("utf8")
       }
       const path = (request.url ?? "/").split("?")[0]!
+      if (request.method === "POST" && path === "/v1/embeddings") {
+        embeddingRequests.push({
+          model: body?.model,
+          inputs: typeof body?.input === "string" ? 1 : body?.input?.length
+        })
+        return answerEmbeddings(body, response)
+      }
       if (request.method !== "POST" || path !== "/v1/chat/completions") {
         response.writeHead(404, { "content-type": "application/json" })
         response.end(JSON.stringify({ error: { message: `scripted LLM: no route ${request.method} ${path}` } }))
@@ -333,6 +344,7 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
   return {
     baseUrl: `http://${host}:${port}/v1`,
     requests,
+    embeddingRequests,
     enqueue: (...replies) => void queue.push(...replies),
     pending: () => queue.length,
     reset: () => {

@@ -43,7 +43,11 @@ const section = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(
 export const ModelConfigurationsRequest = bodySchema("ModelConfigurations", {
   llm: section(LlmSettingsRequest),
   stt: section(SpeechSettingsRequest),
-  tts: section(SpeechSettingsRequest)
+  tts: section(SpeechSettingsRequest),
+  embeddings: section(LlmSettingsRequest.annotations({
+    description:
+      "An OpenAI-compatible `/embeddings` endpoint for knowledge-base retrieval (model e.g. text-embedding-3-small)"
+  }))
 })
 
 const SectionResponse = Schema.Struct({
@@ -62,6 +66,7 @@ export const ModelConfigurationsResponse = Schema.Struct({
   llm: Schema.NullOr(SectionResponse),
   stt: Schema.NullOr(SectionResponse),
   tts: Schema.NullOr(SectionResponse),
+  embeddings: Schema.NullOr(SectionResponse),
   updated_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "ModelConfigurationsResponse" })
 
@@ -87,7 +92,7 @@ export const ModelCheckResponse = Schema.Struct({
 export const ModelConfigurationsApi = HttpApiGroup.make("modelConfigurations")
   .annotate(
     OpenApi.Description,
-    "The organization's LLM, speech-to-text and text-to-speech settings. Reading needs `agents:read`, changing `agents:write`."
+    "The organization's LLM, speech-to-text, text-to-speech and embeddings settings. Reading needs `agents:read`, changing `agents:write`."
   )
   .add(
     HttpApiEndpoint.get("get", "/")

@@ -17,7 +17,8 @@ import { tools } from "./0016_tools.ts"
 import { callsWebhooks } from "./0017_calls_webhooks.ts"
 import { performanceIndexes } from "./0018_performance_indexes.ts"
 import { compliance } from "./0019_compliance.ts"
-import { agentTests } from "./0022_agent_tests.ts"
+import { knowledgeBase } from "./0020_knowledge_base.ts"
+import { agentTests } from "./0021_agent_tests.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -40,5 +41,6 @@ export const migrations = {
   "0017_calls_webhooks": callsWebhooks,
   "0018_performance_indexes": performanceIndexes,
   "0019_compliance": compliance,
-  "0022_agent_tests": agentTests
+  "0020_knowledge_base": knowledgeBase,
+  "0021_agent_tests": agentTests
 }

@@ -1997,6 +1997,190 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/knowledge-base/upload-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a document upload URL
+         * @description A signed URL to `PUT` the document to, bound to its media type and the upload size cap, and the document's uuid and key. Then call /process-document.
+         */
+        post: operations["knowledgeBase.uploadUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-base/process-document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Index an uploaded document
+         * @description Records the uploaded file as a document in `pending` state and answers at once; it is indexed in the background (`processing`, then `completed` or `failed` with `processing_error`).
+         */
+        post: operations["knowledgeBase.process"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-base/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List documents
+         * @description The organization's documents, newest first, with their indexing status; `?status=` filters.
+         */
+        get: operations["knowledgeBase.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-base/documents/{document_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a document
+         * @description One document with its indexing status, progress and, when it failed, why.
+         */
+        get: operations["knowledgeBase.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a document
+         * @description Deletes the document, its chunks (no longer retrieved) and its file.
+         */
+        delete: operations["knowledgeBase.remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-base/documents/{document_uuid}/reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Index a document again
+         * @description Puts the document back to `pending`: it is extracted, chunked and embedded again (after a failure, or with new embeddings settings). Its current chunks answer searches until the new ones replace them.
+         */
+        post: operations["knowledgeBase.reindex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/knowledge-base/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the knowledge base
+         * @description The passages closest to the query: full-text search (the documents' text-search configuration) fused by reciprocal rank with embedding similarity when the organization has an embeddings endpoint.
+         */
+        post: operations["knowledgeBase.search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/knowledge-base/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List knowledge-base documents
+         * @description Newest first, with their indexing status, paginated with `page` and `page_size`.
+         */
+        get: operations["v2knowledgeBase.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/knowledge-base/documents/{document_uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a knowledge-base document
+         * @description One document with its indexing status, progress and, when it failed, why.
+         */
+        get: operations["v2knowledgeBase.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/knowledge-base/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the knowledge base
+         * @description The passages closest to the query, as POST /api/v1/knowledge-base/search answers them, in `data`.
+         */
+        post: operations["v2knowledgeBase.search"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -2073,14 +2257,14 @@ export type components = {
              * minItems(1)
              * @description an array of at least 1 item(s)
              */
-            scopes?: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write")[];
+            scopes?: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write" | "knowledge:read" | "knowledge:write")[];
         };
         CreateAPIKeyResponse: {
             id: components["schemas"]["Int"];
             name: string;
             key_prefix: string;
             api_key: string;
-            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write")[];
+            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write" | "knowledge:read" | "knowledge:write")[];
             /** Format: date-time */
             created_at: string;
         };
@@ -2090,7 +2274,7 @@ export type components = {
             /** @description The user the key acts as, with that user's current role */
             created_by: number;
             key_prefix: string;
-            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write")[];
+            scopes: ("agents:read" | "agents:write" | "conversations:read" | "campaigns:read" | "campaigns:write" | "telephony:write" | "usage:read" | "calls:read" | "calls:write" | "webhooks:write" | "tests:read" | "tests:write" | "knowledge:read" | "knowledge:write")[];
             is_active: boolean;
             /** Format: date-time */
             created_at: string;
@@ -2296,6 +2480,7 @@ export type components = {
             llm: components["schemas"]["ModelSettingsSection"] | null;
             stt: components["schemas"]["ModelSettingsSection"] | null;
             tts: components["schemas"]["ModelSettingsSection"] | null;
+            embeddings: components["schemas"]["ModelSettingsSection"] | null;
             updated_at: string | null;
         };
         ModelSettingsSection: {
@@ -2357,6 +2542,22 @@ export type components = {
                 base_url?: string | null;
                 voice?: string | null;
                 language?: string | null;
+            };
+            /** @description An OpenAI-compatible `/embeddings` endpoint for knowledge-base retrieval (model e.g. text-embedding-3-small) */
+            embeddings?: {
+                /** @enum {string} */
+                provider: "openai";
+                /**
+                 * maxLength(200)
+                 * @description a string at most 200 character(s) long
+                 */
+                model: string;
+                /**
+                 * maxLength(1000)
+                 * @description a string at most 1000 character(s) long
+                 */
+                api_key?: string;
+                base_url?: string | null;
             };
         };
         ModelCheckRequest: {
@@ -2909,6 +3110,7 @@ export type components = {
             first_token_ms: number | null;
             first_audio_ms: number | null;
             interrupted_at_ms?: number;
+            retrieval_ms?: number;
         };
         ToolCall: {
             id: string;
@@ -2920,6 +3122,14 @@ export type components = {
             latency_ms: number;
             result: string;
             truncated: boolean;
+            sources?: {
+                document_uuid: string;
+                filename: string;
+                page: components["schemas"]["Int"] | null;
+                heading: string | null;
+                chunk_index: components["schemas"]["Int"];
+                similarity: number;
+            }[];
         };
         RunUsage: {
             prompt_tokens: components["schemas"]["Int"];
@@ -4401,6 +4611,134 @@ export type components = {
             compare_pass_rate: number | null;
             /** @description pass_rate − compare_pass_rate */
             change: number | null;
+        };
+        DocumentUploadRequest: {
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            filename: string;
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            mime_type: string;
+            /** @description The file's size in bytes: the upload URL then takes exactly that many */
+            file_size?: components["schemas"]["Int"];
+            custom_metadata?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+        };
+        DocumentUploadResponse: {
+            upload_url: string;
+            document_uuid: string;
+            s3_key: string;
+            expires_in: components["schemas"]["Int"];
+            max_size_bytes: components["schemas"]["Int"];
+        };
+        ProcessDocumentRequest: {
+            /** @description a string matching the pattern ^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$ */
+            document_uuid: string;
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            s3_key: string;
+            /** @enum {string} */
+            retrieval_mode?: "chunked" | "full_document";
+            /** @description PostgreSQL text-search configuration for the document's full-text index (default english) */
+            language?: string;
+            custom_metadata?: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+        };
+        KnowledgeDocument: {
+            id: components["schemas"]["Int"];
+            document_uuid: string;
+            filename: string;
+            file_size_bytes: components["schemas"]["Int"];
+            file_hash: string | null;
+            mime_type: string;
+            /** @enum {string} */
+            processing_status: "pending" | "processing" | "completed" | "failed";
+            /** @description Why indexing failed, in words a person can act on */
+            processing_error: string | null;
+            total_chunks: components["schemas"]["Int"];
+            total_pages: components["schemas"]["Int"] | null;
+            /**
+             * int
+             * @description Progress while processing: pages (or sections) read
+             */
+            pages_processed: number;
+            /** @enum {string} */
+            retrieval_mode: "chunked" | "full_document";
+            /** @description The PostgreSQL text-search configuration (e.g. english) */
+            language: string;
+            embedding_model: string | null;
+            custom_metadata: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            source_url: null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            organization_id: components["schemas"]["Int"];
+            created_by: components["schemas"]["Int"] | null;
+            is_active: boolean;
+        };
+        DocumentListResponse: {
+            documents: components["schemas"]["KnowledgeDocument"][];
+            total: components["schemas"]["Int"];
+            limit: components["schemas"]["Int"];
+            offset: components["schemas"]["Int"];
+        };
+        DocumentDeletedResponse: {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+        };
+        ChunkSearchRequest: {
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            query: string;
+            /**
+             * between(1, 50)
+             * @description a number between 1 and 50
+             */
+            limit?: components["schemas"]["Int"];
+            /**
+             * maxItems(100)
+             * @description an array of at most 100 item(s)
+             */
+            document_uuids?: string[];
+        };
+        KnowledgeSearchResponse: {
+            chunks: components["schemas"]["KnowledgeChunk"][];
+            query: string;
+            total_results: components["schemas"]["Int"];
+            /**
+             * @description hybrid: full-text and embeddings fused by reciprocal rank; full_text: no embeddings endpoint configured
+             * @enum {string}
+             */
+            retrieval: "hybrid" | "full_text";
+            latency_ms: number;
+        };
+        KnowledgeChunk: {
+            id: components["schemas"]["Int"];
+            document_id: components["schemas"]["Int"];
+            chunk_text: string;
+            contextualized_text: null;
+            chunk_index: components["schemas"]["Int"];
+            chunk_metadata: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            };
+            filename: string;
+            document_uuid: string;
+            /** @description Cosine similarity of the embeddings when the organization has an embeddings endpoint, else the full-text rank scaled to 0–1 */
+            similarity: number;
         };
         HTTPError: {
             detail: string;
@@ -12155,6 +12493,571 @@ export interface operations {
                 };
             };
             /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "knowledgeBase.uploadUrl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description DocumentUploadResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentUploadResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description PayloadTooLarge */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "knowledgeBase.process": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description KnowledgeDocument */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocument"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "knowledgeBase.list": {
+        parameters: {
+            query?: {
+                status?: "pending" | "processing" | "completed" | "failed";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description DocumentListResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentListResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "knowledgeBase.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                document_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description KnowledgeDocument */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocument"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "knowledgeBase.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                document_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description DocumentDeletedResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentDeletedResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "knowledgeBase.reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                document_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description KnowledgeDocument */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeDocument"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "knowledgeBase.search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChunkSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description KnowledgeSearchResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeSearchResponse"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "v2knowledgeBase.list": {
+        parameters: {
+            query?: {
+                status?: "pending" | "processing" | "completed" | "failed";
+                /** @description Page number (default 1) */
+                page?: number;
+                /** @description Items per page (default 20) */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KnowledgeDocument"][];
+                        pagination: components["schemas"]["V2_Pagination"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2knowledgeBase.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                document_uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KnowledgeDocument"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "v2knowledgeBase.search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChunkSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KnowledgeSearchResponse"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -24,7 +24,9 @@ const scopes = [
   { scope: "calls:write", label: "Place single calls" },
   { scope: "webhooks:write", label: "Manage webhook endpoints" },
   { scope: "tests:read", label: "Read agent test cases and results" },
-  { scope: "tests:write", label: "Change agent test cases and run them" }
+  { scope: "tests:write", label: "Change agent test cases and run them" },
+  { scope: "knowledge:read", label: "Read and search the knowledge base" },
+  { scope: "knowledge:write", label: "Upload, re-index and delete knowledge-base documents" }
 ] as const satisfies ReadonlyArray<{ readonly scope: Scope; readonly label: string }>
 
 // Fails to compile when the server documents a scope this page does not offer.

@@ -1,0 +1,1 @@
+export { KnowledgeBaseLive } from "./knowledgeBase.ts"
