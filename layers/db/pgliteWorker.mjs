@@ -2,9 +2,9 @@
 // executes in WASM synchronously, so on the main thread each one would stall the event loop that
 // carries HTTP requests and calls, and a two-core machine would leave its second core idle.
 import { PGlite } from "@electric-sql/pglite"
+import { vector } from "@electric-sql/pglite-pgvector"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
-import { vector } from "@electric-sql/pglite-pgvector"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { parentPort, workerData } from "node:worker_threads"
