@@ -1,36 +1,11 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { localTime } from "../src/compliance/callingHours.ts"
 import { newAccount } from "./support/accounts.ts"
-import { type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
-import { type Client, client } from "./support/client.ts"
 import { carrierTelephony, eventually, numbersFrom, startedCampaign } from "./support/dialerFixtures.ts"
-import { type RunningServer, startServer } from "./support/server.ts"
+import { dialingServerForTests } from "./support/dialingServer.ts"
 
-let server: RunningServer
-let api: Client
-let carrier: CarrierStandIn
-
-beforeAll(async () => {
-  carrier = await startCarrierStandIn("twilio", { script: () => ({ outcome: "completed", ringMs: 10, talkMs: 200 }) })
-  server = await startServer({
-    TALKGRAPH_SCHEDULER_POLL_MS: "200",
-    TALKGRAPH_MAX_CALL_SECONDS: "3",
-    TALKGRAPH_CALL_DEADLINE_GRACE_SECONDS: "1"
-  }, { ownDatabase: true })
-  api = client(server.url)
-})
-afterAll(async () => {
-  await server?.close()
-  await carrier?.close()
-})
-
-const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, text))
-
-const e164 = (number: string) => (number.startsWith("+") ? number : `+${number}`)
-const calledNumbers = () => carrier.calls().map((call) => e164(call.to))
+const dialing = dialingServerForTests(200)
+const { query, calledNumbers } = dialing
 
 /** The fixed-offset zone whose local hour is `hour` now (Etc/GMT-6 is UTC+6). */
 const zoneWithLocalHour = (hour: number) => {
@@ -45,15 +20,15 @@ const everyDay = [1, 2, 3, 4, 5, 6, 7]
 
 describe("calling hours in the recipient's local time", () => {
   it("are off by default, validated, admin-set and the organization's own", async () => {
-    const account = await newAccount(api)
+    const account = await newAccount(dialing.api)
     const auth = { token: account.token }
-    const initial = await api.get("/api/v1/organizations/compliance-policy", auth)
+    const initial = await dialing.api.get("/api/v1/organizations/compliance-policy", auth)
     expect(initial.status).toBe(200)
     expect(initial.body.calling_hours).toMatchObject({ enabled: false, start: "09:00", end: "20:00" })
     const hours = { enabled: true, start: "08:30", end: "21:00", days: [1, 2, 3, 4, 5], holidays: ["2026-12-25"] }
-    const put = await api.put("/api/v1/organizations/compliance-policy", { calling_hours: hours }, auth)
+    const put = await dialing.api.put("/api/v1/organizations/compliance-policy", { calling_hours: hours }, auth)
     expect(put.status).toBe(200)
-    expect((await api.get("/api/v1/organizations/compliance-policy", auth)).body).toEqual({
+    expect((await dialing.api.get("/api/v1/organizations/compliance-policy", auth)).body).toEqual({
       calling_hours: hours,
       frequency_caps: { per_day: null, per_7_days: null }
     })
@@ -66,34 +41,37 @@ describe("calling hours in the recipient's local time", () => {
         { ...hours, holidays: ["25/12/2026"] }
       ]
     ) {
-      expect((await api.put("/api/v1/organizations/compliance-policy", { calling_hours: bad }, auth)).status).toBe(422)
+      expect((await dialing.api.put("/api/v1/organizations/compliance-policy", { calling_hours: bad }, auth)).status)
+        .toBe(422)
     }
-    const other = await newAccount(api)
+    const other = await newAccount(dialing.api)
     expect(
-      (await api.get("/api/v1/organizations/compliance-policy", { token: other.token })).body.calling_hours.enabled
+      (await dialing.api.get("/api/v1/organizations/compliance-policy", { token: other.token })).body.calling_hours
+        .enabled
     )
       .toBe(false)
   })
 
   it("calls contacts inside their hours, keeps the others waiting (not failed) with a count in progress, and calls them once their hours open", async () => {
-    const account = await newAccount(api)
+    const account = await newAccount(dialing.api)
     const auth = { token: account.token }
-    await carrierTelephony(api, auth, carrier)
+    await carrierTelephony(dialing.api, auth, dialing.carrier)
     const open = zoneWithLocalHour(12)
     const closed = zoneWithLocalHour(4)
     const hours = { enabled: true, start: "09:00", end: "20:00", days: everyDay, holidays: [] }
-    expect((await api.put("/api/v1/organizations/compliance-policy", { calling_hours: hours }, auth)).status).toBe(200)
+    expect((await dialing.api.put("/api/v1/organizations/compliance-policy", { calling_hours: hours }, auth)).status)
+      .toBe(200)
     const numbers = numbersFrom("+1415630", 6)
     const csv = `phone_number,first_name,timezone\n${
       numbers.map((number, index) => `${number},P${index},${index % 2 === 0 ? open : closed}`).join("\n")
     }\n`
     const inside = numbers.filter((_, index) => index % 2 === 0)
     const outside = numbers.filter((_, index) => index % 2 === 1)
-    const id = await startedCampaign(server, api, account, csv, { rate_limit_per_second: 10 })
+    const id = await startedCampaign(dialing.server, dialing.api, account, csv, { rate_limit_per_second: 10 })
 
     const progress = await eventually(
       async () => {
-        const body = (await api.get(`/api/v1/campaign/${id}/progress`, auth)).body
+        const body = (await dialing.api.get(`/api/v1/campaign/${id}/progress`, auth)).body
         return body.completed === 3 && body.waiting_for_local_hours === 3 ? body : undefined
       },
       20_000,
@@ -118,17 +96,17 @@ describe("calling hours in the recipient's local time", () => {
     )
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(calledNumbers().filter((number) => outside.includes(number))).toEqual([])
-    expect((await api.get(`/api/v1/campaign/${id}/progress`, auth)).body.waiting_for_local_hours).toBe(3)
+    expect((await dialing.api.get(`/api/v1/campaign/${id}/progress`, auth)).body.waiting_for_local_hours).toBe(3)
 
     // Their hours open (the window now covers their local time): they are called and the campaign completes.
     const nightShift = { ...hours, start: "00:00", end: "23:59" }
-    await api.put("/api/v1/organizations/compliance-policy", { calling_hours: nightShift }, auth)
+    await dialing.api.put("/api/v1/organizations/compliance-policy", { calling_hours: nightShift }, auth)
     await query((sql) =>
       sql`UPDATE campaign_contacts SET next_attempt_at = now() WHERE campaign_id = ${id} AND state = 'pending'`
     )
     const done = await eventually(
       async () => {
-        const body = (await api.get(`/api/v1/campaign/${id}/progress`, auth)).body
+        const body = (await dialing.api.get(`/api/v1/campaign/${id}/progress`, auth)).body
         return body.state === "completed" ? body : undefined
       },
       20_000,
@@ -139,34 +117,34 @@ describe("calling hours in the recipient's local time", () => {
   })
 
   it("a campaign's own calling hours replace the organization's, and are refused when invalid", async () => {
-    const account = await newAccount(api)
+    const account = await newAccount(dialing.api)
     const auth = { token: account.token }
-    await carrierTelephony(api, auth, carrier)
+    await carrierTelephony(dialing.api, auth, dialing.carrier)
     const closed = zoneWithLocalHour(4)
     const orgHours = { enabled: true, start: "09:00", end: "20:00", days: everyDay, holidays: [] }
-    await api.put("/api/v1/organizations/compliance-policy", { calling_hours: orgHours }, auth)
+    await dialing.api.put("/api/v1/organizations/compliance-policy", { calling_hours: orgHours }, auth)
     const numbers = numbersFrom("+1415640", 2)
     const csv = `phone_number,first_name,timezone\n${numbers.map((number) => `${number},P,${closed}`).join("\n")}\n`
     const ownHours = { enabled: true, start: "00:00", end: "23:59", days: everyDay, holidays: [] }
-    const id = await startedCampaign(server, api, account, csv, { calling_hours: ownHours })
-    expect((await api.get(`/api/v1/campaign/${id}`, auth)).body.calling_hours).toEqual(ownHours)
+    const id = await startedCampaign(dialing.server, dialing.api, account, csv, { calling_hours: ownHours })
+    expect((await dialing.api.get(`/api/v1/campaign/${id}`, auth)).body.calling_hours).toEqual(ownHours)
     await eventually(
-      async () => (await api.get(`/api/v1/campaign/${id}/progress`, auth)).body.state === "completed",
+      async () => (await dialing.api.get(`/api/v1/campaign/${id}/progress`, auth)).body.state === "completed",
       20_000,
       "campaign completed under its own hours"
     )
     expect(new Set(calledNumbers().filter((number) => numbers.includes(number)))).toEqual(new Set(numbers))
 
-    const refused = await api.patch(`/api/v1/campaign/${id}`, {
+    const refused = await dialing.api.patch(`/api/v1/campaign/${id}`, {
       calling_hours: { ...ownHours, start: "22:00", end: "08:00" }
     }, auth)
     expect(refused.status).toBe(422)
   })
 
   it("finds the zone from the number when there is no timezone column", async () => {
-    const account = await newAccount(api)
+    const account = await newAccount(dialing.api)
     const csv = "phone_number,first_name\n+12125550123,A\n+61293744000,B\n+18505551234,C\n"
-    const id = await startedCampaign(server, api, account, csv, {}, false)
+    const id = await startedCampaign(dialing.server, dialing.api, account, csv, {}, false)
     const rows = await query<{ phone_number: string; time_zones: string }>((sql) =>
       sql`SELECT phone_number, time_zones FROM campaign_contacts WHERE campaign_id = ${id} ORDER BY row_number`
     )

@@ -1,50 +1,26 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
-import { type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
-import { type Client, client } from "./support/client.ts"
 import { carrierTelephony, contactsCsv, eventually, startedCampaign } from "./support/dialerFixtures.ts"
-import { type RunningServer, startServer } from "./support/server.ts"
+import { dialingServerForTests } from "./support/dialingServer.ts"
 import { ensureVoiceModels } from "./support/voiceFixtures.ts"
 import { insertWorkflow } from "./support/workflowRows.ts"
 
-let server: RunningServer
-let api: Client
-let carrier: CarrierStandIn
-
-beforeAll(async () => {
-  carrier = await startCarrierStandIn("twilio", { script: () => ({ outcome: "completed", ringMs: 10, talkMs: 200 }) })
-  server = await startServer({
-    TALKGRAPH_SCHEDULER_POLL_MS: "200",
-    TALKGRAPH_MAX_CALL_SECONDS: "3",
-    TALKGRAPH_CALL_DEADLINE_GRACE_SECONDS: "1"
-  }, { ownDatabase: true })
-  api = client(server.url)
-})
-afterAll(async () => {
-  await server?.close()
-  await carrier?.close()
-})
-
-const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, text))
-
-const e164 = (number: string) => (number.startsWith("+") ? number : `+${number}`)
-const callsTo = (number: string) => carrier.calls().filter((call) => e164(call.to) === number).length
+const dialing = dialingServerForTests(200)
+const { query, calledNumbers } = dialing
+const callsTo = (number: string) => calledNumbers().filter((called) => called === number).length
 const offHours = { enabled: false, start: "09:00", end: "20:00", days: [1, 2, 3, 4, 5, 6, 7], holidays: [] }
 
 describe("frequency caps across campaigns and single calls", () => {
   it("never call a number more often than the organization allows, whichever campaign or single call it comes from", async () => {
-    const account = await newAccount(api)
+    const account = await newAccount(dialing.api)
     const auth = { token: account.token }
-    await carrierTelephony(api, auth, carrier)
-    const put = await api.put("/api/v1/organizations/compliance-policy", {
+    await carrierTelephony(dialing.api, auth, dialing.carrier)
+    const put = await dialing.api.put("/api/v1/organizations/compliance-policy", {
       calling_hours: offHours,
       frequency_caps: { per_day: 1, per_7_days: 3 }
     }, auth)
     expect(put.status).toBe(200)
-    expect((await api.get("/api/v1/organizations/compliance-policy", auth)).body.frequency_caps).toEqual({
+    expect((await dialing.api.get("/api/v1/organizations/compliance-policy", auth)).body.frequency_caps).toEqual({
       per_day: 1,
       per_7_days: 3
     })
@@ -53,25 +29,27 @@ describe("frequency caps across campaigns and single calls", () => {
     const fresh = "+14156500003"
 
     // A single call first: its number counts towards the cap too.
-    await ensureVoiceModels(api, auth)
-    const workflowId = await insertWorkflow(server, account.organizationId, { variables: [] })
-    const key = await newApiKey(api, account, ["calls:write", "calls:read"])
-    expect((await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: single }, { apiKey: key })).status)
+    await ensureVoiceModels(dialing.api, auth)
+    const workflowId = await insertWorkflow(dialing.server, account.organizationId, { variables: [] })
+    const key = await newApiKey(dialing.api, account, ["calls:write", "calls:read"])
+    expect(
+      (await dialing.api.post("/api/v2/calls", { agent_id: workflowId, phone_number: single }, { apiKey: key })).status
+    )
       .toBe(201)
 
-    const first = await startedCampaign(server, api, account, contactsCsv([shared]), {})
+    const first = await startedCampaign(dialing.server, dialing.api, account, contactsCsv([shared]), {})
     await eventually(
-      async () => (await api.get(`/api/v1/campaign/${first}/progress`, auth)).body.state === "completed",
+      async () => (await dialing.api.get(`/api/v1/campaign/${first}/progress`, auth)).body.state === "completed",
       20_000,
       "first campaign completed"
     )
     expect(callsTo(shared)).toBe(1)
 
     // A second campaign with the same numbers: only the fresh one is called; the others wait for the cap.
-    const second = await startedCampaign(server, api, account, contactsCsv([shared, single, fresh]), {})
+    const second = await startedCampaign(dialing.server, dialing.api, account, contactsCsv([shared, single, fresh]), {})
     const progress = await eventually(
       async () => {
-        const body = (await api.get(`/api/v1/campaign/${second}/progress`, auth)).body
+        const body = (await dialing.api.get(`/api/v1/campaign/${second}/progress`, auth)).body
         return body.completed === 1 && body.waiting_for_frequency_cap === 2 ? body : undefined
       },
       20_000,
@@ -102,7 +80,9 @@ describe("frequency caps across campaigns and single calls", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(callsTo(shared)).toBe(1)
     // A single call to a capped number is refused.
-    const refused = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: shared }, { apiKey: key })
+    const refused = await dialing.api.post("/api/v2/calls", { agent_id: workflowId, phone_number: shared }, {
+      apiKey: key
+    })
     expect(refused.status).toBe(409)
     expect(refused.body.error.message).toContain("frequency cap")
 
@@ -115,7 +95,7 @@ describe("frequency caps across campaigns and single calls", () => {
       sql`UPDATE campaign_contacts SET next_attempt_at = now() WHERE campaign_id = ${second} AND state = 'pending'`
     )
     await eventually(
-      async () => (await api.get(`/api/v1/campaign/${second}/progress`, auth)).body.state === "completed",
+      async () => (await dialing.api.get(`/api/v1/campaign/${second}/progress`, auth)).body.state === "completed",
       20_000,
       "second campaign completed"
     )

@@ -1,23 +1,13 @@
 import { Clock, Effect } from "effect"
 import type { CallActions } from "../../services/ConversationEngine.ts"
 import { dialStringOf } from "../../src/tools/sendDtmf.ts"
+import { argumentsObjectOf } from "../../src/tools/toolArguments.ts"
 import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
-
-const argumentsOf = (text: string): Record<string, unknown> | null => {
-  try {
-    const value: unknown = text.trim() === "" ? {} : JSON.parse(text)
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : null
-  } catch {
-    return null
-  }
-}
 
 /** One send_dtmf call: the keys go into the call (a text channel has no keypad to press). */
 export const sendDtmfCall = (actions: CallActions | undefined, argumentsText: string): Effect.Effect<ToolOutcome> =>
   Effect.gen(function*() {
-    const args = argumentsOf(argumentsText)
+    const args = argumentsObjectOf(argumentsText)
     if (args === null) return failedOutcome("the arguments must be a JSON object", 0)
     const dial = dialStringOf(args)
     if ("error" in dial) return failedOutcome(dial.error, 0)

@@ -5,21 +5,11 @@ import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { type ToolCallInput, ToolRunner } from "../../services/ToolRunner.ts"
 import { evaluate } from "../../src/tools/calculator.ts"
 import { timeIn } from "../../src/tools/currentTime.ts"
+import { argumentsObjectOf } from "../../src/tools/toolArguments.ts"
 import { DEFAULT_RESULT_CHARS, isTimeZone, type McpConfig } from "../../src/tools/toolDefinition.ts"
 import { truncatedForModel } from "../../src/tools/toolResult.ts"
 import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
 import { callHttpTool } from "./httpToolCall.ts"
-
-const argumentsOf = (text: string): Record<string, unknown> | null => {
-  try {
-    const value: unknown = text.trim() === "" ? {} : JSON.parse(text)
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? value as Record<string, unknown>
-      : null
-  } catch {
-    return null
-  }
-}
 
 const succeeded = (result: unknown): ToolOutcome => ({
   status: "success",
@@ -45,7 +35,7 @@ export const ToolRunnerLive = Layer.effect(
         const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
         const tool = input.tool.mcpTool
         if (!tool) return failedOutcome("name one of the MCP server's tools to call", 0)
-        const args = argumentsOf(input.arguments)
+        const args = argumentsObjectOf(input.arguments)
         if (args === null) return failedOutcome("the arguments must be a JSON object", 0)
         const answer = yield* mcp.call(input.organizationId, config, tool.name, args).pipe(Effect.either)
         const latency = yield* elapsed
@@ -69,7 +59,7 @@ export const ToolRunnerLive = Layer.effect(
 
     const builtIn = (input: ToolCallInput): Effect.Effect<ToolOutcome> =>
       Effect.gen(function*() {
-        const args = argumentsOf(input.arguments)
+        const args = argumentsObjectOf(input.arguments)
         if (args === null) return failedOutcome("the arguments must be a JSON object", 0)
         const { definition } = input.tool
         switch (definition.type) {

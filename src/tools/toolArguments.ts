@@ -58,3 +58,15 @@ export const checkArguments = (parameters: ReadonlyArray<ToolParameter>, text: s
   }
   return problems.length > 0 ? { _tag: "Invalid", problems } : { _tag: "Valid", values }
 }
+
+/** The model's arguments as a JSON object (empty text is no arguments); null when they are not one. */
+export const argumentsObjectOf = (text: string): Record<string, unknown> | null => {
+  try {
+    const value: unknown = text.trim() === "" ? {} : JSON.parse(text)
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? value as Record<string, unknown>
+      : null
+  } catch {
+    return null
+  }
+}
