@@ -12,6 +12,10 @@ export const CompliancePolicyApi = HttpApiGroup.make("compliancePolicy")
   .add(
     HttpApiEndpoint.get("get", "/api/v1/organizations/compliance-policy")
       .annotate(OpenApi.Summary, "Get the calling rules")
+      .annotate(
+        OpenApi.Description,
+        "The organization's calling hours (window, days, holidays) and frequency caps; the defaults (off) until set."
+      )
       .addSuccess(CompliancePolicy)
   )
   .add(

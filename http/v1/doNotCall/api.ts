@@ -60,6 +60,10 @@ export const DoNotCallApi = HttpApiGroup.make("doNotCall")
   .add(
     HttpApiEndpoint.get("list", "/api/v1/organizations/dnc")
       .annotate(OpenApi.Summary, "List do-not-call numbers")
+      .annotate(
+        OpenApi.Description,
+        "In number order, a page at a time (`limit`, `offset`); `search` keeps the numbers containing its digits."
+      )
       .setUrlParams(ListQuery)
       .addSuccess(DoNotCallListResponse)
   )
@@ -86,11 +90,19 @@ export const DoNotCallApi = HttpApiGroup.make("doNotCall")
   .add(
     HttpApiEndpoint.get("export", "/api/v1/organizations/dnc/export")
       .annotate(OpenApi.Summary, "Export the list as CSV")
+      .annotate(
+        OpenApi.Description,
+        "Every listed number with its reason, source and when it was added; cells starting with `+` are written `'+…` so spreadsheets keep them as text."
+      )
       .addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "text/csv" })))
   )
   .add(
     HttpApiEndpoint.del("remove", "/api/v1/organizations/dnc/:phone_number")
       .annotate(OpenApi.Summary, "Remove a number")
+      .annotate(
+        OpenApi.Description,
+        "The number in any form that normalises to the listed E.164 one; 404 when it is not listed."
+      )
       .setPath(NumberPath)
       .addSuccess(EmptyObject)
       .addError(HttpNotFound)

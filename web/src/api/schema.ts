@@ -1572,7 +1572,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List do-not-call numbers */
+        /**
+         * List do-not-call numbers
+         * @description In number order, a page at a time (`limit`, `offset`); `search` keeps the numbers containing its digits.
+         */
         get: operations["doNotCall.list"];
         put?: never;
         /**
@@ -1613,7 +1616,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Export the list as CSV */
+        /**
+         * Export the list as CSV
+         * @description Every listed number with its reason, source and when it was added; cells starting with `+` are written `'+…` so spreadsheets keep them as text.
+         */
         get: operations["doNotCall.export"];
         put?: never;
         post?: never;
@@ -1633,7 +1639,10 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a number */
+        /**
+         * Remove a number
+         * @description The number in any form that normalises to the listed E.164 one; 404 when it is not listed.
+         */
         delete: operations["doNotCall.remove"];
         options?: never;
         head?: never;
@@ -1647,7 +1656,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Get the calling rules */
+        /**
+         * Get the calling rules
+         * @description The organization's calling hours (window, days, holidays) and frequency caps; the defaults (off) until set.
+         */
         get: operations["compliancePolicy.get"];
         /**
          * Set the calling rules
