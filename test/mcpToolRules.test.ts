@@ -1,5 +1,8 @@
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { libraryToolsAt } from "../src/conversation/libraryTools.ts"
+import type { KnownTool } from "../src/graph/toolReferences.ts"
+import { validateDefinition } from "../src/graph/validation.ts"
 import {
   expandMcpTool,
   keptCatalogEntry,
@@ -9,6 +12,7 @@ import {
 } from "../src/tools/mcpTools.ts"
 import { type McpConfig, mcpTimeoutMs, ToolDefinition } from "../src/tools/toolDefinition.ts"
 import { callChangesSomething, type RunnableTool } from "../src/tools/toolRun.ts"
+import { runnableDefinition } from "./support/workflowGraphs.ts"
 
 const server = (config: Partial<McpConfig>): RunnableTool => ({
   uuid: "5f0c1a3e-8d2b-4c55-9a1e-2b7f3c4d5e6f",
@@ -115,5 +119,75 @@ describe("MCP results and settings", () => {
       "streamable_http"
     )
     expect(decode({ type: "mcp", config: { url: "https://x", transport: "websocket" } })._tag).toBe("Left")
+  })
+})
+
+describe("MCP tools picked per node", () => {
+  const uuid = "5f0c1a3e-8d2b-4c55-9a1e-2b7f3c4d5e6f"
+  const calculatorUuid = "0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8"
+  const catalog = [{ name: "look_up", description: null }, { name: "book", description: null }, {
+    name: "cancel",
+    description: null
+  }]
+  const withTools = (start: Record<string, unknown>, global: Record<string, unknown> = {}) => {
+    const definition = runnableDefinition()
+    Object.assign(definition.nodes[0]!.data, start)
+    Object.assign(definition.nodes[3]!.data, global)
+    return definition
+  }
+  const known = new Map<string, KnownTool>([
+    [uuid, {
+      name: "shop",
+      status: "active",
+      serverTools: catalog.map((tool) => ({ name: tool.name, functionName: mcpFunctionName("shop", tool.name) }))
+    }],
+    [calculatorUuid, { name: "calculator", status: "active" }]
+  ])
+  const runnable = new Map<string, RunnableTool>([[uuid, server({ discovered_tools: catalog })]])
+
+  it("offers only the server tools a node picks, and the global node's picks for the tools it lends", () => {
+    const graph = validateDefinition(
+      withTools({ tool_uuids: [uuid], mcp_tools: { [uuid]: ["book"] } }),
+      { tools: known }
+    ).graph!
+    const start = graph.nodes.find((node) => node.id === "start")!
+    expect([...libraryToolsAt(graph, start, runnable, new Set()).keys()]).toEqual(["mcp__shop__book"])
+
+    const lent = validateDefinition(
+      withTools({}, { tool_uuids: [uuid], mcp_tools: { [uuid]: ["look_up", "cancel"] } }),
+      { tools: known }
+    ).graph!
+    const qualify = lent.nodes.find((node) => node.id === "qualify")!
+    expect([...libraryToolsAt(lent, qualify, runnable, new Set()).keys()]).toEqual([
+      "mcp__shop__look_up",
+      "mcp__shop__cancel"
+    ])
+    const unpicked = validateDefinition(withTools({ tool_uuids: [uuid] }), { tools: known }).graph!
+    expect(libraryToolsAt(unpicked, unpicked.nodes[0]!, runnable, new Set()).size).toBe(3)
+  })
+
+  it("refuses picks for a tool the node does not list or that is no MCP server, and checks names only of the picks", () => {
+    const rules = (start: Record<string, unknown>) =>
+      validateDefinition(withTools(start), { tools: known }).problems.map((problem) => [problem.rule, problem.path])
+    expect(rules({ tool_uuids: [], mcp_tools: { [uuid]: ["book"] } })).toEqual([
+      ["mcp_tools_unlisted", ["nodes", 0, "data", "mcp_tools", uuid]]
+    ])
+    expect(rules({ tool_uuids: [calculatorUuid], mcp_tools: { [calculatorUuid]: ["x"] } })).toEqual([
+      ["mcp_tools_not_mcp", ["nodes", 0, "data", "mcp_tools", calculatorUuid]]
+    ])
+    // A second server under the same name offering `book`: a conflict only while the node offers both.
+    const otherUuid = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+    const withOther = new Map(known).set(otherUuid, {
+      name: "shop",
+      status: "active",
+      serverTools: [{ name: "book", functionName: mcpFunctionName("shop", "book") }]
+    })
+    const conflicting = (picks?: ReadonlyArray<string>) =>
+      validateDefinition(
+        withTools({ tool_uuids: [uuid, otherUuid], ...(picks ? { mcp_tools: { [uuid]: picks } } : {}) }),
+        { tools: withOther }
+      ).problems.map((problem) => problem.rule)
+    expect(conflicting()).toEqual(["tool_name_conflict"])
+    expect(conflicting(["look_up"])).toEqual([])
   })
 })

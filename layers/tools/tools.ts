@@ -15,7 +15,7 @@ import {
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
-import { expandMcpTool, mcpFunctionNames } from "../../src/tools/mcpTools.ts"
+import { expandMcpTool, mcpServerTools } from "../../src/tools/mcpTools.ts"
 import type { McpDiscoveredTool, ToolDefinition, ToolStatus } from "../../src/tools/toolDefinition.ts"
 import { functionNameOf } from "../../src/tools/toolRecord.ts"
 import { failedOutcome, type RunnableTool } from "../../src/tools/toolRun.ts"
@@ -251,7 +251,7 @@ export const ToolsLive = Layer.effect(
           name: functionNameOf(row.name),
           status: row.status,
           ...(row.definition.type === "mcp"
-            ? { functionNames: mcpFunctionNames(functionNameOf(row.name), row.definition.config) }
+            ? { serverTools: mcpServerTools(functionNameOf(row.name), row.definition.config) }
             : {})
         }]))
       }

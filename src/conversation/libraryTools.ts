@@ -11,7 +11,8 @@ import type { ToolDefinition } from "./tools.ts"
  * The library tools the model may call at `node`: its own `tool_uuids`, then the global node's
  * when the node takes the global prompt. A tool no longer runnable (archived or deleted since
  * the graph was validated) is left out, as is one whose name `taken` already holds. An MCP
- * server's tool stands for each of the server's tools it offers, under namespaced names.
+ * server's tool stands for each of the server's tools it offers, under namespaced names, narrowed
+ * to those the node (or, for the global node's tools, the global node) picks in `mcp_tools`.
  */
 export const libraryToolsAt = (
   graph: WorkflowGraph,
@@ -22,15 +23,19 @@ export const libraryToolsAt = (
   const offered = new Map<string, RunnableTool>()
   if (node.type === "endCall" || runnable.size === 0) return offered
   const global = graph.nodes.find((candidate) => candidate.type === "globalNode")
-  const inherited = global && global.type === "globalNode" && node.type !== "globalNode" &&
-      node.data.add_global_prompt !== false
-    ? global.data.tool_uuids ?? []
-    : []
-  for (const uuid of [...(node.data.tool_uuids ?? []), ...inherited]) {
-    const tool = runnable.get(uuid)
-    if (!tool) continue
-    for (const each of expandMcpTool(tool)) {
-      if (!taken.has(each.name) && !offered.has(each.name)) offered.set(each.name, each)
+  const sources = [node]
+  if (global && global.type === "globalNode" && node.type !== "globalNode" && node.data.add_global_prompt !== false) {
+    sources.push(global)
+  }
+  for (const source of sources) {
+    for (const uuid of source.data.tool_uuids ?? []) {
+      const tool = runnable.get(uuid)
+      if (!tool) continue
+      const chosen = source.data.mcp_tools?.[uuid]
+      for (const each of expandMcpTool(tool)) {
+        if (chosen && each.mcpTool && !chosen.includes(each.mcpTool.name)) continue
+        if (!taken.has(each.name) && !offered.has(each.name)) offered.set(each.name, each)
+      }
     }
   }
   return offered

@@ -68,6 +68,16 @@ export type CollectDigits = typeof CollectDigits.Type
 /** Tools of the organization's library the model may call at this node, by `tool_uuid` (Dograh's `tool_uuids`). */
 const toolFields = {
   tool_uuids: optional(Schema.Array(Schema.String.pipe(Schema.maxLength(100))).pipe(Schema.maxItems(50))),
+  /**
+   * For an MCP server among `tool_uuids` (by its `tool_uuid`): the server's tools offered at this
+   * node, by their names in its catalog. A server not named here offers every tool its filter allows.
+   */
+  mcp_tools: optional(
+    Schema.Record({
+      key: Schema.String.pipe(Schema.maxLength(100)),
+      value: Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))).pipe(Schema.maxItems(200))
+    })
+  ),
   /** Knowledge-base documents the model may search at this node (Dograh's `document_uuids`). */
   document_uuids: optional(
     Schema.Array(

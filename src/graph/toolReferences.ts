@@ -25,7 +25,7 @@ export const graphToolUuids = (graph: WorkflowGraph): Set<string> => {
 /** What validation knows of a library tool: the function name it is offered under, and whether it may run. */
 export interface KnownTool {
   readonly name: string
-  /** The function names it is offered under when not just `name`: an MCP server's tools, namespaced. */
-  readonly functionNames?: ReadonlyArray<string> | undefined
+  /** An MCP server's tools it offers: each by its name in the catalog and its namespaced function name. */
+  readonly serverTools?: ReadonlyArray<{ readonly name: string; readonly functionName: string }> | undefined
   readonly status: "active" | "archived"
 }

@@ -6,6 +6,23 @@ import type { KnownTool } from "./toolReferences.ts"
 const listedTools = (node: NodeEntry): Array<unknown> =>
   Array.isArray(node.rawData["tool_uuids"]) ? node.rawData["tool_uuids"] : []
 
+/** The server tools a node picked for an MCP tool in `mcp_tools`, or null when it picked none. */
+const pickedServerTools = (node: NodeEntry, uuid: string): ReadonlyArray<unknown> | null => {
+  const chosen = node.rawData["mcp_tools"]
+  if (chosen === null || typeof chosen !== "object" || Array.isArray(chosen)) return null
+  const picked = (chosen as Record<string, unknown>)[uuid]
+  return Array.isArray(picked) ? picked : null
+}
+
+/** The function names a tool is offered under at a node: an MCP server's, narrowed to the node's picks. */
+const functionNamesAt = (tool: KnownTool, picker: NodeEntry, uuid: string): ReadonlyArray<string> => {
+  if (tool.serverTools === undefined) return [tool.name]
+  const picked = pickedServerTools(picker, uuid)
+  return tool.serverTools.filter((each) => picked === null || picked.includes(each.name)).map((each) =>
+    each.functionName
+  )
+}
+
 /**
  * Rules on the library tools a node names: each listed once, each a tool of the organization
  * that is not archived (when the caller looked them up: validation stays pure), and none offered
@@ -46,6 +63,25 @@ export const checkTools = (
         )
       }
     })
+    const chosen = node.rawData["mcp_tools"]
+    if (chosen !== null && typeof chosen === "object" && !Array.isArray(chosen)) {
+      for (const uuid of Object.keys(chosen)) {
+        const field: Path = ["data", "mcp_tools", uuid]
+        if (!seen.has(uuid)) {
+          report(
+            node,
+            field,
+            "mcp_tools_unlisted",
+            `mcp_tools names tool ${uuid}, which is not in this node's tool_uuids`
+          )
+        } else {
+          const tool = tools?.get(uuid)
+          if (tool && tool.serverTools === undefined) {
+            report(node, field, "mcp_tools_not_mcp", `tool "${tool.name}" is not an MCP server`)
+          }
+        }
+      }
+    }
     if (!tools) continue
     const taken = new Map<string, string>(RESERVED_TOOL_NAMES.map((name) => [name, "the built-in end_call"]))
     for (const edge of edges) {
@@ -53,14 +89,14 @@ export const checkTools = (
     }
     const inherited = node.type !== "globalNode" && node.rawData["add_global_prompt"] !== false ? globalUuids : []
     const offered = [
-      ...listed.map((uuid, index) => ({ uuid, field: ["data", "tool_uuids", index] as Path })),
-      ...inherited.map((uuid) => ({ uuid, field: ["data"] as Path }))
+      ...listed.map((uuid, index) => ({ uuid, field: ["data", "tool_uuids", index] as Path, picker: node })),
+      ...inherited.map((uuid) => ({ uuid, field: ["data"] as Path, picker: global! }))
     ]
-    for (const { field, uuid } of offered) {
+    for (const { field, picker, uuid } of offered) {
       if (typeof uuid !== "string") continue
       const tool = tools.get(uuid)
       if (!tool) continue
-      for (const name of tool.functionNames ?? [tool.name]) {
+      for (const name of functionNamesAt(tool, picker, uuid)) {
         const holder = taken.get(name)
         if (holder !== undefined && holder !== `tool ${uuid}`) {
           report(

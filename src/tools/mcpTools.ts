@@ -24,9 +24,12 @@ export const offeredMcpTools = (config: McpConfig): ReadonlyArray<McpDiscoveredT
   return filter.length === 0 ? all : all.filter((tool) => filter.includes(tool.name))
 }
 
-/** The function names an MCP library tool stands for, for graph validation. */
-export const mcpFunctionNames = (serverName: string, config: McpConfig): ReadonlyArray<string> =>
-  offeredMcpTools(config).map((tool) => mcpFunctionName(serverName, tool.name))
+/** The tools an MCP library tool stands for, with their function names, for graph validation. */
+export const mcpServerTools = (
+  serverName: string,
+  config: McpConfig
+): ReadonlyArray<{ readonly name: string; readonly functionName: string }> =>
+  offeredMcpTools(config).map((tool) => ({ name: tool.name, functionName: mcpFunctionName(serverName, tool.name) }))
 
 /**
  * An MCP library tool as the runnable tools it expands to, one per tool of the server offered;
