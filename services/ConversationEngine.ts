@@ -49,7 +49,15 @@ export interface ConversationPlan {
 }
 
 /** Receives the agent's words as they are produced (a text channel sends them on; voice would speak them). */
-export type Emit = (text: string) => Effect.Effect<void>
+export type Emit = (text: string, options?: EmitOptions) => Effect.Effect<void>
+
+export interface EmitOptions {
+  /**
+   * The text is a whole utterance of its own (a tool's filler line): voice speaks it at once, not
+   * held back to be joined with the words that follow it.
+   */
+  readonly whole?: boolean
+}
 
 export interface Conclusion {
   /** Extracted variables plus `call_disposition` and `mapped_call_disposition` (and `error` for failures). */

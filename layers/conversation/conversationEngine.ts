@@ -147,7 +147,7 @@ export const ConversationEngineLive = Layer.effect(
           Effect.option
         )
         if (early._tag === "Some") return { called: early.value, filler: null }
-        yield* emit(filler)
+        yield* emit(filler, { whole: true })
         return { called: yield* Fiber.join(running), filler }
       })
 

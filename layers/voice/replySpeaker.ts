@@ -1,4 +1,5 @@
 import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option, Queue, Scope, Stream } from "effect"
+import type { Emit, EmitOptions } from "../../services/ConversationEngine.ts"
 import type { SpeechFailed } from "../../services/SpeechToText.ts"
 import type { TurnOutcome } from "../../src/conversation/conversationState.ts"
 import { isFailure } from "../../src/conversation/endReason.ts"
@@ -40,7 +41,7 @@ export interface SpeakerServices {
 }
 
 /** The words of a reply: an engine step (its outcome is the conversation's next state), or a fixed line. */
-export type ReplyStep = (emit: (text: string) => Effect.Effect<void>) => Effect.Effect<TurnOutcome | null>
+export type ReplyStep = (emit: Emit) => Effect.Effect<TurnOutcome | null>
 
 /** One reply being spoken, as the control loop drives it. */
 export interface SpokenReply {
@@ -209,11 +210,13 @@ export const speakReply = (
         )
       )
 
-    const emit = (text: string) =>
+    const emit = (text: string, options?: EmitOptions) =>
       Effect.gen(function*() {
         if (firstTokenAt === null) firstTokenAt = yield* Clock.currentTimeMillis
         const clip = yield* services.clipAudio(text)
-        yield* queueSentences(Option.isSome(clip) ? [...chunker.flush(), text] : chunker.push(text))
+        yield* queueSentences(
+          Option.isSome(clip) || options?.whole ? [...chunker.flush(), text] : chunker.push(text)
+        )
       })
 
     yield* Effect.gen(function*() {
