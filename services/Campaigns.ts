@@ -1,4 +1,5 @@
 import { Context, type Effect, type Stream } from "effect"
+import type { CallerIdPoolInput } from "../src/campaigns/callerIdPool.ts"
 import type { CampaignProgress } from "../src/campaigns/campaignProgress.ts"
 import type { Campaign, CampaignRun } from "../src/campaigns/campaignRecord.ts"
 import type { CircuitBreakerPatch, RetryConfigPatch, ScheduleConfigPatch } from "../src/campaigns/campaignSettings.ts"
@@ -18,6 +19,8 @@ export interface CampaignSettingsInput {
   readonly schedule_config?: ScheduleConfigPatch | null | undefined
   /** Replaces the campaign's own calling hours; null: the organization's apply. */
   readonly calling_hours?: CallingHours | null | undefined
+  /** Replaces the campaign's caller-ID pool; null: the configuration's default caller ID. */
+  readonly caller_id_pool?: CallerIdPoolInput | null | undefined
   readonly circuit_breaker?: CircuitBreakerPatch | null | undefined
   readonly telephony_configuration_id?: TelephonyConfigId | null | undefined
 }

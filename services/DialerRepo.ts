@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { CallerIdPool } from "../src/campaigns/callerIdPool.ts"
 import type { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "../src/campaigns/campaignSettings.ts"
 import type { CampaignState } from "../src/campaigns/campaignState.ts"
 import type { BreakerVerdict } from "../src/campaigns/circuitBreaker.ts"
@@ -19,6 +20,7 @@ export interface ActorCampaign {
   readonly schedule_config: ScheduleConfig | null
   readonly circuit_breaker: CircuitBreakerConfig
   readonly telephony_configuration_id: TelephonyConfigId | null
+  readonly caller_id_pool: CallerIdPool | null
   readonly breaker_reset_at: Date | null
   /** Moves on every lifecycle change and settings edit: an actor that sees it move starts afresh. */
   readonly updated_at: Date
@@ -35,7 +37,9 @@ export interface CallProgress {
 export interface DialPlan {
   readonly provider: string
   readonly telephonyConfigurationId: TelephonyConfigId
+  /** The configuration's default caller ID: what every call is placed from without a pool. */
   readonly callerNumber: string
+  readonly callerIdPool: CallerIdPool | null
   readonly definitionId: number | null
   readonly versionNumber: number | null
 }
@@ -46,6 +50,8 @@ export interface ClaimedAttempt {
   readonly contactId: number
   readonly attemptNumber: number
   readonly phoneNumber: string
+  /** What the call is placed from: the plan's caller ID, or the pool number the claim picked. */
+  readonly callerNumber: string
 }
 
 export type Claim =
@@ -53,6 +59,10 @@ export type Claim =
   | { readonly _tag: "Claimed"; readonly attempts: ReadonlyArray<ClaimedAttempt> }
   /** A concurrency limit is reached: `campaign` or `organization`. */
   | { readonly _tag: "Full"; readonly limit: "campaign" | "organization" }
+  /** Every pool number is at its per-second or per-day cap until `until`. */
+  | { readonly _tag: "CallerIdsBusy"; readonly until: number }
+  /** The pool has no number left to dial from (none listed is active, or the carrier refused each). */
+  | { readonly _tag: "NoCallerIds" }
   | { readonly _tag: "NoneDue"; readonly nextDueAt: Date | null; readonly dialing: number }
   /** The breaker's window holds enough failures: nothing was claimed, the campaign must pause. */
   | { readonly _tag: "Tripped"; readonly verdict: BreakerVerdict }
@@ -85,6 +95,8 @@ export interface OutcomeInput {
   readonly now: number
   /** What went wrong, in our words, recorded on the run when it has none yet. */
   readonly error?: string | undefined
+  /** The contact is due again at this time whatever the retry policy says: the call never left (its caller ID was refused). */
+  readonly redialAt?: number | undefined
 }
 
 export interface AppliedOutcome {
@@ -157,6 +169,17 @@ export interface DialerRepoShape {
   readonly tripBreaker: (campaignId: CampaignId, now: number, message: string, details: unknown) => Effect.Effect<void>
   /** Completes the campaign only when no contact is pending or live; whether it did. */
   readonly complete: (campaignId: CampaignId, now: number) => Effect.Effect<boolean>
+  /**
+   * Takes a number the carrier refused as a caller ID out of every pool of its configuration (one
+   * process records it, with the carrier's reason, in the campaign's log); whether this call did.
+   */
+  readonly refuseCallerId: (
+    campaignId: CampaignId,
+    telephonyConfigurationId: TelephonyConfigId,
+    address: string,
+    reason: string,
+    now: number
+  ) => Effect.Effect<boolean>
   /** Pauses a campaign the dialer cannot serve (no usable telephony), saying why. */
   readonly pauseWithReason: (campaignId: CampaignId, now: number, event: string, message: string) => Effect.Effect<void>
 }

@@ -70,7 +70,9 @@ export interface IncomingCall {
 export class CallNotPlaced extends Schema.TaggedError<CallNotPlaced>()("CallNotPlaced", {
   message: Schema.String,
   /** The provider refused this call (bad number, auth): retrying the same request will not help. */
-  permanent: Schema.Boolean
+  permanent: Schema.Boolean,
+  /** The carrier's documented answer that the caller ID (`from`) is invalid or not verified for this account. */
+  callerIdRefused: Schema.optional(Schema.Boolean)
 }) {}
 
 export class CarrierUnavailable extends Schema.TaggedError<CarrierUnavailable>()("CarrierUnavailable", {

@@ -226,6 +226,24 @@ describe.each(carrierProviders.map((provider, index) => ({ provider, index })))(
       )
       expect(unreachable).toMatchObject({ _tag: "CallNotPlaced", permanent: false })
     })
+
+    it("tells a caller ID the carrier will not place calls from apart from other refusals", async () => {
+      const standIn = standIns.get(provider)!
+      const account = accountOf(standIn)
+      const adapter = adapters.adapter(provider)
+      const from = `+1555888${index}000`
+      standIn.unverifyCallerId(from)
+      const call = { to: numberFor({ outcome: "completed" }), answerUrl: "http://x/a", statusCallbackUrl: "http://x/s" }
+      const refused = await Effect.runPromise(
+        Effect.flip(adapter.placeCall(account, { ...call, from, timeLimitSeconds: 60 }))
+      )
+      expect(refused).toMatchObject({ _tag: "CallNotPlaced", permanent: true, callerIdRefused: true })
+      standIn.rejectNextCalls(1)
+      const other = await Effect.runPromise(
+        Effect.flip(adapter.placeCall(account, { ...call, from: "+15559990000", timeLimitSeconds: 60 }))
+      )
+      expect(other).toMatchObject({ _tag: "CallNotPlaced", callerIdRefused: false })
+    })
   }
 )
 

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { NotFound } from "../../src/domain/errors.ts"
+import type { CallerIdPool } from "../../src/campaigns/callerIdPool.ts"
+import { NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { CampaignId, OrganizationId, TelephonyConfigId, WorkflowId } from "../../src/domain/ids.ts"
 import { type CampaignRow, selectCampaigns } from "./campaignRows.ts"
 
@@ -46,5 +47,34 @@ export const makeCampaignLookups = Effect.gen(function*() {
         ) => (rows.length > 0 ? Effect.void : Effect.fail(new NotFound({ resource: "Telephony configuration", id })))
       )
 
-  return { findRow, findWorkflow, telephonyExists }
+  /**
+   * A pool names numbers of the configuration the campaign dials through (the one it names, else
+   * the organization's default outbound one): another configuration's or organization's number is refused.
+   */
+  const poolNumbersExist = (
+    organizationId: OrganizationId,
+    configurationId: TelephonyConfigId | null,
+    pool: CallerIdPool | null
+  ) =>
+    Effect.gen(function*() {
+      const ids = pool?.phone_number_ids ?? []
+      if (ids.length === 0) return
+      const found = yield* sql<{ id: number }>`
+        SELECT n.id FROM phone_numbers n JOIN telephony_configurations t ON t.id = n.telephony_configuration_id
+        WHERE n.organization_id = ${organizationId} AND n.id IN ${sql.in(ids)}
+          AND ${configurationId === null ? sql`t.is_default_outbound` : sql`t.id = ${configurationId}`}`
+      const known = new Set(found.map((row) => row.id))
+      const problems = ids.flatMap((id, index) =>
+        known.has(id) ? [] : [{
+          loc: ["body", "caller_id_pool", "phone_number_ids", index],
+          msg: `Phone number ${id} is not a number of the campaign's telephony configuration`,
+          type: "value_error"
+        }]
+      )
+      if (problems.length > 0) {
+        return yield* new ValidationFailed({ message: "Invalid caller_id_pool", problems })
+      }
+    })
+
+  return { findRow, findWorkflow, telephonyExists, poolNumbersExist }
 })

@@ -13,7 +13,7 @@ import { mergedSettings } from "./mergedSettings.ts"
 /** `Campaigns.update`: settings change only while the campaign is created or paused, logged with what changed. */
 export const makeCampaignSettingsUpdate = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const { findRow, telephonyExists } = yield* makeCampaignLookups
+  const { findRow, poolNumbersExist, telephonyExists } = yield* makeCampaignLookups
 
   const update = Effect.fn("Campaigns.update")(
     function*(principal: Principal, id: CampaignId, input: UpdateCampaignInput) {
@@ -26,6 +26,13 @@ export const makeCampaignSettingsUpdate = Effect.gen(function*() {
       }
       yield* telephonyExists(principal.organizationId, input.telephony_configuration_id)
       const settings = yield* mergedSettings(current, input)
+      yield* poolNumbersExist(
+        principal.organizationId,
+        input.telephony_configuration_id === undefined
+          ? current.telephony_configuration_id
+          : input.telephony_configuration_id,
+        settings.caller_id_pool
+      )
       const changed = Object.keys(input).filter((key) => (input as Record<string, unknown>)[key] !== undefined)
       const entry = logEntry(
         new Date(yield* Clock.currentTimeMillis),
@@ -48,6 +55,7 @@ export const makeCampaignSettingsUpdate = Effect.gen(function*() {
         settings.schedule_config === null ? null : JSON.stringify(settings.schedule_config)
       }::jsonb,
           calling_hours = ${settings.calling_hours === null ? null : JSON.stringify(settings.calling_hours)}::jsonb,
+          caller_id_pool = ${settings.caller_id_pool === null ? null : JSON.stringify(settings.caller_id_pool)}::jsonb,
           circuit_breaker = ${JSON.stringify(settings.circuit_breaker)}::jsonb,
           logs = logs || ${JSON.stringify([entry])}::jsonb,
           updated_at = now()

@@ -1,5 +1,6 @@
 import { Effect, Either, ParseResult } from "effect"
 import type { CampaignSettingsInput } from "../../services/Campaigns.ts"
+import { callerIdPoolOf } from "../../src/campaigns/callerIdPool.ts"
 import {
   circuitBreakerDefaults,
   mergeCircuitBreaker,
@@ -38,6 +39,9 @@ export const mergedSettings = (current: CampaignRow | undefined, input: Campaign
       circuit_breaker: mergeCircuitBreaker(current?.circuit_breaker ?? circuitBreakerDefaults, input.circuit_breaker),
       schedule_config: yield* scheduleOrFail(mergeSchedule(current?.schedule_config ?? null, input.schedule_config)),
       calling_hours: input.calling_hours === undefined ? current?.calling_hours ?? null : input.calling_hours,
+      caller_id_pool: input.caller_id_pool === undefined
+        ? current?.caller_id_pool ?? null
+        : input.caller_id_pool && callerIdPoolOf(input.caller_id_pool),
       max_concurrency: input.max_concurrency === undefined ? current?.max_concurrency ?? null : input.max_concurrency,
       rate_limit_per_second: mergeRateLimit(
         current?.rate_limit_per_second ?? rateLimitDefault,

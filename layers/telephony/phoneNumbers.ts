@@ -9,7 +9,8 @@ import { dieOnSqlError } from "../db/sqlDefects.ts"
 import { type ConfigRow, uniqueViolation } from "./configRows.ts"
 
 const numberColumns = (sql: SqlClient.SqlClient) =>
-  sql`id, telephony_configuration_id, address, label, is_active, is_default_caller_id, inbound_workflow_id, created_at, updated_at`
+  sql`id, telephony_configuration_id, address, label, is_active, is_default_caller_id, inbound_workflow_id, caller_id_refused_at,
+      caller_id_refused_reason, created_at, updated_at`
 
 const normalizeAddress = (address: string, region: string | null) => {
   const trimmed = address.trim()
@@ -92,6 +93,8 @@ export const makePhoneNumbers = (
                 inbound_workflow_id = ${
             input.inbound_workflow_id === undefined ? current.inbound_workflow_id : input.inbound_workflow_id
           },
+                -- Whoever edits the number has seen to it: it may be tried as a caller ID again.
+                caller_id_refused_at = NULL, caller_id_refused_reason = NULL,
                 updated_at = now()
             WHERE id = ${id}`
         }

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { CallingHours } from "../compliance/callingHours.ts"
 import { CampaignId, RunId, TelephonyConfigId, WorkflowId } from "../domain/ids.ts"
 import { Timestamp } from "../domain/wireTypes.ts"
+import { CallerIdPool } from "./callerIdPool.ts"
 import { CampaignLogEntry } from "./campaignLog.ts"
 import { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "./campaignSettings.ts"
 import { CampaignState } from "./campaignState.ts"
@@ -34,6 +35,9 @@ export const Campaign = Schema.Struct({
   schedule_config: Schema.NullOr(ScheduleConfig),
   calling_hours: Schema.NullOr(CallingHours).annotations({
     description: "The campaign's own calling hours in each recipient's local time; null: the organization's"
+  }),
+  caller_id_pool: Schema.NullOr(CallerIdPool).annotations({
+    description: "The numbers calls are placed from and how each is picked; null: the configuration's default caller ID"
   }),
   circuit_breaker: CircuitBreakerConfig,
   executed_count: Schema.Int,

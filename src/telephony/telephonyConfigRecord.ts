@@ -49,6 +49,9 @@ export const PhoneNumber = Schema.Struct({
   is_default_caller_id: Schema.Boolean,
   /** The agent that answers calls to this number (null: the number takes no inbound calls). */
   inbound_workflow_id: Schema.NullOr(WorkflowId),
+  /** When the carrier refused to place a campaign's call from this number; it leaves caller-ID pools until edited. */
+  caller_id_refused_at: Schema.NullOr(Timestamp),
+  caller_id_refused_reason: Schema.NullOr(Schema.String),
   created_at: Timestamp,
   updated_at: Timestamp
 }).annotations({ identifier: "PhoneNumberResponse" })

@@ -21,6 +21,10 @@ export interface CarrierStandIn {
   readonly callbackFailures: () => ReadonlyArray<string>
   readonly calleeScript: (to: string, answer: CalleeScript | CalleeAnswer) => void
   readonly endCall: (id: string, status?: EndStatus) => void
+  /** The next `count` call creations are refused as this carrier refuses a number it cannot call. */
+  readonly rejectNextCalls: (count: number) => void
+  /** Calls placed from this number are refused as this carrier refuses a caller ID the account may not use. */
+  readonly unverifyCallerId: (from: string) => void
   /** The `config` of a telephony configuration pointing at this carrier. */
   readonly telephonyConfig: (settings?: { readonly machineDetection?: boolean }) => Record<string, unknown>
   readonly close: () => Promise<void>

@@ -241,6 +241,9 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
         ) {
           return error(400, "machine_detection must be true or hangup")
         }
+        if (engine.refusesCallerId(body.from)) {
+          return error(400, "from number is not a verified caller ID of this account")
+        }
         const rejection = engine.takeRejection()
         if (rejection) return error(rejection.status, rejection.code)
         const requestUuid = crypto.randomUUID()

@@ -164,6 +164,9 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
             `answering_machine_detection must be one of ${AMD_MODES.join(", ")}`
           )
         }
+        if (engine.refusesCallerId(body.from)) {
+          return invalid("from", "The caller ID is not a number of this account or a verified number")
+        }
         const rejection = engine.takeRejection()
         if (rejection) return json(rejection.status, { errors: [{ code: rejection.code, title: "Call rejected" }] })
         const call = engine.place({

@@ -101,6 +101,13 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
         if (!single.To || !single.From || !single.Url) {
           return json(400, { code: 21201, message: "Missing required parameter", status: 400 })
         }
+        if (engine.refusesCallerId(single.From)) {
+          return json(400, {
+            code: 21210,
+            message: `The source phone number provided, ${single.From}, is not yet verified for your account.`,
+            status: 400
+          })
+        }
         // Random like Twilio's, so sids never repeat across runs on a shared database.
         const sid = `CA${crypto.randomBytes(16).toString("hex")}`
         const call = engine.place({

@@ -223,6 +223,9 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
         ) {
           return badRequest("machine_detection must be continue or hangup", "machine_detection")
         }
+        if (engine.refusesCallerId(body.from.number)) {
+          return badRequest("The from number is not a number linked to this account", "from.number")
+        }
         const rejection = engine.takeRejection()
         if (rejection) {
           return json(rejection.status, { type: "https://developer.nexmo.com/api-errors", title: rejection.code })

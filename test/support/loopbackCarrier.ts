@@ -140,6 +140,8 @@ interface CarrierEngine<Extra extends object> {
   ) => Promise<Delivery>
   /** Seconds the call has been connected, at least one once answered (carriers round up). */
   readonly talkSeconds: (call: LoopbackCall) => number
+  /** Whether the account may not place calls from this number (see `unverifyCallerId`). */
+  readonly refusesCallerId: (from: string) => boolean
   /** The next refusal queued by `rejectNextCalls`, if any. */
   readonly takeRejection: () => { readonly status: number; readonly code: string } | undefined
   /** Waits as long as the call's script delays the placement's reply. */
@@ -169,6 +171,8 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
   const timers = new Set<NodeJS.Timeout>()
   const callbackFailures: Array<string> = []
   let rejectNext: Array<{ status: number; code: string }> = []
+  const unverified = new Set<string>()
+  const digitsOf = (number: string) => number.replace(/^\+/, "")
   let live = 0
   let maxLive = 0
 
@@ -325,6 +329,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     find: (id: string) => calls.get(id),
     findBy: (predicate: (call: Call) => boolean) => [...calls.values()].find(predicate),
     takeRejection: () => rejectNext.shift(),
+    refusesCallerId: (from: string) => unverified.has(digitsOf(from)),
     replyDelay: (call: LoopbackCall) =>
       new Promise<void>((resolve) => setTimeout(resolve, plans.get(call.id)?.replyDelayMs ?? 0)),
     hangUp: (call: Call) => {
@@ -340,6 +345,10 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     /** The next `count` call creations are refused with this HTTP status and carrier error code. */
     rejectNextCalls: (count: number, status: number, code: string) => {
       rejectNext = [...rejectNext, ...Array.from({ length: count }, () => ({ status, code }))]
+    },
+    /** Calls placed from this number are refused as the carrier refuses a caller ID the account may not use. */
+    unverifyCallerId: (from: string) => {
+      unverified.add(digitsOf(from))
     },
     /** The callee of streamed calls to `to` (replaces the `callee` option for that number). */
     calleeScript: (to: string, answer: CalleeScript | CalleeAnswer) => {
@@ -392,6 +401,7 @@ export const startCarrierServer = async <Extra extends object>(
     maxLiveCalls: engine.maxLiveCalls,
     callbackFailures: engine.callbackFailures,
     rejectNextCalls: engine.rejectNextCalls,
+    unverifyCallerId: engine.unverifyCallerId,
     calleeScript: engine.calleeScript,
     endCall: engine.endCall,
     close: async () => {

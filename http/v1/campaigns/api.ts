@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { CallerIdPoolInput } from "../../../src/campaigns/callerIdPool.ts"
 import { CampaignProgress } from "../../../src/campaigns/campaignProgress.ts"
 import { Campaign, CampaignRun } from "../../../src/campaigns/campaignRecord.ts"
 import {
@@ -36,6 +37,7 @@ const settingsFields = {
   rate_limit_per_second: Schema.optional(Schema.NullOr(RateLimitPerSecond)),
   schedule_config: Schema.optional(Schema.NullOr(ScheduleConfigPatch)),
   calling_hours: Schema.optional(Schema.NullOr(CallingHours)),
+  caller_id_pool: Schema.optional(Schema.NullOr(CallerIdPoolInput)),
   circuit_breaker: Schema.optional(Schema.NullOr(CircuitBreakerPatch))
 }
 

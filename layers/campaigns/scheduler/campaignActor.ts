@@ -69,7 +69,7 @@ const place = (
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
     adapter.placeCall(account, {
       to: attempt.phoneNumber,
-      from: plan.callerNumber,
+      from: attempt.callerNumber,
       answerUrl: answerUrl(deps.publicUrl, account.provider, attempt.runId),
       statusCallbackUrl: statusCallbackUrl(deps.publicUrl, account.provider, attempt.runId),
       timeLimitSeconds: deps.settings.maxCallSeconds,
@@ -94,17 +94,41 @@ const place = (
             campaign_id: campaign.id,
             run_id: attempt.runId,
             reason: refused.message,
-            permanent: refused.permanent
+            permanent: refused.permanent,
+            caller_id_refused: refused.callerIdRefused === true
           })
+          const now = yield* Clock.currentTimeMillis
+          // A pool number the carrier will not place calls from leaves the pool, and the contact is
+          // dialled again from another one: the refusal was about our number, not theirs.
+          const fromPool = refused.callerIdRefused === true && plan.callerIdPool !== null
+          if (fromPool) {
+            const removed = yield* deps.repo.refuseCallerId(
+              campaign.id,
+              plan.telephonyConfigurationId,
+              attempt.callerNumber,
+              refused.message,
+              now
+            )
+            if (removed) {
+              yield* Effect.logWarning("caller ID taken out of the pool", {
+                campaign_id: campaign.id,
+                caller_number: attempt.callerNumber,
+                reason: refused.message
+              })
+            }
+          }
           yield* deps.repo.applyOutcome({
             attemptId: attempt.attemptId,
-            outcome: "failed",
+            // Redialled from another number: a call that never left, not a failure of the carrier path.
+            outcome: fromPool ? "canceled" : "failed",
             // One reason whatever the carrier's API did (refused, unreachable, blocked): which one it was is
-            // for the log above, or a base URL could be used to learn which internal ports answer.
-            endReason: "not_placed",
+            // for the log above, or a base URL could be used to learn which internal ports answer. The
+            // caller ID's refusal is the carrier's documented answer about our own number.
+            endReason: refused.callerIdRefused === true ? "caller_id_refused" : "not_placed",
             durationSeconds: 0,
             providerCallId: null,
-            now: yield* Clock.currentTimeMillis
+            now,
+            redialAt: fromPool ? now : undefined
           })
         })),
       // A child of the campaign's actor span: a trace shows one campaign's fiber and each of its calls.
@@ -177,6 +201,7 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: CampaignId, wakes:
       provider: account.provider,
       telephonyConfigurationId: outbound.right.id,
       callerNumber: outbound.right.caller_ids[0]!,
+      callerIdPool: campaign.caller_id_pool,
       definitionId: definition?.id ?? null,
       versionNumber: definition?.version_number ?? null
     }
@@ -255,6 +280,18 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: CampaignId, wakes:
         case "Full":
           yield* rest(claim.limit === "organization" ? ORG_FULL_RECHECK_MS : deps.settings.pollMillis)
           break
+        case "CallerIdsBusy":
+          // Bounded like any wait for work, so a pool or number edited meanwhile is seen soon.
+          yield* rest(Math.min(claim.until - now, deps.settings.pollMillis))
+          break
+        case "NoCallerIds":
+          yield* deps.repo.pauseWithReason(
+            campaign.id,
+            now,
+            "caller_ids_unavailable",
+            "No number of the caller-ID pool can place calls: each is inactive, refused by the carrier or not a number of the telephony configuration. Edit the pool or the phone numbers, then resume"
+          )
+          return "stopped" as ActorExit
         case "NoneDue": {
           if (claim.nextDueAt === null && claim.dialing === 0) {
             if (yield* deps.repo.complete(campaign.id, now)) {

@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import type { Claim, ClaimedAttempt, ClaimInput } from "../../../services/DialerRepo.ts"
+import { assignCallerIds, type CallerIdPool, type PoolNumber, poolRoom } from "../../../src/campaigns/callerIdPool.ts"
 import { BREAKER_FAILURES, verdictOf } from "../../../src/campaigns/circuitBreaker.ts"
 import type { CallingHours } from "../../../src/compliance/callingHours.ts"
 import { type FrequencyCaps, noFrequencyCaps } from "../../../src/compliance/compliancePolicy.ts"
 import { closedZoneSets } from "../../../src/compliance/zoneWindows.ts"
-import type { CampaignId, RunId } from "../../../src/domain/ids.ts"
+import type { CampaignId, OrganizationId, RunId, TelephonyConfigId } from "../../../src/domain/ids.ts"
 import { channelOfMode } from "../../../src/usage/channels.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
@@ -30,6 +31,15 @@ interface ClaimRow {
   readonly contact_id: number | null
   readonly attempt_number: number | null
   readonly phone_number: string | null
+}
+
+/** A pool number's calls inside its caps' windows (none counted when it has no caps). */
+interface PoolUsageRow {
+  readonly address: string
+  readonly last_second: number
+  readonly last_day: number
+  readonly second_oldest: Date | null
+  readonly day_oldest: Date | null
 }
 
 /** Rolls a claim back: what it read says it must not dial; `claim` says why. */
@@ -187,6 +197,94 @@ export const makeContactClaims = Effect.gen(function*() {
       ORDER BY claimed.next_attempt_at, claimed.contact_id`
   }
 
+  /**
+   * The pool's usable numbers (active, not refused by the carrier) with the room their caps leave
+   * now, counting every call placed from them by the organization, and when the first full one
+   * frees. Read under the organization's claim lock, so no other claim of it can use them meanwhile.
+   */
+  const poolNow = (
+    organizationId: OrganizationId,
+    configurationId: TelephonyConfigId,
+    pool: CallerIdPool,
+    now: number
+  ) =>
+    Effect.gen(function*() {
+      const perSecond = pool.max_calls_per_second_per_number
+      const perDay = pool.max_calls_per_day_per_number
+      const since = perDay !== null ? now - DAY_MS : now - 1000
+      const usage = perSecond === null && perDay === null
+        ? sql`SELECT 0 AS last_second, 0 AS last_day, NULL::timestamptz AS second_oldest, NULL::timestamptz AS day_oldest`
+        : sql`
+          SELECT count(*) FILTER (WHERE a.created_at > ${
+          at(now - 1000)
+        })::int AS last_second, count(*)::int AS last_day,
+                 min(a.created_at) FILTER (WHERE a.created_at > ${at(now - 1000)}) AS second_oldest,
+                 min(a.created_at) AS day_oldest
+          FROM campaign_attempts a
+          WHERE a.organization_id = ${organizationId} AND a.caller_number = n.address
+            AND a.created_at > ${at(since)} AND a.created_at <= ${at(now)}`
+      const rows = yield* sql<PoolUsageRow>`
+        SELECT n.address, u.last_second, u.last_day, u.second_oldest, u.day_oldest
+        FROM phone_numbers n CROSS JOIN LATERAL (${usage}) u
+        WHERE n.organization_id = ${organizationId} AND n.telephony_configuration_id = ${configurationId}
+          AND n.is_active AND n.caller_id_refused_at IS NULL AND n.address LIKE '+%'
+          ${pool.phone_number_ids === null ? sql`` : sql`AND n.id IN ${sql.in(pool.phone_number_ids)}`}
+        ORDER BY n.id`
+      let freesAt = Number.POSITIVE_INFINITY
+      const numbers = rows.map((row): PoolNumber => {
+        const secondFull = perSecond !== null && row.last_second >= perSecond
+        const dayFull = perDay !== null && row.last_day >= perDay
+        if (secondFull || dayFull) {
+          freesAt = Math.min(
+            freesAt,
+            Math.max(
+              secondFull ? row.second_oldest!.getTime() + 1000 : 0,
+              dayFull ? row.day_oldest!.getTime() + DAY_MS : 0
+            )
+          )
+          return { address: row.address, room: 0 }
+        }
+        return {
+          address: row.address,
+          room: Math.min(
+            perSecond === null ? Number.POSITIVE_INFINITY : perSecond - row.last_second,
+            perDay === null ? Number.POSITIVE_INFINITY : perDay - row.last_day
+          )
+        }
+      })
+      return { numbers, freesAt }
+    })
+
+  /** Writes each claimed attempt's caller ID, picked from the pool, on the attempt and its run. */
+  const placeFromPool = (
+    pool: CallerIdPool,
+    numbers: ReadonlyArray<PoolNumber>,
+    attempts: ReadonlyArray<ClaimedAttempt>
+  ) =>
+    Effect.gen(function*() {
+      const callers = assignCallerIds(
+        pool.strategy,
+        numbers,
+        attempts.map((attempt) => attempt.phoneNumber),
+        attempts[0]!.attemptId
+      )
+      const picked = attempts.map((attempt, index) => ({ ...attempt, callerNumber: callers[index]! }))
+      yield* sql`
+        WITH picked AS (
+          SELECT * FROM jsonb_to_recordset(${
+        JSON.stringify(picked.map((attempt) => ({ id: attempt.attemptId, caller: attempt.callerNumber })))
+      }::jsonb) AS p (id bigint, caller text)
+        ),
+        attempts AS (
+          UPDATE campaign_attempts a SET caller_number = p.caller FROM picked p WHERE a.id = p.id
+          RETURNING a.run_id, p.caller
+        )
+        UPDATE runs r
+        SET caller_number = t.caller, initial_context = r.initial_context || jsonb_build_object('caller_number', t.caller)
+        FROM attempts t WHERE r.id = t.run_id`
+      return picked
+    })
+
   const nothingDue = (campaignId: CampaignId) =>
     Effect.map(
       sql<{ next_due: Date | null; dialing: number }>`
@@ -231,8 +329,15 @@ export const makeContactClaims = Effect.gen(function*() {
         SELECT COALESCE(c.calling_hours, p.calling_hours) AS calling_hours, c.contact_zones, p.frequency_caps
         FROM campaigns c LEFT JOIN organization_compliance_policies p ON p.organization_id = c.organization_id
         WHERE c.id = ${campaign.id}`
+      const { plan } = input
+      const pool = plan.callerIdPool === null
+        ? null
+        : yield* poolNow(campaign.organization_id, plan.telephonyConfigurationId, plan.callerIdPool, input.now)
+      if (pool !== null && pool.numbers.length === 0) return { _tag: "NoCallerIds" } as Claim
+      const room = pool === null ? Number.POSITIVE_INFINITY : poolRoom(pool.numbers)
+      if (pool !== null && room === 0) return { _tag: "CallerIdsBusy", until: pool.freesAt } as Claim
       const rows = yield* claimStatement(
-        input,
+        { ...input, wanted: Math.min(input.wanted, room) },
         closedZoneSets(rules?.calling_hours, rules?.contact_zones ?? [], input.now),
         rules?.frequency_caps ?? noFrequencyCaps
       )
@@ -253,10 +358,14 @@ export const makeContactClaims = Effect.gen(function*() {
             runId: row.run_id!,
             contactId: row.contact_id!,
             attemptNumber: row.attempt_number!,
-            phoneNumber: row.phone_number!
+            phoneNumber: row.phone_number!,
+            callerNumber: plan.callerNumber
           }]
       )
       if (attempts.length === 0) return yield* untaken(input, current)
+      if (pool !== null) {
+        return { _tag: "Claimed", attempts: yield* placeFromPool(plan.callerIdPool!, pool.numbers, attempts) } as Claim
+      }
       return { _tag: "Claimed", attempts } as Claim
     }))).pipe(Effect.catchTag("Undone", (undone) => Effect.succeed(undone.claim)))
 

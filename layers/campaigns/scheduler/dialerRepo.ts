@@ -18,6 +18,7 @@ export const DialerRepoLive = Layer.effect(
       recentDispatches: Effect.fn("DialerRepo.recentDispatches")(rows.recentDispatches, dieOnSqlError),
       recordPlaced: Effect.fn("DialerRepo.recordPlaced")(rows.recordPlaced, dieOnSqlError),
       recordProgress: Effect.fn("DialerRepo.recordProgress")(rows.recordProgress, dieOnSqlError),
+      refuseCallerId: Effect.fn("DialerRepo.refuseCallerId")(rows.refuseCallerId, dieOnSqlError),
       claim: Effect.fn("DialerRepo.claim")(claims.claim, dieOnSqlError),
       applyOutcome: Effect.fn("DialerRepo.applyOutcome")(outcomes.applyOutcome, dieOnSqlError),
       claimOverdue: Effect.fn("DialerRepo.claimOverdue")(outcomes.claimOverdue, dieOnSqlError),

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { ActorCampaign, CallProgress } from "../../../services/DialerRepo.ts"
-import type { CampaignId, RunId } from "../../../src/domain/ids.ts"
+import { logEntry } from "../../../src/campaigns/campaignLog.ts"
+import type { CampaignId, RunId, TelephonyConfigId } from "../../../src/domain/ids.ts"
 import { retryOnDeadlock } from "./deadlockRetry.ts"
 
 const isoOf = (now: number) => new Date(now)
@@ -13,7 +14,7 @@ export const makeDialerRows = Effect.gen(function*() {
     Effect.map(
       sql<ActorCampaign>`
         SELECT id, organization_id, workflow_id, state, lease_owner, rate_limit_per_second, max_concurrency, retry_config,
-               schedule_config, circuit_breaker, telephony_configuration_id, breaker_reset_at, updated_at
+               schedule_config, circuit_breaker, telephony_configuration_id, caller_id_pool, breaker_reset_at, updated_at
         FROM campaigns WHERE id = ${id}`,
       (rows) => rows[0]
     )
@@ -82,5 +83,40 @@ export const makeDialerRows = Effect.gen(function*() {
       Effect.asVoid
     )
 
-  return { loadCampaign, dialPlanDefinition, recentDispatches, recordPlaced, recordProgress }
+  /**
+   * Marks the number refused in its configuration, which takes it out of every pool at their next
+   * claim (in any process); the campaign whose call learned it logs why. `updated_at` stays: the
+   * campaign's settings did not change.
+   */
+  const refuseCallerId = (
+    campaignId: CampaignId,
+    telephonyConfigurationId: TelephonyConfigId,
+    address: string,
+    reason: string,
+    now: number
+  ) =>
+    Effect.map(
+      sql`
+        WITH refused AS (
+          UPDATE phone_numbers SET caller_id_refused_at = ${isoOf(now)}, caller_id_refused_reason = ${reason}
+          WHERE telephony_configuration_id = ${telephonyConfigurationId} AND address = ${address}
+            AND caller_id_refused_at IS NULL
+          RETURNING id
+        )
+        UPDATE campaigns SET logs = logs || ${
+        JSON.stringify([
+          logEntry(
+            isoOf(now),
+            "warning",
+            "caller_id_removed",
+            `${address} was taken out of the caller-ID pool: ${reason}. Edit the phone number to use it again`
+          )
+        ])
+      }::jsonb
+        WHERE id = ${campaignId} AND EXISTS (SELECT 1 FROM refused)
+        RETURNING id`,
+      (rows) => rows.length > 0
+    )
+
+  return { loadCampaign, dialPlanDefinition, recentDispatches, recordPlaced, recordProgress, refuseCallerId }
 })

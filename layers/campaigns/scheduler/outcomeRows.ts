@@ -94,7 +94,9 @@ export const makeOutcomeRows = Effect.gen(function*() {
   ) =>
     Effect.gen(function*() {
       if (attempt.ended) return undefined
-      const decision = afterOutcome(attempt.retry_config, input.outcome, attempt.attempt_number, input.now)
+      const decision = input.redialAt === undefined
+        ? afterOutcome(attempt.retry_config, input.outcome, attempt.attempt_number, input.now)
+        : { kind: "retry" as const, at: input.redialAt }
       // A stopped campaign places no more calls, so its last attempt decides the contact.
       const retryAt = decision.kind === "retry" && (attempt.state === "running" || attempt.state === "paused")
         ? decision.at

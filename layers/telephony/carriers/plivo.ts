@@ -29,8 +29,13 @@ const PlivoCallReply = Schema.Struct({
   call_status: Schema.optional(Schema.NullOr(Schema.String)),
   call_duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null)),
   answer_time: Schema.optional(Schema.NullOr(Schema.String)),
-  hangup_cause_name: Schema.optional(Schema.NullOr(Schema.String))
+  hangup_cause_name: Schema.optional(Schema.NullOr(Schema.String)),
+  error: Schema.optional(Schema.Unknown)
 })
+
+/** Plivo's refusals are a sentence in `error`; one naming the `from` number or caller ID is about ours. */
+const refusesCallerId = (reply: { readonly status: number; readonly body: PlivoCallReply }) =>
+  reply.status === 400 && typeof reply.body.error === "string" && /\bfrom\b|caller.?id/i.test(reply.body.error)
 type PlivoCallReply = typeof PlivoCallReply.Type
 
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
@@ -112,7 +117,8 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
       if (reply.status >= 400 || typeof id !== "string") {
         return yield* new CallNotPlaced({
           message: `Plivo refused the call (HTTP ${reply.status})`,
-          permanent: reply.status >= 400 && reply.status < 500 && reply.status !== 429
+          permanent: reply.status >= 400 && reply.status < 500 && reply.status !== 429,
+          callerIdRefused: refusesCallerId(reply)
         })
       }
       return { providerCallId: id }

@@ -25,7 +25,12 @@ const TelnyxCallReply = Schema.Struct({
     call_control_id: Schema.optional(Schema.String),
     is_alive: Schema.optional(Schema.Boolean),
     call_duration: Schema.optional(Schema.NullOr(Schema.Number))
-  }))
+  })),
+  /** JSON:API errors; `source.pointer` names the request field at fault. */
+  errors: Schema.optional(Schema.Array(Schema.Struct({
+    code: Schema.optional(Schema.String),
+    source: Schema.optional(Schema.Struct({ pointer: Schema.optional(Schema.String) }))
+  })))
 })
 
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
@@ -75,8 +80,12 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
       const id = reply.body.data?.call_control_id
       if (reply.status >= 400 || typeof id !== "string") {
         return yield* new CallNotPlaced({
-          message: `Telnyx refused the call (HTTP ${reply.status})`,
-          permanent: reply.status >= 400 && reply.status < 500 && reply.status !== 429
+          message: `Telnyx refused the call (HTTP ${reply.status}${
+            reply.body.errors?.[0]?.code ? `, code ${reply.body.errors[0].code}` : ""
+          })`,
+          permanent: reply.status >= 400 && reply.status < 500 && reply.status !== 429,
+          callerIdRefused: reply.status >= 400 && reply.status < 500 &&
+            (reply.body.errors ?? []).some((error) => error.source?.pointer === "/from")
         })
       }
       return { providerCallId: id }

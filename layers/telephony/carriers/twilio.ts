@@ -35,6 +35,9 @@ const TwilioCallReply = Schema.Struct({
   duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null))
 })
 
+/** Twilio's error codes for a `From` it will not place calls from: not verified (21210), not a valid number (21212). */
+const CALLER_ID_CODES = new Set(["21210", "21212"])
+
 const request = (account: CarrierAccount, path: string, form?: URLSearchParams) =>
   carrierRequest("Twilio", account.apiBaseUrl ?? PUBLIC_API, path, {
     method: form ? "POST" : "GET",
@@ -87,7 +90,8 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
         const code = body.code ? `, code ${body.code}` : ""
         return yield* new CallNotPlaced({
           message: `Twilio refused the call (HTTP ${status}${code})`,
-          permanent: status >= 400 && status < 500 && status !== 429
+          permanent: status >= 400 && status < 500 && status !== 429,
+          callerIdRefused: CALLER_ID_CODES.has(String(body.code))
         })
       }
       return { providerCallId: body.sid }

@@ -33,7 +33,9 @@ const callsPath = (uuid?: string) => `/v1/calls${uuid ? `/${encodeURIComponent(u
 const VonageCallReply = Schema.Struct({
   uuid: Schema.optional(Schema.String),
   status: Schema.optional(Schema.String),
-  duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null))
+  duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null)),
+  /** Problem details (RFC 7807) of a refused request: the fields at fault. */
+  invalid_parameters: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.optional(Schema.String) })))
 })
 
 /** Vonage numbers go without the leading "+". */
@@ -98,7 +100,9 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
       if (reply.status >= 400 || typeof reply.body.uuid !== "string") {
         return yield* new CallNotPlaced({
           message: `Vonage refused the call (HTTP ${reply.status})`,
-          permanent: reply.status >= 400 && reply.status < 500 && reply.status !== 429
+          permanent: reply.status >= 400 && reply.status < 500 && reply.status !== 429,
+          callerIdRefused: reply.status >= 400 && reply.status < 500 &&
+            (reply.body.invalid_parameters ?? []).some((parameter) => parameter.name?.startsWith("from") === true)
         })
       }
       return { providerCallId: reply.body.uuid }

@@ -2679,6 +2679,7 @@ export type components = {
                 slots?: components["schemas"]["ScheduleSlot"][];
             } | null;
             calling_hours?: components["schemas"]["CallingHours"] | null;
+            caller_id_pool?: components["schemas"]["CallerIdPoolInput"] | null;
             circuit_breaker?: {
                 enabled?: boolean;
                 /**
@@ -2726,6 +2727,14 @@ export type components = {
              */
             holidays: string[];
         };
+        CallerIdPoolInput: {
+            /** @enum {string} */
+            strategy: "round_robin" | "local_presence";
+            /** @description The numbers (ids of the configuration's phone numbers) to dial from; null: every active number */
+            phone_number_ids?: components["schemas"]["Int"][] | null;
+            max_calls_per_second_per_number?: components["schemas"]["Int"] | null;
+            max_calls_per_day_per_number?: components["schemas"]["Int"] | null;
+        };
         CampaignResponse: {
             id: components["schemas"]["Int"];
             name: string;
@@ -2752,6 +2761,8 @@ export type components = {
             schedule_config: components["schemas"]["ScheduleConfigResponse"] | null;
             /** @description The campaign's own calling hours in each recipient's local time; null: the organization's */
             calling_hours: components["schemas"]["CallingHours"] | null;
+            /** @description The numbers calls are placed from and how each is picked; null: the configuration's default caller ID */
+            caller_id_pool: components["schemas"]["CallerIdPool"] | null;
             circuit_breaker: components["schemas"]["CircuitBreakerConfigResponse"];
             executed_count: components["schemas"]["Int"];
             total_queued_count: components["schemas"]["Int"];
@@ -2787,6 +2798,14 @@ export type components = {
              * @description an array of at most 50 item(s)
              */
             slots: components["schemas"]["ScheduleSlot"][];
+        };
+        CallerIdPool: {
+            /** @enum {string} */
+            strategy: "round_robin" | "local_presence";
+            /** @description The numbers (ids of the configuration's phone numbers) to dial from; null: every active number */
+            phone_number_ids: components["schemas"]["Int"][] | null;
+            max_calls_per_second_per_number: components["schemas"]["Int"] | null;
+            max_calls_per_day_per_number: components["schemas"]["Int"] | null;
         };
         CircuitBreakerConfigResponse: {
             enabled: boolean;
@@ -2866,6 +2885,7 @@ export type components = {
                 slots?: components["schemas"]["ScheduleSlot"][];
             } | null;
             calling_hours?: components["schemas"]["CallingHours"] | null;
+            caller_id_pool?: components["schemas"]["CallerIdPoolInput"] | null;
             circuit_breaker?: {
                 enabled?: boolean;
                 /**
@@ -3033,6 +3053,8 @@ export type components = {
             is_active: boolean;
             is_default_caller_id: boolean;
             inbound_workflow_id: components["schemas"]["Int"] | null;
+            caller_id_refused_at: string | null;
+            caller_id_refused_reason: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
