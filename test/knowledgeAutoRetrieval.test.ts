@@ -1,3 +1,4 @@
+import * as crypto from "node:crypto"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
 import { useLlm } from "./support/chatFixtures.ts"
@@ -274,5 +275,128 @@ describe("knowledge retrieval in graph validation", () => {
       (await createAgent(owner, definitionOf({ document_uuids: [pdfUuid], knowledge_retrieval: "auto" })))
         .status
     ).toBe(200)
+  })
+})
+
+describe("a Dograh workflow export with documents", () => {
+  it("imports once its documents are uploaded under the same uuids, and answers from them", async () => {
+    const account = await newAccount(api, "kb-dograh")
+    const credentials = { token: account.token }
+    await useLlm(api, account, llm.baseUrl)
+    const documentUuid = crypto.randomUUID()
+    // What Dograh's editor downloads: the React Flow object (measured sizes, selection, viewport)
+    // under workflow_definition; nodes name their documents by uuid only.
+    const exported = {
+      name: "Porto office",
+      workflow_definition: {
+        nodes: [
+          {
+            id: "1",
+            type: "startCall",
+            position: { x: 120, y: 40 },
+            measured: { width: 320, height: 180 },
+            selected: false,
+            data: {
+              name: "Greeting",
+              prompt: "Greet the caller and answer questions about the office.",
+              greeting_type: "text",
+              greeting: "Hello, this is the Porto office.",
+              allow_interrupt: true,
+              add_global_prompt: true,
+              is_start: true
+            }
+          },
+          {
+            id: "2",
+            type: "agentNode",
+            position: { x: 120, y: 320 },
+            measured: { width: 320, height: 180 },
+            data: {
+              name: "Answer",
+              prompt: "Answer from the office's documents.",
+              allow_interrupt: true,
+              document_uuids: [documentUuid],
+              tool_uuids: []
+            }
+          },
+          {
+            id: "3",
+            type: "endCall",
+            position: { x: 120, y: 600 },
+            data: { name: "Goodbye", prompt: "Say goodbye.", is_end: true }
+          }
+        ],
+        edges: [
+          {
+            id: "xy-edge__1-2",
+            source: "1",
+            target: "2",
+            type: "custom",
+            animated: true,
+            data: { label: "Question", condition: "The caller asks a question" }
+          },
+          {
+            id: "xy-edge__2-3",
+            source: "2",
+            target: "3",
+            type: "custom",
+            data: { label: "Done", condition: "The caller is done" }
+          }
+        ],
+        viewport: { x: 0, y: 0, zoom: 0.8 }
+      }
+    }
+    const early = await api.post("/api/v1/workflow/create/definition", exported, credentials)
+    expect(early.status).toBe(422)
+    expect(early.body.detail.map((problem: any) => [problem.loc.join("."), problem.type])).toEqual([
+      ["body.workflow_definition.nodes.1.data.document_uuids.0", "document_unknown"]
+    ])
+
+    // The documents move through Dograh's knowledge-base routes, keeping their uuids; a uuid is one document.
+    const uploaded = await uploadDocument(
+      api,
+      credentials,
+      "office.md",
+      "text/markdown",
+      "# Opening hours\n\nThe Porto office is open Tuesday to Saturday from 10 am to 7 pm.\n",
+      documentUuid
+    )
+    expect(uploaded.document_uuid).toBe(documentUuid)
+    expect(await untilIndexed(api, credentials, documentUuid)).toMatchObject({ processing_status: "completed" })
+    const stranger = await newAccount(api, "kb-dograh-stranger")
+    const claimed = await api.post("/api/v1/knowledge-base/upload-url", {
+      filename: "office.md",
+      mime_type: "text/markdown",
+      document_uuid: documentUuid
+    }, { token: stranger.token })
+    expect(claimed.status).toBe(409)
+
+    const imported = await api.post("/api/v1/workflow/create/definition", exported, credentials)
+    expect(imported.status).toBe(200)
+    const say = await chat(account, imported.body.id)
+    llm.enqueue(
+      reply.toolCalls([{ name: "question", arguments: {}, id: "call_move" }]),
+      reply.toolCalls([{
+        name: "search_knowledge_base",
+        arguments: { query: "Porto office opening hours" },
+        id: "kb"
+      }]),
+      reply.content("We are open Tuesday to Saturday from 10 am to 7 pm.")
+    )
+    const answered = await say("When is the Porto office open?")
+    expect(answered.status).toBe(200)
+    expect(answered.body.reply).toContain("Tuesday to Saturday")
+    const result = llm.requests[2]!.body.messages.find((message: any) =>
+      message.role === "tool" && message.tool_call_id === "kb"
+    )
+    expect(result.content).toContain("office.md, Opening hours")
+    expect(result.content).toContain("Tuesday to Saturday from 10 am to 7 pm")
+    const call = (answered.body.transcript as Array<any>).flatMap((turn) => turn.tool_calls ?? [])
+      .find((candidate: any) => candidate.name === "search_knowledge_base")
+    expect(call.sources[0]).toMatchObject({
+      document_uuid: documentUuid,
+      filename: "office.md",
+      heading: "Opening hours"
+    })
   })
 })
