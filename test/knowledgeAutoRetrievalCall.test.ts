@@ -129,7 +129,7 @@ describe("automatic knowledge retrieval on a phone call", () => {
       })
       const answered = run.transcript.find((turn) => turn.role === "assistant" && turn.text === ANSWER)
       expect(answered.trace.retrieval_ms).toBe(Math.round(pressed.retrievals[0].latency_ms))
-      },
+    },
     90_000
   )
 })
