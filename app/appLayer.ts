@@ -12,7 +12,7 @@ import { ApiKeysLive } from "../layers/identity/apiKeys.ts"
 import { IdentityLive } from "../layers/identity/identity.ts"
 import { MembersLive } from "../layers/identity/members.ts"
 import { PasswordHashingLive } from "../layers/identity/passwordHashing.ts"
-import { KnowledgeBaseLive } from "../layers/knowledge/mod.ts"
+import { DocumentCatalogLive, KnowledgeBaseLive } from "../layers/knowledge/mod.ts"
 import { ModelSettingsLive } from "../layers/llm/modelSettings.ts"
 import { ModelChecksLive } from "../layers/modelChecks/modelChecks.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
@@ -68,6 +68,7 @@ const ServicesOverDatabase = Layer.mergeAll(
   )
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
+  Layer.provideMerge(DocumentCatalogLive),
   Layer.provideMerge(ToolsAreaLive),
   Layer.provideMerge(OutboundHttpLive),
   Layer.provideMerge(PasswordHashingLive),

@@ -12,6 +12,8 @@ export interface DocumentUploadInput {
   readonly filename: string
   readonly mime_type: string
   readonly file_size?: number | undefined
+  /** The id to keep (a document moved from Dograh); a new one when absent. */
+  readonly document_uuid?: string | undefined
 }
 
 export interface DocumentUploadGrant {
@@ -40,6 +42,8 @@ export interface ChunkSearchInput {
   readonly query: string
   readonly limit?: number | undefined
   readonly document_uuids?: ReadonlyArray<string> | undefined
+  /** Rank by full text alone, without asking the embeddings endpoint (a turn that cannot wait for it). */
+  readonly full_text_only?: boolean | undefined
 }
 
 /**
@@ -51,7 +55,7 @@ export interface KnowledgeBaseShape {
   readonly uploadUrl: (
     principal: Principal,
     input: DocumentUploadInput
-  ) => Effect.Effect<DocumentUploadGrant, ValidationFailed | PayloadTooLarge>
+  ) => Effect.Effect<DocumentUploadGrant, ValidationFailed | PayloadTooLarge | Conflict>
   /** Records an uploaded file as a pending document; the indexer picks it up. */
   readonly process: (
     principal: Principal,
@@ -74,3 +78,13 @@ export interface KnowledgeBaseShape {
 }
 
 export class KnowledgeBase extends Context.Tag("talkgraph/KnowledgeBase")<KnowledgeBase, KnowledgeBaseShape>() {}
+
+/** Read-only lookups graph validation makes against the knowledge base. Needs only the database. */
+export interface DocumentCatalogShape {
+  /** Which of `documentUuids` (lowercased) are documents of the organization, whatever their processing status. */
+  readonly existing: (organizationId: number, documentUuids: Iterable<string>) => Effect.Effect<ReadonlySet<string>>
+}
+
+export class DocumentCatalog
+  extends Context.Tag("talkgraph/DocumentCatalog")<DocumentCatalog, DocumentCatalogShape>()
+{}

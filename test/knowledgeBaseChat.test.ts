@@ -1,3 +1,5 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { newAccount, type TestAccount } from "./support/accounts.ts"
 import { useLlm } from "./support/chatFixtures.ts"
@@ -30,22 +32,27 @@ beforeEach(() => llm.reset())
 
 const node = (id: string, type: string, data: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data })
 
-const agentWith = async (account: TestAccount, documentUuids: ReadonlyArray<string>) => {
-  const created = await api.post("/api/v1/workflow/create/definition", {
+const plansAgent = (documentUuids: ReadonlyArray<string>) => ({
+  nodes: [
+    node("start", "startCall", {
+      name: "Start",
+      greeting: "Hello, how can I help?",
+      prompt: "Answer about plans."
+    }),
+    node("end", "endCall", { name: "End", prompt: "Say goodbye." }),
+    node("global", "globalNode", { name: "Global", prompt: "Be brief.", document_uuids: documentUuids })
+  ],
+  edges: [{ id: "e1", source: "start", target: "end", data: { label: "Done", condition: "The caller is done" } }]
+})
+
+const createAgent = (account: TestAccount, documentUuids: ReadonlyArray<string>) =>
+  api.post("/api/v1/workflow/create/definition", {
     name: "Plans agent",
-    workflow_definition: {
-      nodes: [
-        node("start", "startCall", {
-          name: "Start",
-          greeting: "Hello, how can I help?",
-          prompt: "Answer about plans."
-        }),
-        node("end", "endCall", { name: "End", prompt: "Say goodbye." }),
-        node("global", "globalNode", { name: "Global", prompt: "Be brief.", document_uuids: documentUuids })
-      ],
-      edges: [{ id: "e1", source: "start", target: "end", data: { label: "Done", condition: "The caller is done" } }]
-    }
+    workflow_definition: plansAgent(documentUuids)
   }, { token: account.token })
+
+const agentWith = async (account: TestAccount, documentUuids: ReadonlyArray<string>) => {
+  const created = await createAgent(account, documentUuids)
   expect(created.status).toBe(200)
   return created.body.id as number
 }
@@ -87,7 +94,21 @@ describe("knowledge bases in a conversation", () => {
   it("never retrieves another organization's documents for an agent that names them", async () => {
     const other = await newAccount(api, "kb-other")
     await useLlm(api, other, llm.baseUrl)
-    const say = await chat(other, await agentWith(other, [pdfUuid]))
+    // Saving such an agent is refused; one stored in the database anyway still never reaches the documents.
+    const refused = await createAgent(other, [pdfUuid])
+    expect(refused.status).toBe(422)
+    expect(refused.body.detail[0].type).toBe("document_unknown")
+    const workflowId = await agentWith(other, [])
+    await server.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql`UPDATE workflow_definitions SET workflow_definition = ${
+            JSON.stringify(plansAgent([pdfUuid]))
+          }::jsonb WHERE workflow_id = ${workflowId}`
+      )
+    )
+    const say = await chat(other, workflowId)
     llm.enqueue(
       reply.toolCalls([{ name: "search_knowledge_base", arguments: { query: "premium plan SSO" }, id: "call_kb" }]),
       reply.content("I could not find that.")

@@ -18,6 +18,7 @@ import {
   extractionMessages,
   extractionSchema
 } from "../../src/conversation/extraction.ts"
+import { knowledgeRetrievalAt } from "../../src/conversation/knowledgeRetrieval.ts"
 import {
   KNOWLEDGE_PASSAGES,
   KNOWLEDGE_TOOL,
@@ -44,6 +45,7 @@ import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { toolVariables } from "../../src/tools/httpToolRequest.ts"
 import { fillerOf } from "../../src/tools/toolDefinition.ts"
 import { callChangesSomething, type RunnableTool } from "../../src/tools/toolRun.ts"
+import { type AutoRetrieval, makeAutoRetrieval } from "./autoRetrieval.ts"
 import { sendDtmfCall } from "./sendDtmfCall.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
@@ -64,6 +66,7 @@ export const ConversationEngineLive = Layer.effect(
     const generator = yield* LlmGenerator
     const runner = yield* ToolRunner
     const knowledge = yield* KnowledgeBase
+    const autoRetrieval = makeAutoRetrieval(knowledge)
 
     /**
      * One `search_knowledge_base` call: the node's documents searched, the passages given to the
@@ -307,6 +310,25 @@ export const ConversationEngineLive = Layer.effect(
           turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now })
         })
 
+      /** Automatic searches of this turn, by the documents searched: a node moved to with the same ones reuses them. */
+      const retrieved = new Map<string, AutoRetrieval>()
+      /**
+       * The passages found for the caller's words in `documents`, recorded on the caller's turn;
+       * null when nothing could be searched.
+       */
+      const passagesFor = (organizationId: number, documents: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          if (userText.trim() === "") return null
+          const key = documents.join(" ")
+          const known = retrieved.get(key)
+          if (known) return known.context
+          const found = yield* autoRetrieval(organizationId, userText, documents)
+          retrieved.set(key, found)
+          const asked = turns[0]!
+          turns[0] = { ...asked, retrievals: [...(asked.retrievals ?? []), found.record] }
+          return found.context
+        })
+
       let transitions = 0
       let toolRounds = 0
       while (ending === null && transitions <= MAX_TRANSITIONS_PER_TURN) {
@@ -314,19 +336,21 @@ export const ConversationEngineLive = Layer.effect(
         const tools = node.type === "endCall"
           ? { definitions: [], transitions: new Map<string, WorkflowEdge>() }
           : toolsAt(plan.graph, nodeId)
+        const nodeDocuments = plan.knowledge ? knowledgeDocumentsAt(plan.graph, node) : []
+        const automatic = nodeDocuments.length > 0 && knowledgeRetrievalAt(plan.graph, node) === "auto"
+        const passages = automatic ? yield* passagesFor(plan.knowledge!.organizationId, nodeDocuments) : null
         // Once the rounds are spent the model is offered no library tool, so it must answer.
-        const documents = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && plan.knowledge
-          ? knowledgeDocumentsAt(plan.graph, node)
-          : []
+        const documents = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && !automatic ? nodeDocuments : []
         const searchable = documents.length > 0 && !tools.transitions.has(KNOWLEDGE_TOOL)
         const taken = new Set([...tools.definitions.map((tool) => tool.name), ...(searchable ? [KNOWLEDGE_TOOL] : [])])
         const library = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && plan.tools
           ? libraryToolsAt(plan.graph, node, plan.tools.byUuid, taken)
           : new Map<string, RunnableTool>()
+        const instructions = systemPromptFor(plan.graph, node, plan.context)
         const reply = yield* modelReply(
           plan,
           node,
-          messagesFor(systemPromptFor(plan.graph, node, plan.context), transcript()),
+          messagesFor(passages === null ? instructions : `${instructions}\n\n${passages}`, transcript()),
           [
             ...tools.definitions,
             ...(searchable ? [knowledgeToolDefinition(documents.length)] : []),

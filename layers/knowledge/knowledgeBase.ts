@@ -77,7 +77,13 @@ export const KnowledgeBaseLive = Layer.scoped(
         })
       }
       yield* storedObjects.ensureRoom(principal.organizationId, input.file_size ?? 0)
-      const documentUuid = crypto.randomUUID()
+      const documentUuid = input.document_uuid?.toLowerCase() ?? crypto.randomUUID()
+      if (input.document_uuid !== undefined) {
+        const [taken] = yield* sql`SELECT 1 FROM knowledge_documents WHERE document_uuid = ${documentUuid}::uuid`
+        if (taken) {
+          return yield* new Conflict({ message: `A document with document_uuid ${documentUuid} already exists` })
+        }
+      }
       const key = documentKey(principal.organizationId, documentUuid, storedFileName(input.filename, kind))
       const grant = yield* storage.presignUpload(key, {
         contentType: kindOfMediaType(input.mime_type) === kind
@@ -94,7 +100,7 @@ export const KnowledgeBaseLive = Layer.scoped(
         expires_in: grant.expiresInSeconds,
         max_size_bytes: input.file_size ?? storage.limits.maxBytes
       }
-    })
+    }, Effect.catchTag("SqlError", Effect.die))
 
     const languageProblem = (language: string) =>
       Effect.map(
@@ -199,7 +205,7 @@ export const KnowledgeBaseLive = Layer.scoped(
           limit: input.limit ?? DEFAULT_SEARCH_LIMIT,
           documentUuids: input.document_uuids?.map((uuid) => uuid.toLowerCase())
         },
-        yield* modelSettings.embeddingsFor(organizationId)
+        input.full_text_only === true ? Option.none() : yield* modelSettings.embeddingsFor(organizationId)
       )
     }, Effect.catchTag("SqlError", Effect.die))
 

@@ -1,1 +1,2 @@
+export { DocumentCatalogLive } from "./documentCatalog.ts"
 export { KnowledgeBaseLive } from "./knowledgeBase.ts"

@@ -42,11 +42,18 @@ export const makeCallConversation = (options: {
   let usage: TokenUsage = noUsage
   const sinceStart = (at: number) => Math.max(0, Math.round(at - options.startedAt))
 
-  /** Each round's searches run together: a round costs its slowest, and rounds add up. */
+  /**
+   * Automatic searches run one after another before the model answers; each round of
+   * search_knowledge_base calls runs together, costing its slowest; all of them add up.
+   */
   const retrievalMs = (record: ReplyRecord) => {
-    const rounds = (record.outcome?.turns ?? []).map((turn) =>
-      (turn.tool_calls ?? []).filter((call) => call.name === KNOWLEDGE_TOOL).map((call) => call.latency_ms)
-    ).filter((latencies) => latencies.length > 0)
+    const turns = record.outcome?.turns ?? []
+    const rounds = [
+      ...turns.flatMap((turn) => (turn.retrievals ?? []).map((retrieval) => [retrieval.latency_ms])),
+      ...turns.map((turn) =>
+        (turn.tool_calls ?? []).filter((call) => call.name === KNOWLEDGE_TOOL).map((call) => call.latency_ms)
+      )
+    ].filter((latencies) => latencies.length > 0)
     return rounds.length === 0 ? undefined : Math.round(rounds.reduce((sum, round) => sum + Math.max(...round), 0))
   }
 

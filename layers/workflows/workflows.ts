@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import { DocumentCatalog } from "../../services/KnowledgeBase.ts"
 import { LlmGenerator } from "../../services/LlmGenerator.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
 import { RecordingCatalog } from "../../services/Recordings.ts"
@@ -10,6 +11,7 @@ import { overrideProblems } from "../../src/conversation/agentOverrides.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
+import { definitionDocumentUuids } from "../../src/graph/knowledgeReferences.ts"
 import type { GraphProblem } from "../../src/graph/problem.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
 import { definitionToolUuids } from "../../src/graph/toolReferences.ts"
@@ -64,14 +66,18 @@ export const WorkflowsLive = Layer.effect(
     const llm = yield* LlmGenerator
     const recordings = yield* RecordingCatalog
     const tools = yield* Tools
+    const documents = yield* DocumentCatalog
 
-    /** Full validation, with the clips and tools the definition names looked up in the organization's libraries. */
+    /**
+     * Full validation, with the clips, tools and knowledge-base documents the definition names
+     * looked up in the organization's libraries.
+     */
     const fullyValidated = (principal: Principal, definition: unknown) =>
-      Effect.zipWith(
-        recordings.existing(principal.organizationId, definitionRecordingIds(definition)),
-        tools.references(principal.organizationId, definitionToolUuids(definition)),
-        (recordingIds, known) => validateDefinition(definition, { recordingIds, tools: known })
-      )
+      Effect.all({
+        recordingIds: recordings.existing(principal.organizationId, definitionRecordingIds(definition)),
+        tools: tools.references(principal.organizationId, definitionToolUuids(definition)),
+        documents: documents.existing(principal.organizationId, definitionDocumentUuids(definition))
+      }).pipe(Effect.map((found) => validateDefinition(definition, found)))
 
     /** A pre-call fetch must name an active HTTP API tool of the organization. */
     const preCallToolRefusal = (

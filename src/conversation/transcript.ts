@@ -14,10 +14,23 @@ export const TurnTrace = Schema.Struct({
   first_token_ms: Schema.NullOr(Schema.Number),
   first_audio_ms: Schema.NullOr(Schema.Number),
   interrupted_at_ms: Schema.optionalWith(Schema.Number, { exact: true }),
-  /** Time spent in knowledge-base searches (search_knowledge_base) before the reply; searches of one round overlap. */
+  /**
+   * Time spent in knowledge-base searches before the reply: automatic ones (`knowledge_retrieval:
+   * "auto"`) and search_knowledge_base calls, whose searches of one round overlap.
+   */
   retrieval_ms: Schema.optionalWith(Schema.Number, { exact: true })
 }).annotations({ identifier: "TurnTrace" })
 export type TurnTrace = typeof TurnTrace.Type
+
+/** A passage given to the model, as a reviewer sees where it came from. */
+export const KnowledgeSource = Schema.Struct({
+  document_uuid: Schema.String,
+  filename: Schema.String,
+  page: Schema.NullOr(Schema.Int),
+  heading: Schema.NullOr(Schema.String),
+  chunk_index: Schema.Int,
+  similarity: Schema.Number
+}).annotations({ identifier: "KnowledgeSource" })
 
 /**
  * A library tool the model called in a turn: what it asked, how it went, and what it was told
@@ -35,19 +48,24 @@ export const ToolCall = Schema.Struct({
   result: Schema.String,
   truncated: Schema.Boolean,
   /** search_knowledge_base: the passages the model was given, with their document and page. */
-  sources: Schema.optionalWith(
-    Schema.Array(Schema.Struct({
-      document_uuid: Schema.String,
-      filename: Schema.String,
-      page: Schema.NullOr(Schema.Int),
-      heading: Schema.NullOr(Schema.String),
-      chunk_index: Schema.Int,
-      similarity: Schema.Number
-    })),
-    { exact: true }
-  )
+  sources: Schema.optionalWith(Schema.Array(KnowledgeSource), { exact: true })
 }).annotations({ identifier: "ToolCall" })
 export type ToolCall = typeof ToolCall.Type
+
+/**
+ * A knowledge-base search made with the caller's words before the model answered (a node with
+ * `knowledge_retrieval: "auto"`), and the passages the model was given. `retrieval` says how they
+ * were ranked: `full_text` also when the embeddings endpoint was too slow for the turn; `status`
+ * `timeout` (no passages) when even full text did not answer in time.
+ */
+export const KnowledgeRetrieval = Schema.Struct({
+  query: Schema.String,
+  status: Schema.Literal("success", "error", "timeout"),
+  retrieval: Schema.NullOr(Schema.Literal("hybrid", "full_text")),
+  latency_ms: Schema.Number,
+  sources: Schema.Array(KnowledgeSource)
+}).annotations({ identifier: "KnowledgeRetrieval" })
+export type KnowledgeRetrieval = typeof KnowledgeRetrieval.Type
 
 /**
  * One line of a conversation as stored on the run and shown to users (docs/architecture.md, "Runs
@@ -72,7 +90,9 @@ export const TranscriptTurn = Schema.Struct({
   /** Voice, agent turns answering the caller: how the turn was taken. */
   trace: Schema.optionalWith(TurnTrace, { exact: true }),
   /** Agent turns: the library tools the model called after saying `text` (which may be empty). */
-  tool_calls: Schema.optionalWith(Schema.Array(ToolCall), { exact: true })
+  tool_calls: Schema.optionalWith(Schema.Array(ToolCall), { exact: true }),
+  /** Caller turns at a node with `knowledge_retrieval: "auto"`: the searches made with `text` before the model answered. */
+  retrievals: Schema.optionalWith(Schema.Array(KnowledgeRetrieval), { exact: true })
 }).annotations({ identifier: "TranscriptTurn" })
 export type TranscriptTurn = typeof TranscriptTurn.Type
 

@@ -87,7 +87,13 @@ const toolFields = {
         })
       )
     ).pipe(Schema.maxItems(100))
-  )
+  ),
+  /**
+   * How the model gets the documents at this node: `tool` (the default) offers `search_knowledge_base`
+   * for the model to call; `auto` searches them with each caller message before the model answers
+   * and gives it the passages found. On the global node: the default of the nodes taking the global prompt.
+   */
+  knowledge_retrieval: optional(oneOf("tool", "auto"))
 }
 
 const conversationFields = {

@@ -12,6 +12,7 @@ import {
   type WorkflowNode
 } from "./definition.ts"
 import type { EdgeEntry, NodeEntry } from "./graphEntries.ts"
+import { checkKnowledge } from "./knowledgeRules.ts"
 import type { GraphProblem } from "./problem.ts"
 import type { KnownTool } from "./toolReferences.ts"
 import { checkTools } from "./toolRules.ts"
@@ -36,6 +37,11 @@ export interface ValidationOptions {
    * its node takes.
    */
   readonly tools?: ReadonlyMap<string, KnownTool> | undefined
+  /**
+   * The organization's knowledge-base documents the graph names, by lowercased `document_uuid`.
+   * When given, every `document_uuids` entry must be one of them.
+   */
+  readonly documents?: ReadonlySet<string> | undefined
 }
 
 /** Validates a `workflow_definition` against every rule at once (docs/architecture.md, "Agents"). */
@@ -196,6 +202,7 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
   }
 
   checkTools(nodes, edges, (node, field, rule, message) => nodeProblem(node, field, rule, message), options.tools)
+  checkKnowledge(nodes, (node, field, rule, message) => nodeProblem(node, field, rule, message), options.documents)
   checkTopology(nodes, edges, nodesById, { workflowProblem, nodeProblem, edgeProblem })
 
   if (problems.length > 0) return { problems, graph: null }

@@ -67,9 +67,15 @@ export const uploadDocument = async (
   credentials: Credentials,
   filename: string,
   mimeType: string,
-  bytes: Uint8Array | string
+  bytes: Uint8Array | string,
+  /** A document_uuid to keep, as for a document moved from Dograh. */
+  documentUuid?: string
 ) => {
-  const grant = await api.post("/api/v1/knowledge-base/upload-url", { filename, mime_type: mimeType }, credentials)
+  const grant = await api.post("/api/v1/knowledge-base/upload-url", {
+    filename,
+    mime_type: mimeType,
+    ...(documentUuid === undefined ? {} : { document_uuid: documentUuid })
+  }, credentials)
   if (grant.status !== 200) throw new Error(`upload-url failed: ${grant.status} ${JSON.stringify(grant.body)}`)
   const put = await fetch(grant.body.upload_url, { method: "PUT", headers: { "content-type": mimeType }, body: bytes })
   if (!put.ok) throw new Error(`upload failed: ${put.status} ${await put.text()}`)

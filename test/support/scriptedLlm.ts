@@ -161,6 +161,8 @@ interface ScriptedLlmOptions {
   readonly answer?: (request: any) => ScriptedReply
   /** The loopback address to listen on (default 127.0.0.1); tests of the outbound policy use another. */
   readonly host?: string
+  /** Answer `/v1/embeddings` only after this many ms: an embeddings endpoint too slow for a voice turn. */
+  readonly embeddingsDelayMs?: number
 }
 
 export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> => {
@@ -301,7 +303,10 @@ export const startScriptedLlm = async (options: ScriptedLlmOptions = {}): Promis
           model: body?.model,
           inputs: typeof body?.input === "string" ? 1 : body?.input?.length
         })
-        return answerEmbeddings(body, response)
+        if (options.embeddingsDelayMs === undefined) return answerEmbeddings(body, response)
+        return void sleep(options.embeddingsDelayMs).then(() => {
+          if (!response.destroyed) answerEmbeddings(body, response)
+        })
       }
       if (request.method !== "POST" || path !== "/v1/chat/completions") {
         response.writeHead(404, { "content-type": "application/json" })

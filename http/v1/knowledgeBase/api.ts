@@ -21,6 +21,10 @@ export const DocumentUploadRequest = bodySchema("DocumentUpload", {
   file_size: Schema.optional(Schema.Int.pipe(Schema.positive())).annotations({
     description: "The file's size in bytes: the upload URL then takes exactly that many"
   }),
+  document_uuid: Schema.optional(Uuid).annotations({
+    description:
+      "Keeps a document's id when it moves from another installation (Dograh), so imported agents' document_uuids still name it; a new one when absent"
+  }),
   custom_metadata: Schema.optional(JsonObject)
 })
 
@@ -83,6 +87,7 @@ export const KnowledgeBaseApi = HttpApiGroup.make("knowledgeBase")
       .addSuccess(DocumentUploadResponse)
       .addError(HttpValidationFailed)
       .addError(HttpPayloadTooLarge)
+      .addError(HttpConflict)
   )
   .add(
     HttpApiEndpoint.post("process", "/process-document")

@@ -3135,6 +3135,7 @@ export type components = {
             interrupted?: boolean;
             trace?: components["schemas"]["TurnTrace"];
             tool_calls?: components["schemas"]["ToolCall"][];
+            retrievals?: components["schemas"]["KnowledgeRetrieval"][];
         };
         TurnTrace: {
             speech_end_ms: number;
@@ -3156,14 +3157,23 @@ export type components = {
             latency_ms: number;
             result: string;
             truncated: boolean;
-            sources?: {
-                document_uuid: string;
-                filename: string;
-                page: components["schemas"]["Int"] | null;
-                heading: string | null;
-                chunk_index: components["schemas"]["Int"];
-                similarity: number;
-            }[];
+            sources?: components["schemas"]["KnowledgeSource"][];
+        };
+        KnowledgeSource: {
+            document_uuid: string;
+            filename: string;
+            page: components["schemas"]["Int"] | null;
+            heading: string | null;
+            chunk_index: components["schemas"]["Int"];
+            similarity: number;
+        };
+        KnowledgeRetrieval: {
+            query: string;
+            /** @enum {string} */
+            status: "success" | "error" | "timeout";
+            retrieval: ("hybrid" | "full_text") | null;
+            latency_ms: number;
+            sources: components["schemas"]["KnowledgeSource"][];
         };
         RunUsage: {
             prompt_tokens: components["schemas"]["Int"];
@@ -4659,6 +4669,8 @@ export type components = {
             mime_type: string;
             /** @description The file's size in bytes: the upload URL then takes exactly that many */
             file_size?: components["schemas"]["Int"];
+            /** @description Keeps a document's id when it moves from another installation (Dograh), so imported agents' document_uuids still name it; a new one when absent */
+            document_uuid?: string;
             custom_metadata?: {
                 [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
             };
@@ -12570,6 +12582,15 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
