@@ -19,6 +19,7 @@ import { performanceIndexes } from "./0018_performance_indexes.ts"
 import { compliance } from "./0019_compliance.ts"
 import { knowledgeBase } from "./0020_knowledge_base.ts"
 import { agentTests } from "./0021_agent_tests.ts"
+import { knowledgeSearchIndexes } from "./0022_knowledge_search_indexes.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -42,5 +43,6 @@ export const migrations = {
   "0018_performance_indexes": performanceIndexes,
   "0019_compliance": compliance,
   "0020_knowledge_base": knowledgeBase,
-  "0021_agent_tests": agentTests
+  "0021_agent_tests": agentTests,
+  "0022_knowledge_search_indexes": knowledgeSearchIndexes
 }
