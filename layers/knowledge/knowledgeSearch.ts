@@ -4,10 +4,11 @@ import type { EmbeddingsConnection } from "../../services/ModelSettings.ts"
 import type { OutboundHttpShape } from "../../services/OutboundHttp.ts"
 import type { ChunkSearchResult, RetrievedChunk } from "../../src/knowledge/knowledgeDocument.ts"
 import { fuseRankings } from "../../src/knowledge/rankFusion.ts"
+import { makeEmbeddingMatrices } from "./embeddingMatrices.ts"
 import { embedTexts } from "./embeddingsClient.ts"
 import { makeFullTextRanking } from "./fullTextRanking.ts"
 import type { SearchRequest } from "./searchRequest.ts"
-import { applicationRanking, pgvectorRanking } from "./vectorRanking.ts"
+import { pgvectorRanking } from "./vectorRanking.ts"
 
 /** Each ranking contributes this many candidates (at least) to the fusion. */
 const candidatesFor = (limit: number) => Math.max(limit * 4, 20)
@@ -18,13 +19,16 @@ export const makeKnowledgeSearch = (
   pgvector: boolean
 ) => {
   const fullTextRanking = makeFullTextRanking(sql)
+  const applicationRanking = makeEmbeddingMatrices(sql)
 
   /**
    * The chunks nearest the query's embedding, among those embedded with the same model: by pgvector
    * in the database when it has it, else by cosine similarity computed here.
    */
   const vectorRanking = (request: SearchRequest, model: string, vector: ReadonlyArray<number>) =>
-    (pgvector ? pgvectorRanking : applicationRanking)(sql, request, model, vector, candidatesFor(request.limit))
+    pgvector
+      ? pgvectorRanking(sql, request, model, vector, candidatesFor(request.limit))
+      : applicationRanking(request, model, vector, candidatesFor(request.limit))
 
   const chunksOf = (ids: ReadonlyArray<string>) =>
     ids.length === 0 ? Effect.succeed([]) : sql<{

@@ -1,6 +1,5 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { cosineSimilarity } from "../../src/knowledge/rankFusion.ts"
 import { documentFilter, type SearchRequest } from "./searchRequest.ts"
 import { orderingExpression } from "./vectorIndexes.ts"
 
@@ -41,24 +40,3 @@ export const pgvectorRanking = (
       LIMIT ${candidates}`
   })).pipe(Effect.map((rows) => rows.map((row) => ({ id: String(row.id), similarity: Number(row.similarity) }))))
 }
-
-/** Without pgvector: cosine similarity computed here over the organization's vectors of the query's model. */
-export const applicationRanking = (
-  sql: SqlClient.SqlClient,
-  request: SearchRequest,
-  model: string,
-  vector: ReadonlyArray<number>,
-  candidates: number
-) =>
-  sql<{ id: string; embedding: ReadonlyArray<number> }>`
-    SELECT c.id, c.embedding
-    FROM knowledge_chunks c
-    WHERE c.organization_id = ${request.organizationId} AND c.embedding IS NOT NULL
-      AND ${sameModel(sql, request, model)} ${documentFilter(sql, request)}`.pipe(
-    Effect.map((rows) =>
-      rows
-        .map((row) => ({ id: String(row.id), similarity: cosineSimilarity(vector, row.embedding.map(Number)) }))
-        .sort((a, b) => b.similarity - a.similarity)
-        .slice(0, candidates)
-    )
-  )
