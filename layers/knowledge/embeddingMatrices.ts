@@ -11,7 +11,7 @@ import type { SearchRequest } from "./searchRequest.ts"
  * ids or latest `updated_at`, which are read before each search. Matrices beyond the memory budget
  * are evicted oldest-used first; an organization larger than the budget is ranked without caching.
  */
-const BUDGET_FLOATS = 64 * 1024 * 1024 / 4
+const BUDGET_FLOATS = 256 * 1024 * 1024 / 4
 
 interface Matrix {
   readonly fingerprint: string
