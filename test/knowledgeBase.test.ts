@@ -129,6 +129,39 @@ describe("knowledge bases", () => {
     })
   })
 
+  it("keeps answering after the organization changes to an embeddings model of another dimension", async () => {
+    const account = await newAccount(api, "two-models")
+    const credentials = { token: account.token }
+    const useModel = (model: string) =>
+      api.put("/api/v1/organizations/model-configurations", {
+        embeddings: { provider: "openai", model, base_url: llm.baseUrl, api_key: "sk-embed-1234" }
+      }, { token: account.token })
+    expect((await useModel("text-embedding-3-small")).status).toBe(200)
+    const pdf = await untilIndexed(
+      api,
+      credentials,
+      (await uploadDocument(api, credentials, "plans.pdf", PDF_TYPE, pdfBytes)).document_uuid
+    )
+    expect((await useModel("hashed-512d")).status).toBe(200)
+    const docx = await untilIndexed(
+      api,
+      credentials,
+      (await uploadDocument(api, credentials, "handbook.docx", DOCX_TYPE, docxBytes)).document_uuid
+    )
+    expect(docx).toMatchObject({ processing_status: "completed", embedding_model: "hashed-512d" })
+
+    const refund = await search(account, "Can items be returned for a refund?")
+    expect(refund.status).toBe(200)
+    expect(refund.body.retrieval).toBe("hybrid")
+    expect(refund.body.chunks[0]).toMatchObject({
+      document_uuid: docx.document_uuid,
+      chunk_metadata: { heading: "Returns" }
+    })
+    // The PDF's vectors (of the old model) are not compared with the question's; its words still are.
+    const sso = await search(account, "Is single sign-on with Okta part of the premium plan?")
+    expect(sso.body.chunks[0]).toMatchObject({ document_uuid: pdf.document_uuid, chunk_metadata: { page: SSO_PAGE } })
+  })
+
   it("says why a document could not be indexed", async () => {
     const account = await newAccount(api, "failures")
     const credentials = { token: account.token }

@@ -8,6 +8,7 @@ import { chunkSections, type TextChunk } from "../../src/knowledge/chunking.ts"
 import { kindOfFileName, parseDocumentKey } from "../../src/knowledge/documentKinds.ts"
 import { extractDocumentText, ExtractionRefused } from "./documentText.ts"
 import { EMBEDDING_BATCH, EmbeddingsFailed, embedTexts } from "./embeddingsClient.ts"
+import { ensureVectorIndex } from "./vectorIndexes.ts"
 
 const HEARTBEAT = "10 seconds"
 /** A document whose indexer has been silent this long is taken over (its process died). */
@@ -107,6 +108,22 @@ export const makeKnowledgeIndexer = (deps: {
         return { model: connection.value.model, vectors }
       })
 
+    /** Dimensions whose HNSW index this process has seen made: CREATE INDEX IF NOT EXISTS still locks the table. */
+    const indexedDimensions = new Set<number>()
+
+    /**
+     * The index for the vectors' dimension, made before they are stored so they go into it. A failure
+     * (another process making it at the same moment) only costs speed: searches rank without it.
+     */
+    const indexVectorsOf = (vectors: ReadonlyArray<ReadonlyArray<number>> | null) => {
+      const dimensions = vectors?.[0]?.length
+      if (!pgvector || dimensions === undefined || indexedDimensions.has(dimensions)) return Effect.void
+      return ensureVectorIndex(sql, dimensions).pipe(
+        Effect.tap(() => Effect.sync(() => indexedDimensions.add(dimensions))),
+        Effect.catchAllCause((cause) => Effect.logWarning("Knowledge indexing: the vector index was not made", cause))
+      )
+    }
+
     /** Replaces the document's chunks and completes it, in one transaction: searches see the old chunks or the new. */
     const store = (
       document: Claimed,
@@ -163,6 +180,7 @@ export const makeKnowledgeIndexer = (deps: {
         })
         const chunks = chunkSections(extracted.sections)
         const embedded = yield* embedAll(Number(document.organization_id), chunks.map(searchTextOf))
+        yield* indexVectorsOf(embedded.vectors)
         yield* store(document, chunks, embedded, {
           hash: crypto.createHash("sha256").update(bytes).digest("hex"),
           totalPages: extracted.totalPages

@@ -3,88 +3,32 @@ import { Clock, Effect, Option } from "effect"
 import type { EmbeddingsConnection } from "../../services/ModelSettings.ts"
 import type { OutboundHttpShape } from "../../services/OutboundHttp.ts"
 import type { ChunkSearchResult, RetrievedChunk } from "../../src/knowledge/knowledgeDocument.ts"
-import { cosineSimilarity, fuseRankings } from "../../src/knowledge/rankFusion.ts"
+import { fuseRankings } from "../../src/knowledge/rankFusion.ts"
+import { makeEmbeddingMatrices } from "./embeddingMatrices.ts"
 import { embedTexts } from "./embeddingsClient.ts"
-
-export interface SearchRequest {
-  readonly organizationId: number
-  readonly query: string
-  readonly limit: number
-  readonly documentUuids: ReadonlyArray<string> | undefined
-}
+import { makeFullTextRanking } from "./fullTextRanking.ts"
+import type { SearchRequest } from "./searchRequest.ts"
+import { pgvectorRanking } from "./vectorRanking.ts"
 
 /** Each ranking contributes this many candidates (at least) to the fusion. */
 const candidatesFor = (limit: number) => Math.max(limit * 4, 20)
-
-/*
- * websearch_to_tsquery ANDs the words of a question; a caller's question rarely shares every word
- * with the passage that answers it, so the words are ORed (in `tsqueryFor`) and ts_rank_cd rewards
- * passages that have more of them, closer together. Phrases ("…") stay phrases; a query with a
- * negation is kept as is.
- */
 
 export const makeKnowledgeSearch = (
   sql: SqlClient.SqlClient,
   outbound: OutboundHttpShape,
   pgvector: boolean
 ) => {
-  const documentFilter = (request: SearchRequest) =>
-    request.documentUuids === undefined
-      ? sql``
-      : request.documentUuids.length === 0
-      ? sql`AND false`
-      : sql`AND d.document_uuid::text IN ${sql.in(request.documentUuids)}`
-
-  /** One tsquery over every text-search configuration the organization's documents use, in one statement. */
-  const tsqueryFor = (request: SearchRequest) =>
-    Effect.map(
-      sql<{ query: string | null }>`
-        SELECT string_agg(DISTINCT '(' || CASE WHEN position('!' in q) > 0 THEN q ELSE replace(q, ' & ', ' | ') END || ')', ' | ')
-          AS query
-        FROM (SELECT websearch_to_tsquery(l.language::regconfig, ${request.query})::text AS q
-              FROM (SELECT DISTINCT language FROM knowledge_documents WHERE organization_id = ${request.organizationId}) l) x
-        WHERE q <> ''`,
-      (rows) => rows[0]?.query ?? null
-    )
-
-  const fullTextRanking = (request: SearchRequest) =>
-    Effect.gen(function*() {
-      const tsquery = yield* tsqueryFor(request)
-      if (tsquery === null) return []
-      return yield* sql<{ id: string; rank: number }>`
-        SELECT c.id, ts_rank_cd(c.search_vector, ${tsquery}::tsquery) AS rank
-        FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
-        WHERE c.organization_id = ${request.organizationId} AND c.search_vector @@ ${tsquery}::tsquery
-          ${documentFilter(request)}
-        ORDER BY rank DESC, c.id
-        LIMIT ${candidatesFor(request.limit)}`
-    })
+  const fullTextRanking = makeFullTextRanking(sql)
+  const applicationRanking = makeEmbeddingMatrices(sql)
 
   /**
    * The chunks nearest the query's embedding, among those embedded with the same model: by pgvector
-   * in the database when it has it, else by cosine similarity computed here over the organization's vectors.
+   * in the database when it has it, else by cosine similarity computed here.
    */
   const vectorRanking = (request: SearchRequest, model: string, vector: ReadonlyArray<number>) =>
     pgvector
-      ? sql<{ id: string; similarity: number }>`
-          SELECT c.id, 1 - (c.embedding_vector <=> ${`[${vector.join(",")}]`}::vector) AS similarity
-          FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
-          WHERE c.organization_id = ${request.organizationId} AND d.embedding_model = ${model}
-            AND c.embedding_vector IS NOT NULL ${documentFilter(request)}
-          ORDER BY c.embedding_vector <=> ${`[${vector.join(",")}]`}::vector
-          LIMIT ${candidatesFor(request.limit)}`
-      : sql<{ id: string; embedding: ReadonlyArray<number> }>`
-          SELECT c.id, c.embedding
-          FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
-          WHERE c.organization_id = ${request.organizationId} AND d.embedding_model = ${model}
-            AND c.embedding IS NOT NULL ${documentFilter(request)}`.pipe(
-        Effect.map((rows) =>
-          rows
-            .map((row) => ({ id: row.id, similarity: cosineSimilarity(vector, row.embedding.map(Number)) }))
-            .sort((a, b) => b.similarity - a.similarity)
-            .slice(0, candidatesFor(request.limit))
-        )
-      )
+      ? pgvectorRanking(sql, request, model, vector, candidatesFor(request.limit))
+      : applicationRanking(request, model, vector, candidatesFor(request.limit))
 
   const chunksOf = (ids: ReadonlyArray<string>) =>
     ids.length === 0 ? Effect.succeed([]) : sql<{
@@ -114,7 +58,7 @@ export const makeKnowledgeSearch = (
     Effect.gen(function*() {
       const started = yield* Clock.currentTimeMillis
       const [fullText, nearest] = yield* Effect.all([
-        fullTextRanking(request),
+        fullTextRanking(request, candidatesFor(request.limit)),
         Option.match(embeddings, {
           onNone: () => Effect.succeed(Option.none<ReadonlyArray<{ id: string; similarity: number }>>()),
           onSome: (connection) =>

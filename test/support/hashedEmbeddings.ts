@@ -55,13 +55,13 @@ const hash = (text: string) => {
  * normalised to unit length. Texts sharing words point the same way; the cosine of their vectors
  * is what OpenAI's embeddings are compared by.
  */
-export const hashedEmbedding = (text: string): Array<number> => {
-  const vector = new Array<number>(HASHED_DIMENSIONS).fill(0)
+export const hashedEmbedding = (text: string, dimensions: number = HASHED_DIMENSIONS): Array<number> => {
+  const vector = new Array<number>(dimensions).fill(0)
   for (const raw of text.toLowerCase().match(/\p{L}[\p{L}\p{N}]*/gu) ?? []) {
     if (STOP_WORDS.has(raw)) continue
     const word = raw.length > 3 && raw.endsWith("s") ? raw.slice(0, -1) : raw
     const h = hash(word)
-    vector[h % HASHED_DIMENSIONS]! += (h & 0x100) === 0 ? 1 : -1
+    vector[h % dimensions]! += (h & 0x100) === 0 ? 1 : -1
   }
   const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0))
   return norm === 0 ? vector : vector.map((x) => x / norm)
@@ -72,7 +72,10 @@ const refuse = (response: http.ServerResponse, status: number, message: string) 
   response.end(JSON.stringify({ error: { message, type: "invalid_request_error" } }))
 }
 
-/** `POST /v1/embeddings` as OpenAI answers it, with its restrictions on the input. */
+/**
+ * `POST /v1/embeddings` as OpenAI answers it, with its restrictions on the input. A model named
+ * `…-<n>d` answers with n dimensions (as OpenAI's models differ in size), others with 256.
+ */
 export const answerEmbeddings = (body: any, response: http.ServerResponse) => {
   if (typeof body?.model !== "string" || body.model === "") return refuse(response, 400, "you must provide a model")
   const inputs: unknown = typeof body.input === "string" ? [body.input] : body.input
@@ -89,7 +92,7 @@ export const answerEmbeddings = (body: any, response: http.ServerResponse) => {
     data: (inputs as Array<string>).map((input, index) => ({
       object: "embedding",
       index,
-      embedding: hashedEmbedding(input)
+      embedding: hashedEmbedding(input, Number(/-(\d+)d$/.exec(body.model)?.[1] ?? HASHED_DIMENSIONS))
     })),
     usage: { prompt_tokens: 0, total_tokens: 0 }
   }))

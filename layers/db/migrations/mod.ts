@@ -19,7 +19,8 @@ import { performanceIndexes } from "./0018_performance_indexes.ts"
 import { compliance } from "./0019_compliance.ts"
 import { knowledgeBase } from "./0020_knowledge_base.ts"
 import { agentTests } from "./0021_agent_tests.ts"
-import { callerIdPools } from "./0025_caller_id_pools.ts"
+import { knowledgeSearchIndexes } from "./0022_knowledge_search_indexes.ts"
+import { callerIdPools } from "./0023_caller_id_pools.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -44,5 +45,6 @@ export const migrations = {
   "0019_compliance": compliance,
   "0020_knowledge_base": knowledgeBase,
   "0021_agent_tests": agentTests,
-  "0025_caller_id_pools": callerIdPools
+  "0022_knowledge_search_indexes": knowledgeSearchIndexes,
+  "0023_caller_id_pools": callerIdPools
 }
