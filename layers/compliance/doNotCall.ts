@@ -42,10 +42,12 @@ export const DoNotCallLive = Layer.effect(
 
     const record = Effect.fn("DoNotCall.record")(
       function*(organizationId: OrganizationId, phoneNumber: string, source: DoNotCallSource, reason: string | null) {
-        yield* sql`
+        const added = yield* sql`
           INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source)
           VALUES (${organizationId}, ${phoneNumber}, ${reason}, ${source})
-          ON CONFLICT (organization_id, phone_number) DO NOTHING`
+          ON CONFLICT (organization_id, phone_number) DO NOTHING
+          RETURNING 1`
+        return added.length > 0
       },
       Effect.orDie
     )
