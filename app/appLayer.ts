@@ -51,7 +51,6 @@ const ServicesOverDatabase = Layer.mergeAll(
   CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   ConversationAreaLive.pipe(Layer.provide(Layer.mergeAll(AgentsLive, KnowledgeAreaLive))),
   WebhookEndpointsLive,
-  DoNotCallLive.pipe(Layer.provide(StorageLive)),
   CompliancePoliciesLive,
   CallsAreaLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   RecordingsAreaLive,
@@ -69,6 +68,8 @@ const ServicesOverDatabase = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
   Layer.provideMerge(DocumentCatalogLive),
+  // Below the areas: the conversation engine's add_to_do_not_call tool adds to the same list.
+  Layer.provideMerge(DoNotCallLive.pipe(Layer.provide(StorageLive))),
   Layer.provideMerge(ToolsAreaLive),
   Layer.provideMerge(OutboundHttpLive),
   Layer.provideMerge(PasswordHashingLive),

@@ -5,7 +5,8 @@
  *   dispatch peak dispatch throughput of one process with a large do-not-call list, calling hours
  *            in 20 recipient zones and frequency caps all enabled: 20 campaigns at 100/s each,
  *            started together, calls left ringing (as bench/campaignDispatch.ts "throughput").
- * BENCH_RULES=off runs the same without any rule (empty list, no policy) for comparison.
+ * BENCH_RULES=off runs the same without any rule (empty list, no policy) for comparison;
+ * BENCH_PART=import measures the import alone.
  * Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/complianceClaims.ts
  *   BENCH_FULL=1 for the full size (1,000,000 listed numbers, 100,000 contacts); default 200,000 and 5,000.
  * All campaigns belong to one organization, so their claims queue on its claim lock (unlike the
@@ -19,6 +20,7 @@ const BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/pos
 const FULL = process.env.BENCH_FULL === "1"
 /** BENCH_RULES=off: the same dispatch with no list and no policy, to compare under the same load. */
 const RULES = process.env.BENCH_RULES !== "off"
+const IMPORT_ONLY = process.env.BENCH_PART === "import"
 const DNC_NUMBERS = FULL ? 1_000_000 : 200_000
 const CONTACTS = FULL ? 100_000 : 5_000
 const CAMPAIGNS = 20
@@ -79,65 +81,67 @@ try {
     } numbers/s (${(dncCsv.length / 1e6).toFixed(1)} MB)`
   )
 
-  // Every rule on: hours open in each zone (00:00–23:59 local, every day) so that what is measured is
-  // the rules' cost, not waiting; caps high enough never to hold a fresh number.
-  const policy = await api.put("/api/v1/organizations/compliance-policy", {
-    calling_hours: { enabled: RULES, start: "00:00", end: "23:59", days: [1, 2, 3, 4, 5, 6, 7], holidays: [] },
-    frequency_caps: RULES ? { per_day: 3, per_7_days: 10 } : { per_day: null, per_7_days: null }
-  }, auth)
-  if (policy.status !== 200) throw new Error(`policy failed: ${policy.status}`)
-
-  const perCampaign = CONTACTS / CAMPAIGNS
-  console.log(
-    `\n== dispatch ${
-      RULES ? "with every rule on" : "with no rule (BENCH_RULES=off)"
-    } (${CAMPAIGNS} campaigns × ${perCampaign} contacts in ${ZONES.length} zones, 1% listed, 100/s each)`
-  )
-  let expected = 0
-  const ids: Array<number> = []
-  for (let campaign = 0; campaign < CAMPAIGNS; campaign++) {
-    const rows: Array<string> = []
-    for (let index = 0; index < perCampaign; index++) {
-      const n = campaign * perCampaign + index
-      const onList = RULES && n % 100 === 0
-      const number = onList ? listed(n) : `+1415${String(2_000_000 + n).padStart(7, "0")}`
-      if (!onList) expected++
-      rows.push(`${number},P${n},${ZONES[n % ZONES.length]}`)
-    }
-    const key = await upload(`phone_number,first_name,timezone\n${rows.join("\n")}\n`)
-    const created = await api.post("/api/v1/campaign/create", {
-      name: `Compliance bench ${campaign}`,
-      workflow_id: tenant.workflowId,
-      source_type: "csv",
-      source_id: key,
-      rate_limit_per_second: 100,
-      circuit_breaker: { enabled: false }
+  if (!IMPORT_ONLY) {
+    // Every rule on: hours open in each zone (00:00–23:59 local, every day) so that what is measured is
+    // the rules' cost, not waiting; caps high enough never to hold a fresh number.
+    const policy = await api.put("/api/v1/organizations/compliance-policy", {
+      calling_hours: { enabled: RULES, start: "00:00", end: "23:59", days: [1, 2, 3, 4, 5, 6, 7], holidays: [] },
+      frequency_caps: RULES ? { per_day: 3, per_7_days: 10 } : { per_day: null, per_7_days: null }
     }, auth)
-    if (created.status !== 200) throw new Error(`campaign failed: ${created.status} ${JSON.stringify(created.body)}`)
-    ids.push(created.body.id)
+    if (policy.status !== 200) throw new Error(`policy failed: ${policy.status}`)
+
+    const perCampaign = CONTACTS / CAMPAIGNS
+    console.log(
+      `\n== dispatch ${
+        RULES ? "with every rule on" : "with no rule (BENCH_RULES=off)"
+      } (${CAMPAIGNS} campaigns × ${perCampaign} contacts in ${ZONES.length} zones, 1% listed, 100/s each)`
+    )
+    let expected = 0
+    const ids: Array<number> = []
+    for (let campaign = 0; campaign < CAMPAIGNS; campaign++) {
+      const rows: Array<string> = []
+      for (let index = 0; index < perCampaign; index++) {
+        const n = campaign * perCampaign + index
+        const onList = RULES && n % 100 === 0
+        const number = onList ? listed(n) : `+1415${String(2_000_000 + n).padStart(7, "0")}`
+        if (!onList) expected++
+        rows.push(`${number},P${n},${ZONES[n % ZONES.length]}`)
+      }
+      const key = await upload(`phone_number,first_name,timezone\n${rows.join("\n")}\n`)
+      const created = await api.post("/api/v1/campaign/create", {
+        name: `Compliance bench ${campaign}`,
+        workflow_id: tenant.workflowId,
+        source_type: "csv",
+        source_id: key,
+        rate_limit_per_second: 100,
+        circuit_breaker: { enabled: false }
+      }, auth)
+      if (created.status !== 200) throw new Error(`campaign failed: ${created.status} ${JSON.stringify(created.body)}`)
+      ids.push(created.body.id)
+    }
+    await waitFor(() => false, 2000)
+    const started = Date.now()
+    await Promise.all(ids.map((id) => cluster.startCampaign(tenant, id)))
+    const dialled = () => carrier.calls().filter((call) => call.to.startsWith("+1415"))
+    await waitFor(() => dialled().length >= expected, 90_000)
+    const placed = dialled().map((call) => call.createdAt).sort((a, b) => a - b)
+    const sustained = (placed.length - 1) / ((placed.at(-1)! - placed[0]!) / 1000)
+    const listedCalls = carrier.calls().filter((call) => call.to.startsWith("+1212")).length
+    console.log(
+      `${placed.length}/${expected} calls placed; sustained ${sustained.toFixed(0)} calls/s; busiest second ${
+        busiestSecond(placed)
+      } (theoretical ${CAMPAIGNS * 100}/s); ${
+        ((placed.at(-1)! - started) / 1000).toFixed(1)
+      } s from the start requests ` +
+        `to the last call; listed numbers dialled: ${listedCalls}`
+    )
+    const { rows: [skips] } = await cluster.db.query(
+      `SELECT count(*) FILTER (WHERE skip_reason = 'dnc')::int AS dnc FROM campaign_contacts c JOIN campaigns k ON k.id = c.campaign_id
+       WHERE k.organization_id = $1`,
+      [tenant.organizationId]
+    )
+    console.log(`contacts skipped as listed: ${skips.dnc}`)
   }
-  await waitFor(() => false, 2000)
-  const started = Date.now()
-  await Promise.all(ids.map((id) => cluster.startCampaign(tenant, id)))
-  const dialled = () => carrier.calls().filter((call) => call.to.startsWith("+1415"))
-  await waitFor(() => dialled().length >= expected, 90_000)
-  const placed = dialled().map((call) => call.createdAt).sort((a, b) => a - b)
-  const sustained = (placed.length - 1) / ((placed.at(-1)! - placed[0]!) / 1000)
-  const listedCalls = carrier.calls().filter((call) => call.to.startsWith("+1212")).length
-  console.log(
-    `${placed.length}/${expected} calls placed; sustained ${sustained.toFixed(0)} calls/s; busiest second ${
-      busiestSecond(placed)
-    } (theoretical ${CAMPAIGNS * 100}/s); ${
-      ((placed.at(-1)! - started) / 1000).toFixed(1)
-    } s from the start requests ` +
-      `to the last call; listed numbers dialled: ${listedCalls}`
-  )
-  const { rows: [skips] } = await cluster.db.query(
-    `SELECT count(*) FILTER (WHERE skip_reason = 'dnc')::int AS dnc FROM campaign_contacts c JOIN campaigns k ON k.id = c.campaign_id
-     WHERE k.organization_id = $1`,
-    [tenant.organizationId]
-  )
-  console.log(`contacts skipped as listed: ${skips.dnc}`)
 } finally {
   await cluster.close()
   await carrier.close()

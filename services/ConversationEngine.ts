@@ -44,6 +44,14 @@ export interface ConversationPlan {
     readonly organizationId: OrganizationId
     readonly byUuid: ReadonlyMap<string, RunnableTool>
   } | undefined
+  /**
+   * The workflow offers `add_to_do_not_call`: whose list it adds to, and the number it adds (a phone
+   * call's other party; none on text channels and test calls, where the tool adds nothing).
+   */
+  readonly doNotCall?: {
+    readonly organizationId: OrganizationId
+    readonly phoneNumber: string | null
+  } | undefined
   /** Whose knowledge base `search_knowledge_base` searches, when the graph's nodes name documents. */
   readonly knowledge?: { readonly organizationId: OrganizationId } | undefined
 }

@@ -19,6 +19,8 @@ export interface StoredConversation {
   readonly definition?: unknown
   /** The agent's own LLM model and temperature, TTS voice and STT language, fixed when it started. */
   readonly overrides?: AgentOverrides | undefined
+  /** The workflow offers its agent `add_to_do_not_call` (`workflow_configurations.do_not_call_tool`). */
+  readonly doNotCallTool?: boolean | undefined
 }
 
 /** A new conversation of a workflow, ready for its channel to store as a run. */
@@ -76,6 +78,8 @@ export interface ConversationStartsShape {
       readonly conversation: StoredConversation
       readonly dispositionCodes: ReadonlyArray<string>
       readonly connection: LlmConnection
+      /** A phone call's other party (the callee of an outbound call, the caller of an inbound one). */
+      readonly partyNumber?: string | null | undefined
     }
   ) => Effect.Effect<ConversationPlan>
 }

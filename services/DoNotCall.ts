@@ -46,13 +46,16 @@ export interface DoNotCallShape {
   ) => Effect.Effect<DoNotCallImport, ValidationFailed | Conflict>
   /** The whole list as CSV (phone_number, reason, source, created_at), streamed. */
   readonly exportCsv: (principal: Principal) => Stream.Stream<string>
-  /** Adds a number on the organization's behalf (a call's disposition, the agent's tool). */
+  /**
+   * Adds a number on the organization's behalf (the agent's tool): true when it is new to the list;
+   * a number listed already keeps its first reason and source.
+   */
   readonly record: (
     organizationId: OrganizationId,
     phoneNumber: string,
     source: DoNotCallSource,
     reason: string | null
-  ) => Effect.Effect<void>
+  ) => Effect.Effect<boolean>
 }
 
 export class DoNotCall extends Context.Tag("talkgraph/DoNotCall")<DoNotCall, DoNotCallShape>() {}

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, TestClock } from "effect"
 import { ConversationEngineLive } from "../layers/conversation/conversationEngine.ts"
 import { ConversationEngine, type ConversationPlan } from "../services/ConversationEngine.ts"
+import { DoNotCall } from "../services/DoNotCall.ts"
 import { KnowledgeBase } from "../services/KnowledgeBase.ts"
 import { LlmChat, type ModelReply } from "../services/LlmChat.ts"
 import { LlmGenerator } from "../services/LlmGenerator.ts"
@@ -53,6 +54,7 @@ const setup = (tools: ReadonlyArray<RunnableTool>, replies: Array<ModelReply>, t
       }),
       Layer.succeed(LlmGenerator, { generateStructured: () => Effect.die("not used") } as any),
       Layer.succeed(KnowledgeBase, { search: () => Effect.die("not used") } as any),
+      Layer.succeed(DoNotCall, { record: () => Effect.die("not used") } as any),
       Layer.succeed(ToolRunner, {
         run: (input) =>
           Effect.sleep(took[input.tool.name] ?? 0).pipe(

@@ -42,10 +42,12 @@ export const DoNotCallLive = Layer.effect(
 
     const record = Effect.fn("DoNotCall.record")(
       function*(organizationId: OrganizationId, phoneNumber: string, source: DoNotCallSource, reason: string | null) {
-        yield* sql`
+        const added = yield* sql`
           INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source)
           VALUES (${organizationId}, ${phoneNumber}, ${reason}, ${source})
-          ON CONFLICT (organization_id, phone_number) DO NOTHING`
+          ON CONFLICT (organization_id, phone_number) DO NOTHING
+          RETURNING 1`
+        return added.length > 0
       },
       Effect.orDie
     )
@@ -151,10 +153,19 @@ export const DoNotCallLive = Layer.effect(
             requiredColumns: [],
             batchSize: IMPORT_ROWS
           })
+          // The next batch is read (parsed, numbers normalised) while the database stores this one; a
+          // failure to read it is taken up when it is awaited, never left unhandled meanwhile.
+          const readAhead = () => {
+            const reading = batches.next()
+            reading.catch(() => undefined)
+            return reading
+          }
+          let reading = readAhead()
           let imported = 0
           let read = 0
           while (true) {
-            const next = yield* Effect.tryPromise({ try: () => batches.next(), catch: (error) => error }).pipe(
+            const current = reading
+            const next = yield* Effect.tryPromise({ try: () => current, catch: (error) => error }).pipe(
               Effect.catchAll((error) =>
                 error instanceof CsvContactsInvalid
                   ? Effect.fail(
@@ -174,6 +185,7 @@ export const DoNotCallLive = Layer.effect(
               ]
               return { imported, already_listed: read - imported, warnings }
             }
+            reading = readAhead()
             read += next.value.length
             imported += yield* store(
               principal.organizationId,

@@ -5,12 +5,14 @@ import {
   type ConversationPlan,
   type Emit
 } from "../../services/ConversationEngine.ts"
+import { DoNotCall } from "../../services/DoNotCall.ts"
 import { KnowledgeBase } from "../../services/KnowledgeBase.ts"
 import { type ChatToolCall, LlmChat } from "../../services/LlmChat.ts"
 import { LlmFailed, LlmGenerator } from "../../services/LlmGenerator.ts"
 import { ToolRunner } from "../../services/ToolRunner.ts"
 import type { ConversationState, ToolCallTaken, TurnOutcome } from "../../src/conversation/conversationState.ts"
 import { acceptDisposition, dispositionMessages, dispositionSchema } from "../../src/conversation/disposition.ts"
+import { DO_NOT_CALL_TOOL, doNotCallToolDefinition } from "../../src/conversation/doNotCallTool.ts"
 import { type Ending, isFailure } from "../../src/conversation/endReason.ts"
 import {
   acceptExtracted,
@@ -46,6 +48,7 @@ import { toolVariables } from "../../src/tools/httpToolRequest.ts"
 import { fillerOf } from "../../src/tools/toolDefinition.ts"
 import { callChangesSomething, type RunnableTool } from "../../src/tools/toolRun.ts"
 import { type AutoRetrieval, makeAutoRetrieval } from "./autoRetrieval.ts"
+import { doNotCallCall } from "./doNotCallCall.ts"
 import { sendDtmfCall } from "./sendDtmfCall.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
@@ -67,6 +70,7 @@ export const ConversationEngineLive = Layer.effect(
     const runner = yield* ToolRunner
     const knowledge = yield* KnowledgeBase
     const autoRetrieval = makeAutoRetrieval(knowledge)
+    const doNotCall = yield* DoNotCall
 
     /**
      * One `search_knowledge_base` call: the node's documents searched, the passages given to the
@@ -342,7 +346,13 @@ export const ConversationEngineLive = Layer.effect(
         // Once the rounds are spent the model is offered no library tool, so it must answer.
         const documents = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && !automatic ? nodeDocuments : []
         const searchable = documents.length > 0 && !tools.transitions.has(KNOWLEDGE_TOOL)
-        const taken = new Set([...tools.definitions.map((tool) => tool.name), ...(searchable ? [KNOWLEDGE_TOOL] : [])])
+        const listing = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && plan.doNotCall !== undefined &&
+          node.type !== "endCall" && !tools.transitions.has(DO_NOT_CALL_TOOL)
+        const taken = new Set([
+          ...tools.definitions.map((tool) => tool.name),
+          ...(searchable ? [KNOWLEDGE_TOOL] : []),
+          ...(listing ? [DO_NOT_CALL_TOOL] : [])
+        ])
         const library = toolRounds < MAX_TOOL_ROUNDS_PER_TURN && plan.tools
           ? libraryToolsAt(plan.graph, node, plan.tools.byUuid, taken)
           : new Map<string, RunnableTool>()
@@ -354,6 +364,7 @@ export const ConversationEngineLive = Layer.effect(
           [
             ...tools.definitions,
             ...(searchable ? [knowledgeToolDefinition(documents.length)] : []),
+            ...(listing ? [doNotCallToolDefinition] : []),
             ...[...library.values()].map(offeredTool)
           ],
           emit
@@ -370,18 +381,29 @@ export const ConversationEngineLive = Layer.effect(
         const knowledgeCalls = searchable
           ? reply.right.toolCalls.filter((toolCall) => toolCall.name === KNOWLEDGE_TOOL)
           : []
-        if (libraryCalls.length > 0 || knowledgeCalls.length > 0) {
+        const listingCalls = listing
+          ? reply.right.toolCalls.filter((toolCall) => toolCall.name === DO_NOT_CALL_TOOL)
+          : []
+        const answered = libraryCalls.length > 0 || knowledgeCalls.length > 0 || listingCalls.length > 0
+        if (answered) {
           toolRounds++
-          const [{ called, filler }, searched] = yield* Effect.all([
+          const [{ called, filler }, searched, listed] = yield* Effect.all([
             libraryCalls.length > 0
               ? callTools(plan, libraryCalls, library, extracted, emit)
               : Effect.succeed({ called: [], filler: null }),
             Effect.forEach(knowledgeCalls, (toolCall) => searchKnowledge(plan, toolCall, documents), {
               concurrency: "unbounded"
-            })
-          ], { concurrency: 2 })
+            }),
+            Effect.forEach(listingCalls, (toolCall) => doNotCallCall(doNotCall, plan.doNotCall!, toolCall))
+          ], { concurrency: 3 })
           const text = [reply.right.text, filler ?? ""].filter((part) => part !== "").join(" ")
-          turns.push({ role: "assistant", text, node_id: nodeId, at: yield* now, tool_calls: [...called, ...searched] })
+          turns.push({
+            role: "assistant",
+            text,
+            node_id: nodeId,
+            at: yield* now,
+            tool_calls: [...called, ...searched, ...listed]
+          })
         } else if (reply.right.text) yield* say(reply.right.text)
         if (node.type === "endCall") {
           ending = { reason: "end_node_reached", error: null }
@@ -392,7 +414,7 @@ export const ConversationEngineLive = Layer.effect(
         )
         if (call === undefined) {
           // The model has the results now and answers with them (or calls again).
-          if (libraryCalls.length > 0 || knowledgeCalls.length > 0) continue
+          if (answered) continue
           break
         }
         const edge = tools.transitions.get(call)

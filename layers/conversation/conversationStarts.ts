@@ -8,6 +8,7 @@ import { Tools } from "../../services/Tools.ts"
 import { WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { overridesOf } from "../../src/conversation/agentOverrides.ts"
 import { initialState } from "../../src/conversation/conversationState.ts"
+import { doNotCallToolEnabled } from "../../src/conversation/doNotCallTool.ts"
 import { limitsFrom } from "../../src/conversation/limits.ts"
 import { runContext } from "../../src/conversation/runContext.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
@@ -62,7 +63,8 @@ export const ConversationStartsLive = Layer.effect(
         state: initialState(startNodeId),
         context: runContext(version.template_context_variables, initialContext),
         limits: limitsFrom(version.workflow_configurations, defaults),
-        ...(overrides ? { overrides } : {})
+        ...(overrides ? { overrides } : {}),
+        ...(doNotCallToolEnabled(version.workflow_configurations) ? { doNotCallTool: true } : {})
       }
     }
 
@@ -188,6 +190,7 @@ export const ConversationStartsLive = Layer.effect(
         readonly conversation: StoredConversation
         readonly dispositionCodes: ReadonlyArray<string>
         readonly connection: LlmConnection
+        readonly partyNumber?: string | null | undefined
       }
     ) {
       const { context, limits } = run.conversation
@@ -214,6 +217,9 @@ export const ConversationStartsLive = Layer.effect(
             node.type !== "endCall" && (node.data.document_uuids?.length ?? 0) > 0
           )
           ? { organizationId: owner }
+          : undefined,
+        doNotCall: run.conversation.doNotCallTool
+          ? { organizationId: owner, phoneNumber: run.partyNumber ?? null }
           : undefined
       }
     })

@@ -288,7 +288,8 @@ export const VoiceCallsLive = Layer.scoped(
           graph,
           conversation,
           dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
-          connection: settings.llm.value
+          connection: settings.llm.value,
+          partyNumber: run.party_number
         }),
         // A caller waiting on a slow tool hears its filler line instead of silence.
         toolFillerAfterMs: TOOL_FILLER_AFTER_MS

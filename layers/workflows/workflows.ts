@@ -8,6 +8,7 @@ import { Tools } from "../../services/Tools.ts"
 import { type WorkflowRecord, WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { type NewWorkflow, type WorkflowEdit, Workflows } from "../../services/Workflows.ts"
 import { overrideProblems } from "../../src/conversation/agentOverrides.ts"
+import { doNotCallToolProblems } from "../../src/conversation/doNotCallTool.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
@@ -34,12 +35,13 @@ const graphRefusal = (problems: ReadonlyArray<GraphProblem>, summary: string) =>
     }))
   })
 
-/** Unusable `workflow_configurations` (turn-taking settings) as a 422 naming each field; none: null. */
+/** Unusable `workflow_configurations` (turn-taking, overrides, pre-call fetch, tools) as a 422 naming each field; none: null. */
 const configurationRefusal = (configurations: Readonly<Record<string, unknown>> | null | undefined) => {
   const problems = [
     ...turnSettingProblems(configurations),
     ...overrideProblems(configurations),
-    ...preCallFetchProblems(configurations)
+    ...preCallFetchProblems(configurations),
+    ...doNotCallToolProblems(configurations)
   ]
   return problems.length === 0 ? null : new ValidationFailed({
     message: `The workflow configurations cannot be used: ${problems.length} problem(s)`,

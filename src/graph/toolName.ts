@@ -9,7 +9,8 @@ export const toolNameFor = (label: string): string => label.toLowerCase().replac
 export const TOOL_NAME_MAX_LENGTH = 64
 
 /**
- * Tools the conversation engine always offers itself; an edge may not take their names, or the
- * model could not tell "end the call" from "follow this edge".
+ * Tools the conversation engine offers itself (end_call always, add_to_do_not_call to workflows
+ * that turn it on); an edge or library tool may not take their names, or the model could not tell
+ * "end the call" from "follow this edge".
  */
-export const RESERVED_TOOL_NAMES: ReadonlyArray<string> = ["end_call"]
+export const RESERVED_TOOL_NAMES: ReadonlyArray<string> = ["end_call", "add_to_do_not_call"]

@@ -83,7 +83,7 @@ export const checkTools = (
       }
     }
     if (!tools) continue
-    const taken = new Map<string, string>(RESERVED_TOOL_NAMES.map((name) => [name, "the built-in end_call"]))
+    const taken = new Map<string, string>(RESERVED_TOOL_NAMES.map((name) => [name, `the built-in ${name}`]))
     for (const edge of edges) {
       if (edge.source === node.id && edge.data) taken.set(toolNameFor(edge.data.label), `edge "${edge.id}"`)
     }

@@ -50,7 +50,9 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
   await admin.query(`CREATE DATABASE ${name}`)
   await admin.end()
   const databaseUrl = withDatabase(baseUrl, name)
-  const dirs: Array<string> = []
+  // One storage directory for every process: an upload PUT through the balancer may reach any of them.
+  const storage = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-cluster-storage-"))
+  const dirs: Array<string> = [storage]
   // Carriers call back through the balancer, so a callback for a dead process's call reaches a live one.
   const balancer = await startLoadBalancer()
   const common = {
@@ -58,7 +60,7 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
     PUBLIC_URL: balancer.url,
     TALKGRAPH_SECRET_KEY: "cluster-secret-key-cluster-secret-key-0123",
     TALKGRAPH_SIGNUP: "true",
-    // Each process keeps files in a data dir of its own; these tests place calls but store no recordings.
+    STORAGE_URL: `file://${storage}`,
     TALKGRAPH_LOCAL_STORAGE_SHARED: "true",
     TALKGRAPH_ADMIN_EMAIL: "admin@cluster.test",
     TALKGRAPH_ADMIN_PASSWORD: "admin-password-123",
