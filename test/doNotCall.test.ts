@@ -1,5 +1,7 @@
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
+import { databaseKind } from "./support/database.ts"
 import { carrierTelephony, contactsCsv, eventually, numbersFrom, startedCampaign } from "./support/dialerFixtures.ts"
 import { dialingServerForTests } from "./support/dialingServer.ts"
 import { uploadCsv } from "./support/uploads.ts"
@@ -104,6 +106,32 @@ describe("the do-not-call list", () => {
     expect(refused.status).toBe(422)
     expect((await dialing.api.get("/api/v1/organizations/dnc", auth)).body.total_count).toBe(3)
   })
+
+  it.skipIf(databaseKind() === "pglite")(
+    "completes an import when another request lists one of its numbers while it runs",
+    async () => {
+      const account = await newAccount(dialing.api)
+      const auth = { token: account.token }
+      const sourceId = await uploadCsv(dialing.api, auth, "phone_number\n+14155550401\n+14155550402\n+14155550403\n")
+      // Another transaction lists one of the file's numbers and commits only once the import waits on it.
+      const listing = query((sql) =>
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`INSERT INTO do_not_call_numbers (organization_id, phone_number, reason, source)
+                     VALUES (${account.organizationId}, '+14155550402', 'meanwhile', 'api')`
+          yield* Effect.sleep(1500)
+          return []
+        }))
+      )
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const imported = await dialing.api.post("/api/v1/organizations/dnc/import", { source_id: sourceId }, auth)
+      await listing
+      expect(imported.status).toBe(200)
+      expect(imported.body).toEqual({ imported: 2, already_listed: 1, warnings: [] })
+      const listed = (await dialing.api.get("/api/v1/organizations/dnc", auth)).body.numbers
+      expect(listed.map((entry: { phone_number: string; source: string }) => [entry.phone_number, entry.source]))
+        .toEqual([["+14155550401", "csv_import"], ["+14155550402", "api"], ["+14155550403", "csv_import"]])
+    }
+  )
 
   it("keeps a campaign from dialling listed numbers: skipped at import with a warning, and at claim time when listed mid-campaign", async () => {
     const account = await newAccount(dialing.api)

@@ -14,3 +14,9 @@ export const dieOnSqlError = <A, E, R>(
     (error): error is Extract<E, SqlError.SqlError> => Predicate.isTagged(error, "SqlError"),
     Effect.die
   )
+
+/** Whether the statement broke the named unique constraint (a row that exists already). */
+export const uniqueViolation = (error: SqlError.SqlError, constraint: string) => {
+  const cause = error.cause as { code?: string; constraint?: string } | undefined
+  return cause?.code === "23505" && cause.constraint === constraint
+}

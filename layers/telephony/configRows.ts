@@ -1,4 +1,4 @@
-import type { SqlClient, SqlError } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { SecretBoxShape } from "../../services/SecretBox.ts"
 import type { TelephonyConfigListItem } from "../../services/TelephonyConfigs.ts"
@@ -60,10 +60,4 @@ export const toListItem = (row: ConfigRow): TelephonyConfigListItem => {
     created_at: row.created_at,
     updated_at: row.updated_at
   }
-}
-
-/** The pg error code of a unique violation, carried as the cause of SqlError. */
-export const uniqueViolation = (error: SqlError.SqlError, constraint: string) => {
-  const cause = error.cause as { code?: string; constraint?: string } | undefined
-  return cause?.code === "23505" && cause.constraint === constraint
 }

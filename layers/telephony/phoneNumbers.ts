@@ -5,8 +5,8 @@ import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts
 import type { OrganizationId, TelephonyConfigId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { asRegion, toE164 } from "../../src/phone/mod.ts"
-import { dieOnSqlError } from "../db/sqlDefects.ts"
-import { type ConfigRow, uniqueViolation } from "./configRows.ts"
+import { dieOnSqlError, uniqueViolation } from "../db/sqlDefects.ts"
+import { type ConfigRow } from "./configRows.ts"
 
 const numberColumns = (sql: SqlClient.SqlClient) =>
   sql`id, telephony_configuration_id, address, label, is_active, is_default_caller_id, inbound_workflow_id, caller_id_refused_at,

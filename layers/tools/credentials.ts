@@ -8,7 +8,7 @@ import type { Principal } from "../../src/domain/principal.ts"
 import { maskedCredentialData } from "../../src/tools/credentialHeaders.ts"
 import type { Credential, CredentialData, CredentialType } from "../../src/tools/credentialRecord.ts"
 import { dieOnSqlError } from "../db/sqlDefects.ts"
-import { uniqueViolation } from "../telephony/configRows.ts"
+import { uniqueViolation } from "../db/sqlDefects.ts"
 import { decodeCredentialData, mergedCredentialData, splitCredentialData } from "./credentialUpdate.ts"
 
 interface CredentialRow {

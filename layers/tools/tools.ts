@@ -19,7 +19,7 @@ import { expandMcpTool, mcpServerTools } from "../../src/tools/mcpTools.ts"
 import type { McpDiscoveredTool, ToolDefinition, ToolStatus } from "../../src/tools/toolDefinition.ts"
 import { functionNameOf } from "../../src/tools/toolRecord.ts"
 import { failedOutcome, type RunnableTool } from "../../src/tools/toolRun.ts"
-import { uniqueViolation } from "../telephony/configRows.ts"
+import { uniqueViolation } from "../db/sqlDefects.ts"
 import { checkDefinition } from "./toolChecks.ts"
 import { selectTools, type ToolRow, toolView, UUID } from "./toolRows.ts"
 
