@@ -5,8 +5,7 @@ import type {
   ChunkSearchResult,
   KnowledgeDocument,
   ProcessingStatus,
-  RetrievalMode
-} from "../src/knowledge/knowledgeDocument.ts"
+  RetrievalMode, KnowledgeBaseSummary } from "../src/knowledge/knowledgeDocument.ts"
 
 export interface DocumentUploadInput {
   readonly filename: string
@@ -66,6 +65,8 @@ export interface KnowledgeBaseShape {
     query: DocumentListQuery
   ) => Effect.Effect<{ readonly documents: ReadonlyArray<KnowledgeDocument>; readonly total: number }>
   readonly get: (principal: Principal, documentUuid: string) => Effect.Effect<KnowledgeDocument, NotFound>
+  /** The organization's knowledge base: its documents counted by status, its chunks and indexing models. */
+  readonly summary: (principal: Principal) => Effect.Effect<KnowledgeBaseSummary>
   /** Deletes the document, its chunks and its file. */
   readonly remove: (principal: Principal, documentUuid: string) => Effect.Effect<void, NotFound>
   /** Indexes the document again from its file (after a failure, or to embed it with a new endpoint). */

@@ -237,6 +237,25 @@ describe("knowledge bases", () => {
     const found = await api.post("/api/v2/knowledge-base/search", { query: "returns refund" }, { apiKey: reader })
     expect(found.status).toBe(200)
     expect(found.body.data.chunks[0].chunk_metadata.heading).toBe("Returns")
+    const bases = await api.get("/api/v2/knowledge-bases", { apiKey: reader })
+    expect(bases.status).toBe(200)
+    expect(bases.body.data).toEqual([{
+      id: "default",
+      documents: { total: 1, pending: 0, processing: 0, completed: 1, failed: 0 },
+      total_chunks: one.body.data.total_chunks,
+      total_bytes: docxBytes.length,
+      languages: ["english"],
+      embedding_models: [],
+      updated_at: one.body.data.updated_at
+    }])
+    expect(one.body.data.total_chunks).toBeGreaterThan(0)
+    // Another organization's knowledge base counts none of these documents.
+    const stranger = await newAccount(api, "v2-other")
+    const strangerBases = await api.get("/api/v2/knowledge-bases", {
+      apiKey: await newApiKey(api, stranger, ["knowledge:read"])
+    })
+    expect(strangerBases.body.data[0]).toMatchObject({ documents: { total: 0 }, total_chunks: 0, languages: [] })
+    expect((await api.get("/api/v2/knowledge-bases", { apiKey: agentsOnly })).status).toBe(403)
 
     const refused = await api.get("/api/v2/knowledge-base/documents", { apiKey: agentsOnly })
     expect(refused.status).toBe(403)

@@ -169,6 +169,48 @@ export const KnowledgeBaseLive = Layer.scoped(
       return { documents: rows.map(documentOf), total: Number(count?.total ?? 0) }
     }, Effect.orDie)
 
+    const summary = Effect.fn("KnowledgeBase.summary")(function*(principal: Principal) {
+      const [row] = yield* sql<{
+        total: number
+        pending: number
+        processing: number
+        completed: number
+        failed: number
+        total_chunks: number
+        total_bytes: number
+        languages: ReadonlyArray<string> | null
+        embedding_models: ReadonlyArray<string> | null
+        updated_at: Date | null
+      }>`
+        SELECT count(*)::int AS total,
+               count(*) FILTER (WHERE processing_status = 'pending')::int AS pending,
+               count(*) FILTER (WHERE processing_status = 'processing')::int AS processing,
+               count(*) FILTER (WHERE processing_status = 'completed')::int AS completed,
+               count(*) FILTER (WHERE processing_status = 'failed')::int AS failed,
+               COALESCE(sum(total_chunks), 0)::int AS total_chunks,
+               COALESCE(sum(file_size_bytes), 0)::bigint::float8 AS total_bytes,
+               array_agg(DISTINCT language ORDER BY language) AS languages,
+               array_agg(DISTINCT embedding_model ORDER BY embedding_model)
+                 FILTER (WHERE embedding_model IS NOT NULL) AS embedding_models,
+               max(updated_at) AS updated_at
+        FROM knowledge_documents WHERE organization_id = ${principal.organizationId}`
+      return {
+        id: "default" as const,
+        documents: {
+          total: row?.total ?? 0,
+          pending: row?.pending ?? 0,
+          processing: row?.processing ?? 0,
+          completed: row?.completed ?? 0,
+          failed: row?.failed ?? 0
+        },
+        total_chunks: row?.total_chunks ?? 0,
+        total_bytes: Number(row?.total_bytes ?? 0),
+        languages: (row?.languages ?? []).filter((language) => language !== null),
+        embedding_models: row?.embedding_models ?? [],
+        updated_at: row?.updated_at ?? null
+      }
+    }, Effect.orDie)
+
     const get = Effect.fn("KnowledgeBase.get")(function*(principal: Principal, documentUuid: string) {
       return documentOf(yield* find(principal, documentUuid))
     }, Effect.catchTag("SqlError", Effect.die))
@@ -209,6 +251,6 @@ export const KnowledgeBaseLive = Layer.scoped(
       )
     }, Effect.catchTag("SqlError", Effect.die))
 
-    return KnowledgeBase.of({ uploadUrl, process, list, get, remove, reindex, search })
+    return KnowledgeBase.of({ uploadUrl, process, list, get, summary, remove, reindex, search })
   })
 )

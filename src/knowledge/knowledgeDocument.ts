@@ -65,3 +65,27 @@ export const ChunkSearchResult = Schema.Struct({
   latency_ms: Schema.Number
 }).annotations({ identifier: "KnowledgeSearchResponse" })
 export type ChunkSearchResult = typeof ChunkSearchResult.Type
+
+/**
+ * An organization's knowledge base (v2 `GET /api/v2/knowledge-bases`): each organization has one,
+ * which every agent of it may search; its documents by indexing status, its chunks and what
+ * they were indexed with.
+ */
+export const KnowledgeBaseSummary = Schema.Struct({
+  id: Schema.Literal("default"),
+  documents: Schema.Struct({
+    total: Schema.Int,
+    pending: Schema.Int,
+    processing: Schema.Int,
+    completed: Schema.Int,
+    failed: Schema.Int
+  }),
+  total_chunks: Schema.Int,
+  total_bytes: Schema.Int,
+  languages: Schema.Array(Schema.String).annotations({ description: "Text-search configurations the documents use" }),
+  embedding_models: Schema.Array(Schema.String).annotations({
+    description: "Embeddings models the documents were indexed with (none: full-text search only)"
+  }),
+  updated_at: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "KnowledgeBaseSummary" })
+export type KnowledgeBaseSummary = typeof KnowledgeBaseSummary.Type

@@ -1,6 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ChunkSearchResult, KnowledgeDocument, ProcessingStatus } from "../../../src/knowledge/knowledgeDocument.ts"
+import {
+  ChunkSearchResult,
+  KnowledgeBaseSummary,
+  KnowledgeDocument,
+  ProcessingStatus
+} from "../../../src/knowledge/knowledgeDocument.ts"
 import { HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { IntFromString, pathSchema, querySchema } from "../../requestSchemas.ts"
 import { V2Auth } from "../../security.ts"
@@ -26,14 +31,23 @@ export const V2KnowledgeBaseApi = HttpApiGroup.make("v2knowledgeBase")
     "The organization's knowledge base for v2 clients: its documents and search, in v2 envelopes. Needs an API key with `knowledge:read`. Uploading stays on /api/v1/knowledge-base (signed upload URLs)."
   )
   .add(
-    HttpApiEndpoint.get("list", "/documents")
+    HttpApiEndpoint.get("knowledgeBases", "/api/v2/knowledge-bases")
+      .annotate(OpenApi.Summary, "List knowledge bases")
+      .annotate(
+        OpenApi.Description,
+        "The organization's knowledge base (one per organization, searched by any of its agents): documents by indexing status, chunks, languages and embeddings models."
+      )
+      .addSuccess(Collection(KnowledgeBaseSummary))
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api/v2/knowledge-base/documents")
       .annotate(OpenApi.Summary, "List knowledge-base documents")
       .annotate(OpenApi.Description, "Newest first, with their indexing status, paginated with `page` and `page_size`.")
       .setUrlParams(V2DocumentListQuery)
       .addSuccess(Collection(KnowledgeDocument))
   )
   .add(
-    HttpApiEndpoint.get("get", "/documents/:document_uuid")
+    HttpApiEndpoint.get("get", "/api/v2/knowledge-base/documents/:document_uuid")
       .annotate(OpenApi.Summary, "Get a knowledge-base document")
       .annotate(OpenApi.Description, "One document with its indexing status, progress and, when it failed, why.")
       .setPath(DocumentPath)
@@ -41,7 +55,7 @@ export const V2KnowledgeBaseApi = HttpApiGroup.make("v2knowledgeBase")
       .addError(HttpNotFound)
   )
   .add(
-    HttpApiEndpoint.post("search", "/search")
+    HttpApiEndpoint.post("search", "/api/v2/knowledge-base/search")
       .annotate(OpenApi.Summary, "Search the knowledge base")
       .annotate(
         OpenApi.Description,
@@ -53,4 +67,3 @@ export const V2KnowledgeBaseApi = HttpApiGroup.make("v2knowledgeBase")
   )
   .addError(HttpForbidden)
   .middleware(V2Auth)
-  .prefix("/api/v2/knowledge-base")

@@ -15,6 +15,10 @@ export const V2KnowledgeBaseHandlers = HttpApiBuilder.group(
       const knowledge = yield* KnowledgeBase
       const read = requireScope("knowledge:read")
       return handlers
+        .handle("knowledgeBases", () =>
+          Effect.flatMap(read, (principal) => knowledge.summary(principal)).pipe(
+            Effect.map((summary) => ({ data: [summary], pagination: pagination(1, 1, 1) }))
+          ))
         .handle("list", ({ urlParams }) =>
           Effect.flatMap(read, (principal) =>
             knowledge.list(principal, {

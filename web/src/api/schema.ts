@@ -2133,6 +2133,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/knowledge-bases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List knowledge bases
+         * @description The organization's knowledge base (one per organization, searched by any of its agents): documents by indexing status, chunks, languages and embeddings models.
+         */
+        get: operations["v2knowledgeBase.knowledgeBases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/knowledge-base/documents": {
         parameters: {
             query?: never;
@@ -4785,6 +4805,24 @@ export type components = {
             document_uuid: string;
             /** @description Cosine similarity of the embeddings when the organization has an embeddings endpoint, else the full-text rank scaled to 0–1 */
             similarity: number;
+        };
+        KnowledgeBaseSummary: {
+            /** @enum {string} */
+            id: "default";
+            documents: {
+                total: components["schemas"]["Int"];
+                pending: components["schemas"]["Int"];
+                processing: components["schemas"]["Int"];
+                completed: components["schemas"]["Int"];
+                failed: components["schemas"]["Int"];
+            };
+            total_chunks: components["schemas"]["Int"];
+            total_bytes: components["schemas"]["Int"];
+            /** @description Text-search configurations the documents use */
+            languages: string[];
+            /** @description Embeddings models the documents were indexed with (none: full-text search only) */
+            embedding_models: string[];
+            updated_at: string | null;
         };
         HTTPError: {
             detail: string;
@@ -12950,6 +12988,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "v2knowledgeBase.knowledgeBases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KnowledgeBaseSummary"][];
+                        pagination: components["schemas"]["V2_Pagination"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
