@@ -3,9 +3,11 @@ import type { Conflict, NotFound, PayloadTooLarge, ValidationFailed } from "../s
 import type { Principal } from "../src/domain/principal.ts"
 import type {
   ChunkSearchResult,
+  KnowledgeBaseSummary,
   KnowledgeDocument,
   ProcessingStatus,
-  RetrievalMode, KnowledgeBaseSummary } from "../src/knowledge/knowledgeDocument.ts"
+  RetrievalMode
+} from "../src/knowledge/knowledgeDocument.ts"
 
 export interface DocumentUploadInput {
   readonly filename: string
