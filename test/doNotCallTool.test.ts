@@ -1,28 +1,12 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
-import type { CalleeScript } from "./support/calleeScript.ts"
-import { carrierNumber, type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
 import { createWorkflow, useLlm } from "./support/chatFixtures.ts"
-import { type Client, client } from "./support/client.ts"
-import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
-import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
-import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
-import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
-import { type RunningServer, startServer } from "./support/server.ts"
-import { useVoiceModels } from "./support/voiceFixtures.ts"
+import { phoneCallsForTests } from "./support/phoneCalls.ts"
+import { reply } from "./support/scriptedLlm.ts"
 
 // The agent's add_to_do_not_call tool: a callee who asks not to be called again is put on the
 // organization's do-not-call list, on a phone call through the Twilio stand-in; a text chat has no
 // number to add; a workflow that does not turn the tool on does not offer it.
-
-let server: RunningServer
-let api: Client
-let carrier: CarrierStandIn
-let deepgram: FakeDeepgram
-let speech: FakeSpeechApis
-let llm: ScriptedLlm
 
 const TOOL = "add_to_do_not_call"
 const GREETING = "Hello, this is Acme. Press 1 if you do not want our calls."
@@ -49,24 +33,8 @@ const stopModel = (request: any) => {
   return reply.content(ANSWER)
 }
 
-beforeAll(async () => {
-  ;[deepgram, speech, llm] = await Promise.all([
-    startFakeDeepgram(),
-    startFakeSpeechApis(),
-    startScriptedLlm({ answer: stopModel })
-  ])
-  carrier = await startCarrierStandIn("twilio")
-  server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
-  api = client(server.url)
-}, 60_000)
-afterAll(async () => {
-  await server?.close()
-  await carrier?.close()
-  await Promise.all([deepgram?.close(), speech?.close(), llm?.close()])
-})
-
-const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, text))
+const phone = phoneCallsForTests(stopModel)
+const { query } = phone
 
 const node = (id: string, type: string, data: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data })
 
@@ -79,19 +47,21 @@ const definition = (start: Record<string, unknown> = {}) => ({
 })
 
 const listed = async (account: TestAccount, number: string) => {
-  const found = await api.get(`/api/v1/organizations/dnc?search=${number.slice(1)}`, { token: account.token })
+  const found = await phone.api.get(`/api/v1/organizations/dnc?search=${number.slice(1)}`, { token: account.token })
   expect(found.status).toBe(200)
   return found.body.numbers as ReadonlyArray<Record<string, unknown>>
 }
 
 const chatWith = async (account: TestAccount, workflowId: number) => {
-  const session = await api.post(`/api/v1/workflow/${workflowId}/text-chat/sessions`, {}, { token: account.token })
+  const session = await phone.api.post(`/api/v1/workflow/${workflowId}/text-chat/sessions`, {}, {
+    token: account.token
+  })
   expect(session.status).toBe(200)
   const runId = session.body.workflow_run_id as number
   return {
     runId,
     say: (text: string) =>
-      api.post(`/api/v1/workflow/${workflowId}/text-chat/sessions/${runId}/messages`, { text }, {
+      phone.api.post(`/api/v1/workflow/${workflowId}/text-chat/sessions/${runId}/messages`, { text }, {
         token: account.token
       })
   }
@@ -103,43 +73,31 @@ describe("the add_to_do_not_call agent tool", () => {
     async () => {
       const to = "+14155550451"
       // Another organization lists the same number on its own: its entry is its own and stays so.
-      const other = await newAccount(api)
-      const elsewhere = await api.post("/api/v1/organizations/dnc", { phone_number: to, reason: "by letter" }, {
+      const other = await newAccount(phone.api)
+      const elsewhere = await phone.api.post("/api/v1/organizations/dnc", { phone_number: to, reason: "by letter" }, {
         token: other.token
       })
       expect(elsewhere.status).toBe(200)
 
-      const account = await newAccount(api)
-      await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
-      await carrierTelephony(api, { token: account.token }, carrier)
-      const workflowId = await createWorkflow(api, server, account, definition({ collect_digits: { max_digits: 1 } }), {
-        configurations: { do_not_call_tool: true }
-      })
-      const script: CalleeScript = [
+      const account = await newAccount(phone.api)
+      await phone.equip(account)
+      const workflowId = await createWorkflow(
+        phone.api,
+        phone.server,
+        account,
+        definition({ collect_digits: { max_digits: 1 } }),
+        {
+          configurations: { do_not_call_tool: true }
+        }
+      )
+      expect(await listed(account, to)).toEqual([])
+      const run = await phone.call(account, workflowId, to, [
         { waitForAgent: { quietMs: 600 } },
         { dtmf: "1" },
         { waitForAgent: { quietMs: 1200 } },
         { hangUp: true }
-      ]
-      carrier.calleeScript(carrierNumber("twilio", to), script)
-      expect(await listed(account, to)).toEqual([])
-      const key = await newApiKey(api, account, ["calls:write", "calls:read"])
-      const created = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey: key })
-      expect(created.status).toBe(201)
-      const runId = created.body.data.run_id as number
-
-      const run = await eventually(
-        async () => {
-          const [row] = await query<{ ended_at: unknown; busy_token: unknown; transcript: ReadonlyArray<any> }>((sql) =>
-            sql`SELECT ended_at, busy_token, transcript FROM runs WHERE id = ${runId}`
-          )
-          return row?.ended_at && row.busy_token === null ? row : undefined
-        },
-        45_000,
-        "call ended"
-      )
-      const report = (await carrier.calls().find((call) => call.to === carrierNumber("twilio", to))!.calleeDone)!
-      expect(report.protocolErrors).toEqual([])
+      ])
+      expect(run.callee.protocolErrors).toEqual([])
 
       expect(await listed(account, to)).toMatchObject([
         { phone_number: to, source: "agent_tool", reason: "asked to stop calling" }
@@ -159,16 +117,17 @@ describe("the add_to_do_not_call agent tool", () => {
       expect(dncRows[0]!.count).toBe(2)
 
       // The number is now refused for a new call.
-      const again = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey: key })
+      const key = await newApiKey(phone.api, account, ["calls:write"])
+      const again = await phone.api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey: key })
       expect(again.status).toBe(409)
     },
     90_000
   )
 
   it("tells the model a text chat has no number to list, and adds nothing", async () => {
-    const account = await newAccount(api)
-    await useLlm(api, account, llm.baseUrl)
-    const workflowId = await createWorkflow(api, server, account, definition(), {
+    const account = await newAccount(phone.api)
+    await useLlm(phone.api, account, phone.llm.baseUrl)
+    const workflowId = await createWorkflow(phone.api, phone.server, account, definition(), {
       configurations: { do_not_call_tool: true }
     })
     const { runId, say } = await chatWith(account, workflowId)
@@ -184,23 +143,23 @@ describe("the add_to_do_not_call agent tool", () => {
       expect(call).toMatchObject({ name: TOOL, status: "error" })
       expect(call.result).toContain("not a phone call")
     }
-    const all = await api.get("/api/v1/organizations/dnc", { token: account.token })
+    const all = await phone.api.get("/api/v1/organizations/dnc", { token: account.token })
     expect(all.body.total_count).toBe(0)
   })
 
   it("is not offered to a workflow that does not turn it on, and the setting and its name are checked", async () => {
-    const account = await newAccount(api)
-    await useLlm(api, account, llm.baseUrl)
-    const workflowId = await createWorkflow(api, server, account, definition())
+    const account = await newAccount(phone.api)
+    await useLlm(phone.api, account, phone.llm.baseUrl)
+    const workflowId = await createWorkflow(phone.api, phone.server, account, definition())
     const { say } = await chatWith(account, workflowId)
-    const before = llm.requests.length
+    const before = phone.llm.requests.length
     const answered = await say("Please stop calling me.")
     expect(answered.body.reply).toBe("How can I help?")
-    const asked = llm.requests.slice(before).map((request) => offered(request.body))
+    const asked = phone.llm.requests.slice(before).map((request) => offered(request.body))
     expect(asked.length).toBeGreaterThan(0)
     for (const names of asked) expect(names).not.toContain(TOOL)
 
-    const wrong = await api.post("/api/v1/workflow/create/definition", {
+    const wrong = await phone.api.post("/api/v1/workflow/create/definition", {
       name: "Wrong setting",
       workflow_definition: definition(),
       workflow_configurations: { do_not_call_tool: "yes" }
@@ -210,7 +169,7 @@ describe("the add_to_do_not_call agent tool", () => {
 
     const taken = definition()
     taken.edges[0]!.data.label = "Add to do not call"
-    const clash = await api.post("/api/v1/workflow/create/definition", {
+    const clash = await phone.api.post("/api/v1/workflow/create/definition", {
       name: "Clashing edge",
       workflow_definition: taken
     }, { token: account.token })

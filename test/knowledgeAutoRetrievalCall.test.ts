@@ -1,29 +1,13 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newAccount, newApiKey } from "./support/accounts.ts"
-import type { CalleeScript } from "./support/calleeScript.ts"
-import { carrierNumber, type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
+import { describe, expect, it } from "vitest"
+import { newAccount } from "./support/accounts.ts"
 import { createWorkflow } from "./support/chatFixtures.ts"
-import { type Client, client } from "./support/client.ts"
-import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
-import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
-import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
 import { untilIndexed, uploadDocument } from "./support/knowledgeDocuments.ts"
-import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
-import { type RunningServer, startServer } from "./support/server.ts"
-import { useVoiceModels } from "./support/voiceFixtures.ts"
+import { phoneCallsForTests } from "./support/phoneCalls.ts"
+import { reply } from "./support/scriptedLlm.ts"
 
 // A phone call through the Twilio stand-in to an agent whose node retrieves automatically: the
 // caller's keypad entry is searched in the node's document before the model answers, the answer
 // built on the passage is spoken, and the turn's trace reports the retrieval's latency.
-
-let server: RunningServer
-let api: Client
-let carrier: CarrierStandIn
-let deepgram: FakeDeepgram
-let speech: FakeSpeechApis
-let llm: ScriptedLlm
 
 const GREETING = "Press 1 for our opening hours."
 const ANSWER = "We are open Tuesday to Saturday from 10 am to 7 pm."
@@ -40,24 +24,7 @@ const officeModel = (request: any): ReturnType<typeof reply.content> => {
     : reply.content("Sorry?")
 }
 
-beforeAll(async () => {
-  ;[deepgram, speech, llm] = await Promise.all([
-    startFakeDeepgram(),
-    startFakeSpeechApis(),
-    startScriptedLlm({ answer: officeModel })
-  ])
-  carrier = await startCarrierStandIn("twilio")
-  server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
-  api = client(server.url)
-}, 60_000)
-afterAll(async () => {
-  await server?.close()
-  await carrier?.close()
-  await Promise.all([deepgram?.close(), speech?.close(), llm?.close()])
-})
-
-const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, text))
+const phone = phoneCallsForTests(officeModel)
 
 const node = (id: string, type: string, data: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data })
 
@@ -65,10 +32,10 @@ describe("automatic knowledge retrieval on a phone call", () => {
   it(
     "speaks the answer built on the passage found for the caller's turn and traces the retrieval's latency",
     async () => {
+      const { api, server, speech } = phone
       const account = await newAccount(api)
       const credentials = { token: account.token }
-      await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
-      await carrierTelephony(api, credentials, carrier)
+      await phone.equip(account)
       const uploaded = await uploadDocument(api, credentials, "office.md", "text/markdown", HANDBOOK)
       await untilIndexed(api, credentials, uploaded.document_uuid)
       const workflowId = await createWorkflow(api, server, account, {
@@ -90,31 +57,13 @@ describe("automatic knowledge retrieval on a phone call", () => {
           data: { label: "Finish", condition: "The caller is done" }
         }]
       })
-      const script: CalleeScript = [
+      const run = await phone.call(account, workflowId, "+14155550431", [
         { waitForAgent: { quietMs: 600 } },
         { dtmf: "1" },
         { waitForAgent: { quietMs: 1000 } },
         { hangUp: true }
-      ]
-      const to = "+14155550431"
-      carrier.calleeScript(carrierNumber("twilio", to), script)
-      const key = await newApiKey(api, account, ["calls:write", "calls:read"])
-      const created = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey: key })
-      expect(created.status).toBe(201)
-      const runId = created.body.data.run_id as number
-
-      const run = await eventually(
-        async () => {
-          const [row] = await query<{ ended_at: unknown; busy_token: unknown; transcript: ReadonlyArray<any> }>((sql) =>
-            sql`SELECT ended_at, busy_token, transcript FROM runs WHERE id = ${runId}`
-          )
-          return row?.ended_at && row.busy_token === null ? row : undefined
-        },
-        45_000,
-        "call ended"
-      )
-      const call = carrier.calls().find((candidate) => candidate.to === carrierNumber("twilio", to))!
-      expect((await call.calleeDone)!.protocolErrors).toEqual([])
+      ])
+      expect(run.callee.protocolErrors).toEqual([])
       const spoken = speech.requests.filter((request) => request.api !== "openai-transcription").map((request) =>
         request.text
       )

@@ -1,28 +1,13 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newAccount, newApiKey } from "./support/accounts.ts"
-import type { CalleeScript } from "./support/calleeScript.ts"
-import { carrierNumber, type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
+import { newAccount } from "./support/accounts.ts"
 import { createWorkflow } from "./support/chatFixtures.ts"
-import { type Client, client } from "./support/client.ts"
-import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
-import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
-import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
 import { type LoopbackApi, startLoopbackApi } from "./support/loopbackApi.ts"
-import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
-import { type RunningServer, startServer } from "./support/server.ts"
-import { useVoiceModels } from "./support/voiceFixtures.ts"
+import { phoneCallsForTests } from "./support/phoneCalls.ts"
+import { reply } from "./support/scriptedLlm.ts"
 
 // A phone call through the Twilio stand-in whose agent calls a slow HTTP tool: the caller hears the
 // tool's filler line while it runs, and the answer built on its result after it.
 
-let server: RunningServer
-let api: Client
-let carrier: CarrierStandIn
-let deepgram: FakeDeepgram
-let speech: FakeSpeechApis
-let llm: ScriptedLlm
 let target: LoopbackApi
 
 const GREETING = "Press 1 and I will check your order."
@@ -39,25 +24,11 @@ const orderModel = (request: any): ReturnType<typeof reply.content> => {
   return reply.content("Sorry?")
 }
 
+const phone = phoneCallsForTests(orderModel)
 beforeAll(async () => {
-  ;[deepgram, speech, llm, target] = await Promise.all([
-    startFakeDeepgram(),
-    startFakeSpeechApis(),
-    startScriptedLlm({ answer: orderModel }),
-    startLoopbackApi()
-  ])
-  carrier = await startCarrierStandIn("twilio")
-  server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
-  api = client(server.url)
-}, 60_000)
-afterAll(async () => {
-  await server?.close()
-  await carrier?.close()
-  await Promise.all([deepgram?.close(), speech?.close(), llm?.close(), target?.close()])
+  target = await startLoopbackApi()
 })
-
-const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
-  server.run(Effect.flatMap(SqlClient.SqlClient, text))
+afterAll(() => target?.close())
 
 const node = (id: string, type: string, data: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data })
 
@@ -65,9 +36,9 @@ describe("a slow tool on a phone call", () => {
   it(
     "fills the wait with the tool's filler line, then speaks the answer built on the tool's result, in the agent's own voice and language",
     async () => {
+      const { api, server, speech, deepgram } = phone
       const account = await newAccount(api)
-      await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
-      await carrierTelephony(api, { token: account.token }, carrier)
+      await phone.equip(account)
       const tool = await api.post("/api/v1/tools", {
         name: "Check order",
         description: "Looks the caller's order up",
@@ -101,33 +72,14 @@ describe("a slow tool on a phone call", () => {
           data: { label: "Finish", condition: "The caller is done" }
         }]
       }, { configurations: { overrides: { tts_voice: "agent-voice", stt_language: "de" } } })
-      const script: CalleeScript = [
+      const run = await phone.call(account, workflowId, "+14155550401", [
         { waitForAgent: { quietMs: 600 } },
         { dtmf: "1" },
         // Quiet for longer than the filler's 700 ms but shorter than the tool: the answer is still to come.
         { waitForAgent: { quietMs: 2500 } },
         { hangUp: true }
-      ]
-      const to = "+14155550401"
-      carrier.calleeScript(carrierNumber("twilio", to), script)
-      const key = await newApiKey(api, account, ["calls:write", "calls:read"])
-      const created = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey: key })
-      expect(created.status).toBe(201)
-      const runId = created.body.data.run_id as number
-
-      const run = await eventually(
-        async () => {
-          const [row] = await query<{ ended_at: unknown; busy_token: unknown; transcript: ReadonlyArray<any> }>((sql) =>
-            sql`SELECT ended_at, busy_token, transcript FROM runs WHERE id = ${runId}`
-          )
-          return row?.ended_at && row.busy_token === null ? row : undefined
-        },
-        45_000,
-        "call ended"
-      )
-      const call = carrier.calls().find((candidate) => candidate.to === carrierNumber("twilio", to))!
-      const report = (await call.calleeDone)!
-      expect(report.protocolErrors).toEqual([])
+      ])
+      expect(run.callee.protocolErrors).toEqual([])
 
       // Spoken in this order: the greeting, the filler while the tool ran, the answer after its result.
       const spoken = speech.requests.filter((request) => request.api !== "openai-transcription").map((request) =>

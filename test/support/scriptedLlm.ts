@@ -36,7 +36,7 @@ interface ScriptedToolCall {
   readonly id?: string
 }
 
-type ScriptedReply =
+export type ScriptedReply =
   | {
     readonly kind: "content"
     readonly content: string
