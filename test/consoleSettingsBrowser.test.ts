@@ -1,3 +1,5 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sine, wavFile } from "./support/audioClips.ts"
@@ -186,6 +188,28 @@ describe.skipIf(!hasChromium)("the console's settings in Chromium", () => {
     })
     expect(numbers.body.phone_numbers).toMatchObject([{ address: "+14155550100", inbound_workflow_id: agentId }])
     await checkPage("telephony")
+
+    // A number the carrier refused as a caller ID is shown so, and put back into pools from here.
+    await server.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql`UPDATE phone_numbers SET caller_id_refused_at = now(), caller_id_refused_reason = 'Twilio refused the call (HTTP 400, code 21210)'
+          WHERE id = ${numbers.body.phone_numbers[0].id}`
+      )
+    )
+    await row.getByRole("button", { name: "Phone numbers" }).click()
+    await row.getByRole("button", { name: "Phone numbers" }).click()
+    const refusedBadge = page.getByText("refused as caller ID")
+    await refusedBadge.waitFor()
+    expect(await refusedBadge.getAttribute("title")).toContain("21210")
+    await page.getByRole("button", { name: "Use again +14155550100" }).click()
+    await page.getByText("+14155550100 is back in caller-ID pools.").waitFor()
+    await refusedBadge.waitFor({ state: "detached" })
+    const restored = await api.get(`/api/v1/organizations/telephony-configs/${config.id}/phone-numbers`, {
+      token: adminToken
+    })
+    expect(restored.body.phone_numbers[0]).toMatchObject({ caller_id_refused_at: null, label: "Front desk line" })
 
     // A second configuration, deleted again.
     await page.getByRole("button", { name: "New configuration" }).click()

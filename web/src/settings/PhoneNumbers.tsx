@@ -85,6 +85,19 @@ export const PhoneNumbers = (
     }
   }
 
+  /** Editing a number the carrier refused as a caller ID puts it back into caller-ID pools. */
+  const restoreCallerId = async (number: Schemas["PhoneNumberResponse"]) => {
+    setProblem(undefined)
+    setSaved(undefined)
+    try {
+      await ok(api.PUT(NUMBER, { params: { path: { ...path, number_id: number.id } }, body: { label: number.label } }))
+      setSaved(`${number.address} is back in caller-ID pools.`)
+      reload()
+    } catch (error) {
+      setProblem(messageOf(error))
+    }
+  }
+
   const remove = async (number: Schemas["PhoneNumberResponse"]) => {
     if (!window.confirm(`Remove ${number.address}?`)) return
     setProblem(undefined)
@@ -123,6 +136,11 @@ export const PhoneNumbers = (
                 {number.address}
                 {number.is_default_caller_id && <span className="badge">caller ID</span>}
                 {!number.is_active && <span className="badge archived">inactive</span>}
+                {number.caller_id_refused_at !== null && (
+                  <span className="badge failed" title={number.caller_id_refused_reason ?? undefined}>
+                    refused as caller ID
+                  </span>
+                )}
               </td>
               <td>{number.label ?? "—"}</td>
               <td>
@@ -135,6 +153,14 @@ export const PhoneNumbers = (
                 />
               </td>
               <td>
+                {canChange && number.caller_id_refused_at !== null && (
+                  <button
+                    type="button"
+                    onClick={() => restoreCallerId(number)}
+                  >
+                    Use again <span className="visually-hidden">{number.address}</span>
+                  </button>
+                )}
                 {canChange && (
                   <button
                     type="button"
