@@ -31,6 +31,11 @@ export interface AgentTestsShape {
     patch: UpdateTestCaseRequest
   ) => Effect.Effect<TestCase, NotFound | ValidationFailed>
   readonly remove: (principal: Principal, agentId: WorkflowId, testId: number) => Effect.Effect<void, NotFound>
+  /** A case set covering every transition of the agent's latest definition, for a person to edit (not stored). */
+  readonly propose: (
+    principal: Principal,
+    agentId: WorkflowId
+  ) => Effect.Effect<ReadonlyArray<CreateTestCaseRequest>, NotFound | ValidationFailed>
 }
 
 export class AgentTests extends Context.Tag("talkgraph/AgentTests")<AgentTests, AgentTestsShape>() {}

@@ -327,4 +327,33 @@ describe("agent test runs", () => {
     })
     expect(run.cases[0]).toMatchObject({ test_id: id, completed: 0, pass_rate: null })
   })
+
+  it("proposes a case for every transition of the agent's graph, which can be added as they are", async () => {
+    const owner = await agent("propose")
+    const proposed = await api.post(`/api/v2/agents/${owner.agentId}/tests/generate`, undefined, { apiKey: owner.key })
+    expect(proposed.status).toBe(200)
+    const cases = proposed.body.data as ReadonlyArray<any>
+    // Start → Qualify, then Qualify → End: the second case's caller meets both conditions, in order.
+    expect(cases.map((proposal) => proposal.expectations.nodes_visited)).toEqual([
+      ["start", "qualify"],
+      ["start", "qualify", "end"]
+    ])
+    expect(cases[1].persona).toMatch(/1\. .*The caller wants to hear more[\s\S]*2\. .*The budget is known/)
+    expect(cases[1].name).toContain("Budget known / done")
+    // The variables the prompts need (those without a default, unlike first_name) get sample values.
+    expect(cases[0].variables).toEqual({ company: "Sample company", product: "Sample product" })
+    for (const proposal of cases) await addCase(owner, proposal)
+    const listed = await api.get(`/api/v2/agents/${owner.agentId}/tests`, { apiKey: owner.key })
+    expect(listed.body.data).toHaveLength(2)
+
+    // Another organization's agent is not found; a reader without tests:read is refused.
+    const stranger = await agent("propose-other")
+    expect(
+      (await api.post(`/api/v2/agents/${owner.agentId}/tests/generate`, undefined, { apiKey: stranger.key })).status
+    ).toBe(404)
+    const noScope = await newApiKey(api, owner.account, ["agents:read"])
+    expect(
+      (await api.post(`/api/v2/agents/${owner.agentId}/tests/generate`, undefined, { apiKey: noScope })).status
+    ).toBe(403)
+  })
 })

@@ -1,5 +1,6 @@
 import { Clock, Effect, Layer } from "effect"
 import { AgentTests } from "../../services/AgentTests.ts"
+import { proposeCases } from "../../src/agentTests/caseProposals.ts"
 import {
   type CreateTestCaseRequest,
   expectationProblems,
@@ -8,6 +9,8 @@ import {
 import { NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
+import { requiredVariables } from "../../src/graph/templateVariables.ts"
+import { validateDefinition } from "../../src/graph/validation.ts"
 import { type CaseContent, makeTestCaseRows } from "./testCaseRows.ts"
 
 const agentNotFound = (agentId: number) => new NotFound({ resource: "Agent", id: agentId })
@@ -76,6 +79,20 @@ export const AgentTestsLive = Layer.effect(
       if (!removed) return yield* Effect.fail(testNotFound(testId))
     })
 
-    return AgentTests.of({ list, create, get, update, remove })
+    const propose = Effect.fn("AgentTests.propose")(function*(principal: Principal, agentId: WorkflowId) {
+      const latest = yield* rows.latestDefinition(principal.organizationId, agentId)
+      if (!latest) return yield* Effect.fail(agentNotFound(agentId))
+      const { graph } = validateDefinition(latest.workflow_definition)
+      if (!graph) {
+        return yield* ValidationFailed.single(
+          ["path", "agent_id"],
+          "The agent's definition has problems (GET /api/v1/workflow/{id}/validate lists them); fix them before proposing test cases",
+          "definition_invalid"
+        )
+      }
+      return proposeCases(latest.name, graph, requiredVariables(latest.workflow_definition))
+    })
+
+    return AgentTests.of({ list, create, get, update, remove, propose })
   })
 )

@@ -96,7 +96,16 @@ export const makeTestCaseRows = Effect.gen(function*() {
       DELETE FROM agent_tests WHERE id = ${testId} AND organization_id = ${organizationId} AND workflow_id = ${agentId}
       RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
 
-  return { agentExists, page, some, one, insert, replace, remove }
+  /** The agent's name and the definition its cases are written for: the latest draft, else the published one. */
+  const latestDefinition = (organizationId: number, agentId: number) =>
+    sql<{ name: string; workflow_definition: unknown }>`
+      SELECT w.name, d.workflow_definition
+      FROM workflows w JOIN workflow_definitions d ON d.workflow_id = w.id
+      WHERE w.id = ${agentId} AND w.organization_id = ${organizationId} AND d.version_status IN ('draft', 'published')
+      ORDER BY (d.version_status = 'draft') DESC, d.version_number DESC
+      LIMIT 1`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+
+  return { agentExists, page, some, one, insert, replace, remove, latestDefinition }
 })
 
 export type TestCaseRows = Effect.Effect.Success<typeof makeTestCaseRows>

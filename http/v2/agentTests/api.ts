@@ -68,6 +68,18 @@ export const AgentTestsApi = HttpApiGroup.make("agentTests")
       .addError(HttpNotFound)
   )
   .add(
+    HttpApiEndpoint.post("propose", "/api/v2/agents/:agent_id/tests/generate")
+      .annotate(OpenApi.Summary, "Propose test cases")
+      .annotate(
+        OpenApi.Description,
+        "Proposes a case for every transition of the agent's latest definition (draft, else published): a persona asked to meet, in order, the conditions of the shortest path that takes it, the path's nodes expected visited, sample values for the variables its prompts use. Nothing is stored: edit the proposals and add them with POST …/tests."
+      )
+      .setPath(AgentPath)
+      .addSuccess(Resource(Schema.Array(CreateTestCaseRequest)))
+      .addError(HttpNotFound)
+      .addError(HttpValidationFailed)
+  )
+  .add(
     HttpApiEndpoint.post("startRun", "/api/v2/agents/:agent_id/test-runs")
       .annotate(OpenApi.Summary, "Run test cases")
       .annotate(

@@ -34,6 +34,9 @@ export const AgentTestsHandlers = HttpApiBuilder.group(Api, "agentTests", (handl
       .handle("remove", ({ path }) =>
         Effect.flatMap(write, (principal) =>
           tests.remove(principal, path.agent_id, path.test_id)).pipe(Effect.as({})))
+      .handle("propose", ({ path }) =>
+        Effect.flatMap(read, (principal) =>
+          tests.propose(principal, path.agent_id)).pipe(Effect.map(data)))
       .handle("startRun", ({ path, payload }) =>
         Effect.flatMap(write, (principal) =>
           runs.start(principal, path.agent_id, payload)).pipe(Effect.map(data)))
