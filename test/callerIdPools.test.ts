@@ -67,7 +67,8 @@ describe("caller-ID pools", () => {
   })
 
   it("local presence: each recipient is called from the pool number closest to them", async () => {
-    const { account, auth } = await accountWithNumbers(["+12125550111", "+14155550112", "+442079460113"])
+    // The pool names its numbers: the configuration's default caller ID (a random +1 415 555 number) stays out.
+    const { account, auth, ids } = await accountWithNumbers(["+12125550111", "+14155550112", "+442079460113"])
     const ny = "+12125553001"
     const sf = "+14155553002"
     const london = "+442079463003"
@@ -77,7 +78,7 @@ describe("caller-ID pools", () => {
       dialing.api,
       account,
       contactsCsv([ny, sf, london, manchester]),
-      { rate_limit_per_second: 10, caller_id_pool: { strategy: "local_presence" } }
+      { rate_limit_per_second: 10, caller_id_pool: { strategy: "local_presence", phone_number_ids: ids } }
     )
     await completed(campaignId, auth)
     const fromOf = (to: string) => callsTo([to]).map((call) => call.from)
