@@ -5,7 +5,7 @@ import { junitReport } from "../src/agentTests/junitReport.ts"
 import { TestedVersion, TestRun } from "../src/agentTests/testRunRecord.ts"
 
 export const testCommandUsage =
-  "talkgraph test <agent id or name> [--suite CASE,…] [--repetitions N] [--concurrency N] [--version draft|published] [--compare-with draft|published] [--pass-threshold 0..1] [--junit FILE] [--url URL] [--api-key KEY] [--timeout SECONDS]"
+  "talkgraph test <agent id or name> [--suite CASE,…] [--repetitions N] [--concurrency N] [--version draft|published] [--compare-with draft|published] [--pass-threshold 0..1] [--junit FILE] [--publish] [--url URL] [--api-key KEY] [--timeout SECONDS]"
 
 /** A refusal or failure of the command, printed as one line; the process exits with 1. */
 export class TestCommandFailed extends Data.TaggedError("TestCommandFailed")<{ readonly message: string }> {}
@@ -17,6 +17,8 @@ interface Options {
   readonly suite: ReadonlyArray<string> | undefined
   readonly body: Record<string, unknown>
   readonly junit: string | undefined
+  /** Publish the draft once the run on it passed. */
+  readonly publish: boolean
   readonly url: string
   readonly apiKey: string
   readonly timeoutSeconds: number
@@ -44,6 +46,7 @@ const parse = (args: Array<string>, env: Readonly<Record<string, string | undefi
           "compare-with": { type: "string" },
           "pass-threshold": { type: "string" },
           junit: { type: "string" },
+          publish: { type: "boolean" },
           url: { type: "string" },
           "api-key": { type: "string" },
           timeout: { type: "string" }
@@ -66,6 +69,9 @@ const parse = (args: Array<string>, env: Readonly<Record<string, string | undefi
     if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) {
       problems.push("--pass-threshold must be a number from 0 to 1")
     }
+    if (values.publish === true && values.version === "published") {
+      problems.push("--publish tests and publishes the draft; leave out --version published")
+    }
     const apiKey = values["api-key"] ?? env.TALKGRAPH_API_KEY
     if (!apiKey) problems.push("an API key is needed: --api-key or TALKGRAPH_API_KEY")
     if (problems.length > 0) return yield* fail(`${problems.join("; ")}\nUsage: ${testCommandUsage}`)
@@ -76,11 +82,12 @@ const parse = (args: Array<string>, env: Readonly<Record<string, string | undefi
       body: {
         ...(Either.getOrUndefined(repetitions) === undefined ? {} : { repetitions: Either.getOrThrow(repetitions) }),
         ...(Either.getOrUndefined(concurrency) === undefined ? {} : { concurrency: Either.getOrThrow(concurrency) }),
-        ...(values.version === undefined ? {} : { version: values.version }),
+        ...(values.version === undefined && values.publish !== true ? {} : { version: values.version ?? "draft" }),
         ...(values["compare-with"] === undefined ? {} : { compare_with: values["compare-with"] }),
         ...(threshold === undefined ? {} : { pass_threshold: threshold })
       },
       junit: values.junit,
+      publish: values.publish === true,
       url,
       apiKey: apiKey!,
       timeoutSeconds: Either.getOrUndefined(timeout) ?? 900
@@ -188,7 +195,8 @@ const summary = (run: TestRun, agentName: string) => {
 /**
  * `talkgraph test`: starts a test run on a server over HTTP with an API key (`tests:write`, and
  * `agents:read` to name the agent), waits for it, prints the results, writes JUnit XML when asked
- * and fails (exit 1) unless every case reached the pass threshold.
+ * and fails (exit 1) unless every case reached the pass threshold. With `--publish` it runs on the
+ * draft and publishes it once the run passed (`agents:write`): a CI pipeline's gate.
  */
 export const testCommand = (args: Array<string>, env: Readonly<Record<string, string | undefined>> = process.env) =>
   Effect.gen(function*() {
@@ -218,4 +226,8 @@ export const testCommand = (args: Array<string>, env: Readonly<Record<string, st
     }
     if (run.status === "failed") return yield* fail(`test run ${run.id} failed: ${run.error ?? "no reason given"}`)
     if (run.passed !== true) return yield* fail(`test run ${run.id}: some cases did not pass`)
+    if (options.publish) {
+      const published = yield* request(options, "POST", `/api/v1/workflow/${agent.id}/publish`)
+      yield* Console.log(`Published version ${published?.version_number ?? "?"} of agent "${agent.name}"`)
+    }
   })

@@ -58,7 +58,13 @@ export interface WorkflowRepoShape {
   readonly saveDraft: (id: WorkflowId, edit: WorkflowEdit) => Effect.Effect<void>
   readonly draft: (
     id: WorkflowId
-  ) => Effect.Effect<Option.Option<{ readonly id: number; readonly workflow_definition: unknown }>>
+  ) => Effect.Effect<
+    Option.Option<{
+      readonly id: number
+      readonly workflow_definition: unknown
+      readonly workflow_configurations: Readonly<Record<string, unknown>> | null
+    }>
+  >
   /** Publishes the draft and archives the version published before it. */
   readonly publishDraft: (id: WorkflowId, draftId: number) => Effect.Effect<void>
   /** Every version, newest first. */

@@ -97,7 +97,8 @@ export const AgentTestRunsLive = Layer.scoped(
           repetitions: request.repetitions,
           concurrency: request.concurrency,
           pass_threshold: request.pass_threshold,
-          cases: chosen
+          cases: chosen,
+          draft_fingerprint: request.version === "draft" ? yield* rows.draftFingerprint(agentId) : null
         }
         const total = chosen.length * plan.repetitions * versionsOf(plan).length
         if (total > RUN_CONVERSATIONS) {

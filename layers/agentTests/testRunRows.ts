@@ -12,6 +12,8 @@ export interface TestRunPlan {
   readonly concurrency: number
   readonly pass_threshold: number
   readonly cases: ReadonlyArray<TestCase>
+  /** For a run on the draft: the stored draft's fingerprint when it started (see `publish_requires_tests`). */
+  readonly draft_fingerprint?: string | null
 }
 
 interface RunRow {
@@ -126,5 +128,40 @@ export const makeTestRunRows = Effect.gen(function*() {
       WHERE state IN ('queued', 'running') AND heartbeat_at < now() - ${`${staleSeconds} seconds`}::interval
       RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
 
-  return { insert, one, page, markRunning, addResult, finish, addTokens, beat, failAbandoned }
+  /**
+   * The stored draft's fingerprint: its definition, variables and configurations as PostgreSQL prints
+   * them (jsonb prints keys in one canonical order); null without a draft.
+   */
+  const draftFingerprint = (agentId: number) =>
+    sql<{ fingerprint: string }>`
+      SELECT md5(workflow_definition::text || template_context_variables::text || workflow_configurations::text)
+        AS fingerprint
+      FROM workflow_definitions WHERE workflow_id = ${agentId} AND version_status = 'draft'`.pipe(
+      Effect.map((rows) => rows[0]?.fingerprint ?? null),
+      Effect.orDie
+    )
+
+  /** The agent's latest run on the draft, with its plan: what the publish gate reads. */
+  const latestOnDraft = (agentId: number) =>
+    sql<RunRow>`
+      SELECT ${columns} FROM agent_test_runs
+      WHERE workflow_id = ${agentId} AND request ->> 'version' = 'draft'
+      ORDER BY id DESC LIMIT 1`.pipe(
+      Effect.map((rows) => (rows[0] ? { run: toTestRun(rows[0]), plan: rows[0].request } : null)),
+      Effect.orDie
+    )
+
+  return {
+    insert,
+    one,
+    page,
+    draftFingerprint,
+    latestOnDraft,
+    markRunning,
+    addResult,
+    finish,
+    addTokens,
+    beat,
+    failAbandoned
+  }
 })

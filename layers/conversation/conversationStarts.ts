@@ -8,7 +8,7 @@ import { Tools } from "../../services/Tools.ts"
 import { WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { overridesOf } from "../../src/conversation/agentOverrides.ts"
 import { initialState } from "../../src/conversation/conversationState.ts"
-import { doNotCallToolEnabled } from "../../src/conversation/doNotCallTool.ts"
+import { doNotCallToolSetting } from "../../src/conversation/doNotCallTool.ts"
 import { limitsFrom } from "../../src/conversation/limits.ts"
 import { runContext } from "../../src/conversation/runContext.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
@@ -64,7 +64,7 @@ export const ConversationStartsLive = Layer.effect(
         context: runContext(version.template_context_variables, initialContext),
         limits: limitsFrom(version.workflow_configurations, defaults),
         ...(overrides ? { overrides } : {}),
-        ...(doNotCallToolEnabled(version.workflow_configurations) ? { doNotCallTool: true } : {})
+        ...(doNotCallToolSetting.isOn(version.workflow_configurations) ? { doNotCallTool: true } : {})
       }
     }
 

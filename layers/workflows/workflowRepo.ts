@@ -109,8 +109,10 @@ export const WorkflowRepoLive = Layer.effect(
     }, Effect.orDie)
 
     const draft = Effect.fn("WorkflowRepo.draft")(function*(id: WorkflowId) {
-      const rows = yield* sql<{ id: number; workflow_definition: unknown }>`
-        SELECT id, workflow_definition FROM workflow_definitions WHERE workflow_id = ${id} AND version_status = 'draft'`
+      const rows = yield* sql<
+        { id: number; workflow_definition: unknown; workflow_configurations: Record<string, unknown> | null }
+      >`
+        SELECT id, workflow_definition, workflow_configurations FROM workflow_definitions WHERE workflow_id = ${id} AND version_status = 'draft'`
       return Option.fromNullable(rows[0])
     }, Effect.orDie)
 

@@ -7,8 +7,9 @@ import { RecordingCatalog } from "../../services/Recordings.ts"
 import { Tools } from "../../services/Tools.ts"
 import { type WorkflowRecord, WorkflowRepo } from "../../services/WorkflowRepo.ts"
 import { type NewWorkflow, type WorkflowEdit, Workflows } from "../../services/Workflows.ts"
+import { publishRequiresTestsSetting } from "../../src/agentTests/publishGate.ts"
 import { overrideProblems } from "../../src/conversation/agentOverrides.ts"
-import { doNotCallToolProblems } from "../../src/conversation/doNotCallTool.ts"
+import { doNotCallToolSetting } from "../../src/conversation/doNotCallTool.ts"
 import { Conflict, NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
@@ -20,6 +21,7 @@ import { structureProblems, validateDefinition } from "../../src/graph/validatio
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { preCallFetchOf, preCallFetchProblems } from "../../src/tools/preCallFetch.ts"
 import { turnSettingProblems } from "../../src/voice/turnTaking/agentSettings.ts"
+import { makePublishGateCheck } from "../agentTests/publishGateCheck.ts"
 import { generateStarterWorkflow } from "./templateGeneration.ts"
 
 const NAME_MAX = 200
@@ -41,7 +43,8 @@ const configurationRefusal = (configurations: Readonly<Record<string, unknown>> 
     ...turnSettingProblems(configurations),
     ...overrideProblems(configurations),
     ...preCallFetchProblems(configurations),
-    ...doNotCallToolProblems(configurations)
+    ...doNotCallToolSetting.problems(configurations),
+    ...publishRequiresTestsSetting.problems(configurations)
   ]
   return problems.length === 0 ? null : new ValidationFailed({
     message: `The workflow configurations cannot be used: ${problems.length} problem(s)`,
@@ -64,6 +67,7 @@ export const WorkflowsLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WorkflowRepo
+    const publishGate = yield* makePublishGateCheck
     const modelSettings = yield* ModelSettings
     const llm = yield* LlmGenerator
     const recordings = yield* RecordingCatalog
@@ -193,6 +197,10 @@ export const WorkflowsLive = Layer.effect(
         const { problems } = yield* fullyValidated(principal, draft.value.workflow_definition)
         if (problems.length > 0) {
           return yield* graphRefusal(problems, `The draft cannot be published: ${problems.length} problem(s)`)
+        }
+        if (publishRequiresTestsSetting.isOn(draft.value.workflow_configurations)) {
+          const refusal = yield* publishGate(principal.organizationId, id)
+          if (refusal !== null) return yield* new Conflict({ message: refusal })
         }
         yield* repo.publishDraft(id, draft.value.id)
       }))

@@ -1,4 +1,5 @@
 import { argumentsObjectOf } from "../tools/toolArguments.ts"
+import { switchSetting } from "../workflows/switchSetting.ts"
 import type { ToolDefinition } from "./tools.ts"
 
 /**
@@ -25,19 +26,8 @@ export const doNotCallToolDefinition: ToolDefinition = {
   }
 }
 
-/** Whether the workflow offers its agent the tool. */
-export const doNotCallToolEnabled = (configurations: Readonly<Record<string, unknown>> | null): boolean =>
-  configurations?.["do_not_call_tool"] === true
-
-/** Why `do_not_call_tool` cannot be used as written; none when it can (or is absent). */
-export const doNotCallToolProblems = (
-  configurations: Readonly<Record<string, unknown>> | null | undefined
-): Array<{ path: Array<string | number>; message: string; type: string }> => {
-  const raw = configurations?.["do_not_call_tool"]
-  return raw === undefined || raw === null || typeof raw === "boolean"
-    ? []
-    : [{ path: ["do_not_call_tool"], message: "must be true or false", type: "value_error" }]
-}
+/** Whether the workflow offers its agent the tool (`do_not_call_tool`). */
+export const doNotCallToolSetting = switchSetting("do_not_call_tool")
 
 /** The reason the model gave (trimmed, cut to the list's limit), null when none; or what is wrong with its arguments. */
 export const doNotCallReasonOf = (
