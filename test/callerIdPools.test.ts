@@ -66,6 +66,34 @@ describe("caller-ID pools", () => {
     })
   })
 
+  it("a pool that names no numbers takes every active number of the configuration, and no inactive one", async () => {
+    const { account, auth, telephony, ids } = await accountWithNumbers(["+12125550201", "+12125550202", "+12125550203"])
+    const inactive = await dialing.api.put(
+      `/api/v1/organizations/telephony-configs/${telephony.id}/phone-numbers/${ids[2]}`,
+      { is_active: false },
+      auth
+    )
+    expect(inactive.status).toBe(200)
+    const listed = await dialing.api.get(`/api/v1/organizations/telephony-configs/${telephony.id}/phone-numbers`, auth)
+    const active = listed.body.phone_numbers
+      .filter((number: any) => number.is_active)
+      .map((number: any) => number.address)
+      .sort()
+    expect(active).toContain("+12125550201")
+    expect(active).not.toContain("+12125550203")
+    const recipients = Array.from({ length: 3 * active.length }, (_, i) => `+1415555${String(2000 + i)}`)
+    const campaignId = await startedCampaign(dialing.server, dialing.api, account, contactsCsv(recipients), {
+      rate_limit_per_second: 20,
+      caller_id_pool: { strategy: "round_robin", phone_number_ids: null }
+    })
+    await completed(campaignId, auth)
+    const froms = callsTo(recipients).map((call) => call.from)
+    expect(froms).toHaveLength(recipients.length)
+    // Round robin over every active number (the default caller ID included): each places three calls.
+    expect([...new Set(froms)].sort()).toEqual(active)
+    for (const number of active) expect(froms.filter((from) => from === number)).toHaveLength(3)
+  })
+
   it("local presence: each recipient is called from the pool number closest to them", async () => {
     // The pool names its numbers: the configuration's default caller ID (a random +1 415 555 number) stays out.
     const { account, auth, ids } = await accountWithNumbers(["+12125550111", "+14155550112", "+442079460113"])
