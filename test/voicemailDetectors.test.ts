@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { answerDetector } from "../src/voice/answerDetector.ts"
 import { beepDetector } from "../src/voice/beepDetector.ts"
 import { classifyGreeting } from "../src/voice/greetingClassifier.ts"
 
@@ -127,14 +128,15 @@ describe("greeting classifier", () => {
   })
 
   it("takes a long unbroken opening for a machine even without its phrasing", () => {
+    const greeting = "Thanks for calling the Riverside dental clinic our hours are nine to five Monday through Friday"
     const judgement = classifyGreeting({
-      text: "Thanks for calling the Riverside dental clinic our hours are nine to five Monday through Friday",
+      text: greeting,
       speechMs: 5000,
       paused: false
     })
     expect(judgement.verdict).toBe("machine")
-    expect(judgement.cues).toContain("long opening monologue")
-    expect(judgement.cues).toHaveLength(2)
+    expect(judgement.cues).toEqual(["long opening monologue", "talks on without a pause"])
+    expect(classifyGreeting({ text: greeting, speechMs: 2000, paused: false }).verdict).toBe("unknown")
   })
 
   it("judges a short greeting and a pause a person", () => {
@@ -151,5 +153,61 @@ describe("greeting classifier", () => {
     expect(classifyGreeting({ text: "", speechMs: 0, paused: true }).verdict).toBe("unknown")
     expect(classifyGreeting({ text: "Hello, Sam here, who is this calling please", speechMs: 2500, paused: true }).verdict)
       .toBe("unknown")
+  })
+})
+
+/** Feeds `pcm` in 20 ms frames until a decision; the frame callback may feed speech events and transcripts first. */
+const decisionOf = (
+  detector: ReturnType<typeof answerDetector>,
+  pcm: Int16Array,
+  atFrame: (ms: number) => ReturnType<ReturnType<typeof answerDetector>["transcript"]> | void = () => undefined
+) => {
+  for (let start = 0; start < pcm.length; start += 160) {
+    const early = atFrame((start * 1000) / RATE)
+    if (early) return early
+    const decision = detector.audio(pcm.subarray(start, start + 160))
+    if (decision !== null) return decision
+  }
+  return null
+}
+
+describe("answer detector", () => {
+  it("decides machine at the end of the beep", () => {
+    const detector = answerDetector(RATE)
+    const decision = decisionOf(detector, join(noise(2000, 30), tone(1000, 300), noise(3000, 30)))
+    expect(decision?.verdict).toBe("machine")
+    expect(decision?.cues).toEqual(["beep"])
+    expect(decision!.atMs).toBeGreaterThanOrEqual(2300)
+    expect(decision!.atMs).toBeLessThanOrEqual(2400)
+  })
+
+  it("decides human once a short greeting is followed by a pause", () => {
+    const detector = answerDetector(RATE, { windowMs: 8000, pauseMs: 800 })
+    const decision = decisionOf(detector, join(speechLike(500, 4), noise(3000, 30)), (ms) => {
+      if (ms === 100) detector.speechStarted(100)
+      if (ms === 500) detector.speechStopped(500)
+      if (ms === 800) return detector.transcript("Hello?")
+    })
+    expect(decision?.verdict).toBe("human")
+    expect(decision?.atMs).toBe(1300)
+  })
+
+  it("decides machine from the words before any beep, and a long talk with short breaths counts as one", () => {
+    const detector = answerDetector(RATE)
+    const decision = decisionOf(detector, speechLike(6000, 5), (ms) => {
+      if (ms === 0) detector.speechStarted(0)
+      if (ms === 1500) detector.speechStopped(1500)
+      if (ms === 1800) detector.speechStarted(1800)
+      if (ms === 2000) return detector.transcript("Hi, this is the Miller family")
+    })
+    expect(decision?.verdict).toBe("machine")
+    expect(decision?.cues).toEqual(["talks on without a pause"])
+    expect(decision!.atMs).toBeGreaterThanOrEqual(3500)
+    expect(decision!.atMs).toBeLessThan(3600)
+  })
+
+  it("gives up undecided at the end of its window", () => {
+    const decision = decisionOf(answerDetector(RATE, { windowMs: 3000, pauseMs: 800 }), noise(5000, 30))
+    expect(decision).toEqual({ verdict: "undecided", confidence: 0, atMs: 3000, cues: [], beep: null })
   })
 })

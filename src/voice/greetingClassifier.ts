@@ -38,9 +38,12 @@ const MACHINE_PHRASES: ReadonlyArray<readonly [RegExp, number, string]> = [
   [/\b(not here right now|out of the office)\b/, 0.7, "not here"]
 ]
 
-/** Monologue signs: a person rarely says this many words, or speaks this long, before pausing. */
+/**
+ * Monologue signs: a person rarely says this many words, or speaks this long, before pausing. The
+ * duration alone decides; the word count only with another sign (transcripts of noise run long).
+ */
 const MONOLOGUE_WORDS = 14
-const MONOLOGUE_MS = 4500
+const MONOLOGUE_MS = 3500
 /** A short opening followed by a pause is how people answer. */
 const SHORT_GREETING_WORDS = 5
 
@@ -62,8 +65,9 @@ export const classifyGreeting = (heard: GreetingHeard): GreetingJudgement => {
     score += 0.5
   }
   if (heard.speechMs >= MONOLOGUE_MS) {
+    // Carriers' detection leans on the same sign (Twilio's speech threshold defaults to 2.4 s).
     cues.push("talks on without a pause")
-    score += 0.5
+    score += 1
   }
   if (score >= 1) return { verdict: "machine", confidence: Math.min(0.99, 0.6 + 0.2 * score), cues }
   if (heard.paused && count > 0 && count <= SHORT_GREETING_WORDS && score === 0) {
