@@ -56,7 +56,7 @@ const placeCall = async (account: TestAccount, workflowId: number, to: string, s
     "call ended"
   )
   const placed = phone.carrier.calls().find((candidate) => candidate.to === carrierNumber("twilio", to))!
-  return { runId, run, callee: (await placed.calleeDone)! }
+  return { runId, callId: created.body.data.id as string, key, run, callee: (await placed.calleeDone)! }
 }
 
 const equippedAgent = async (voicemail: Record<string, unknown>) => {
@@ -77,12 +77,28 @@ describe("voicemail detection on a phone call", () => {
     expect(endpoint.status).toBe(200)
     receiver.useSecret(endpoint.body.secret)
 
-    const { callee, run, runId } = await placeCall(account, workflowId, "+14155550811", machineScript, [GREETING_LINES])
+    const { callId, callee, key, run, runId } = await placeCall(
+      account,
+      workflowId,
+      "+14155550811",
+      machineScript,
+      [GREETING_LINES]
+    )
     expect(run).toMatchObject({ end_reason: "voicemail", disposition: "voicemail", transcript: [] })
     // Ended by the agent during the greeting: nothing said to the machine.
     expect(callee.endedBy).not.toBe("callee")
     expect(callee.agentBursts).toEqual([])
     expect(callee.utterances.at(-1)!.startMs).toBeLessThan(15_000)
+    // The call's outcome is voicemail, as with the carrier's own detection: campaigns retry it as such.
+    const call = await eventually(
+      async () => {
+        const found = (await phone.api.get(`/api/v2/calls/${callId}`, { apiKey: key })).body.data
+        return found.outcome === null ? undefined : found
+      },
+      30_000,
+      "call outcome"
+    )
+    expect(call.outcome).toBe("voicemail")
 
     const message = await eventually(
       async () => receiver.accepted().find((candidate) => candidate.body.type === "call.voicemail"),
