@@ -54,7 +54,11 @@ const HUMANS: ReadonlyArray<ReadonlyArray<string>> = [
 const MACHINES: ReadonlyArray<ReadonlyArray<string>> = [
   ["Hi, you've reached Dana.", "Please leave a message after the tone."],
   ["The person you are calling is not available.", "Please record your message after the tone."],
-  ["Hello, this is Mark.", "I can't come to the phone right now.", "Leave your name and number and I'll call you back."],
+  [
+    "Hello, this is Mark.",
+    "I can't come to the phone right now.",
+    "Leave your name and number and I'll call you back."
+  ],
   ["You have reached the voicemail of Sarah Lee.", "Please leave a message."],
   ["Hi, it's Tom.", "Sorry I missed you.", "Leave a message and I will get back to you."],
   ["Your call has been forwarded to an automated voice messaging system."],
@@ -86,7 +90,10 @@ interface Clip {
 const silence = (ms: number) => new Int16Array((RATE * ms) / 1000)
 
 const tone = (frequency: number, ms: number) =>
-  Int16Array.from({ length: (RATE * ms) / 1000 }, (_, i) => Math.round(7000 * Math.sin((2 * Math.PI * frequency * i) / RATE)))
+  Int16Array.from(
+    { length: (RATE * ms) / 1000 },
+    (_, i) => Math.round(7000 * Math.sin((2 * Math.PI * frequency * i) / RATE))
+  )
 
 /** Line noise at about -35 dBFS, seeded. */
 const addNoise = (pcm: Int16Array, seed: number) => {
@@ -148,8 +155,10 @@ const main = async () => {
     }
     beeps.push({ expectedEndMs: beepEndMs, heard })
     const vad = await runtime.runPromise(
-      Effect.flatMap(VoiceActivity, (service) =>
-        service.detector(RATE, { threshold: 0.5, minSpeechMs: 64, minSilenceMs: 200 }))
+      Effect.flatMap(
+        VoiceActivity,
+        (service) => service.detector(RATE, { threshold: 0.5, minSpeechMs: 64, minSilenceMs: 200 })
+      )
     )
     const detector = answerDetector(RATE)
     let decision = null
@@ -201,7 +210,12 @@ const main = async () => {
       value: round((100 * machines.filter((result) => result.verdict !== "machine").length) / machines.length),
       unit: "%"
     },
-    { name: "beeps heard, once, at the beep (clips with one)", value: round((100 * beepDelays.length) / withBeep.length), unit: "%", target: ">= 90" },
+    {
+      name: "beeps heard, once, at the beep (clips with one)",
+      value: round((100 * beepDelays.length) / withBeep.length),
+      unit: "%",
+      target: ">= 90"
+    },
     {
       name: "false beeps (in speech and noise, all clips)",
       value: beeps.reduce((sum, clip) => sum + clip.heard.length, 0) - beepDelays.length,

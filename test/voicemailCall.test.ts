@@ -34,7 +34,13 @@ beforeAll(async () => {
 afterAll(() => receiver?.close())
 
 /** Places the call (the callee following `script`, its speech-to-text transcribing `heard`) and waits for its stored run. */
-const placeCall = async (account: TestAccount, workflowId: number, to: string, script: CalleeScript, heard: ReadonlyArray<string | ReadonlyArray<string>>) => {
+const placeCall = async (
+  account: TestAccount,
+  workflowId: number,
+  to: string,
+  script: CalleeScript,
+  heard: ReadonlyArray<string | ReadonlyArray<string>>
+) => {
   phone.carrier.calleeScript(carrierNumber("twilio", to), script)
   const key = await newApiKey(phone.api, account, ["calls:write", "calls:read"])
   const created = await phone.api.post("/api/v2/calls", {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { answerDetector } from "../src/voice/answerDetector.ts"
+import { machineWatch, type MachineWatchEvent } from "../src/voice/answeringMachine.ts"
 import { beepDetector } from "../src/voice/beepDetector.ts"
 import { classifyGreeting } from "../src/voice/greetingClassifier.ts"
 
@@ -39,7 +40,8 @@ const speechLike = (ms: number, seed: number) => {
     let sample = 0
     for (let harmonic = 1; harmonic * pitch < 3400; harmonic++) {
       const distance = (harmonic * pitch - formant) / 300
-      sample += Math.exp(-distance * distance) * Math.sin(harmonic * phase) + 0.15 * Math.sin(harmonic * phase) / harmonic
+      sample += Math.exp(-distance * distance) * Math.sin(harmonic * phase) +
+        0.15 * Math.sin(harmonic * phase) / harmonic
     }
     out[i] = Math.round(3000 * envelope * sample)
   }
@@ -123,7 +125,9 @@ describe("greeting classifier", () => {
   it("needs more than one weak sign for a machine", () => {
     expect(classifyGreeting({ text: "You have reached", speechMs: 900, paused: false }).verdict).toBe("unknown")
     expect(classifyGreeting({ text: "The mailbox is full", speechMs: 1200, paused: false }).verdict).toBe("unknown")
-    expect(classifyGreeting({ text: "Your call has been forwarded to voicemail", speechMs: 2000, paused: false }).verdict)
+    expect(
+      classifyGreeting({ text: "Your call has been forwarded to voicemail", speechMs: 2000, paused: false }).verdict
+    )
       .toBe("machine")
   })
 
@@ -151,7 +155,9 @@ describe("greeting classifier", () => {
   it("waits while a short greeting is still going on, or when nothing has been said", () => {
     expect(classifyGreeting({ text: "Hello", speechMs: 400, paused: false }).verdict).toBe("unknown")
     expect(classifyGreeting({ text: "", speechMs: 0, paused: true }).verdict).toBe("unknown")
-    expect(classifyGreeting({ text: "Hello, Sam here, who is this calling please", speechMs: 2500, paused: true }).verdict)
+    expect(
+      classifyGreeting({ text: "Hello, Sam here, who is this calling please", speechMs: 2500, paused: true }).verdict
+    )
       .toBe("unknown")
   })
 })
@@ -209,5 +215,71 @@ describe("answer detector", () => {
   it("gives up undecided at the end of its window", () => {
     const decision = decisionOf(answerDetector(RATE, { windowMs: 3000, pauseMs: 800 }), noise(5000, 30))
     expect(decision).toEqual({ verdict: "undecided", confidence: 0, atMs: 3000, cues: [], beep: null })
+  })
+})
+
+/** Every event of a watch over `pcm` in 20 ms frames, with the speech events given by frame time. */
+const watchEvents = (
+  watch: ReturnType<typeof machineWatch>,
+  pcm: Int16Array,
+  atFrame: (ms: number) => ReadonlyArray<MachineWatchEvent> | void = () => undefined
+) => {
+  const events: Array<MachineWatchEvent> = []
+  for (let start = 0; start < pcm.length; start += 160) {
+    events.push(...(atFrame((start * 1000) / RATE) ?? []), ...watch.audio(pcm.subarray(start, start + 160)))
+  }
+  return events
+}
+
+describe("machine watch", () => {
+  it("cues the message at the beep that follows a greeting judged from its words", () => {
+    const watch = machineWatch(RATE, { leaveMessage: true })
+    const events = watchEvents(
+      watch,
+      join(speechLike(2000, 6), noise(500, 30), tone(900, 300), noise(2000, 30)),
+      (ms) => {
+        if (ms === 0) watch.speechStarted(0)
+        if (ms === 1000) return watch.transcript("You have reached the voicemail of Dana")
+        if (ms === 2000) watch.speechStopped(2000)
+      }
+    )
+    expect(events.map((event) => event._tag === "Decided" ? event.decision.verdict : event.cause)).toEqual([
+      "machine",
+      "beep"
+    ])
+    const cue = events[1] as { atMs: number }
+    expect(cue.atMs).toBeGreaterThanOrEqual(2800)
+    expect(cue.atMs).toBeLessThanOrEqual(2900)
+  })
+
+  it("cues the message once a greeting without a beep has been quiet a while", () => {
+    const watch = machineWatch(RATE, { leaveMessage: true })
+    const events = watchEvents(watch, join(speechLike(2000, 7), noise(5000, 30)), (ms) => {
+      if (ms === 0) watch.speechStarted(0)
+      if (ms === 1000) return watch.transcript("Please leave a message")
+      if (ms === 2000) watch.speechStopped(2000)
+    })
+    expect(events.map((event) => event._tag === "Decided" ? event.decision.verdict : event.cause)).toEqual([
+      "machine",
+      "greeting_ended"
+    ])
+    expect((events[1] as { atMs: number }).atMs).toBe(4500)
+  })
+
+  it("cues nothing after a person, or when the machine is only to be hung up on", () => {
+    const person = machineWatch(RATE, { leaveMessage: true })
+    const events = watchEvents(
+      person,
+      join(speechLike(500, 8), noise(2000, 30), tone(1000, 300), noise(500, 30)),
+      (ms) => {
+        if (ms === 0) person.speechStarted(0)
+        if (ms === 500) person.speechStopped(500)
+        if (ms === 600) return person.transcript("Hello?")
+      }
+    )
+    expect(events.map((event) => event._tag)).toEqual(["Decided"])
+    const hangUp = machineWatch(RATE, { leaveMessage: false })
+    expect(watchEvents(hangUp, join(noise(1000, 30), tone(1000, 300), noise(3000, 30))).map((event) => event._tag))
+      .toEqual(["Decided"])
   })
 })

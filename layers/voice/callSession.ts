@@ -9,7 +9,7 @@ import { type ConversationState, initialState, type ToolCallTaken } from "../../
 import type { Ending } from "../../src/conversation/endReason.ts"
 import { noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { InboundMedia, MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
-import { type MachineWatchEvent, machineWatch } from "../../src/voice/answeringMachine.ts"
+import { machineWatch, type MachineWatchEvent } from "../../src/voice/answeringMachine.ts"
 import { type CallRecorder, callRecorder } from "../../src/voice/callRecorder.ts"
 import { echoGate } from "../../src/voice/echoGate.ts"
 import type { CallTurnSettings } from "../../src/voice/turnTaking/mod.ts"

@@ -180,7 +180,9 @@ export const VoiceCallsLive = Layer.scoped(
             ? {
               voicemail: {
                 policy: voicemail,
-                messageText: voicemail.messageText === null ? null : renderTemplate(voicemail.messageText, plan.context).trim(),
+                messageText: voicemail.messageText === null
+                  ? null
+                  : renderTemplate(voicemail.messageText, plan.context).trim(),
                 messageRecording: voicemail.messageRecordingId === null
                   ? Effect.succeedNone
                   : clipPcm(run.organization_id, voicemail.messageRecordingId, protocol.sampleRate),

@@ -60,7 +60,9 @@ export const machineWatch = (sampleRate: number, options: { readonly leaveMessag
       if (decision !== null) return decided(decision)
       if (phase !== "awaiting_cue") return []
       if (beep !== null) return cue("beep")
-      if (!speaking && heardMs - Math.max(quietSince, decidedAt) >= GREETING_END_SILENCE_MS) return cue("greeting_ended")
+      if (!speaking && heardMs - Math.max(quietSince, decidedAt) >= GREETING_END_SILENCE_MS) {
+        return cue("greeting_ended")
+      }
       if (heardMs - decidedAt >= CUE_MAX_MS) return cue("timeout")
       return []
     },

@@ -43,7 +43,11 @@ export const voicemailSettingProblems = (
   const problems: Array<VoicemailSettingProblem> = []
   for (const key of Object.keys(value)) {
     if (!FIELDS.includes(key)) {
-      problems.push({ path: ["voicemail", key], message: `unknown field; known: ${FIELDS.join(", ")}`, type: "extra_forbidden" })
+      problems.push({
+        path: ["voicemail", key],
+        message: `unknown field; known: ${FIELDS.join(", ")}`,
+        type: "extra_forbidden"
+      })
     }
   }
   if (value["detection"] !== undefined && value["detection"] !== "off" && value["detection"] !== "in_call") {
@@ -55,11 +59,18 @@ export const voicemailSettingProblems = (
   }
   const action = value["action"]
   if (action !== undefined && action !== "hang_up" && action !== "leave_message") {
-    problems.push({ path: ["voicemail", "action"], message: "action must be hang_up or leave_message", type: "literal_error" })
+    problems.push({
+      path: ["voicemail", "action"],
+      message: "action must be hang_up or leave_message",
+      type: "literal_error"
+    })
   }
   const text = value["message_text"]
   const recording = value["message_recording_id"]
-  if (text !== undefined && text !== null && (typeof text !== "string" || text.trim() === "" || text.length > MESSAGE_MAX_CHARS)) {
+  if (
+    text !== undefined && text !== null &&
+    (typeof text !== "string" || text.trim() === "" || text.length > MESSAGE_MAX_CHARS)
+  ) {
     problems.push({
       path: ["voicemail", "message_text"],
       message: `message_text must be text of 1 to ${MESSAGE_MAX_CHARS} characters`,
@@ -67,7 +78,11 @@ export const voicemailSettingProblems = (
     })
   }
   if (recording !== undefined && recording !== null && (typeof recording !== "string" || recording.trim() === "")) {
-    problems.push({ path: ["voicemail", "message_recording_id"], message: "message_recording_id must be a recording id", type: "string_type" })
+    problems.push({
+      path: ["voicemail", "message_recording_id"],
+      message: "message_recording_id must be a recording id",
+      type: "string_type"
+    })
   }
   const hasText = typeof text === "string" && text.trim() !== ""
   const hasRecording = typeof recording === "string" && recording.trim() !== ""
@@ -82,7 +97,9 @@ export const voicemailSettingProblems = (
 }
 
 /** The policy of a checked configuration. */
-export const voicemailPolicy = (configurations: Readonly<Record<string, unknown>> | null | undefined): VoicemailPolicy => {
+export const voicemailPolicy = (
+  configurations: Readonly<Record<string, unknown>> | null | undefined
+): VoicemailPolicy => {
   const value = configurations?.["voicemail"]
   if (!isRecord(value) || value["detection"] !== "in_call") return voicemailOff
   const text = value["message_text"]
