@@ -244,7 +244,6 @@ export const VoiceCallsLive = Layer.scoped(
             recordingKey: stored ? recordingKey : null,
             transcriptKey: stored ? transcriptKey : null
           })
-          if (reachedVoicemail) yield* runs.voicemailReached(run.id)
           yield* Effect.logInfo("Voice call ended", {
             run_id: run.id,
             end_reason: result.ending.reason,

@@ -184,13 +184,7 @@ export const makeVoiceRuns = Effect.gen(function*() {
   const machineAnswered = (runId: number) =>
     sql`UPDATE campaign_attempts SET answered_by = 'machine' WHERE run_id = ${runId}`.pipe(Effect.asVoid, Effect.orDie)
 
-  /** The `call.voicemail` webhook event, once the run is stored (its body is the finished run). */
-  const voicemailReached = (runId: number) =>
-    sql`
-      SELECT talkgraph_webhook_event(organization_id, 'call.voicemail', id, campaign_id, 'call.voicemail:' || id)
-      FROM runs WHERE id = ${runId}`.pipe(Effect.asVoid, Effect.orDie)
-
-  return { insert, mediaRun, hold, renew, saveProgress, finish, machineAnswered, voicemailReached }
+  return { insert, mediaRun, hold, renew, saveProgress, finish, machineAnswered }
 })
 
 export type VoiceRuns = Effect.Effect.Success<typeof makeVoiceRuns>
