@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey, type TestAccount } from "./support/accounts.ts"
+import { sine, wavFile } from "./support/audioClips.ts"
 import type { CalleeScript } from "./support/calleeScript.ts"
 import { carrierNumber } from "./support/carrierStandIns.ts"
 import { createWorkflow } from "./support/chatFixtures.ts"
@@ -132,6 +133,36 @@ describe("voicemail detection on a phone call", () => {
     expect(callee.agentBursts[0]!.startMs).toBeGreaterThanOrEqual(beep.endMs!)
     expect(callee.agentBursts[0]!.startMs - beep.endMs!).toBeLessThan(3000)
     expect(callee.endedBy).not.toBe("callee")
+  }, 120_000)
+
+  it("leaves a stored recording of the organization's own as the message", async () => {
+    const { account, workflowId } = await equippedAgent({
+      detection: "in_call",
+      action: "leave_message",
+      message_recording_id: "voicemail-message"
+    })
+    // A two-second clip of the organization's, uploaded and registered as greetings' clips are.
+    const clip = wavFile(sine(300, 16000, 2, 0.3), 16000)
+    const grant = await phone.api.post("/api/v1/workflow-recordings/upload-url", {
+      files: [{ filename: "message.wav", mime_type: "audio/wav", file_size: clip.length }]
+    }, { token: account.token })
+    expect(grant.status).toBe(200)
+    const item = grant.body.items[0]
+    const put = await fetch(item.upload_url, { method: "PUT", headers: { "content-type": "audio/wav" }, body: clip })
+    expect(put.status).toBeLessThan(300)
+    const registered = await phone.api.post("/api/v1/workflow-recordings/", {
+      recordings: [{ recording_id: "voicemail-message", storage_key: item.storage_key }]
+    }, { token: account.token })
+    expect(registered.status).toBe(200)
+
+    const { callee, run } = await placeCall(account, workflowId, "+14155550814", machineScript, [GREETING_LINES])
+    expect(run).toMatchObject({ end_reason: "voicemail", disposition: "voicemail" })
+    expect(run.transcript.map((turn: any) => [turn.role, turn.text])).toEqual([["assistant", "(voicemail recording)"]])
+    const beep = callee.utterances.find((utterance) => utterance.text.startsWith("(tone"))!
+    const heard = callee.agentBursts.filter((burst) => burst.startMs >= beep.endMs!)
+    expect(heard).toHaveLength(1)
+    expect(heard[0]!.endMs - heard[0]!.startMs).toBeGreaterThan(1800)
+    expect(callee.agentBursts).toEqual(heard)
   }, 120_000)
 
   it("greets a person who says hello, and the conversation goes on", async () => {
