@@ -35,6 +35,10 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   { name: "campaignDispatch", about: "calls placed per second with exact rate and concurrency limits" },
   { name: "voiceCalls", about: "simultaneous voice calls at real time" },
   { name: "vadThroughput", about: "Silero VAD windows per second" },
+  {
+    name: "voicemailDetection",
+    about: "in-call answering-machine detection: accuracy and time to decision on 44 clips"
+  },
   { name: "chatTurnOverhead", about: "server time per chat message beyond the LLM's" },
   { name: "chatTransport", about: "the chat client's streaming transport" },
   { name: "eventStreamParse", about: "event-stream parsing" },

@@ -75,6 +75,12 @@ describe.each(carrierProviders.map((provider, index) => ({ provider, index })))(
       scripts.set(numbers[5]!, [{ outcome: "failed" }])
       // Talks past the call's time limit (TALKGRAPH_MAX_CALL_SECONDS): the carrier ends it, completed.
       scripts.set(numbers[6]!, [{ outcome: "completed", talkMs: 10_000 }])
+      // Only its events are looked at (in the outbox), not delivered: a sink that is not listening will do.
+      const hooks = await api.post("/api/v1/webhooks", {
+        url: `${server.url}/voicemail-sink`,
+        event_types: ["call.voicemail"]
+      }, { token: account.token })
+      expect(hooks.status).toBe(200)
       const id = await startedCampaign(server, api, account, contactsCsv(numbers), { rate_limit_per_second: 10 })
 
       // The busy contact is rescheduled after retry_delay_seconds (at least 30 s); bring it forward.
@@ -127,6 +133,12 @@ describe.each(carrierProviders.map((provider, index) => ({ provider, index })))(
         ["failed", "failed", 1],
         ["completed", "completed", 1]
       ])
+      // The carrier's machine verdict is a call.voicemail event, for the machine's call only.
+      const voicemailEvents = await query<{ outcome: string }>((sql) =>
+        sql`SELECT a.outcome FROM webhook_events e JOIN campaign_attempts a ON a.run_id = e.run_id
+            WHERE a.campaign_id = ${id} AND e.type = 'call.voicemail'`
+      )
+      expect(voicemailEvents).toEqual([{ outcome: "voicemail" }])
       // Each attempt ended when its call did, not at a progress event (a machine's verdict) before.
       const attempts = await query<{ provider_call_id: string; ended_at: Date; end_reason: string }>((sql) =>
         sql`SELECT provider_call_id, ended_at, end_reason FROM campaign_attempts WHERE campaign_id = ${id}`

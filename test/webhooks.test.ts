@@ -80,7 +80,7 @@ describe("outgoing webhooks", () => {
       expect(created.body).toMatchObject({
         url: receiver.url,
         enabled: true,
-        event_types: ["run.completed", "campaign.started", "campaign.paused", "campaign.completed"]
+        event_types: ["run.completed", "campaign.started", "campaign.paused", "campaign.completed", "call.voicemail"]
       })
       receiver.useSecret(created.body.secret)
       const endpointId = created.body.id as number

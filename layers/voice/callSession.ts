@@ -9,6 +9,7 @@ import { type ConversationState, initialState, type ToolCallTaken } from "../../
 import type { Ending } from "../../src/conversation/endReason.ts"
 import { noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { InboundMedia, MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
+import { machineWatch, type MachineWatchEvent } from "../../src/voice/answeringMachine.ts"
 import { type CallRecorder, callRecorder } from "../../src/voice/callRecorder.ts"
 import { echoGate } from "../../src/voice/echoGate.ts"
 import type { CallTurnSettings } from "../../src/voice/turnTaking/mod.ts"
@@ -17,6 +18,7 @@ import { makeCallConversation } from "./callConversation.ts"
 import { makeCallTranscription } from "./callTranscription.ts"
 import { makePlayout } from "./playout.ts"
 import { type CallEvent, type ProviderFailure, runTurnInterpreter } from "./turnInterpreter.ts"
+import { awaitAnswer, type VoicemailCall } from "./voicemailAnswer.ts"
 
 /** Voice detection reports speech this long (the reducer decides what it means: a cough does not interrupt). */
 const MIN_SPEECH_MS = 64
@@ -51,6 +53,8 @@ export interface CallSessionInput {
   readonly save: (state: ConversationState, transcript: ReadonlyArray<TranscriptTurn>) => Effect.Effect<void>
   /** A recorded clip's audio when `text` is the text of a clip this run plays (greetings, transition speech). */
   readonly clipAudio: (text: string) => Effect.Effect<Option.Option<Int16Array>>
+  /** An outbound call whose agent detects answering machines itself; absent: no detection. */
+  readonly voicemail?: VoicemailCall
 }
 
 export interface CallResult {
@@ -101,6 +105,12 @@ export const runCallSession = (
     let receivedAudioMs = 0
     let echoFrames = 0
     let ttsCharacters = 0
+    const voicemail = input.voicemail ?? null
+    const watch = voicemail === null
+      ? null
+      : machineWatch(rate, { leaveMessage: voicemail.policy.action === "leave_message" })
+    const watchEvents = yield* Queue.unbounded<MachineWatchEvent | { readonly _tag: "HungUp" }>()
+    const toWatch = (events: ReadonlyArray<MachineWatchEvent>) => Queue.offerAll(watchEvents, events)
 
     const playout = yield* makePlayout({
       protocol,
@@ -123,6 +133,12 @@ export const runCallSession = (
           case "Interim":
             return offer({ _tag: "TranscriptInterim", at, text: event.text })
           case "Final":
+            if (watch !== null && event.text.trim() !== "") {
+              return Effect.zipRight(
+                toWatch(watch.transcript(event.text)),
+                offer({ _tag: "TranscriptFinal", at, text: event.text, settled: event.speechFinal })
+              )
+            }
             // A speech-final piece answers the flush (or the provider's own end of utterance):
             // everything said before the caller stopped is in.
             return offer({ _tag: "TranscriptFinal", at, text: event.text, settled: event.speechFinal })
@@ -185,11 +201,14 @@ export const runCallSession = (
             for (const pcm of sttGate.push(heard, events)) yield* stt.send(pcm)
             for (const event of events) {
               if (event._tag === "SpeechStarted") {
+                watch?.speechStarted(event.atMs)
                 yield* offer({ _tag: "CallerSpeechStarted", at: yield* sinceAudio(event.atMs) })
               } else if (event._tag === "SpeechEnded") {
+                watch?.speechStopped(event.atMs)
                 yield* offer({ _tag: "CallerSpeechStopped", at: yield* sinceAudio(event.atMs) })
               }
             }
+            if (watch !== null) yield* toWatch(watch.audio(heard))
           })
         case "Played":
           return playout.played(media.name)
@@ -197,7 +216,9 @@ export const runCallSession = (
           return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "KeyPressed", at, key: media.digit }))
         case "Stopped":
         case "Closed":
-          return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "CallerHungUp", at }))
+          return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "CallerHungUp", at })).pipe(
+            Effect.zipRight(Queue.offer(watchEvents, { _tag: "HungUp" }))
+          )
         default:
           return Effect.void
       }
@@ -230,6 +251,35 @@ export const runCallSession = (
       return input.send(protocol.progress(update))
     })
     yield* tellProgress
+    if (voicemail !== null) {
+      const answered = yield* awaitAnswer({
+        call: voicemail,
+        runId: input.runId,
+        events: watchEvents,
+        mailbox,
+        playout,
+        synthesize: (text) => services.textToSpeech.synthesize(input.tts, text, rate),
+        countCharacters: (count) => {
+          ttsCharacters += count
+        },
+        hangUp: input.hangUp,
+        nodeId: conversation.state().node_id,
+        appendTurn
+      })
+      if (answered === "voicemail") {
+        return {
+          ending: { reason: "voicemail", error: null },
+          state: conversation.state(),
+          transcript,
+          usage: noUsage,
+          ttsCharacters,
+          sttSeconds: yield* stt.audioSeconds,
+          latenciesMs: [],
+          providerFailures: [],
+          recorder
+        } satisfies CallResult
+      }
+    }
     const result = yield* runTurnInterpreter({
       mailbox,
       conversation: {

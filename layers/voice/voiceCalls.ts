@@ -16,8 +16,9 @@ import { VoiceActivity } from "../../services/VoiceActivity.ts"
 import { type MediaConnection, VoiceCalls } from "../../services/VoiceCalls.ts"
 import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
 import { isFailure } from "../../src/conversation/endReason.ts"
-import { addUsage } from "../../src/conversation/transcript.ts"
+import { addUsage, noUsage } from "../../src/conversation/transcript.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
+import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
 import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
 import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
@@ -25,6 +26,7 @@ import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
 import { latencySummary } from "../../src/voice/latencyStats.ts"
 import { callTurnSettings } from "../../src/voice/turnTaking/agentSettings.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
+import { voicemailPolicy } from "../../src/voice/voicemailPolicy.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
 import { runCallSession } from "./callSession.ts"
 import { makeInboundBacklog } from "./inboundBacklog.ts"
@@ -146,6 +148,10 @@ export const VoiceCallsLive = Layer.scoped(
           Effect.forkScoped
         )
 
+        const voicemail = voicemailPolicy(run.workflow_configurations)
+        // Only a placed call can reach an answering machine; a browser or inbound caller is a person.
+        const detectsMachines = run.direction === "outbound" && connection.source !== "browser" &&
+          voicemail.detection === "in_call"
         const clipByText = new Map<string, string>()
         for (const [id, text] of plan.recordingTexts ?? []) clipByText.set(text, id)
         const result = yield* runCallSession(services, {
@@ -169,17 +175,35 @@ export const VoiceCallsLive = Layer.scoped(
           clipAudio: (text) => {
             const id = clipByText.get(text)
             return id === undefined ? Effect.succeedNone : clipPcm(run.organization_id, id, protocol.sampleRate)
-          }
+          },
+          ...(detectsMachines
+            ? {
+              voicemail: {
+                policy: voicemail,
+                messageText: voicemail.messageText === null
+                  ? null
+                  : renderTemplate(voicemail.messageText, plan.context).trim(),
+                messageRecording: voicemail.messageRecordingId === null
+                  ? Effect.succeedNone
+                  : clipPcm(run.organization_id, voicemail.messageRecordingId, protocol.sampleRate),
+                onMachine: runs.machineAnswered(run.id)
+              }
+            }
+            : {})
         })
 
         // The ending is stored even if the process is asked to stop meanwhile.
         yield* Effect.gen(function*() {
-          const conclusion = yield* engine.conclude(
-            plan,
-            result.state.node_id ? result.state : conversation.state,
-            result.transcript,
-            result.ending
-          )
+          const reachedVoicemail = result.ending.reason === "voicemail"
+          // A machine's greeting is no conversation to classify or extract from: no model is asked.
+          const conclusion = reachedVoicemail
+            ? { gatheredContext: {}, disposition: "voicemail", usage: noUsage }
+            : yield* engine.conclude(
+              plan,
+              result.state.node_id ? result.state : conversation.state,
+              result.transcript,
+              result.ending
+            )
           const recordingKey = `calls/${run.organization_id}/${run.id}/recording.wav`
           const transcriptKey = `calls/${run.organization_id}/${run.id}/transcript.json`
           const stored = yield* Effect.all([

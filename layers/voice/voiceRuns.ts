@@ -13,6 +13,7 @@ export interface MediaRun {
   readonly definition_id: number | null
   readonly channel: "telephony" | "web" | "chat"
   readonly mode: string
+  readonly direction: "inbound" | "outbound"
   readonly state: "initialized" | "running" | "completed" | "failed"
   readonly ended_at: Date | null
   readonly initial_context: Record<string, unknown>
@@ -94,7 +95,7 @@ export const makeVoiceRuns = Effect.gen(function*() {
 
   const mediaRun = (runId: number) =>
     sql<MediaRun>`
-      SELECT r.id, r.organization_id, r.workflow_id, r.definition_id, r.channel, r.mode, r.state, r.ended_at,
+      SELECT r.id, r.organization_id, r.workflow_id, r.definition_id, r.channel, r.mode, r.direction, r.state, r.ended_at,
              r.initial_context, r.conversation,
              COALESCE(a.provider_call_id, r.provider_call_id) AS provider_call_id,
              CASE WHEN a.id IS NULL THEN r.provider_call_id ELSE a.live_call_id END AS live_call_id,
@@ -175,7 +176,15 @@ export const makeVoiceRuns = Effect.gen(function*() {
         busy_token = NULL
       WHERE id = ${call.runId} AND busy_token = ${call.token}`.pipe(Effect.asVoid, Effect.orDie)
 
-  return { insert, mediaRun, hold, renew, saveProgress, finish }
+  /**
+   * The callee's answering machine picked up (in-call detection): a campaign's attempt records it
+   * before the call is hung up, so the carrier's final "completed" counts as voicemail (and the
+   * campaign's voicemail retry rule applies), as with the carrier's own detection.
+   */
+  const machineAnswered = (runId: number) =>
+    sql`UPDATE campaign_attempts SET answered_by = 'machine' WHERE run_id = ${runId}`.pipe(Effect.asVoid, Effect.orDie)
+
+  return { insert, mediaRun, hold, renew, saveProgress, finish, machineAnswered }
 })
 
 export type VoiceRuns = Effect.Effect.Success<typeof makeVoiceRuns>

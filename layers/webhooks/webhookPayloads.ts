@@ -140,20 +140,24 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
           }]))
       )
 
+    /** Events whose body is their run's (the others are their campaign's). */
+    const carriesRun = (delivery: ClaimedDelivery) =>
+      delivery.event_type === "run.completed" || delivery.event_type === "call.voicemail"
+
     /** The bodies of the events of `deliveries` (each event once), read in one query per kind. */
     return (deliveries: ReadonlyArray<ClaimedDelivery>, now: number) =>
       Effect.gen(function*() {
         const runIds = [
-          ...new Set(deliveries.filter((d) => d.event_type === "run.completed").map((d) => Number(d.run_id)))
+          ...new Set(deliveries.filter(carriesRun).map((d) => Number(d.run_id)))
         ]
         const campaignIds = [
-          ...new Set(deliveries.filter((d) => d.event_type !== "run.completed").map((d) => Number(d.campaign_id)))
+          ...new Set(deliveries.filter((d) => !carriesRun(d)).map((d) => Number(d.campaign_id)))
         ]
         const runs = runIds.length === 0 ? new Map<number, object>() : yield* runsData(runIds, now)
         const campaigns = campaignIds.length === 0 ? new Map<number, object>() : yield* campaignsData(campaignIds)
         const bodies = new Map<number, Record<string, unknown>>()
         for (const delivery of deliveries) {
-          const data = delivery.event_type === "run.completed"
+          const data = carriesRun(delivery)
             ? runs.get(Number(delivery.run_id)) ?? { run_id: Number(delivery.run_id), deleted: true }
             : campaigns.get(Number(delivery.campaign_id)) ??
               { campaign_id: Number(delivery.campaign_id), deleted: true }

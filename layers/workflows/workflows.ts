@@ -21,6 +21,7 @@ import { structureProblems, validateDefinition } from "../../src/graph/validatio
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { preCallFetchOf, preCallFetchProblems } from "../../src/tools/preCallFetch.ts"
 import { turnSettingProblems } from "../../src/voice/turnTaking/agentSettings.ts"
+import { voicemailSettingProblems } from "../../src/voice/voicemailPolicy.ts"
 import { makePublishGateCheck } from "../agentTests/publishGateCheck.ts"
 import { generateStarterWorkflow } from "./templateGeneration.ts"
 
@@ -37,14 +38,15 @@ const graphRefusal = (problems: ReadonlyArray<GraphProblem>, summary: string) =>
     }))
   })
 
-/** Unusable `workflow_configurations` (turn-taking, overrides, pre-call fetch, tools) as a 422 naming each field; none: null. */
+/** Unusable `workflow_configurations` (turn-taking, overrides, pre-call fetch, tools, voicemail) as a 422 naming each field; none: null. */
 const configurationRefusal = (configurations: Readonly<Record<string, unknown>> | null | undefined) => {
   const problems = [
     ...turnSettingProblems(configurations),
     ...overrideProblems(configurations),
     ...preCallFetchProblems(configurations),
     ...doNotCallToolSetting.problems(configurations),
-    ...publishRequiresTestsSetting.problems(configurations)
+    ...publishRequiresTestsSetting.problems(configurations),
+    ...voicemailSettingProblems(configurations)
   ]
   return problems.length === 0 ? null : new ValidationFailed({
     message: `The workflow configurations cannot be used: ${problems.length} problem(s)`,

@@ -12,7 +12,8 @@ export const EndReasons = [
   "llm_error",
   "user_ended",
   "user_hangup",
-  "speech_error"
+  "speech_error",
+  "voicemail"
 ] as const
 export type EndReason = (typeof EndReasons)[number]
 

@@ -5,7 +5,8 @@ export const WebhookEventType = Schema.Literal(
   "run.completed",
   "campaign.started",
   "campaign.paused",
-  "campaign.completed"
+  "campaign.completed",
+  "call.voicemail"
 )
 export type WebhookEventType = typeof WebhookEventType.Type
 export const webhookEventTypes: ReadonlyArray<WebhookEventType> = WebhookEventType.literals

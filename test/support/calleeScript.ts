@@ -10,6 +10,8 @@ export type CalleeStep =
    * quiet for `quietMs`. Gives up after `timeoutMs` (default 20 s) and records a timeout.
    */
   | { readonly waitForAgent: { readonly quietMs: number; readonly timeoutMs?: number } }
+  /** Play a steady tone (an answering machine's beep), then go on once it has been sent. */
+  | { readonly tone: { readonly hz: number; readonly ms: number } }
   /** Stay silent for this many milliseconds. */
   | { readonly silence: number }
   /** Wait until the agent has been audible for `afterAgentMs` without a pause, then speak over it. */

@@ -253,10 +253,10 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
   let speech: { pcm: Int16Array; offset: number; utterance: number } | null = null
   let held: WireMessage | null = null
 
-  const startSpeech = (text: string, atMs: number) => {
+  const startSpeech = (text: string, atMs: number, pcm = lines.get(text)!) => {
     lastSpeechStartMs = atMs
     utterances.push({ text, startMs: atMs, endMs: null })
-    speech = { pcm: lines.get(text)!, offset: 0, utterance: utterances.length - 1 }
+    speech = { pcm, offset: 0, utterance: utterances.length - 1 }
   }
 
   const nextStep = (atMs: number) => {
@@ -271,6 +271,15 @@ export const connectCallee = async (options: CalleeOptions): Promise<CalleeCall>
     stepBegun = true
     if ("say" in step) {
       if (begin) startSpeech(step.say, atMs)
+      return speech === null
+    }
+    if ("tone" in step) {
+      const { hz, ms } = step.tone
+      const pcm = Int16Array.from(
+        { length: Math.round((rate * ms) / 1000) },
+        (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate))
+      )
+      if (begin) startSpeech(`(tone ${hz} Hz)`, atMs, pcm)
       return speech === null
     }
     if ("silence" in step) return atMs - stepStartedMs >= step.silence

@@ -12,7 +12,9 @@ const HALF_STATE = STATE_SIZE / 2
 export const openSileroSession = async (modelPath) => {
   // The ONNX runtime (a native library of its own) is loaded with the first session, that is on
   // the first voice call, not when the server starts: a process without calls never maps it.
-  const { default: ort } = await import("onnxruntime-node")
+  // Under tsx's loader this CommonJS package's import has no `default`; its namespace is the API.
+  const loaded = await import("onnxruntime-node")
+  const ort = loaded.default ?? loaded
   const session = await ort.InferenceSession.create(modelPath, {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,

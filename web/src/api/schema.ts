@@ -3478,7 +3478,7 @@ export type components = {
             id: components["schemas"]["Int"];
             url: string;
             description: string | null;
-            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed")[];
+            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail")[];
             enabled: boolean;
             /** @description Why the endpoint was disabled: every delivery failed for 24 hours. Re-enable it with PATCH. */
             disabled_reason: string | null;
@@ -3500,13 +3500,13 @@ export type components = {
              * minItems(1)
              * @description Every event type when omitted
              */
-            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed")[];
+            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail")[];
         };
         WebhookEndpointWithSecret: {
             id: components["schemas"]["Int"];
             url: string;
             description: string | null;
-            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed")[];
+            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail")[];
             enabled: boolean;
             /** @description Why the endpoint was disabled: every delivery failed for 24 hours. Re-enable it with PATCH. */
             disabled_reason: string | null;
@@ -3530,7 +3530,7 @@ export type components = {
              * minItems(1)
              * @description an array of at least 1 item(s)
              */
-            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed")[];
+            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail")[];
             enabled?: boolean;
         };
         WebhookDelivery: {
@@ -3538,7 +3538,7 @@ export type components = {
             /** @description The `webhook-id` header: the same on every retry */
             message_id: string;
             /** @enum {string} */
-            event_type: "run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed";
+            event_type: "run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail";
             /** @enum {string} */
             state: "pending" | "delivered" | "failed";
             attempts: components["schemas"]["Int"];
