@@ -66,9 +66,13 @@ const placeCall = async (
   return { runId, callId: created.body.data.id as string, key, run, callee: (await placed.calleeDone)! }
 }
 
-const equippedAgent = async (voicemail: Record<string, unknown>) => {
+const equippedAgent = async (
+  voicemail: Record<string, unknown>,
+  prepare: (account: TestAccount) => Promise<void> = async () => {}
+) => {
   const account = await newAccount(phone.api)
   await phone.equip(account)
+  await prepare(account)
   const workflowId = await createWorkflow(phone.api, phone.server, account, voiceDefinition(), {
     configurations: { voicemail }
   })
@@ -136,24 +140,26 @@ describe("voicemail detection on a phone call", () => {
   }, 120_000)
 
   it("leaves a stored recording of the organization's own as the message", async () => {
+    // A two-second clip of the organization's, uploaded and registered as greetings' clips are,
+    // before the agent names it (an agent naming a clip the organization lacks is refused).
     const { account, workflowId } = await equippedAgent({
       detection: "in_call",
       action: "leave_message",
       message_recording_id: "voicemail-message"
+    }, async (account) => {
+      const clip = wavFile(sine(300, 16000, 2, 0.3), 16000)
+      const grant = await phone.api.post("/api/v1/workflow-recordings/upload-url", {
+        files: [{ filename: "message.wav", mime_type: "audio/wav", file_size: clip.length }]
+      }, { token: account.token })
+      expect(grant.status).toBe(200)
+      const item = grant.body.items[0]
+      const put = await fetch(item.upload_url, { method: "PUT", headers: { "content-type": "audio/wav" }, body: clip })
+      expect(put.status).toBeLessThan(300)
+      const registered = await phone.api.post("/api/v1/workflow-recordings/", {
+        recordings: [{ recording_id: "voicemail-message", storage_key: item.storage_key }]
+      }, { token: account.token })
+      expect(registered.status).toBe(200)
     })
-    // A two-second clip of the organization's, uploaded and registered as greetings' clips are.
-    const clip = wavFile(sine(300, 16000, 2, 0.3), 16000)
-    const grant = await phone.api.post("/api/v1/workflow-recordings/upload-url", {
-      files: [{ filename: "message.wav", mime_type: "audio/wav", file_size: clip.length }]
-    }, { token: account.token })
-    expect(grant.status).toBe(200)
-    const item = grant.body.items[0]
-    const put = await fetch(item.upload_url, { method: "PUT", headers: { "content-type": "audio/wav" }, body: clip })
-    expect(put.status).toBeLessThan(300)
-    const registered = await phone.api.post("/api/v1/workflow-recordings/", {
-      recordings: [{ recording_id: "voicemail-message", storage_key: item.storage_key }]
-    }, { token: account.token })
-    expect(registered.status).toBe(200)
 
     const { callee, run } = await placeCall(account, workflowId, "+14155550814", machineScript, [GREETING_LINES])
     expect(run).toMatchObject({ end_reason: "voicemail", disposition: "voicemail" })
@@ -193,5 +199,18 @@ describe("voicemail detection on a phone call", () => {
       "body.workflow_configurations.voicemail.detection",
       "body.workflow_configurations.voicemail"
     ])
+
+    const unknownClip = await phone.api.post("/api/v1/workflow/create/definition", {
+      name: "Voicemail agent",
+      workflow_definition: voiceDefinition(),
+      workflow_configurations: {
+        voicemail: { detection: "in_call", action: "leave_message", message_recording_id: "rec_not_ours" }
+      }
+    }, { token: account.token })
+    expect(unknownClip.status).toBe(422)
+    expect(unknownClip.body.detail[0].loc.join(".")).toBe(
+      "body.workflow_configurations.voicemail.message_recording_id"
+    )
+    expect(unknownClip.body.detail[0].msg).toContain(`"rec_not_ours" is not a recording of this organization`)
   })
 })

@@ -21,7 +21,7 @@ import { structureProblems, validateDefinition } from "../../src/graph/validatio
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { preCallFetchOf, preCallFetchProblems } from "../../src/tools/preCallFetch.ts"
 import { turnSettingProblems } from "../../src/voice/turnTaking/agentSettings.ts"
-import { voicemailSettingProblems } from "../../src/voice/voicemailPolicy.ts"
+import { voicemailPolicy, voicemailSettingProblems } from "../../src/voice/voicemailPolicy.ts"
 import { makePublishGateCheck } from "../agentTests/publishGateCheck.ts"
 import { generateStarterWorkflow } from "./templateGeneration.ts"
 
@@ -102,6 +102,30 @@ export const WorkflowsLive = Layer.effect(
         )
       })
 
+    /** A voicemail message left as a recording must name one of the organization's clips. */
+    const voicemailRecordingRefusal = (
+      principal: Principal,
+      configurations: Readonly<Record<string, unknown>> | null | undefined
+    ) =>
+      Effect.gen(function*() {
+        const id = voicemailPolicy(configurations).messageRecordingId
+        if (id === null || (yield* recordings.existing(principal.organizationId, [id])).has(id)) return null
+        return ValidationFailed.single(
+          ["body", "workflow_configurations", "voicemail", "message_recording_id"],
+          `"${id}" is not a recording of this organization; upload it with POST /api/v1/workflow-recordings first`
+        )
+      })
+
+    /** Configurations that name what the organization does not have, as a 422; none: null. */
+    const referenceRefusal = (
+      principal: Principal,
+      configurations: Readonly<Record<string, unknown>> | null | undefined
+    ) =>
+      Effect.flatMap(
+        preCallToolRefusal(principal, configurations),
+        (refused) => refused === null ? voicemailRecordingRefusal(principal, configurations) : Effect.succeed(refused)
+      )
+
     const viewOf = (principal: Principal, id: WorkflowId) =>
       repo.find(principal.organizationId, id).pipe(
         Effect.flatMap(Option.match({ onNone: () => Effect.fail(workflowNotFound(id)), onSome: Effect.succeed }))
@@ -126,7 +150,7 @@ export const WorkflowsLive = Layer.effect(
           return yield* graphRefusal(problems, `The workflow definition cannot run: ${problems.length} problem(s)`)
         }
         const refused = configurationRefusal(input.workflow_configurations) ??
-          (yield* preCallToolRefusal(principal, input.workflow_configurations))
+          (yield* referenceRefusal(principal, input.workflow_configurations))
         if (refused !== null) return yield* refused
         return yield* created(principal, {
           name: input.name,
@@ -181,7 +205,7 @@ export const WorkflowsLive = Layer.effect(
         }
       }
       const refused = configurationRefusal(edit.workflow_configurations) ??
-        (yield* preCallToolRefusal(principal, edit.workflow_configurations))
+        (yield* referenceRefusal(principal, edit.workflow_configurations))
       if (refused !== null) return yield* refused
       yield* sql.withTransaction(Effect.zipRight(lockWorkflow(principal, id), repo.saveDraft(id, edit)))
       return yield* viewOf(principal, id)
