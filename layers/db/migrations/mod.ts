@@ -22,6 +22,7 @@ import { agentTests } from "./0021_agent_tests.ts"
 import { knowledgeSearchIndexes } from "./0022_knowledge_search_indexes.ts"
 import { callerIdPools } from "./0023_caller_id_pools.ts"
 import { doNotCallBulk } from "./0024_do_not_call_bulk.ts"
+import { qualityReviews } from "./0026_quality_reviews.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -48,5 +49,6 @@ export const migrations = {
   "0021_agent_tests": agentTests,
   "0022_knowledge_search_indexes": knowledgeSearchIndexes,
   "0023_caller_id_pools": callerIdPools,
-  "0024_do_not_call_bulk": doNotCallBulk
+  "0024_do_not_call_bulk": doNotCallBulk,
+  "0026_quality_reviews": qualityReviews
 }

@@ -1,0 +1,2 @@
+export { qualityReviewColumn } from "./reviewColumns.ts"
+export { QualityReviewsLive } from "./qualityReviews.ts"

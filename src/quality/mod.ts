@@ -1,0 +1,2 @@
+export * from "./qualityReview.ts"
+export * from "./reviewPrompt.ts"
