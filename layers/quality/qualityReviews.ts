@@ -20,7 +20,6 @@ interface DayRow {
   readonly reviewed: number
   readonly failed: number
   readonly mean_score: number | null
-  readonly tags: unknown
 }
 
 interface ExportRow {
@@ -90,31 +89,32 @@ export const QualityReviewsLive = Layer.scoped(
       window: { readonly from?: Date | undefined; readonly before?: Date | undefined }
     ) {
       yield* agentOf(principal, agentId)
+      const dayOf = sql.literal("to_char(q.reviewed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')")
+      const scope = sql`q.organization_id = ${principal.organizationId} AND q.workflow_id = ${agentId}
+          ${window.from ? sql`AND q.reviewed_at >= ${window.from}` : sql``}
+          ${window.before ? sql`AND q.reviewed_at < ${window.before}` : sql``}`
       const rows = yield* sql<DayRow>`
-        SELECT to_char(q.reviewed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+        SELECT ${dayOf} AS day,
                count(*) FILTER (WHERE q.status = 'reviewed')::integer AS reviewed,
                count(*) FILTER (WHERE q.status = 'failed')::integer AS failed,
-               avg(q.score)::float8 AS mean_score,
-               COALESCE((SELECT jsonb_object_agg(t.tag, t.n) FROM (
-                 SELECT tag, count(*)::integer AS n
-                 FROM quality_reviews q2, jsonb_array_elements_text(q2.tags) AS tag
-                 WHERE q2.organization_id = ${principal.organizationId} AND q2.workflow_id = ${agentId}
-                   AND q2.status = 'reviewed'
-                   AND to_char(q2.reviewed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
-                       = to_char(q.reviewed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
-                 GROUP BY tag) t), '{}'::jsonb) AS tags
+               avg(q.score)::float8 AS mean_score
         FROM quality_reviews q
-        WHERE q.organization_id = ${principal.organizationId} AND q.workflow_id = ${agentId}
-          AND q.status IN ('reviewed', 'failed')
-          ${window.from ? sql`AND q.reviewed_at >= ${window.from}` : sql``}
-          ${window.before ? sql`AND q.reviewed_at < ${window.before}` : sql``}
+        WHERE ${scope} AND q.status IN ('reviewed', 'failed')
         GROUP BY 1 ORDER BY 1`
+      const tagged = yield* sql<{ day: string; tag: string; n: number }>`
+        SELECT ${dayOf} AS day, t.tag, count(*)::integer AS n
+        FROM quality_reviews q, jsonb_array_elements_text(q.tags) AS t (tag)
+        WHERE ${scope} AND q.status = 'reviewed'
+        GROUP BY 1, 2`
       return rows.map((row): QualityDay => ({
         date: row.day,
         reviewed: row.reviewed,
         failed: row.failed,
         mean_score: row.mean_score === null ? null : Math.round(Number(row.mean_score) * 100) / 100,
-        tags: Object.fromEntries(ReviewTags.map((tag) => [tag, Number(jsonOf(row.tags)?.[tag] ?? 0)]))
+        tags: Object.fromEntries(ReviewTags.map((tag) => [
+          tag,
+          Number(tagged.find((count) => count.day === row.day && count.tag === tag)?.n ?? 0)
+        ]))
       }))
     }, Effect.catchTag("SqlError", Effect.die))
 
