@@ -80,7 +80,9 @@ const reviewsOf = (runIds: ReadonlyArray<number>) =>
   server.run(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     return yield* sql<{ run_id: string; status: string; skip_reason: string | null; failure: string | null }>`
-      SELECT run_id, status, skip_reason, failure FROM quality_reviews WHERE run_id IN ${sql.in(runIds)} ORDER BY run_id`
+      SELECT run_id, status, skip_reason, failure FROM quality_reviews WHERE run_id IN ${
+      sql.in(runIds)
+    } ORDER BY run_id`
   }))
 
 /** Waits (with a deadline) until every queued review of the runs is settled. */
@@ -114,7 +116,9 @@ describe("the quality review rules", () => {
       .toEqual({ review: false, reason: "too_short" })
     expect(reviewDecision(setting, { id: picked[0]!, durationSeconds: 60, voicemail: true }))
       .toEqual({ review: false, reason: "voicemail" })
-    expect(reviewDecision({ ...setting, includeVoicemail: true }, { id: picked[0]!, durationSeconds: 60, voicemail: true }))
+    expect(
+      reviewDecision({ ...setting, includeVoicemail: true }, { id: picked[0]!, durationSeconds: 60, voicemail: true })
+    )
       .toEqual({ review: true })
 
     expect(parseDefaultReview("```json\n" + JSON.stringify(GOOD) + "\n```")).toEqual({ ok: true, result: GOOD })
@@ -189,13 +193,21 @@ describe("quality review of finished runs", () => {
     expect(byScore.body.runs[0].quality_review.score).toBe(7)
     const tooHigh = await usageRuns(account, [{ attribute: "qualityScore", type: "numberRange", value: { min: 8 } }])
     expect(tooHigh.body.total_count).toBe(0)
-    const byTag = await usageRuns(account, [{ attribute: "qualityTag", type: "multiSelect", value: { tags: ["dead_air"] } }])
+    const byTag = await usageRuns(account, [{
+      attribute: "qualityTag",
+      type: "multiSelect",
+      value: { tags: ["dead_air"] }
+    }])
     expect(byTag.body.total_count).toBe(sampled.length)
     const otherTag = await usageRuns(account, [
       { attribute: "qualityTag", type: "multiSelect", value: { tags: ["agent_looping"] } }
     ])
     expect(otherTag.body.total_count).toBe(0)
-    const badTag = await usageRuns(account, [{ attribute: "qualityTag", type: "multiSelect", value: { tags: ["rude"] } }])
+    const badTag = await usageRuns(account, [{
+      attribute: "qualityTag",
+      type: "multiSelect",
+      value: { tags: ["rude"] }
+    }])
     expect(badTag.status).toBe(422)
 
     const today = new Date().toISOString().slice(0, 10)
@@ -206,7 +218,13 @@ describe("quality review of finished runs", () => {
       reviewed: sampled.length,
       failed: 0,
       mean_score: 7,
-      tags: { dead_air: sampled.length, caller_frustrated: 0, agent_looping: 0, improper_reply: 0, caller_detects_ai: 0 }
+      tags: {
+        dead_air: sampled.length,
+        caller_frustrated: 0,
+        agent_looping: 0,
+        improper_reply: 0,
+        caller_detects_ai: 0
+      }
     }])
     const badWindow = await api.get(`/api/v2/agents/${agentId}/quality?from=yesterday`, { apiKey: key })
     expect(badWindow.status).toBe(422)
@@ -228,8 +246,10 @@ describe("quality review of finished runs", () => {
     expect((await api.get(`/api/v2/conversations/${reviewedId}`, { apiKey: strangerKey })).status).toBe(404)
     const strangerCsv = await api.get(`/api/v2/quality-reviews/export`, { apiKey: strangerKey })
     expect(String(strangerCsv.body).trim().split("\r\n")).toHaveLength(1)
-    expect((await usageRuns(stranger, [{ attribute: "qualityScore", type: "numberRange", value: { min: 1 } }])).body
-      .total_count).toBe(0)
+    expect(
+      (await usageRuns(stranger, [{ attribute: "qualityScore", type: "numberRange", value: { min: 1 } }])).body
+        .total_count
+    ).toBe(0)
   })
 
   it("keeps a custom prompt's JSON answer, and records a malformed answer as a failed review", async () => {
@@ -253,9 +273,7 @@ describe("quality review of finished runs", () => {
       tags: [],
       result: { grade: "A", followed_script: true }
     })
-    const request = llm.requests.find((sent) =>
-      sent.body.messages?.[0]?.content?.startsWith("Grade the agent A to F")
-    )
+    const request = llm.requests.find((sent) => sent.body.messages?.[0]?.content?.startsWith("Grade the agent A to F"))
     expect(request?.body.response_format).toBeUndefined()
 
     const badShown = await api.get(`/api/v2/conversations/${badRun}`, { apiKey: key })

@@ -1,2 +1,2 @@
-export { qualityReviewColumn } from "./reviewColumns.ts"
 export { QualityReviewsLive } from "./qualityReviews.ts"
+export { qualityReviewColumn } from "./reviewColumns.ts"

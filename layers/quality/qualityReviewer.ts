@@ -7,9 +7,9 @@ import type { ModelSettingsShape } from "../../services/ModelSettings.ts"
 import { overridesOf } from "../../src/conversation/agentOverrides.ts"
 import { noUsage, type TokenUsage } from "../../src/conversation/transcript.ts"
 import {
-  type ParsedReview,
   parseCustomReview,
   parseDefaultReview,
+  type ParsedReview,
   qualityReviewOf,
   reviewDecision
 } from "../../src/quality/qualityReview.ts"

@@ -118,9 +118,10 @@ export const QualityReviewsLive = Layer.scoped(
       }))
     }, Effect.catchTag("SqlError", Effect.die))
 
-    const exportCsv = Effect.fn("QualityReviews.exportCsv")(function*(principal: Principal, selection: ReviewSelection) {
-      if (selection.agentId !== undefined) yield* agentOf(principal, selection.agentId)
-      const rows = yield* sql<ExportRow>`
+    const exportCsv = Effect.fn("QualityReviews.exportCsv")(
+      function*(principal: Principal, selection: ReviewSelection) {
+        if (selection.agentId !== undefined) yield* agentOf(principal, selection.agentId)
+        const rows = yield* sql<ExportRow>`
         SELECT q.run_id, q.workflow_id, w.name AS agent_name, q.status, q.rubric, q.model, q.score, q.tags,
                q.sentiment, q.summary, q.result, q.failure, q.reviewed_at
         FROM quality_reviews q JOIN workflows w ON w.id = q.workflow_id
@@ -131,29 +132,31 @@ export const QualityReviewsLive = Layer.scoped(
           ${selection.minScore === undefined ? sql`` : sql`AND q.score >= ${selection.minScore}`}
           ${selection.maxScore === undefined ? sql`` : sql`AND q.score <= ${selection.maxScore}`}
           ${
-        selection.tag === undefined
-          ? sql``
-          : sql`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(q.tags) AS t (tag) WHERE t.tag = ${selection.tag})`
-      }
+          selection.tag === undefined
+            ? sql``
+            : sql`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(q.tags) AS t (tag) WHERE t.tag = ${selection.tag})`
+        }
         ORDER BY q.reviewed_at DESC, q.run_id DESC`
-      return csvLine(EXPORT_HEADER) + rows.map((row) =>
-        csvLine([
-          Number(row.run_id),
-          Number(row.workflow_id),
-          row.agent_name,
-          row.status,
-          row.rubric,
-          row.model,
-          row.score,
-          (jsonOf(row.tags) as Array<string>).join(" "),
-          row.sentiment,
-          row.summary,
-          row.result === null ? null : JSON.stringify(jsonOf(row.result)),
-          row.failure,
-          row.reviewed_at
-        ])
-      ).join("")
-    }, Effect.catchTag("SqlError", Effect.die))
+        return csvLine(EXPORT_HEADER) + rows.map((row) =>
+          csvLine([
+            Number(row.run_id),
+            Number(row.workflow_id),
+            row.agent_name,
+            row.status,
+            row.rubric,
+            row.model,
+            row.score,
+            (jsonOf(row.tags) as Array<string>).join(" "),
+            row.sentiment,
+            row.summary,
+            row.result === null ? null : JSON.stringify(jsonOf(row.result)),
+            row.failure,
+            row.reviewed_at
+          ])
+        ).join("")
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     return QualityReviews.of({ perDay, exportCsv })
   })

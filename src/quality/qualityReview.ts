@@ -49,9 +49,12 @@ export const qualityReviewProblems = (
   if (raw === undefined || raw === null) return []
   if (!isObject(raw)) return [{ path: [SETTING], message: "must be an object", type: "type_error" }]
   const problems: Array<Problem> = []
-  const at = (key: string, message: string, type = "value_error") => problems.push({ path: [SETTING, key], message, type })
+  const at = (key: string, message: string, type = "value_error") =>
+    problems.push({ path: [SETTING, key], message, type })
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_KEYS.includes(key)) at(key, `is not a quality review setting (known: ${KNOWN_KEYS.join(", ")})`, "extra_forbidden")
+    if (!KNOWN_KEYS.includes(key)) {
+      at(key, `is not a quality review setting (known: ${KNOWN_KEYS.join(", ")})`, "extra_forbidden")
+    }
   }
   if (raw["enabled"] !== undefined && typeof raw["enabled"] !== "boolean") at("enabled", "must be true or false")
   const rubric = raw["rubric"]
@@ -77,8 +80,13 @@ export const qualityReviewProblems = (
     at("include_voicemail", "must be true or false")
   }
   const model = raw["model"]
-  if (model !== undefined && model !== null && (typeof model !== "string" || model.trim() === "" || model.length > 200)) {
-    at("model", "must be a model name (1 to 200 characters) on the organization's LLM connection, or null for the agent's own")
+  if (
+    model !== undefined && model !== null && (typeof model !== "string" || model.trim() === "" || model.length > 200)
+  ) {
+    at(
+      "model",
+      "must be a model name (1 to 200 characters) on the organization's LLM connection, or null for the agent's own"
+    )
   }
   return problems
 }

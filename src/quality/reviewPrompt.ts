@@ -66,7 +66,10 @@ export const conversationText = (run: ReviewedRun): string => {
 }
 
 /** The messages of a review: the rubric (the default one or the user's prompt), then the conversation. */
-export const reviewMessages = (rubric: "default" | { readonly prompt: string }, run: ReviewedRun): Array<{ role: "system" | "user"; content: string }> => [
+export const reviewMessages = (
+  rubric: "default" | { readonly prompt: string },
+  run: ReviewedRun
+): Array<{ role: "system" | "user"; content: string }> => [
   { role: "system", content: rubric === "default" ? DEFAULT_RUBRIC : rubric.prompt },
   { role: "user", content: conversationText(run) }
 ]

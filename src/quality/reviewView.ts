@@ -14,7 +14,9 @@ export const QualityReviewView = Schema.Struct({
   skip_reason: Schema.NullOr(Schema.String).annotations({
     description: "Why the run was not reviewed: too_short, voicemail, not_sampled, disabled"
   }),
-  failure: Schema.NullOr(Schema.String).annotations({ description: "Why the review failed (e.g. the answer was not valid)" }),
+  failure: Schema.NullOr(Schema.String).annotations({
+    description: "Why the review failed (e.g. the answer was not valid)"
+  }),
   reviewed_at: Schema.NullOr(TimestampText)
 }).annotations({ identifier: "QualityReview" })
 export type QualityReviewView = typeof QualityReviewView.Type

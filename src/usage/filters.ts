@@ -96,7 +96,8 @@ const byDuration = (at: string) => (value: Value): Parsed => {
 const byQualityScore = (at: string) => (value: Value): Parsed => {
   const min = numberFrom(value.min)
   const max = numberFrom(value.max)
-  const inRange = (bound: number | null | undefined) => bound === null || (bound !== undefined && bound >= 1 && bound <= 10)
+  const inRange = (bound: number | null | undefined) =>
+    bound === null || (bound !== undefined && bound >= 1 && bound <= 10)
   if (!inRange(min)) return `${at}.value.min must be a score from 1 to 10`
   if (!inRange(max)) return `${at}.value.max must be a score from 1 to 10`
   if (min != null && max != null && min > max) return `${at}.value.min must not be greater than max`
@@ -107,7 +108,8 @@ const byQualityScore = (at: string) => (value: Value): Parsed => {
 const byQualityTag = (at: string) => (value: Value): Parsed => {
   const tags = value.tags
   if (
-    !Array.isArray(tags) || !tags.every((tag) => typeof tag === "string" && (ReviewTags as ReadonlyArray<string>).includes(tag))
+    !Array.isArray(tags) ||
+    !tags.every((tag) => typeof tag === "string" && (ReviewTags as ReadonlyArray<string>).includes(tag))
   ) {
     return `${at}.value.tags must be an array of: ${ReviewTags.join(", ")}`
   }

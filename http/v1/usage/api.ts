@@ -109,7 +109,8 @@ export const WorkflowRunUsageResponse = Schema.Struct({
   recording_url: Schema.NullOr(Schema.String),
   transcript_url: Schema.NullOr(Schema.String),
   quality_review: Schema.NullOr(QualityReviewView).annotations({
-    description: "The run's quality review (the agent's quality_review setting); null when the agent does not review runs"
+    description:
+      "The run's quality review (the agent's quality_review setting); null when the agent does not review runs"
   })
 }).annotations({ identifier: "WorkflowRunUsageResponse" })
 

@@ -48,7 +48,8 @@ export const V2Conversation = Schema.Struct({
   }),
   usage: V2ConversationUsage,
   quality_review: Schema.NullOr(QualityReviewView).annotations({
-    description: "The run's quality review (the agent's quality_review setting); null when the agent does not review runs"
+    description:
+      "The run's quality review (the agent's quality_review setting); null when the agent does not review runs"
   }),
   created_at: Timestamp
 }).annotations({ identifier: "V2_Conversation" })

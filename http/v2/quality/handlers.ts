@@ -32,7 +32,10 @@ export const QualityHandlers = HttpApiBuilder.group(Api, "quality", (handlers) =
             urlParams.min_score !== undefined && urlParams.max_score !== undefined &&
             urlParams.min_score > urlParams.max_score
           ) {
-            return yield* ValidationFailed.single(["query", "min_score"], "min_score must not be greater than max_score")
+            return yield* ValidationFailed.single(
+              ["query", "min_score"],
+              "min_score must not be greater than max_score"
+            )
           }
           return yield* reviews.exportCsv(principal, {
             ...window,
