@@ -14,11 +14,13 @@ import { MembersLive } from "../layers/identity/members.ts"
 import { PasswordHashingLive } from "../layers/identity/passwordHashing.ts"
 import { DocumentCatalogLive, KnowledgeBaseLive } from "../layers/knowledge/mod.ts"
 import { ModelSettingsLive } from "../layers/llm/modelSettings.ts"
+import { LlmChatLive } from "../layers/llm/openaiChat.ts"
 import { ModelChecksLive } from "../layers/modelChecks/modelChecks.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
 import { OperatorAccessLive, OperatorEndpointLive } from "../layers/operator/operatorAccess.ts"
 import { OutboundHttpLive } from "../layers/outbound/outboundHttp.ts"
 import { PublicUrlLive } from "../layers/publicUrl.ts"
+import { QualityReviewsLive } from "../layers/quality/mod.ts"
 import { RecordingCatalogLive, RecordingsAreaLive } from "../layers/recordings/mod.ts"
 import { SecretBoxLive } from "../layers/secrets/secretBox.ts"
 import { StorageLive } from "../layers/storage/mod.ts"
@@ -46,6 +48,7 @@ const ServicesOverDatabase = Layer.mergeAll(
   RunArtifactsLive.pipe(Layer.provide(StorageLive)),
   AgentsLive,
   ModelChecksLive.pipe(Layer.provide(AgentsLive)),
+  QualityReviewsLive.pipe(Layer.provide(Layer.mergeAll(AgentsLive, LlmChatLive))),
   CampaignsAreaLive,
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),

@@ -28,6 +28,7 @@ import { AgentTestsApi } from "./v2/agentTests/api.ts"
 import { CallsApi } from "./v2/calls/api.ts"
 import { ConversationsApi } from "./v2/conversations/api.ts"
 import { V2KnowledgeBaseApi } from "./v2/knowledgeBase/api.ts"
+import { QualityApi } from "./v2/quality/api.ts"
 import { StatusApi } from "./v2/status/api.ts"
 import { V2ToolsApi } from "./v2/tools/api.ts"
 
@@ -48,6 +49,7 @@ export class Api extends HttpApi.make("talkgraph")
   .add(TelephonyConfigsApi)
   .add(TextChatApi)
   .add(ConversationsApi)
+  .add(QualityApi)
   .add(TelephonyWebhooksApi)
   .add(RecordingsApi)
   .add(VoiceCallsApi)

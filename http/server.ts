@@ -45,6 +45,7 @@ import { AgentTestsHandlers } from "./v2/agentTests/handlers.ts"
 import { CallsHandlers } from "./v2/calls/handlers.ts"
 import { ConversationsHandlers } from "./v2/conversations/handlers.ts"
 import { V2KnowledgeBaseHandlers } from "./v2/knowledgeBase/handlers.ts"
+import { QualityHandlers } from "./v2/quality/handlers.ts"
 import { StatusHandlers } from "./v2/status/handlers.ts"
 import { V2ToolsHandlers } from "./v2/tools/handlers.ts"
 
@@ -64,6 +65,7 @@ const HandlersLive = Layer.mergeAll(
   TelephonyConfigsHandlers,
   TextChatHandlers,
   ConversationsHandlers,
+  QualityHandlers,
   TelephonyWebhooksHandlers,
   RecordingsHandlers,
   VoiceCallsHandlers,

@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { NotFound } from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
+import type { QualityReviewView } from "../src/quality/reviewView.ts"
 
 /** A run as v2 shows it: one call or chat of an agent, with its results. */
 export interface ConversationView {
@@ -31,6 +32,8 @@ export interface ConversationView {
     readonly tts_characters: number
     readonly stt_seconds: number
   }
+  /** The run's quality review; null when its agent does not review runs. */
+  readonly quality_review: QualityReviewView | null
   readonly created_at: Date
 }
 

@@ -1,6 +1,7 @@
 import { Context, type Effect, type Stream } from "effect"
 import type { ValidationFailed } from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
+import type { QualityReviewView } from "../src/quality/reviewView.ts"
 import type { DayUsage } from "../src/usage/dailySeries.ts"
 import type { DateBound } from "../src/usage/dates.ts"
 import type { UsageFilter } from "../src/usage/filters.ts"
@@ -38,6 +39,8 @@ export interface UsageRunView {
   /** Short-lived signed link, or null when the run has no such artifact. */
   readonly recording_url: string | null
   readonly transcript_url: string | null
+  /** The run's quality review; null when its agent does not review runs. */
+  readonly quality_review: QualityReviewView | null
 }
 
 /** One page of runs; the totals cover every run the criteria select, not just this page. */

@@ -3,10 +3,13 @@ import { Effect, Layer } from "effect"
 import { Conversations, type ConversationView } from "../../services/Conversations.ts"
 import { NotFound } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
+import { reviewViewOf } from "../../src/quality/reviewView.ts"
+import { qualityReviewColumn } from "../quality/reviewColumns.ts"
 
 interface ConversationRow
-  extends Omit<ConversationView, "agent_id" | "agent_version" | "status" | "usage" | "latency">
+  extends Omit<ConversationView, "agent_id" | "agent_version" | "status" | "usage" | "latency" | "quality_review">
 {
+  readonly quality_review: unknown
   readonly latency_p50_ms: number | null
   readonly latency_p90_ms: number | null
   readonly workflow_id: number
@@ -46,6 +49,7 @@ const toView = (row: ConversationRow): ConversationView => ({
     tts_characters: row.tts_characters,
     stt_seconds: row.stt_seconds
   },
+  quality_review: reviewViewOf(row.quality_review),
   created_at: row.created_at
 })
 
@@ -58,7 +62,7 @@ export const ConversationsLive = Layer.effect(
       id, workflow_id, version_number, channel, mode, direction, state, caller_number, called_number, campaign_id,
       started_at, ended_at, duration_seconds, disposition, end_reason, initial_context, gathered_context, transcript,
       prompt_tokens, completion_tokens, GREATEST(service_tokens, prompt_tokens + completion_tokens) AS service_tokens,
-      tts_characters, stt_seconds, latency_p50_ms, latency_p90_ms, created_at`)
+      tts_characters, stt_seconds, latency_p50_ms, latency_p90_ms, created_at, ${qualityReviewColumn("runs")}`)
 
     const listForAgent = Effect.fn("Conversations.listForAgent")(
       function*(principal: Principal, agentId: number, page: number, pageSize: number) {

@@ -1,6 +1,8 @@
 import type { Statement } from "@effect/sql"
 import type { UsageRunView } from "../../services/UsageReports.ts"
+import { reviewViewOf } from "../../src/quality/reviewView.ts"
 import type { ArtifactKind } from "../../src/usage/artifactLinks.ts"
+import { qualityReviewColumn } from "../quality/reviewColumns.ts"
 
 /** A run as the report reads it (joined with its workflow's name). */
 export interface UsageRunRow {
@@ -27,6 +29,7 @@ export interface UsageRunRow {
 export interface UsageRunDetailRow extends UsageRunRow {
   readonly initial_context: Record<string, unknown>
   readonly gathered_context: Record<string, unknown>
+  readonly quality_review: unknown
 }
 
 /** Columns of `runs r` / `workflows w` for a report row; JSON columns only when they are shown. */
@@ -50,7 +53,7 @@ export const runColumns = (sql: Statement.Constructor, withContext: boolean): St
       "r.campaign_id",
       "r.recording_key IS NOT NULL AS has_recording",
       "r.transcript_key IS NOT NULL AS has_transcript",
-      ...(withContext ? ["r.initial_context", "r.gathered_context"] : [])
+      ...(withContext ? ["r.initial_context", "r.gathered_context", qualityReviewColumn("r")] : [])
     ].join(", ")
   )
 
@@ -75,7 +78,8 @@ export const toRunView = (
   initial_context: row.initial_context,
   gathered_context: row.gathered_context,
   recording_url: row.has_recording ? link(row.id, "recording") : null,
-  transcript_url: row.has_transcript ? link(row.id, "transcript") : null
+  transcript_url: row.has_transcript ? link(row.id, "transcript") : null,
+  quality_review: reviewViewOf(row.quality_review)
 })
 
 export const csvHeader = [

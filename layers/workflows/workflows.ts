@@ -18,6 +18,7 @@ import type { GraphProblem } from "../../src/graph/problem.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
 import { definitionToolUuids } from "../../src/graph/toolReferences.ts"
 import { structureProblems, validateDefinition } from "../../src/graph/validation.ts"
+import { qualityReviewProblems } from "../../src/quality/qualityReview.ts"
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { preCallFetchOf, preCallFetchProblems } from "../../src/tools/preCallFetch.ts"
 import { turnSettingProblems } from "../../src/voice/turnTaking/agentSettings.ts"
@@ -38,7 +39,7 @@ const graphRefusal = (problems: ReadonlyArray<GraphProblem>, summary: string) =>
     }))
   })
 
-/** Unusable `workflow_configurations` (turn-taking, overrides, pre-call fetch, tools, voicemail) as a 422 naming each field; none: null. */
+/** Unusable `workflow_configurations` (turn-taking, overrides, pre-call fetch, tools, voicemail, quality review) as a 422 naming each field; none: null. */
 const configurationRefusal = (configurations: Readonly<Record<string, unknown>> | null | undefined) => {
   const problems = [
     ...turnSettingProblems(configurations),
@@ -46,7 +47,8 @@ const configurationRefusal = (configurations: Readonly<Record<string, unknown>> 
     ...preCallFetchProblems(configurations),
     ...doNotCallToolSetting.problems(configurations),
     ...publishRequiresTestsSetting.problems(configurations),
-    ...voicemailSettingProblems(configurations)
+    ...voicemailSettingProblems(configurations),
+    ...qualityReviewProblems(configurations)
   ]
   return problems.length === 0 ? null : new ValidationFailed({
     message: `The workflow configurations cannot be used: ${problems.length} problem(s)`,

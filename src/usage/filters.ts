@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import { jsonValueProblems } from "../domain/storableValues.ts"
+import { ReviewTags } from "../quality/qualityReview.ts"
 import { type Channel, isChannel } from "./channels.ts"
 
 /**
@@ -18,6 +19,10 @@ export type UsageFilter =
   | { readonly _tag: "Channel"; readonly channel: Channel }
   /** Agent tests' conversations (mode `testchat`): only them, or everything but them. */
   | { readonly _tag: "TestRuns"; readonly only: boolean }
+  /** Runs whose quality review scored within the bounds (1–10, inclusive). */
+  | { readonly _tag: "QualityScore"; readonly min: number | null; readonly max: number | null }
+  /** Runs whose quality review gave any of these issue tags. */
+  | { readonly _tag: "QualityTag"; readonly tags: ReadonlyArray<string> }
 
 type Value = Record<string, unknown>
 /** `undefined`: the filter matches everything and is dropped; a string: the input is unusable. */
@@ -88,6 +93,29 @@ const byDuration = (at: string) => (value: Value): Parsed => {
   }
 }
 
+const byQualityScore = (at: string) => (value: Value): Parsed => {
+  const min = numberFrom(value.min)
+  const max = numberFrom(value.max)
+  const inRange = (bound: number | null | undefined) =>
+    bound === null || (bound !== undefined && bound >= 1 && bound <= 10)
+  if (!inRange(min)) return `${at}.value.min must be a score from 1 to 10`
+  if (!inRange(max)) return `${at}.value.max must be a score from 1 to 10`
+  if (min != null && max != null && min > max) return `${at}.value.min must not be greater than max`
+  if (min == null && max == null) return undefined
+  return { _tag: "QualityScore", min: min == null ? null : Math.ceil(min), max: max == null ? null : Math.floor(max) }
+}
+
+const byQualityTag = (at: string) => (value: Value): Parsed => {
+  const tags = value.tags
+  if (
+    !Array.isArray(tags) ||
+    !tags.every((tag) => typeof tag === "string" && (ReviewTags as ReadonlyArray<string>).includes(tag))
+  ) {
+    return `${at}.value.tags must be an array of: ${ReviewTags.join(", ")}`
+  }
+  return tags.length === 0 ? undefined : { _tag: "QualityTag", tags: [...new Set(tags as Array<string>)] }
+}
+
 /** Radio filters: a known status narrows the report, any other value means "all" (spec). */
 const statusOf = (value: Value) => (typeof value.status === "string" ? value.status.trim().toLowerCase() : "")
 
@@ -117,7 +145,9 @@ const parsers = (at: string): Record<string, Record<string, (value: Value) => Pa
   duration: { numberRange: byDuration(at) },
   callDirection: { radio: byDirection },
   callChannel: { radio: byChannel },
-  testRuns: { radio: byTestRuns }
+  testRuns: { radio: byTestRuns },
+  qualityScore: { numberRange: byQualityScore(at) },
+  qualityTag: { multiSelect: byQualityTag(at) }
 })
 
 const SHAPE = "a JSON array of {attribute, type, value} objects"

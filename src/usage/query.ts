@@ -59,6 +59,16 @@ const filterClause = (sql: Statement.Constructor, filter: UsageFilter): Statemen
       return sql`r.channel = ${filter.channel}`
     case "TestRuns":
       return filter.only ? sql`r.mode = ${testMode}` : sql`r.mode <> ${testMode}`
+    case "QualityScore":
+      return sql`EXISTS (SELECT 1 FROM quality_reviews q WHERE q.run_id = r.id AND q.status = 'reviewed' AND ${
+        sql.and([
+          ...(filter.min === null ? [] : [sql`q.score >= ${filter.min}`]),
+          ...(filter.max === null ? [] : [sql`q.score <= ${filter.max}`])
+        ])
+      })`
+    case "QualityTag":
+      return sql`EXISTS (SELECT 1 FROM quality_reviews q WHERE q.run_id = r.id AND q.status = 'reviewed'
+        AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(q.tags) AS t (tag) WHERE t.tag IN ${sql.in(filter.tags)}))`
   }
 }
 

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Either, ParseResult, Schema } from "effect"
 import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
+import { QualityReviewView } from "../../../src/quality/reviewView.ts"
 import { type DateBound, parseDateBound } from "../../../src/usage/dates.ts"
 import { parseUsageFilters, type UsageFilter } from "../../../src/usage/filters.ts"
 import { DEFAULT_LIMIT, DEFAULT_PAGE, MAX_LIMIT } from "../../../src/usage/pagination.ts"
@@ -106,7 +107,11 @@ export const WorkflowRunUsageResponse = Schema.Struct({
   initial_context: JsonObject,
   gathered_context: JsonObject,
   recording_url: Schema.NullOr(Schema.String),
-  transcript_url: Schema.NullOr(Schema.String)
+  transcript_url: Schema.NullOr(Schema.String),
+  quality_review: Schema.NullOr(QualityReviewView).annotations({
+    description:
+      "The run's quality review (the agent's quality_review setting); null when the agent does not review runs"
+  })
 }).annotations({ identifier: "WorkflowRunUsageResponse" })
 
 export const UsageHistoryResponse = Schema.Struct({

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { JsonObject, Timestamp } from "../../../src/domain/wireTypes.ts"
+import { QualityReviewView } from "../../../src/quality/reviewView.ts"
 import { HttpForbidden, HttpNotFound } from "../../errors.ts"
 import { IdFromPath, pathSchema } from "../../requestSchemas.ts"
 import { V2Auth } from "../../security.ts"
@@ -46,6 +47,10 @@ export const V2Conversation = Schema.Struct({
     description: "Voice calls: from the caller's last word to the agent's first audio, over the call's turns"
   }),
   usage: V2ConversationUsage,
+  quality_review: Schema.NullOr(QualityReviewView).annotations({
+    description:
+      "The run's quality review (the agent's quality_review setting); null when the agent does not review runs"
+  }),
   created_at: Timestamp
 }).annotations({ identifier: "V2_Conversation" })
 

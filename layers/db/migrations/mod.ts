@@ -22,6 +22,7 @@ import { agentTests } from "./0021_agent_tests.ts"
 import { knowledgeSearchIndexes } from "./0022_knowledge_search_indexes.ts"
 import { callerIdPools } from "./0023_caller_id_pools.ts"
 import { doNotCallBulk } from "./0024_do_not_call_bulk.ts"
+import { qualityReviews } from "./0026_quality_reviews.ts"
 import { voicemailWebhook } from "./0028_voicemail_webhook.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
@@ -50,5 +51,6 @@ export const migrations = {
   "0022_knowledge_search_indexes": knowledgeSearchIndexes,
   "0023_caller_id_pools": callerIdPools,
   "0024_do_not_call_bulk": doNotCallBulk,
+  "0026_quality_reviews": qualityReviews,
   "0028_voicemail_webhook": voicemailWebhook
 }

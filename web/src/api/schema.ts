@@ -1081,6 +1081,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/agents/{agent_id}/quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's quality per day
+         * @description Per UTC day of review: reviews done and failed, the mean score and each issue tag's count (default rubric).
+         */
+        get: operations["quality.perDay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/quality-reviews/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export quality reviews as CSV
+         * @description Finished reviews (reviewed or failed), newest first, narrowed by agent, review time, score and tag.
+         */
+        get: operations["quality.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/telephony/{provider}/status/{run_id}": {
         parameters: {
             query?: never;
@@ -2398,6 +2438,29 @@ export type components = {
             };
             recording_url: string | null;
             transcript_url: string | null;
+            /** @description The run's quality review (the agent's quality_review setting); null when the agent does not review runs */
+            quality_review: components["schemas"]["QualityReview"] | null;
+        };
+        QualityReview: {
+            /** @enum {string} */
+            status: "pending" | "reviewing" | "reviewed" | "skipped" | "failed";
+            rubric: ("default" | "custom") | null;
+            model: string | null;
+            /** @description 1–10 (default rubric) */
+            score: components["schemas"]["Int"] | null;
+            /** @description Issue tags (default rubric) */
+            tags: string[];
+            sentiment: string | null;
+            summary: string | null;
+            /** @description The reviewer's JSON answer as parsed */
+            result: {
+                [key: string]: Record<string, never> | unknown[] | string | number | boolean | null;
+            } | null;
+            /** @description Why the run was not reviewed: too_short, voicemail, not_sampled, disabled */
+            skip_reason: string | null;
+            /** @description Why the review failed (e.g. the answer was not valid) */
+            failure: string | null;
+            reviewed_at: string | null;
         };
         DailyUsageBreakdownResponse: {
             timezone: string;
@@ -3298,6 +3361,8 @@ export type components = {
                 p90_ms: components["schemas"]["Int"] | null;
             };
             usage: components["schemas"]["V2_ConversationUsage"];
+            /** @description The run's quality review (the agent's quality_review setting); null when the agent does not review runs */
+            quality_review: components["schemas"]["QualityReview"] | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -3311,6 +3376,20 @@ export type components = {
             service_tokens: number;
             tts_characters: components["schemas"]["Int"];
             stt_seconds: number;
+        };
+        V2_AgentQuality: {
+            agent_id: components["schemas"]["Int"];
+            days: components["schemas"]["QualityDay"][];
+        };
+        QualityDay: {
+            /** Format: date */
+            date: string;
+            reviewed: components["schemas"]["Int"];
+            failed: components["schemas"]["Int"];
+            mean_score: number | null;
+            tags: {
+                [key: string]: components["schemas"]["Int"];
+            };
         };
         RecordingUploadUrlRequest: {
             /**
@@ -8637,6 +8716,140 @@ export interface operations {
                 };
             };
             /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "quality.perDay": {
+        parameters: {
+            query?: {
+                /** @description Reviewed at or after (ISO 8601 date or date-time, UTC unless an offset is given) */
+                from?: string;
+                /** @description Reviewed at or before (inclusive; a date alone means that whole day) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                agent_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["V2_AgentQuality"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    "quality.export": {
+        parameters: {
+            query?: {
+                /** @description Reviewed at or after (ISO 8601 date or date-time, UTC unless an offset is given) */
+                from?: string;
+                /** @description Reviewed at or before (inclusive; a date alone means that whole day) */
+                to?: string;
+                /** @description Only this agent's reviews */
+                agent_id?: number;
+                /** @description Score at least (1–10) */
+                min_score?: number;
+                /** @description Score at most (1–10) */
+                max_score?: number;
+                /** @description Only reviews with this issue tag */
+                tag?: "dead_air" | "caller_frustrated" | "agent_looping" | "improper_reply" | "caller_detects_ai";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ValidationFailed */
             422: {
                 headers: {
                     [name: string]: unknown;

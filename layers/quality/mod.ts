@@ -1,0 +1,2 @@
+export { QualityReviewsLive } from "./qualityReviews.ts"
+export { qualityReviewColumn } from "./reviewColumns.ts"

@@ -1,0 +1,4 @@
+export * from "./qualityReview.ts"
+export * from "./reviewPrompt.ts"
+export * from "./reviewView.ts"
+export * from "./reviewWindow.ts"
