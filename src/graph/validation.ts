@@ -8,8 +8,8 @@ import {
   nodeDataSchemas,
   NodeEnvelope,
   NodeTypes,
-  type SideNode,
   SIDE_NODE_TYPES,
+  type SideNode,
   type WorkflowEdge,
   type WorkflowGraph,
   type WorkflowNode
