@@ -49,8 +49,8 @@ describe("test cases proposed from an agent's graph", () => {
   })
 
   it("proposes one plain caller for an agent without transitions, and none without a start", () => {
-    const single = { nodes: [graph.nodes[0]!], edges: [] } as WorkflowGraph
+    const single = { nodes: [graph.nodes[0]!], edges: [], sideNodes: [] } as WorkflowGraph
     expect(proposeCases("Shop", single, [])).toMatchObject([{ expectations: { nodes_visited: ["start"] } }])
-    expect(proposeCases("Shop", { nodes: [graph.nodes[1]!], edges: [] }, [])).toEqual([])
+    expect(proposeCases("Shop", { nodes: [graph.nodes[1]!], edges: [], sideNodes: [] }, [])).toEqual([])
   })
 })

@@ -153,7 +153,7 @@ describe("workflow definition validation", () => {
       { rule: "greeting_recording_missing", kind: "node", id: "start", field: "data.greeting_recording_id" }
     ]],
     ["unknown node type", (d) => {
-      node(d, "global").type = "webhook"
+      node(d, "global").type = "http_request"
     }, [
       { rule: "node_type_unknown", kind: "node", id: "global", field: "type", stage: "structure" }
     ]],

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import { Credentials } from "../../services/Credentials.ts"
 import { DocumentCatalog } from "../../services/KnowledgeBase.ts"
 import { LlmGenerator } from "../../services/LlmGenerator.ts"
 import { ModelSettings } from "../../services/ModelSettings.ts"
@@ -15,6 +16,7 @@ import type { WorkflowId } from "../../src/domain/ids.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { definitionDocumentUuids } from "../../src/graph/knowledgeReferences.ts"
 import type { GraphProblem } from "../../src/graph/problem.ts"
+import { definitionCredentialUuids } from "../../src/graph/sideNodeRules.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
 import { definitionToolUuids } from "../../src/graph/toolReferences.ts"
 import { structureProblems, validateDefinition } from "../../src/graph/validation.ts"
@@ -77,6 +79,17 @@ export const WorkflowsLive = Layer.effect(
     const recordings = yield* RecordingCatalog
     const tools = yield* Tools
     const documents = yield* DocumentCatalog
+    const credentials = yield* Credentials
+
+    /** The credentials among `uuids` that are the organization's. */
+    const existingCredentials = (principal: Principal, uuids: ReadonlySet<string>) =>
+      Effect.forEach(
+        uuids,
+        (uuid) =>
+          credentials.forRequest(principal.organizationId, uuid).pipe(
+            Effect.map((found) => (Option.isSome(found) ? [uuid] : []))
+          )
+      ).pipe(Effect.map((found) => new Set(found.flat())))
 
     /**
      * Full validation, with the clips, tools and knowledge-base documents the definition names
@@ -86,7 +99,8 @@ export const WorkflowsLive = Layer.effect(
       Effect.all({
         recordingIds: recordings.existing(principal.organizationId, definitionRecordingIds(definition)),
         tools: tools.references(principal.organizationId, definitionToolUuids(definition)),
-        documents: documents.existing(principal.organizationId, definitionDocumentUuids(definition))
+        documents: documents.existing(principal.organizationId, definitionDocumentUuids(definition)),
+        credentials: existingCredentials(principal, definitionCredentialUuids(definition))
       }).pipe(Effect.map((found) => validateDefinition(definition, found)))
 
     /** A pre-call fetch must name an active HTTP API tool of the organization. */

@@ -14,7 +14,7 @@ const NonBlank = Schema.String.pipe(
   Schema.filter((text) => text.trim().length > 0, { message: () => "must not be empty" })
 )
 
-export const NodeTypes = ["startCall", "agentNode", "endCall", "globalNode"] as const
+export const NodeTypes = ["startCall", "agentNode", "endCall", "globalNode", "webhook", "trigger"] as const
 export type NodeType = (typeof NodeTypes)[number]
 
 export const ExtractionVariable = Schema.Struct({
@@ -122,11 +122,73 @@ export const EndCallData = Schema.Struct({ ...conversationFields, ...extractionF
 /** The global node's tools are offered at every node that takes the global prompt. */
 export const GlobalNodeData = Schema.Struct({ name: NonBlank, prompt: NonBlank, ...toolFields })
 
+/** Dograh's webhook methods (api/services/workflow/dto.py, WebhookNodeData). */
+export const WEBHOOK_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
+
+const HttpUrl = Schema.String.pipe(
+  Schema.maxLength(2000),
+  Schema.filter((text) => {
+    try {
+      const url = new URL(text)
+      return url.protocol === "http:" || url.protocol === "https:"
+    } catch {
+      return false
+    }
+  }, { message: () => "must be an http or https URL" })
+)
+
+/**
+ * Sent after a finished run of the agent (Dograh's webhook node): the payload's string values are
+ * templates over the run's data. Not a conversation node, so no edges touch it.
+ */
+export const WebhookNodeData = Schema.Struct({
+  name: NonBlank,
+  enabled: optional(Schema.Boolean),
+  http_method: optional(Schema.NullOr(oneOf(...WEBHOOK_METHODS))),
+  endpoint_url: HttpUrl,
+  credential_uuid: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(100)))),
+  custom_headers: optional(
+    Schema.NullOr(
+      Schema.Array(
+        Schema.Struct({
+          key: Schema.String.pipe(
+            Schema.pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,200}$/, { message: () => "must be an HTTP header name" })
+          ),
+          value: Schema.String.pipe(Schema.maxLength(4000))
+        })
+      ).pipe(Schema.maxItems(50))
+    )
+  ),
+  payload_template: optional(Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })))
+})
+export type WebhookNodeData = typeof WebhookNodeData.Type
+
+/**
+ * Dograh's trigger node: `POST /api/v1/public/agent/<trigger_path>` places a call with the agent holding it.
+ * The path is a segment of at most 36 letters, digits, hyphens or underscores (Dograh's rule).
+ */
+export const TRIGGER_PATH = /^[A-Za-z0-9_-]{1,36}$/
+export const TriggerNodeData = Schema.Struct({
+  name: NonBlank,
+  enabled: optional(Schema.Boolean),
+  trigger_path: Schema.String.pipe(
+    Schema.pattern(TRIGGER_PATH, {
+      message: () => "must be 1 to 36 letters, digits, hyphens or underscores"
+    })
+  )
+})
+export type TriggerNodeData = typeof TriggerNodeData.Type
+
+/** Node types that take no part in the conversation: no edges, the engine skips them. */
+export const SIDE_NODE_TYPES: ReadonlyArray<NodeType> = ["webhook", "trigger"]
+
 export const nodeDataSchemas = {
   startCall: StartCallData,
   agentNode: AgentNodeData,
   endCall: EndCallData,
-  globalNode: GlobalNodeData
+  globalNode: GlobalNodeData,
+  webhook: WebhookNodeData,
+  trigger: TriggerNodeData
 } satisfies Record<NodeType, Schema.Schema.AnyNoContext>
 
 export type StartCallData = typeof StartCallData.Type
@@ -182,7 +244,14 @@ export interface WorkflowEdge {
   readonly data: EdgeData
 }
 
+/** A node outside the conversation: a webhook sent after runs, or a trigger placing calls. */
+export type SideNode =
+  | { readonly id: string; readonly type: "webhook"; readonly data: WebhookNodeData }
+  | { readonly id: string; readonly type: "trigger"; readonly data: TriggerNodeData }
+
 export interface WorkflowGraph {
+  /** The conversation's nodes, the only ones the engine walks. */
   readonly nodes: ReadonlyArray<WorkflowNode>
   readonly edges: ReadonlyArray<WorkflowEdge>
+  readonly sideNodes: ReadonlyArray<SideNode>
 }

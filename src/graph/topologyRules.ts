@@ -1,5 +1,5 @@
 import type { Path } from "./decodeIssues.ts"
-import type { NodeType } from "./definition.ts"
+import { type NodeType, SIDE_NODE_TYPES } from "./definition.ts"
 import type { EdgeEntry, NodeEntry } from "./graphEntries.ts"
 import type { GraphProblem } from "./problem.ts"
 import { RESERVED_TOOL_NAMES, TOOL_NAME_MAX_LENGTH, toolNameFor } from "./toolName.ts"
@@ -36,6 +36,20 @@ export const checkTopology = (
       "readiness"
     )
   }
+  const triggerPaths = new Map<string, NodeEntry>()
+  for (const trigger of ofType("trigger")) {
+    const path = trigger.rawData["trigger_path"]
+    if (typeof path !== "string") continue
+    const other = triggerPaths.get(path)
+    if (other) {
+      nodeProblem(
+        trigger,
+        ["data", "trigger_path"],
+        "trigger_path_duplicate",
+        `trigger_path "${path}" is already used by node "${other.id}"`
+      )
+    } else triggerPaths.set(path, trigger)
+  }
   for (const extra of ofType("globalNode").slice(1)) {
     nodeProblem(extra, [], "global_duplicate", "only one globalNode is allowed")
   }
@@ -48,6 +62,16 @@ export const checkTopology = (
     outgoing.set(source.id, [...(outgoing.get(source.id) ?? []), edge])
     if (source.type === "globalNode" || target.type === "globalNode") {
       edgeProblem(edge, [], "global_node_edge", "a globalNode cannot be connected by edges")
+    }
+    for (const side of [source, target]) {
+      if (SIDE_NODE_TYPES.includes(side.type)) {
+        edgeProblem(
+          edge,
+          [side === source ? "source" : "target"],
+          "side_node_edge",
+          `a ${side.type} node takes no part in the conversation and cannot be connected by edges`
+        )
+      }
     }
     if (target.type === "startCall") {
       edgeProblem(edge, ["target"], "start_incoming", "no edge may lead into the startCall node")

@@ -7,6 +7,9 @@ import {
   EdgeEnvelope,
   nodeDataSchemas,
   NodeEnvelope,
+  NodeTypes,
+  SIDE_NODE_TYPES,
+  type SideNode,
   type WorkflowEdge,
   type WorkflowGraph,
   type WorkflowNode
@@ -14,6 +17,7 @@ import {
 import type { EdgeEntry, NodeEntry } from "./graphEntries.ts"
 import { checkKnowledge } from "./knowledgeRules.ts"
 import type { GraphProblem } from "./problem.ts"
+import { checkWebhookCredentials } from "./sideNodeRules.ts"
 import type { KnownTool } from "./toolReferences.ts"
 import { checkTools } from "./toolRules.ts"
 import { checkTopology } from "./topologyRules.ts"
@@ -42,6 +46,8 @@ export interface ValidationOptions {
    * When given, every `document_uuids` entry must be one of them.
    */
   readonly documents?: ReadonlySet<string> | undefined
+  /** The organization's credentials the webhook nodes name, by `credential_uuid`. */
+  readonly credentials?: ReadonlySet<string> | undefined
 }
 
 /** Validates a `workflow_definition` against every rule at once (docs/architecture.md, "Agents"). */
@@ -114,7 +120,7 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
           issue.path,
           unknownType ? "node_type_unknown" : "node_shape",
           unknownType
-            ? `type must be one of startCall, agentNode, endCall, globalNode`
+            ? `type must be one of ${NodeTypes.join(", ")}`
             : describe(dotted(issue.path), issue),
           "structure"
         )
@@ -203,13 +209,23 @@ export const validateDefinition = (definition: unknown, options: ValidationOptio
 
   checkTools(nodes, edges, (node, field, rule, message) => nodeProblem(node, field, rule, message), options.tools)
   checkKnowledge(nodes, (node, field, rule, message) => nodeProblem(node, field, rule, message), options.documents)
+  checkWebhookCredentials(
+    nodes,
+    (node, field, rule, message) => nodeProblem(node, field, rule, message),
+    options.credentials
+  )
   checkTopology(nodes, edges, nodesById, { workflowProblem, nodeProblem, edgeProblem })
 
   if (problems.length > 0) return { problems, graph: null }
   return {
     problems,
     graph: {
-      nodes: nodes.map((node) => ({ id: node.id, type: node.type, data: node.data }) as WorkflowNode),
+      nodes: nodes.filter((node) => !SIDE_NODE_TYPES.includes(node.type)).map((node) =>
+        ({ id: node.id, type: node.type, data: node.data }) as WorkflowNode
+      ),
+      sideNodes: nodes.filter((node) => SIDE_NODE_TYPES.includes(node.type)).map((node) =>
+        ({ id: node.id, type: node.type, data: node.data }) as SideNode
+      ),
       edges: edges.map((edge): WorkflowEdge => ({
         id: edge.id,
         source: edge.source,

@@ -5,7 +5,9 @@ export const nodeTypeLabels = {
   startCall: "Start",
   agentNode: "Agent step",
   endCall: "End call",
-  globalNode: "Global"
+  globalNode: "Global",
+  webhook: "Webhook",
+  trigger: "API trigger"
 } as const
 
 /** One node on the canvas: its type, name, the start of its prompt, and any problem the server found. */

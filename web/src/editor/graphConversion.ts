@@ -103,6 +103,10 @@ export const newNodeFields = (type: NodeType): NodeFields => {
       return { name: "End", prompt: "" }
     case "globalNode":
       return { name: "Global", prompt: "" }
+    case "webhook":
+      return { name: "Webhook", enabled: true, http_method: "POST", endpoint_url: "", payload_template: {} }
+    case "trigger":
+      return { name: "API Trigger", enabled: true, trigger_path: "" }
   }
 }
 
