@@ -107,3 +107,77 @@ describe("Dograh webhook and trigger nodes", () => {
     expect(text).toContain(`data.http_method: Expected \\"GET\\"`)
   })
 })
+
+const qaNode = (data: Record<string, unknown>) => ({
+  id: "5",
+  type: "qa",
+  position: { x: 600, y: 0 },
+  data: { name: "QA Review", ...data }
+})
+
+describe("Dograh qa nodes", () => {
+  it("become the agent's quality review setting when saved, and stay in the definition", async () => {
+    const account = await newAccount(api, "qa-node")
+    const definition = dograhExport(await bearer(account), {
+      nodes: [qaNode({
+        qa_enabled: true,
+        qa_use_workflow_llm: true,
+        qa_system_prompt: "Review the call and answer in JSON with score and tags.",
+        qa_min_call_duration: 30,
+        qa_voicemail_calls: false,
+        qa_sample_rate: 50
+      })]
+    })
+    const created = await create(account, definition)
+    expect(created.status).toBe(200)
+    expect(created.body.workflow_configurations.quality_review).toEqual({
+      enabled: true,
+      rubric: { prompt: "Review the call and answer in JSON with score and tags." },
+      min_duration_seconds: 30,
+      sample_rate: 50,
+      include_voicemail: false,
+      model: null
+    })
+    const fetched = await api.get(`/api/v1/workflow/fetch/${created.body.id}`, { token: account.token })
+    expect(fetched.body.workflow_definition.nodes.find((node: any) => node.type === "qa").data.qa_sample_rate).toBe(50)
+
+    // Editing the node in a later save changes the setting; Dograh's defaults fill what it leaves out.
+    const edited = await api.put(`/api/v1/workflow/${created.body.id}`, {
+      workflow_definition: dograhExport(await bearer(account), {
+        nodes: [qaNode({ qa_enabled: false, qa_use_workflow_llm: false, qa_model: "gpt-4o-mini" })]
+      })
+    }, { token: account.token })
+    expect(edited.status).toBe(200)
+    expect(edited.body.workflow_configurations.quality_review).toEqual({
+      enabled: false,
+      rubric: "default",
+      min_duration_seconds: 15,
+      sample_rate: 100,
+      include_voicemail: false,
+      model: "gpt-4o-mini"
+    })
+  })
+
+  it("refuses a qa node carrying a model key, a second qa node, and edges to one", async () => {
+    const account = await newAccount(api, "qa-refused")
+    const credential = await bearer(account)
+    const keyed = await create(account, dograhExport(credential, { nodes: [qaNode({ qa_api_key: "sk-live-123" })] }))
+    expect(keyed.status).toBe(422)
+    expect(keyed.body.detail[0].loc).toEqual(["body", "workflow_definition", "nodes", 4, "data", "qa_api_key"])
+    expect(JSON.stringify(keyed.body)).not.toContain("sk-live-123")
+
+    const twice = await create(
+      account,
+      dograhExport(credential, { nodes: [qaNode({}), { ...qaNode({}), id: "6" }] })
+    )
+    expect(twice.status).toBe(422)
+    expect(twice.body.detail[0].msg).toBe("an agent has at most one qa node")
+
+    const linked = await create(
+      account,
+      dograhExport(credential, { nodes: [qaNode({})], edges: [{ id: "e9", source: "1", target: "5", data: {} }] })
+    )
+    expect(linked.status).toBe(422)
+    expect(JSON.stringify(linked.body)).toContain("e9")
+  })
+})

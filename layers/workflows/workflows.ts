@@ -20,6 +20,7 @@ import { definitionCredentialUuids } from "../../src/graph/sideNodeRules.ts"
 import type { TemplateRequest } from "../../src/graph/templatePrompt.ts"
 import { definitionToolUuids } from "../../src/graph/toolReferences.ts"
 import { structureProblems, validateDefinition } from "../../src/graph/validation.ts"
+import { type QaNodeProblem, qaNodeSetting, withQaNodeSetting } from "../../src/quality/qaNode.ts"
 import { qualityReviewProblems } from "../../src/quality/qualityReview.ts"
 import { definitionRecordingIds } from "../../src/recordings/recordingReferences.ts"
 import { preCallFetchOf, preCallFetchProblems } from "../../src/tools/preCallFetch.ts"
@@ -61,6 +62,17 @@ const configurationRefusal = (configurations: Readonly<Record<string, unknown>> 
     }))
   })
 }
+
+/** A qa node that cannot become the quality review setting, located in the request's definition. */
+const qaNodeRefusal = (problems: ReadonlyArray<QaNodeProblem>) =>
+  new ValidationFailed({
+    message: "The definition's qa node cannot be used",
+    problems: problems.map((problem) => ({
+      loc: ["body", "workflow_definition", ...problem.path],
+      msg: problem.message,
+      type: problem.type
+    }))
+  })
 
 const workflowNotFound = (id: number) => new NotFound({ resource: "Workflow", id })
 
@@ -165,14 +177,16 @@ export const WorkflowsLive = Layer.effect(
         if (problems.length > 0) {
           return yield* graphRefusal(problems, `The workflow definition cannot run: ${problems.length} problem(s)`)
         }
-        const refused = configurationRefusal(input.workflow_configurations) ??
-          (yield* referenceRefusal(principal, input.workflow_configurations))
+        const qa = qaNodeSetting(input.workflow_definition)
+        if (qa._tag === "Refused") return yield* qaNodeRefusal(qa.problems)
+        const configurations = withQaNodeSetting(input.workflow_configurations ?? {}, qa)
+        const refused = configurationRefusal(configurations) ?? (yield* referenceRefusal(principal, configurations))
         if (refused !== null) return yield* refused
         return yield* created(principal, {
           name: input.name,
           definition: input.workflow_definition,
           templateContextVariables: input.template_context_variables ?? {},
-          configurations: input.workflow_configurations ?? {},
+          configurations,
           dispositionCodes: input.call_disposition_codes ?? []
         })
       }
@@ -220,10 +234,22 @@ export const WorkflowsLive = Layer.effect(
           return yield* graphRefusal(blocking, "The workflow definition is not a graph that can be saved")
         }
       }
-      const refused = configurationRefusal(edit.workflow_configurations) ??
-        (yield* referenceRefusal(principal, edit.workflow_configurations))
+      const qa = qaNodeSetting(edit.workflow_definition)
+      if (qa._tag === "Refused") return yield* qaNodeRefusal(qa.problems)
+      // A saved qa node wins over the setting stored before; one sent beside it in the same request wins over the node.
+      const configurations = qa._tag !== "Setting"
+        ? edit.workflow_configurations
+        : edit.workflow_configurations !== undefined
+        ? withQaNodeSetting(edit.workflow_configurations, qa)
+        : { ...(yield* viewOf(principal, id)).workflow_configurations, quality_review: qa.setting }
+      const refused = configurationRefusal(configurations) ?? (yield* referenceRefusal(principal, configurations))
       if (refused !== null) return yield* refused
-      yield* sql.withTransaction(Effect.zipRight(lockWorkflow(principal, id), repo.saveDraft(id, edit)))
+      yield* sql.withTransaction(
+        Effect.zipRight(
+          lockWorkflow(principal, id),
+          repo.saveDraft(id, configurations === undefined ? edit : { ...edit, workflow_configurations: configurations })
+        )
+      )
       return yield* viewOf(principal, id)
     }, Effect.catchTag("SqlError", Effect.die))
 

@@ -14,7 +14,7 @@ const NonBlank = Schema.String.pipe(
   Schema.filter((text) => text.trim().length > 0, { message: () => "must not be empty" })
 )
 
-export const NodeTypes = ["startCall", "agentNode", "endCall", "globalNode", "webhook", "trigger"] as const
+export const NodeTypes = ["startCall", "agentNode", "endCall", "globalNode", "webhook", "trigger", "qa"] as const
 export type NodeType = (typeof NodeTypes)[number]
 
 export const ExtractionVariable = Schema.Struct({
@@ -179,8 +179,27 @@ export const TriggerNodeData = Schema.Struct({
 })
 export type TriggerNodeData = typeof TriggerNodeData.Type
 
+/**
+ * Dograh's QA node: a review of each finished conversation. Saving an agent that holds one makes it
+ * the agent's `quality_review` setting (src/quality/qaNode.ts), which is what runs.
+ */
+export const QaNodeData = Schema.Struct({
+  name: NonBlank,
+  qa_enabled: optional(Schema.Boolean),
+  qa_use_workflow_llm: optional(Schema.Boolean),
+  qa_provider: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(100)))),
+  qa_model: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(200)))),
+  qa_api_key: optional(Schema.NullOr(Schema.String)),
+  qa_endpoint: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))),
+  qa_system_prompt: optional(Schema.NullOr(Schema.String)),
+  qa_min_call_duration: optional(Schema.Number.pipe(Schema.nonNegative({ message: () => "must be 0 or more" }))),
+  qa_voicemail_calls: optional(Schema.Boolean),
+  qa_sample_rate: optional(Schema.Number.pipe(Schema.between(0, 100, { message: () => "must be from 0 to 100" })))
+})
+export type QaNodeData = typeof QaNodeData.Type
+
 /** Node types that take no part in the conversation: no edges, the engine skips them. */
-export const SIDE_NODE_TYPES: ReadonlyArray<NodeType> = ["webhook", "trigger"]
+export const SIDE_NODE_TYPES: ReadonlyArray<NodeType> = ["webhook", "trigger", "qa"]
 
 export const nodeDataSchemas = {
   startCall: StartCallData,
@@ -188,7 +207,8 @@ export const nodeDataSchemas = {
   endCall: EndCallData,
   globalNode: GlobalNodeData,
   webhook: WebhookNodeData,
-  trigger: TriggerNodeData
+  trigger: TriggerNodeData,
+  qa: QaNodeData
 } satisfies Record<NodeType, Schema.Schema.AnyNoContext>
 
 export type StartCallData = typeof StartCallData.Type
@@ -248,6 +268,7 @@ export interface WorkflowEdge {
 export type SideNode =
   | { readonly id: string; readonly type: "webhook"; readonly data: WebhookNodeData }
   | { readonly id: string; readonly type: "trigger"; readonly data: TriggerNodeData }
+  | { readonly id: string; readonly type: "qa"; readonly data: QaNodeData }
 
 export interface WorkflowGraph {
   /** The conversation's nodes, the only ones the engine walks. */

@@ -7,7 +7,8 @@ export const nodeTypeLabels = {
   endCall: "End call",
   globalNode: "Global",
   webhook: "Webhook",
-  trigger: "API trigger"
+  trigger: "API trigger",
+  qa: "QA review"
 } as const
 
 /** One node on the canvas: its type, name, the start of its prompt, and any problem the server found. */

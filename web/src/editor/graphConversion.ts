@@ -107,6 +107,8 @@ export const newNodeFields = (type: NodeType): NodeFields => {
       return { name: "Webhook", enabled: true, http_method: "POST", endpoint_url: "", payload_template: {} }
     case "trigger":
       return { name: "API Trigger", enabled: true, trigger_path: "" }
+    case "qa":
+      return { name: "QA Review", qa_enabled: true, qa_use_workflow_llm: true, qa_sample_rate: 100 }
   }
 }
 
