@@ -337,7 +337,7 @@ describe("drafts, publishing and versions", () => {
     const account = await newAccount(api)
     const workflow = await create(account)
     const reply = await api.put(`/api/v1/workflow/${workflow.id}`, {
-      workflow_definition: { nodes: [{ id: "a", type: "webhook", data: {} }], edges: [] }
+      workflow_definition: { nodes: [{ id: "a", type: "http_request", data: {} }], edges: [] }
     }, { token: account.token })
     expect(reply.status).toBe(422)
     expect(reply.body.detail).toEqual([{
