@@ -1,3 +1,5 @@
+import { goertzelCoefficient, goertzelPower } from "../audio/goertzel.ts"
+
 /**
  * An answering machine's beep: one steady tone, somewhere between 400 and 2000 Hz, held for at
  * least ~150 ms. Audio is cut into 32 ms blocks; in each, Goertzel power is measured on a 20 Hz grid
@@ -38,23 +40,12 @@ export interface BeepDetector {
   readonly push: (pcm: Int16Array) => Beep | null
 }
 
-const goertzel = (block: Float64Array, coefficient: number) => {
-  let previous = 0
-  let beforePrevious = 0
-  for (const sample of block) {
-    const current = sample + coefficient * previous - beforePrevious
-    beforePrevious = previous
-    previous = current
-  }
-  return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
-}
-
 export const beepDetector = (sampleRate: number, settings: BeepSettings = defaultBeepSettings): BeepDetector => {
   const blockSize = Math.round((sampleRate * BLOCK_MS) / 1000)
   const blockMs = (blockSize * 1000) / sampleRate
   const grid: Array<{ frequency: number; coefficient: number }> = []
   for (let frequency = LOWEST_HZ; frequency <= Math.min(HIGHEST_HZ, sampleRate / 2 - GRID_HZ); frequency += GRID_HZ) {
-    grid.push({ frequency, coefficient: 2 * Math.cos((2 * Math.PI * frequency) / sampleRate) })
+    grid.push({ frequency, coefficient: goertzelCoefficient(frequency, sampleRate) })
   }
   const block = new Float64Array(blockSize)
   let filled = 0
@@ -69,7 +60,7 @@ export const beepDetector = (sampleRate: number, settings: BeepSettings = defaul
     let best = 0
     let frequency = 0
     for (const point of grid) {
-      const power = goertzel(block, point.coefficient)
+      const power = goertzelPower(block, point.coefficient)
       if (power > best) {
         best = power
         frequency = point.frequency

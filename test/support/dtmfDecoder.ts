@@ -1,3 +1,5 @@
+import { goertzelCoefficient, goertzelPower } from "../../src/audio/goertzel.ts"
+
 /**
  * A DTMF receiver as a phone menu has one (Goertzel over 20 ms blocks): the strongest tone of each
  * group, accepted when both stand well above the rest of their group and together carry most of
@@ -8,19 +10,6 @@ const LOW = [697, 770, 852, 941]
 const HIGH = [1209, 1336, 1477, 1633]
 const KEYS = ["123A", "456B", "789C", "*0#D"]
 
-/** Goertzel power of `frequency` in a block of samples. */
-const goertzel = (block: Float64Array, frequency: number, sampleRate: number) => {
-  const coefficient = 2 * Math.cos((2 * Math.PI * frequency) / sampleRate)
-  let previous = 0
-  let beforePrevious = 0
-  for (const sample of block) {
-    const current = sample + coefficient * previous - beforePrevious
-    beforePrevious = previous
-    previous = current
-  }
-  return previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
-}
-
 export const decodeDtmf = (pcm: Int16Array, sampleRate: number): string => {
   const blockSize = Math.round(sampleRate * 0.02)
   let keys = ""
@@ -30,8 +19,8 @@ export const decodeDtmf = (pcm: Int16Array, sampleRate: number): string => {
   for (let start = 0; start + blockSize <= pcm.length; start += blockSize) {
     const block = Float64Array.from(pcm.subarray(start, start + blockSize), (sample) => sample / 32768)
     const energy = block.reduce((sum, sample) => sum + sample * sample, 0)
-    const low = LOW.map((frequency) => goertzel(block, frequency, sampleRate))
-    const high = HIGH.map((frequency) => goertzel(block, frequency, sampleRate))
+    const low = LOW.map((frequency) => goertzelPower(block, goertzelCoefficient(frequency, sampleRate)))
+    const high = HIGH.map((frequency) => goertzelPower(block, goertzelCoefficient(frequency, sampleRate)))
     const row = low.indexOf(Math.max(...low))
     const column = high.indexOf(Math.max(...high))
     // A pure tone's Goertzel power is N/2 times its energy in the block.
