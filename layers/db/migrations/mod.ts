@@ -22,8 +22,8 @@ import { agentTests } from "./0021_agent_tests.ts"
 import { knowledgeSearchIndexes } from "./0022_knowledge_search_indexes.ts"
 import { callerIdPools } from "./0023_caller_id_pools.ts"
 import { doNotCallBulk } from "./0024_do_not_call_bulk.ts"
-import { qualityReviews } from "./0026_quality_reviews.ts"
-import { voicemailWebhook } from "./0028_voicemail_webhook.ts"
+import { qualityReviews } from "./0025_quality_reviews.ts"
+import { voicemailWebhook } from "./0026_voicemail_webhook.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -51,6 +51,6 @@ export const migrations = {
   "0022_knowledge_search_indexes": knowledgeSearchIndexes,
   "0023_caller_id_pools": callerIdPools,
   "0024_do_not_call_bulk": doNotCallBulk,
-  "0026_quality_reviews": qualityReviews,
-  "0028_voicemail_webhook": voicemailWebhook
+  "0025_quality_reviews": qualityReviews,
+  "0026_voicemail_webhook": voicemailWebhook
 }
