@@ -54,6 +54,12 @@ const signedLink = (server: RunningServer, runId: number, kind: string, expires:
     }`
   }))
 
+/** When a SigV4 presigned link was signed, from its `X-Amz-Date` (`20261128T102243Z`). */
+const signedAt = (link: string) => {
+  const stamp = new URL(link).searchParams.get("X-Amz-Date")!
+  return Date.parse(stamp.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"))
+}
+
 const bytesOf = async (reply: Response) => new Uint8Array(await reply.arrayBuffer())
 
 describe("recording and transcript links on local storage", () => {
@@ -230,14 +236,16 @@ describe("recording and transcript links on S3 storage (s3rver on loopback)", ()
           storage.presignDownload(run.recordingKey, {
             contentType: "audio/wav",
             fileName: "x.wav",
-            expiresInSeconds: 1
+            expiresInSeconds: 3
           })
       )
     )
     expect(url._tag).toBe("Some")
     const location = (url as { value: string }).value
     expect((await fetch(location)).status).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 2100))
+    // X-Amz-Date has whole seconds, so the link expires 3 s after the second it was signed in,
+    // which can be under 3 s from now; wait for that moment rather than a fixed time.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, signedAt(location) + 3000 + 1100 - Date.now())))
     const reply = await fetch(location)
     expect(reply.status).toBe(403)
     expect(await reply.text()).toMatch(/Request has expired/)
