@@ -28,6 +28,7 @@ import { ToolsAreaLive } from "../layers/tools/mod.ts"
 import { RunArtifactsLive } from "../layers/usage/runArtifacts.ts"
 import { UsageReportsLive } from "../layers/usage/usageReports.ts"
 import { VoiceAreaLive } from "../layers/voice/mod.ts"
+import { SpeechLive } from "../layers/voice/speech/mod.ts"
 import { WebhookDeliveryAreaLive, WebhookEndpointsLive } from "../layers/webhooks/mod.ts"
 import { AgentsLive } from "../layers/workflows/mod.ts"
 import { DatabaseQueue } from "../services/DatabaseQueue.ts"
@@ -38,6 +39,18 @@ import { AppConfigLive } from "./config.ts"
 const KnowledgeAreaLive = KnowledgeBaseLive.pipe(Layer.provide(Layer.mergeAll(CampaignsAreaLive, ModelSettingsLive)))
 
 const BootstrapLive = Layer.effectDiscard(Effect.flatMap(Identity, (identity) => identity.bootstrapAdmin))
+
+/** Voice calls over the areas they need; one value, so the application builds them once. */
+const VoiceWiredLive = VoiceAreaLive.pipe(
+  Layer.provide(
+    Layer.mergeAll(
+      CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)),
+      AgentsLive,
+      RecordingsAreaLive,
+      KnowledgeAreaLive
+    )
+  )
+)
 
 /** Every service, over a migrated database below it. */
 const ServicesOverDatabase = Layer.mergeAll(
@@ -52,22 +65,14 @@ const ServicesOverDatabase = Layer.mergeAll(
   CampaignsAreaLive,
   CampaignCallsAreaLive.pipe(Layer.provide(CampaignsAreaLive)),
   CampaignProgressFeedLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
-  ConversationAreaLive.pipe(Layer.provide(Layer.mergeAll(AgentsLive, KnowledgeAreaLive))),
+  // Agent tests in voice mode hold their calls through the voice area, speaking with its TTS.
+  ConversationAreaLive.pipe(Layer.provide(Layer.mergeAll(AgentsLive, KnowledgeAreaLive, VoiceWiredLive, SpeechLive))),
   WebhookEndpointsLive,
   CompliancePoliciesLive,
   CallsAreaLive.pipe(Layer.provide(CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)))),
   RecordingsAreaLive,
   KnowledgeAreaLive,
-  VoiceAreaLive.pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        CampaignCallsAreaLive.pipe(Layer.provideMerge(CampaignsAreaLive)),
-        AgentsLive,
-        RecordingsAreaLive,
-        KnowledgeAreaLive
-      )
-    )
-  )
+  VoiceWiredLive
 ).pipe(
   Layer.provideMerge(RecordingCatalogLive),
   Layer.provideMerge(DocumentCatalogLive),

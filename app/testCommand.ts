@@ -2,10 +2,10 @@ import { Clock, Console, Data, Duration, Effect, Either, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import { parseArgs } from "node:util"
 import { junitReport } from "../src/agentTests/junitReport.ts"
-import { TestedVersion, TestRun } from "../src/agentTests/testRunRecord.ts"
+import { TestedVersion, TestMode, TestRun } from "../src/agentTests/testRunRecord.ts"
 
 export const testCommandUsage =
-  "talkgraph test <agent id or name> [--suite CASE,…] [--repetitions N] [--concurrency N] [--version draft|published] [--compare-with draft|published] [--pass-threshold 0..1] [--junit FILE] [--publish] [--url URL] [--api-key KEY] [--timeout SECONDS]"
+  "talkgraph test <agent id or name> [--suite CASE,…] [--repetitions N] [--concurrency N] [--version draft|published] [--compare-with draft|published] [--pass-threshold 0..1] [--mode text|voice] [--voice-speed 1..10] [--junit FILE] [--publish] [--url URL] [--api-key KEY] [--timeout SECONDS]"
 
 /** A refusal or failure of the command, printed as one line; the process exits with 1. */
 export class TestCommandFailed extends Data.TaggedError("TestCommandFailed")<{ readonly message: string }> {}
@@ -45,6 +45,8 @@ const parse = (args: Array<string>, env: Readonly<Record<string, string | undefi
           version: { type: "string" },
           "compare-with": { type: "string" },
           "pass-threshold": { type: "string" },
+          mode: { type: "string" },
+          "voice-speed": { type: "string" },
           junit: { type: "string" },
           publish: { type: "boolean" },
           url: { type: "string" },
@@ -69,6 +71,12 @@ const parse = (args: Array<string>, env: Readonly<Record<string, string | undefi
     if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) {
       problems.push("--pass-threshold must be a number from 0 to 1")
     }
+    if (values.mode !== undefined && !Schema.is(TestMode)(values.mode)) problems.push("--mode must be text or voice")
+    const speed = values["voice-speed"] === undefined ? undefined : Number(values["voice-speed"])
+    if (speed !== undefined && !(speed >= 1 && speed <= 10)) {
+      problems.push("--voice-speed must be a number from 1 to 10")
+    }
+    if (speed !== undefined && values.mode !== "voice") problems.push("--voice-speed goes with --mode voice")
     if (values.publish === true && values.version === "published") {
       problems.push("--publish tests and publishes the draft; leave out --version published")
     }
@@ -84,7 +92,9 @@ const parse = (args: Array<string>, env: Readonly<Record<string, string | undefi
         ...(Either.getOrUndefined(concurrency) === undefined ? {} : { concurrency: Either.getOrThrow(concurrency) }),
         ...(values.version === undefined && values.publish !== true ? {} : { version: values.version ?? "draft" }),
         ...(values["compare-with"] === undefined ? {} : { compare_with: values["compare-with"] }),
-        ...(threshold === undefined ? {} : { pass_threshold: threshold })
+        ...(threshold === undefined ? {} : { pass_threshold: threshold }),
+        ...(values.mode === undefined ? {} : { mode: values.mode }),
+        ...(speed === undefined ? {} : { voice_speed: speed })
       },
       junit: values.junit,
       publish: values.publish === true,

@@ -19,6 +19,16 @@ export interface MediaConnection {
   readonly headers: Readonly<Record<string, string | undefined>>
 }
 
+/** What a call needs of its media socket: the messages that arrive, and a way to send (a WebSocket, or a line in memory). */
+export type MediaLine = Pick<Socket.Socket, "runRaw" | "writer">
+
+/** An agent test's voice call, ready to be served on the simulated caller's line. */
+export interface TestCall {
+  readonly runId: RunId
+  /** Holds the call on `line` (browser media protocol) until it ends and is stored. */
+  readonly serve: (line: MediaLine) => Effect.Effect<void>
+}
+
 export interface BrowserCall {
   readonly workflow_run_id: number
   /** The signed, expiring WebSocket URL the page streams microphone audio to. */
@@ -47,6 +57,18 @@ export interface VoiceCallsShape {
       readonly use_draft?: boolean | undefined
     }
   ) => Effect.Effect<BrowserCall, NotFound | Conflict | ValidationFailed>
+  /**
+   * Starts an agent test's voice call (mode `testcall`, billed as a test run): the real call path,
+   * served on an in-process media line instead of a socket, so no number is dialled.
+   */
+  readonly startTestCall: (
+    principal: Principal,
+    workflowId: number,
+    input: {
+      readonly initial_context?: Readonly<Record<string, unknown>> | undefined
+      readonly use_draft?: boolean | undefined
+    }
+  ) => Effect.Effect<TestCall, NotFound | Conflict | ValidationFailed | Forbidden>
   /**
    * A carrier's incoming-call webhook for one telephony configuration: verified, routed by the
    * called number to its agent, answered with media-stream markup for a new inbound run.

@@ -104,6 +104,11 @@ describe("talkgraph test", () => {
     expect(badFlags.output).toContain(
       "talkgraph: --repetitions must be a whole number from 1 to 20; --version must be draft or published"
     )
+    const badVoice = await talkgraphTest([String(agentId), "--mode", "video", "--voice-speed", "20"], env)
+    expect(badVoice.code).toBe(1)
+    expect(badVoice.output).toContain(
+      "talkgraph: --mode must be text or voice; --voice-speed must be a number from 1 to 10; --voice-speed goes with --mode voice"
+    )
     const unknown = await talkgraphTest([String(agentId), "--suite", "Nope"], env)
     expect(unknown.code).toBe(1)
     expect(unknown.output).toBe(`talkgraph: the agent has no test case "Nope"`)

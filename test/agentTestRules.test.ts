@@ -23,6 +23,7 @@ const observed = (overrides: Partial<Parameters<typeof failedExpectations>[1]> =
   variables: { budget: 5000, city: "Paris", empty: "" },
   disposition: "QUALIFIED",
   callerTurns: 1,
+  deadAirMs: null,
   ...overrides
 })
 
@@ -112,6 +113,15 @@ describe("expectation checks", () => {
     expect(repeatedReply([agent("A"), agent("B"), agent("A")])).toBeNull()
   })
 
+  it("fails a voice conversation whose caller waited too long for the agent, and skips the check in text", () => {
+    const expectations = { max_dead_air_seconds: 2 }
+    expect(failedExpectations(expectations, observed({ deadAirMs: [800, 1900] }))).toEqual([])
+    expect(failedExpectations(expectations, observed({ deadAirMs: [800, 2600, 900] }))).toEqual([
+      { expectation: "max_dead_air_seconds", reason: "the caller waited 2.6 s for the agent, more than 2 s" }
+    ])
+    expect(failedExpectations(expectations, observed({ deadAirMs: null }))).toEqual([])
+  })
+
   it("lists the nodes in order of first visit, ending where the conversation stopped", () => {
     expect(visitedNodes([agent("a"), user("b"), agent("c", "qualify"), user("d", "qualify")], "end")).toEqual([
       "start",
@@ -162,6 +172,7 @@ const conversation = (testId: number, version: "draft" | "published", repetition
     conversation_id: repetition,
     passed,
     caller_turns: 1,
+    dead_air_ms: null,
     end_reason: "user_ended",
     disposition: null,
     nodes_visited: ["start"],
@@ -214,6 +225,8 @@ describe("pass rates and comparison", () => {
       repetitions: 1,
       concurrency: 1,
       pass_threshold: 1,
+      mode: "text",
+      voice_speed: null,
       test_ids: [1, 2],
       passed: false,
       pass_rate: 0.5,

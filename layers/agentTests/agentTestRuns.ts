@@ -18,6 +18,8 @@ const HEARTBEAT_SECONDS = 10
 /** A run this long without a beat is abandoned: several beats missed, never a slow one. */
 const ABANDONED_AFTER_SECONDS = 60
 
+const voiceOf = (plan: TestRunPlan) => plan.mode === "voice" ? { speed: plan.voice_speed ?? 1 } : null
+
 const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
 export const AgentTestRunsLive = Layer.scoped(
@@ -49,7 +51,9 @@ export const AgentTestRunsLive = Layer.scoped(
         yield* Effect.forEach(
           jobs,
           (job) =>
-            slots.withPermits(1)(conversations.hold(principal, agentId, job.testCase, job.version, job.repetition))
+            slots.withPermits(1)(
+              conversations.hold(principal, agentId, job.testCase, job.version, job.repetition, voiceOf(plan))
+            )
               .pipe(Effect.flatMap((result) => rows.addResult(runId, result))),
           { concurrency: plan.concurrency, discard: true }
         )
@@ -97,6 +101,8 @@ export const AgentTestRunsLive = Layer.scoped(
           repetitions: request.repetitions,
           concurrency: request.concurrency,
           pass_threshold: request.pass_threshold,
+          mode: request.mode,
+          ...(request.mode === "voice" ? { voice_speed: request.voice_speed } : {}),
           cases: chosen,
           draft_fingerprint: request.version === "draft" ? yield* rows.draftFingerprint(agentId) : null
         }

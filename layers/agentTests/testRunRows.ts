@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { caseResults, compareVersions, overallPassRate, suitePassed } from "../../src/agentTests/passRates.ts"
 import type { TestCase } from "../../src/agentTests/testCase.ts"
-import type { TestConversation, TestedVersion, TestRun } from "../../src/agentTests/testRunRecord.ts"
+import type { TestConversation, TestedVersion, TestMode, TestRun } from "../../src/agentTests/testRunRecord.ts"
+import type { TranscriptTurn } from "../../src/conversation/transcript.ts"
 
 /** What a test run was asked, with the cases as they were when it started (later edits do not change it). */
 export interface TestRunPlan {
@@ -11,9 +12,20 @@ export interface TestRunPlan {
   readonly repetitions: number
   readonly concurrency: number
   readonly pass_threshold: number
+  /** Absent on runs from before voice mode: text. */
+  readonly mode?: TestMode
+  readonly voice_speed?: number
   readonly cases: ReadonlyArray<TestCase>
   /** For a run on the draft: the stored draft's fingerprint when it started (see `publish_requires_tests`). */
   readonly draft_fingerprint?: string | null
+}
+
+export interface EndedCall {
+  readonly state: string
+  readonly end_reason: string | null
+  readonly node_id: string | null
+  readonly gathered_context: Readonly<Record<string, unknown>>
+  readonly transcript: ReadonlyArray<TranscriptTurn>
 }
 
 interface RunRow {
@@ -34,7 +46,9 @@ export const versionsOf = (plan: TestRunPlan): ReadonlyArray<TestedVersion> =>
 
 const toTestRun = (row: RunRow): TestRun => {
   const plan = row.request
-  const cases = caseResults(plan.cases, versionsOf(plan), row.results)
+  // Results stored before voice mode have no dead air.
+  const results = row.results.map((result) => ({ ...result, dead_air_ms: result.dead_air_ms ?? null }))
+  const cases = caseResults(plan.cases, versionsOf(plan), results)
   return {
     id: Number(row.id),
     agent_id: Number(row.workflow_id),
@@ -44,9 +58,11 @@ const toTestRun = (row: RunRow): TestRun => {
     repetitions: plan.repetitions,
     concurrency: plan.concurrency,
     pass_threshold: plan.pass_threshold,
+    mode: plan.mode ?? "text",
+    voice_speed: plan.mode === "voice" ? plan.voice_speed ?? 1 : null,
     test_ids: plan.cases.map((testCase) => testCase.id),
     passed: row.state === "completed" ? suitePassed(cases, plan.version, plan.pass_threshold) : null,
-    pass_rate: overallPassRate(row.results, plan.version),
+    pass_rate: overallPassRate(results, plan.version),
     error: row.error,
     cases,
     comparison: plan.compare_with === null || plan.compare_with === plan.version
@@ -111,6 +127,15 @@ export const makeTestRunRows = Effect.gen(function*() {
         service_tokens = service_tokens + ${prompt + completion}
       WHERE id = ${conversationId} AND organization_id = ${organizationId}`.pipe(Effect.orDie)
 
+  /** A voice test call as stored once it ended: what the checks read. */
+  const endedCall = (organizationId: number, conversationId: number) =>
+    sql<EndedCall>`
+      SELECT state, end_reason, conversation->'state'->>'node_id' AS node_id, gathered_context, transcript
+      FROM runs WHERE id = ${conversationId} AND organization_id = ${organizationId}`.pipe(
+      Effect.map((rows) => rows[0] ?? null),
+      Effect.orDie
+    )
+
   /** The runs this process holds are alive. */
   const beat = (runIds: ReadonlyArray<number>) =>
     runIds.length === 0
@@ -161,6 +186,7 @@ export const makeTestRunRows = Effect.gen(function*() {
     addResult,
     finish,
     addTokens,
+    endedCall,
     beat,
     failAbandoned
   }

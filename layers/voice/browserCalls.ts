@@ -7,6 +7,11 @@ import type { Principal } from "../../src/domain/principal.ts"
 import type { MediaLinks } from "./mediaLinks.ts"
 import type { VoiceRuns } from "./voiceRuns.ts"
 
+interface CallStart {
+  readonly initial_context?: Readonly<Record<string, unknown>> | undefined
+  readonly use_draft?: boolean | undefined
+}
+
 /** A test call's link is for the page that asked for it, right away. */
 const BROWSER_TOKEN_SECONDS = 120
 
@@ -16,13 +21,12 @@ export const makeBrowserCalls = (runs: VoiceRuns, links: MediaLinks) =>
     const starts = yield* ConversationStarts
     const modelSettings = yield* ModelSettings
 
-    const start = Effect.fn("VoiceCalls.startBrowserCall")(function*(
+    /** A run of the agent awaiting its media: checked it can hold a voice call, with the voice settings it needs. */
+    const insertRun = Effect.fnUntraced(function*(
       principal: Principal,
       workflowId: number,
-      input: {
-        readonly initial_context?: Readonly<Record<string, unknown>> | undefined
-        readonly use_draft?: boolean | undefined
-      }
+      input: CallStart,
+      run: { readonly mode: string; readonly name: string }
     ) {
       const initialContext = input.initial_context ?? {}
       const prepared = yield* starts.prepare(principal, workflowId, {
@@ -46,8 +50,8 @@ export const makeBrowserCalls = (runs: VoiceRuns, links: MediaLinks) =>
         workflowId,
         definitionId: prepared.definitionId,
         versionNumber: prepared.versionNumber,
-        name: "Browser test call",
-        mode: "webrtc",
+        name: run.name,
+        mode: run.mode,
         initialContext,
         conversation: prepared.conversation
       })
@@ -56,9 +60,18 @@ export const makeBrowserCalls = (runs: VoiceRuns, links: MediaLinks) =>
         workflow_id: workflowId,
         organization_id: principal.organizationId
       })
+      return runId
+    })
+
+    const start = Effect.fn("VoiceCalls.startBrowserCall")(function*(
+      principal: Principal,
+      workflowId: number,
+      input: CallStart
+    ) {
+      const runId = yield* insertRun(principal, workflowId, input, { mode: "webrtc", name: "Browser test call" })
       const link = yield* links.link("browser", runId, BROWSER_TOKEN_SECONDS)
       return { workflow_run_id: runId, media_url: link.url, expires_at: link.expiresAt } satisfies BrowserCall
     })
 
-    return { start }
+    return { start, insertRun }
   })

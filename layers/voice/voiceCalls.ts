@@ -13,16 +13,24 @@ import { Storage } from "../../services/Storage.ts"
 import { Telephony } from "../../services/Telephony.ts"
 import { TextToSpeech } from "../../services/TextToSpeech.ts"
 import { VoiceActivity } from "../../services/VoiceActivity.ts"
-import { type MediaConnection, VoiceCalls } from "../../services/VoiceCalls.ts"
+import {
+  type MediaConnection,
+  type MediaLine,
+  type MediaSource,
+  type TestCall,
+  VoiceCalls
+} from "../../services/VoiceCalls.ts"
 import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
 import { isFailure } from "../../src/conversation/endReason.ts"
 import { addUsage, noUsage } from "../../src/conversation/transcript.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
+import type { Principal } from "../../src/domain/principal.ts"
 import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
 import { mediaProtocolFor } from "../../src/telephony/media/mod.ts"
 import { isValidMediaToken } from "../../src/telephony/mediaToken.ts"
 import { isValidTwilioSignature } from "../../src/telephony/twilioSignature.ts"
+import { testCallMode } from "../../src/usage/channels.ts"
 import { latencySummary } from "../../src/voice/latencyStats.ts"
 import { callTurnSettings } from "../../src/voice/turnTaking/agentSettings.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
@@ -106,12 +114,12 @@ export const VoiceCallsLive = Layer.scoped(
 
     /** The call on its socket, from the first frame to the stored run. */
     const serve = (
-      connection: MediaConnection,
+      source: MediaSource,
       run: MediaRun,
       conversation: StoredConversation,
       plan: ConversationPlan,
       speech: { readonly stt: SpeechConnection; readonly tts: SpeechConnection },
-      socket: Socket.Socket
+      socket: MediaLine
     ) =>
       Effect.scoped(Effect.gen(function*() {
         const token = crypto.randomUUID()
@@ -123,7 +131,7 @@ export const VoiceCallsLive = Layer.scoped(
           Effect.repeat(Schedule.spaced(`${CALL_LEASE_SECONDS / 3} seconds`)),
           Effect.forkScoped
         )
-        const protocol = mediaProtocolFor(connection.source)
+        const protocol = mediaProtocolFor(source)
         const write = yield* socket.writer
         /**
          * A write to a socket the other end has closed waits for ever: once it closed, nothing is
@@ -150,7 +158,7 @@ export const VoiceCallsLive = Layer.scoped(
 
         const voicemail = voicemailPolicy(run.workflow_configurations)
         // Only a placed call can reach an answering machine; a browser or inbound caller is a person.
-        const detectsMachines = run.direction === "outbound" && connection.source !== "browser" &&
+        const detectsMachines = run.direction === "outbound" && source !== "browser" &&
           voicemail.detection === "in_call"
         const clipByText = new Map<string, string>()
         for (const [id, text] of plan.recordingTexts ?? []) clipByText.set(text, id)
@@ -163,7 +171,7 @@ export const VoiceCallsLive = Layer.scoped(
           stt: speech.stt,
           tts: speech.tts,
           hangUp: Effect.gen(function*() {
-            if (connection.source !== "browser") yield* hangUpAtCarrier(run, callId)
+            if (source !== "browser") yield* hangUpAtCarrier(run, callId)
             yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.ignore)
           }),
           turnSettings: callTurnSettings(run.workflow_configurations, {
@@ -256,7 +264,7 @@ export const VoiceCallsLive = Layer.scoped(
           run_id: run.id,
           workflow_id: run.workflow_id,
           organization_id: run.organization_id,
-          source: connection.source
+          source
         }
       }))
 
@@ -290,49 +298,77 @@ export const VoiceCallsLive = Layer.scoped(
           return yield* refused("Invalid Twilio signature")
         }
       }
-      const conversation = yield* conversationOf(run)
-      const settings = yield* speechSettings(run.organization_id)
-      if (
-        conversation === null || Option.isNone(settings.llm) || Option.isNone(settings.stt) ||
-        Option.isNone(settings.tts)
-      ) {
-        const settingsComplete = Option.isSome(settings.llm) && Option.isSome(settings.stt) &&
-          Option.isSome(settings.tts)
-        const reason = settingsComplete
-          ? "The agent cannot take voice calls: its version has no valid graph"
-          : "The agent cannot take voice calls: its organization needs LLM, STT and TTS settings"
-        yield* Effect.logWarning("Media connection refused: the agent cannot run a voice call", { run_id: run.id })
-        // The carrier would report the call "completed": it is a failure, and recorded as one.
-        yield* campaignCalls.mediaRefused(run.id, reason)
-        return yield* refused(reason)
-      }
-      const graph = validateDefinition(conversation.definition ?? run.workflow_definition).graph!
-      const plan = {
-        ...yield* starts.plan(run.organization_id, {
-          graph,
-          conversation,
-          dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
-          connection: settings.llm.value,
-          partyNumber: run.party_number
-        }),
-        // A caller waiting on a slow tool hears its filler line instead of silence.
-        toolFillerAfterMs: TOOL_FILLER_AFTER_MS
-      }
-      const overrides = conversation.overrides
-      const speech = {
-        stt: overrides?.stt_language ? { ...settings.stt.value, language: overrides.stt_language } : settings.stt.value,
-        tts: overrides?.tts_voice ? { ...settings.tts.value, voice: overrides.tts_voice } : settings.tts.value
-      }
-      return (socket: Socket.Socket) =>
-        FiberMap.run(calls, run.id, serve(connection, run, conversation, plan, speech, socket)).pipe(
-          Effect.flatMap((fiber) => fiber.await),
-          Effect.asVoid
-        )
+      return yield* prepare(connection.source, run)
     })
+
+    /**
+     * A run's call, ready to serve on a media line: its conversation fixed, its models and speech
+     * settings read. A run that cannot hold a voice call is failed here, with the reason.
+     */
+    const prepare = (source: MediaSource, run: MediaRun) =>
+      Effect.gen(function*() {
+        const conversation = yield* conversationOf(run)
+        const settings = yield* speechSettings(run.organization_id)
+        if (
+          conversation === null || Option.isNone(settings.llm) || Option.isNone(settings.stt) ||
+          Option.isNone(settings.tts)
+        ) {
+          const settingsComplete = Option.isSome(settings.llm) && Option.isSome(settings.stt) &&
+            Option.isSome(settings.tts)
+          const reason = settingsComplete
+            ? "The agent cannot take voice calls: its version has no valid graph"
+            : "The agent cannot take voice calls: its organization needs LLM, STT and TTS settings"
+          yield* Effect.logWarning("Media connection refused: the agent cannot run a voice call", { run_id: run.id })
+          // The carrier would report the call "completed": it is a failure, and recorded as one.
+          yield* campaignCalls.mediaRefused(run.id, reason)
+          return yield* refused(reason)
+        }
+        const graph = validateDefinition(conversation.definition ?? run.workflow_definition).graph!
+        const plan = {
+          ...yield* starts.plan(run.organization_id, {
+            graph,
+            conversation,
+            dispositionCodes: run.disposition_codes.filter((code): code is string => typeof code === "string"),
+            connection: settings.llm.value,
+            partyNumber: run.party_number
+          }),
+          // A caller waiting on a slow tool hears its filler line instead of silence.
+          toolFillerAfterMs: TOOL_FILLER_AFTER_MS
+        }
+        const overrides = conversation.overrides
+        const speech = {
+          stt: overrides?.stt_language
+            ? { ...settings.stt.value, language: overrides.stt_language }
+            : settings.stt.value,
+          tts: overrides?.tts_voice ? { ...settings.tts.value, voice: overrides.tts_voice } : settings.tts.value
+        }
+        return (line: MediaLine) =>
+          FiberMap.run(calls, run.id, serve(source, run, conversation, plan, speech, line)).pipe(
+            Effect.flatMap((fiber) => fiber.await),
+            Effect.asVoid
+          )
+      })
 
     const browserCalls = yield* makeBrowserCalls(runs, links)
     const inboundCalls = yield* makeInboundCalls(runs, links)
 
-    return VoiceCalls.of({ admit, startBrowserCall: browserCalls.start, inbound: inboundCalls.answer })
+    const startTestCall = Effect.fn("VoiceCalls.startTestCall")(function*(
+      principal: Principal,
+      workflowId: number,
+      input: {
+        readonly initial_context?: Readonly<Record<string, unknown>> | undefined
+        readonly use_draft?: boolean | undefined
+      }
+    ) {
+      const runId = yield* browserCalls.insertRun(principal, workflowId, input, {
+        mode: testCallMode,
+        name: "Agent test call"
+      })
+      const run = yield* runs.mediaRun(runId)
+      if (!run) return yield* new NotFound({ resource: "Call", id: runId })
+      return { runId: run.id, serve: yield* prepare("browser", run) } satisfies TestCall
+    })
+
+    return VoiceCalls.of({ admit, startBrowserCall: browserCalls.start, startTestCall, inbound: inboundCalls.answer })
   })
 )

@@ -10,6 +10,8 @@ export interface ObservedConversation {
   readonly variables: Readonly<Record<string, unknown>>
   readonly disposition: string | null
   readonly callerTurns: number
+  /** Voice mode: per caller turn, ms from the end of their speech to the agent's next audio; null in text mode. */
+  readonly deadAirMs: ReadonlyArray<number> | null
 }
 
 /** An expectation that did not hold, and why, in words a person fixing the agent can act on. */
@@ -138,6 +140,17 @@ export const failedExpectations = (
   }
   if (expectations.max_turns !== undefined && observed.callerTurns > expectations.max_turns) {
     fail("max_turns", `the caller needed ${observed.callerTurns} turns, more than ${expectations.max_turns}`)
+  }
+  if (expectations.max_dead_air_seconds !== undefined && observed.deadAirMs !== null) {
+    const longest = Math.max(0, ...observed.deadAirMs)
+    if (longest > expectations.max_dead_air_seconds * 1000) {
+      fail(
+        "max_dead_air_seconds",
+        `the caller waited ${
+          (longest / 1000).toFixed(1)
+        } s for the agent, more than ${expectations.max_dead_air_seconds} s`
+      )
+    }
   }
   if (expectations.no_loop !== false) {
     const repeated = repeatedReply(observed.transcript)

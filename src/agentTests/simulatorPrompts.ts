@@ -39,7 +39,7 @@ export const callerTurnOf = (value: unknown): CallerTurn | null => {
 export const callerMessages = (
   persona: string,
   variables: Readonly<Record<string, unknown>>,
-  transcript: ReadonlyArray<TranscriptTurn>
+  transcript: ReadonlyArray<Pick<TranscriptTurn, "role" | "text">>
 ): ReadonlyArray<PromptMessage> => [
   {
     role: "system",

@@ -39,6 +39,12 @@ export const Expectations = Schema.Struct({
   no_loop: Schema.optional(
     Schema.Boolean.annotations({ description: "The agent never says the same reply twice in a row (default true)" })
   ),
+  max_dead_air_seconds: Schema.optional(
+    Schema.Number.pipe(Schema.between(0.1, 60)).annotations({
+      description:
+        "Voice mode: the longest the caller may wait, from the end of their speech to the agent's next audio (text conversations have no silence to measure)"
+    })
+  ),
   criteria: Schema.optional(
     Schema.Array(Text(2000)).pipe(Schema.maxItems(20)).annotations({
       description: "Free-text criteria graded by an LLM judge, each pass or fail with its reason"

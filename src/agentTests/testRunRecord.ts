@@ -6,6 +6,10 @@ import { Timestamp } from "../domain/wireTypes.ts"
 export const TestedVersion = Schema.Literal("draft", "published")
 export type TestedVersion = typeof TestedVersion.Type
 
+/** How the simulated caller talks to the agent: the text chat path, or a voice call through the speech stack. */
+export const TestMode = Schema.Literal("text", "voice")
+export type TestMode = typeof TestMode.Type
+
 export const CreateTestRunRequest = Schema.Struct({
   test_ids: Schema.optional(
     Schema.Array(Schema.Int).pipe(Schema.minItems(1), Schema.maxItems(200)).annotations({
@@ -24,6 +28,14 @@ export const CreateTestRunRequest = Schema.Struct({
   })),
   pass_threshold: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 1)), { default: () => 1 }).annotations({
     description: "A case passes when at least this share of its conversations pass (default 1: all of them)"
+  }),
+  mode: Schema.optionalWith(TestMode, { default: () => "text" as const }).annotations({
+    description:
+      "`text`: the chat path (fast). `voice`: a call through the organization's STT and TTS on an in-process line (turn-taking, interruptions and tools exercised); never dials"
+  }),
+  voice_speed: Schema.optionalWith(Schema.Number.pipe(Schema.between(1, 10)), { default: () => 1 }).annotations({
+    description:
+      "Voice mode: how many times faster than real time the call runs. Above 1 only with fast local speech and LLM providers: a provider's latency counts `voice_speed` times over"
   })
 }).annotations({ identifier: "CreateTestRunRequest" })
 export type CreateTestRunRequest = typeof CreateTestRunRequest.Type
@@ -41,6 +53,9 @@ export const TestConversation = Schema.Struct({
   conversation_id: Schema.NullOr(Schema.Int).annotations({ description: "The run (GET /api/v2/conversations/{id})" }),
   passed: Schema.Boolean,
   caller_turns: Schema.Int,
+  dead_air_ms: Schema.NullOr(Schema.Array(Schema.Number)).annotations({
+    description: "Voice mode: per caller turn, ms from the end of their speech to the agent's next audio"
+  }),
   end_reason: Schema.NullOr(Schema.String),
   disposition: Schema.NullOr(Schema.String),
   nodes_visited: Schema.Array(Schema.String),
@@ -83,6 +98,8 @@ export const TestRun = Schema.Struct({
   repetitions: Schema.Int,
   concurrency: Schema.Int,
   pass_threshold: Schema.Number,
+  mode: TestMode,
+  voice_speed: Schema.NullOr(Schema.Number).annotations({ description: "Voice mode's speed; null in text mode" }),
   test_ids: Schema.Array(Schema.Int),
   passed: Schema.NullOr(Schema.Boolean).annotations({
     description: "Once completed: every case reached the pass threshold on `version`"

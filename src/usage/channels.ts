@@ -6,11 +6,16 @@
 export const channels = ["telephony", "web", "chat"] as const
 export type Channel = (typeof channels)[number]
 
-/** The mode of agent tests' conversations: chats with a simulated caller, billed and reported as test runs. */
-export const testMode = "testchat"
+/**
+ * The modes of agent tests' conversations with a simulated caller, billed and reported as test
+ * runs: a text chat, or a voice call on the in-process line (a web call, like the browser's).
+ */
+export const testChatMode = "testchat"
+export const testCallMode = "testcall"
+export const testModes = [testChatMode, testCallMode] as const
 
-const webModes: ReadonlySet<string> = new Set(["webrtc", "smallwebrtc"])
-const chatModes: ReadonlySet<string> = new Set(["textchat", testMode])
+const webModes: ReadonlySet<string> = new Set(["webrtc", "smallwebrtc", testCallMode])
+const chatModes: ReadonlySet<string> = new Set(["textchat", testChatMode])
 
 /** twilio, vonage, telnyx, plivo and any other carrier are telephony; browsers are web; text (tests too) is chat. */
 export const channelOfMode = (mode: string): Channel => {

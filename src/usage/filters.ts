@@ -17,7 +17,7 @@ export type UsageFilter =
   | { readonly _tag: "Duration"; readonly min: number | null; readonly max: number | null }
   | { readonly _tag: "Direction"; readonly direction: "inbound" | "outbound" }
   | { readonly _tag: "Channel"; readonly channel: Channel }
-  /** Agent tests' conversations (mode `testchat`): only them, or everything but them. */
+  /** Agent tests' conversations (modes `testchat` and `testcall`): only them, or everything but them. */
   | { readonly _tag: "TestRuns"; readonly only: boolean }
   /** Runs whose quality review scored within the bounds (1–10, inclusive). */
   | { readonly _tag: "QualityScore"; readonly min: number | null; readonly max: number | null }

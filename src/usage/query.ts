@@ -1,5 +1,5 @@
 import type { Statement } from "@effect/sql"
-import { testMode } from "./channels.ts"
+import { testModes } from "./channels.ts"
 import type { CreatedWindow } from "./dates.ts"
 import type { UsageFilter } from "./filters.ts"
 import type { ProfileFilter, RollupSlice } from "./rollup.ts"
@@ -58,7 +58,7 @@ const filterClause = (sql: Statement.Constructor, filter: UsageFilter): Statemen
     case "Channel":
       return sql`r.channel = ${filter.channel}`
     case "TestRuns":
-      return filter.only ? sql`r.mode = ${testMode}` : sql`r.mode <> ${testMode}`
+      return filter.only ? sql`r.mode IN ${sql.in(testModes)}` : sql`r.mode NOT IN ${sql.in(testModes)}`
     case "QualityScore":
       return sql`EXISTS (SELECT 1 FROM quality_reviews q WHERE q.run_id = r.id AND q.status = 'reviewed' AND ${
         sql.and([

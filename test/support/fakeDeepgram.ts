@@ -51,6 +51,11 @@ export interface FakeDeepgram {
   readonly connections: ReadonlyArray<FakeDeepgramConnection>
   /** The lines the callee of `tag` will say, one per utterance, in order (appended to any already registered). */
   readonly script: (tag: string, lines: ReadonlyArray<ScriptLine>) => void
+  /**
+   * Scripts for streams whose tag is not known in advance (runs the server creates itself): the
+   * first utterance of a tag with no script of its own takes the next of these, in order.
+   */
+  readonly scriptNewStreams: (scripts: ReadonlyArray<ReadonlyArray<ScriptLine>>) => void
   /** Closes every open stream as a provider failure would (default 1011). */
   readonly dropConnections: (code?: number) => void
   readonly close: () => Promise<void>
@@ -82,6 +87,7 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
   const interimEveryMs = options.interimEveryMs ?? 250
   const idleTimeoutMs = options.idleTimeoutMs ?? 10_000
   const scripts = new Map<string, Array<ScriptLine>>()
+  const newStreamScripts: Array<ReadonlyArray<ScriptLine>> = []
   const connections: Array<FakeDeepgramConnection> = []
   const sockets = new Set<WebSocket>()
 
@@ -160,6 +166,9 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
     /** The parts of the utterance's line not transcribed yet, for after a flush. */
     let untold: Array<string> = []
     const nextLine = () => {
+      if (tag !== null && !scripts.has(tag) && newStreamScripts.length > 0) {
+        scripts.set(tag, [...newStreamScripts.shift()!])
+      }
       const line = (tag === null ? undefined : scripts.get(tag)?.shift()) ?? ""
       const [first = "", ...rest] = typeof line === "string" ? [line] : line
       untold = rest
@@ -300,6 +309,7 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
     apiKey,
     connections,
     script: (tag, lines) => scripts.set(tag, [...(scripts.get(tag) ?? []), ...lines]),
+    scriptNewStreams: (scripts) => newStreamScripts.push(...scripts),
     dropConnections: (code = 1011) => {
       for (const ws of sockets) ws.close(code, "NET-0000")
     },

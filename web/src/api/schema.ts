@@ -4609,6 +4609,11 @@ export type components = {
             /** @description The agent never says the same reply twice in a row (default true) */
             no_loop?: boolean;
             /**
+             * between(0.1, 60)
+             * @description Voice mode: the longest the caller may wait, from the end of their speech to the agent's next audio (text conversations have no silence to measure)
+             */
+            max_dead_air_seconds?: number;
+            /**
              * maxItems(20)
              * @description Free-text criteria graded by an LLM judge, each pass or fail with its reason
              */
@@ -4704,6 +4709,16 @@ export type components = {
              * @description A case passes when at least this share of its conversations pass (default 1: all of them)
              */
             pass_threshold?: number;
+            /**
+             * @description `text`: the chat path (fast). `voice`: a call through the organization's STT and TTS on an in-process line (turn-taking, interruptions and tools exercised); never dials
+             * @enum {string}
+             */
+            mode?: "text" | "voice";
+            /**
+             * between(1, 10)
+             * @description Voice mode: how many times faster than real time the call runs. Above 1 only with fast local speech and LLM providers: a provider's latency counts `voice_speed` times over
+             */
+            voice_speed?: number;
         };
         TestRun: {
             id: components["schemas"]["Int"];
@@ -4716,6 +4731,10 @@ export type components = {
             repetitions: components["schemas"]["Int"];
             concurrency: components["schemas"]["Int"];
             pass_threshold: number;
+            /** @enum {string} */
+            mode: "text" | "voice";
+            /** @description Voice mode's speed; null in text mode */
+            voice_speed: number | null;
             test_ids: components["schemas"]["Int"][];
             /** @description Once completed: every case reached the pass threshold on `version` */
             passed: boolean | null;
@@ -4753,6 +4772,8 @@ export type components = {
             conversation_id: components["schemas"]["Int"] | null;
             passed: boolean;
             caller_turns: components["schemas"]["Int"];
+            /** @description Voice mode: per caller turn, ms from the end of their speech to the agent's next audio */
+            dead_air_ms: number[] | null;
             end_reason: string | null;
             disposition: string | null;
             nodes_visited: string[];
