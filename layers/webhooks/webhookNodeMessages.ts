@@ -9,6 +9,7 @@ import { credentialHeader } from "../../src/tools/credentialHeaders.ts"
 import { FORBIDDEN_HEADERS } from "../../src/tools/credentialRecord.ts"
 import { failureText } from "../../src/webhooks/attemptFailure.ts"
 import { type TemplateContext, webhookNodeBody } from "../../src/webhooks/payloadTemplate.ts"
+import { nodeDeliveryId } from "../../src/webhooks/webhookRecord.ts"
 import { readBoundedReply } from "../outbound/replyBody.ts"
 import { webhookArtifactLink } from "./webhookPayloads.ts"
 import type { ClaimedNodeDelivery } from "./webhookRows.ts"
@@ -142,7 +143,7 @@ export const makeWebhookNodeMessages = Effect.gen(function*() {
         }
       }
       // Dograh's delivery headers, so a receiver written for Dograh tells retries apart as before.
-      headers["x-dograh-delivery-id"] = `whn_${delivery.id}`
+      headers["x-dograh-delivery-id"] = nodeDeliveryId(Number(delivery.id))
       headers["x-dograh-workflow-run-id"] = String(delivery.run_id)
       headers["x-dograh-delivery-attempt"] = String(delivery.attempts)
       headers["user-agent"] = "talkgraph-webhooks"

@@ -3,7 +3,9 @@ import { Effect } from "effect"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 import {
   messageId,
+  nodeDeliveryId,
   type WebhookDelivery,
+  type WebhookNodeDelivery,
   type WebhookEndpoint,
   type WebhookEventType
 } from "../../src/webhooks/webhookRecord.ts"
@@ -43,6 +45,25 @@ export const deliveryView = (row: DeliveryRow): WebhookDelivery => ({
   last_error: row.last_error,
   created_at: row.created_at,
   payload: row.payload,
+  attempt_log: row.attempt_log.map((attempt) => ({ ...attempt, attempted_at: new Date(attempt.attempted_at) }))
+})
+
+export const nodeDeliveryView = (row: NodeDeliveryRow): WebhookNodeDelivery => ({
+  id: Number(row.id),
+  delivery_id: nodeDeliveryId(Number(row.id)),
+  workflow_run_id: row.run_id === null ? null : Number(row.run_id),
+  node_id: row.node_id,
+  node_name: typeof row.node_request["name"] === "string" ? row.node_request["name"] : null,
+  endpoint_url: String(row.node_request["endpoint_url"] ?? ""),
+  http_method: String(row.node_request["http_method"] ?? "POST"),
+  state: row.state,
+  attempts: row.attempts,
+  next_attempt_at: row.state === "pending" ? row.next_attempt_at : null,
+  delivered_at: row.delivered_at,
+  last_status: row.last_status,
+  last_error: row.last_error,
+  created_at: row.created_at,
+  payload: row.body,
   attempt_log: row.attempt_log.map((attempt) => ({ ...attempt, attempted_at: new Date(attempt.attempted_at) }))
 })
 
