@@ -29,7 +29,7 @@ export const webhookNodes = Effect.gen(function*() {
     CREATE FUNCTION talkgraph_webhook_nodes(org bigint, run bigint, campaign bigint, workflow bigint, definition bigint)
     RETURNS void LANGUAGE plpgsql AS $$
     DECLARE
-      event_id bigint;
+      run_event bigint;
       at timestamptz := date_trunc('milliseconds', now());
     BEGIN
       IF definition IS NULL OR NOT EXISTS (
@@ -41,10 +41,10 @@ export const webhookNodes = Effect.gen(function*() {
       INSERT INTO webhook_events (organization_id, type, run_id, campaign_id, occurred_at, dedupe_key)
       VALUES (org, 'run.completed', run, campaign, at, 'run.completed:' || run)
       ON CONFLICT (dedupe_key) DO NOTHING;
-      SELECT id INTO event_id FROM webhook_events WHERE dedupe_key = 'run.completed:' || run;
+      SELECT e.id INTO run_event FROM webhook_events e WHERE e.dedupe_key = 'run.completed:' || run;
       INSERT INTO webhook_deliveries (organization_id, workflow_id, node_id, node_request, event_id, next_attempt_at,
                                       retry_until, created_at)
-      SELECT org, workflow, n ->> 'id', n -> 'data', event_id, at, at + interval '24 hours', at
+      SELECT org, workflow, n ->> 'id', n -> 'data', run_event, at, at + interval '24 hours', at
       FROM workflow_definitions d, jsonb_array_elements(d.workflow_definition -> 'nodes') n
       WHERE d.id = definition AND n ->> 'type' = 'webhook' AND COALESCE(n -> 'data' ->> 'enabled', 'true') <> 'false'
       ON CONFLICT (event_id, node_id) WHERE node_id IS NOT NULL DO NOTHING;
