@@ -262,7 +262,10 @@ describe("Dograh trigger nodes", () => {
     const path = `crm-${crypto.randomUUID().slice(0, 8)}`
     const created = await createAgent(account, [
       triggerNode(path),
-      webhookNode("done", { endpoint_url: `${receiver.url}/trigger-done`, payload_template: { run: "{{workflow_run_id}}" } })
+      webhookNode("done", {
+        endpoint_url: `${receiver.url}/trigger-done`,
+        payload_template: { run: "{{workflow_run_id}}" }
+      })
     ])
     expect(created.status).toBe(200)
     const workflowId = created.body.id as number

@@ -225,7 +225,9 @@ export const makeCallRows = Effect.gen(function*() {
         SELECT w.id, w.status FROM workflows w
         WHERE w.organization_id = ${organizationId} AND EXISTS (
           SELECT 1 FROM workflow_definitions d, jsonb_array_elements(d.workflow_definition -> 'nodes') n
-          WHERE d.workflow_id = w.id AND d.version_status IN ${sql.in(useDraft ? ["draft", "published"] : ["published"])}
+          WHERE d.workflow_id = w.id AND d.version_status IN ${
+        sql.in(useDraft ? ["draft", "published"] : ["published"])
+      }
             AND n ->> 'type' = 'trigger' AND n -> 'data' ->> 'trigger_path' = ${path}
             AND COALESCE(n -> 'data' ->> 'enabled', 'true') <> 'false')
         ORDER BY w.id LIMIT 1`,

@@ -162,8 +162,11 @@ export const WebhookEndpointsLive = Layer.effect(
     /** The organization's agent; another organization's is as unknown as a made-up id. */
     const ownedAgent = (principal: Principal, workflowId: number) =>
       Effect.flatMap(
-        sql<{ id: number }>`SELECT id FROM workflows WHERE id = ${workflowId} AND organization_id = ${principal.organizationId}`,
-        (found) => found.length === 0 ? Effect.fail(new NotFound({ resource: "Workflow", id: workflowId })) : Effect.void
+        sql<
+          { id: number }
+        >`SELECT id FROM workflows WHERE id = ${workflowId} AND organization_id = ${principal.organizationId}`,
+        (found) =>
+          found.length === 0 ? Effect.fail(new NotFound({ resource: "Workflow", id: workflowId })) : Effect.void
       )
 
     const nodeDeliveries = Effect.fn("WebhookEndpoints.nodeDeliveries")(

@@ -106,7 +106,10 @@ export const makeWebhookNodeMessages = Effect.gen(function*() {
       const contexts = new Map(runs.map((run) => [Number(run.id), contextOf(run, seconds)]))
       for (const delivery of deliveries) {
         const context = contexts.get(Number(delivery.run_id)) ?? { workflow_run_id: Number(delivery.run_id) }
-        bodies.set(Number(delivery.id), webhookNodeBody(delivery.node_request["payload_template"], context, new Date(now)))
+        bodies.set(
+          Number(delivery.id),
+          webhookNodeBody(delivery.node_request["payload_template"], context, new Date(now))
+        )
       }
       return bodies
     })

@@ -5,9 +5,9 @@ import {
   messageId,
   nodeDeliveryId,
   type WebhookDelivery,
-  type WebhookNodeDelivery,
   type WebhookEndpoint,
-  type WebhookEventType
+  type WebhookEventType,
+  type WebhookNodeDelivery
 } from "../../src/webhooks/webhookRecord.ts"
 
 const ENDPOINT_COLUMNS =
@@ -254,17 +254,18 @@ export const makeWebhookRows = Effect.gen(function*() {
              w.previous_secret, w.previous_secret_expires_at, t.attempts,
              t.retry_until, w.failing_since, e.payload, e.run_id, e.campaign_id, e.occurred_at,
              t.workflow_id, t.node_id, t.node_request, t.body
-      FROM taken t LEFT JOIN webhook_endpoints w ON w.id = t.endpoint_id JOIN webhook_events e ON e.id = t.event_id`.pipe(
-      Effect.map((rows) => {
-        const endpoints: Array<ClaimedDelivery> = []
-        const nodes: Array<ClaimedNodeDelivery> = []
-        for (const row of rows) {
-          if (row.node_id === null) endpoints.push(row as ClaimedDelivery)
-          else nodes.push(row as ClaimedNodeDelivery)
-        }
-        return { endpoints, nodes }
-      })
-    )
+      FROM taken t LEFT JOIN webhook_endpoints w ON w.id = t.endpoint_id JOIN webhook_events e ON e.id = t.event_id`
+      .pipe(
+        Effect.map((rows) => {
+          const endpoints: Array<ClaimedDelivery> = []
+          const nodes: Array<ClaimedNodeDelivery> = []
+          for (const row of rows) {
+            if (row.node_id === null) endpoints.push(row as ClaimedDelivery)
+            else nodes.push(row as ClaimedNodeDelivery)
+          }
+          return { endpoints, nodes }
+        })
+      )
 
   /** The nodes' rendered bodies, fixed the first time they are sent (another process may have fixed one first). */
   const fixNodeBodies = (bodies: ReadonlyMap<number, unknown>) =>

@@ -63,7 +63,8 @@ const builtIn = (path: string, now: Date, defaultZone: string): string | undefin
   return undefined
 }
 
-const titleCase = (text: string) => text.replace(/[A-Za-z]+/g, (word) => word[0]!.toUpperCase() + word.slice(1).toLowerCase())
+const titleCase = (text: string) =>
+  text.replace(/[A-Za-z]+/g, (word) => word[0]!.toUpperCase() + word.slice(1).toLowerCase())
 
 const renderString = (template: string, context: TemplateContext, now: Date): string => {
   // `{{current_weekday}}` follows the zone of a `{{current_time_<zone>}}` in the same string.
