@@ -5,6 +5,7 @@ import { Credentials } from "../../services/Credentials.ts"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
+import { WEBHOOK_METHODS } from "../../src/graph/definition.ts"
 import { credentialHeader } from "../../src/tools/credentialHeaders.ts"
 import { FORBIDDEN_HEADERS } from "../../src/tools/credentialRecord.ts"
 import { failureText } from "../../src/webhooks/attemptFailure.ts"
@@ -40,7 +41,8 @@ interface RunContextRow {
   readonly created_at: Date
 }
 
-type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+type Method = (typeof WEBHOOK_METHODS)[number]
+const METHODS: ReadonlyArray<Method> = WEBHOOK_METHODS
 
 /**
  * A webhook node's messages (Dograh's `webhook` node): the body rendered from the node's
@@ -165,10 +167,22 @@ export const makeWebhookNodeMessages = Effect.gen(function*() {
           status,
           error
         }))
-      const url = new URL(String(delivery.node_request["endpoint_url"]))
-      const method = (delivery.node_request["http_method"] ?? "POST") as Method
+      // A draft is saved with only its structure checked, so a test run may carry a node that cannot be sent.
+      const url = URL.canParse(String(delivery.node_request["endpoint_url"]))
+        ? new URL(String(delivery.node_request["endpoint_url"]))
+        : null
+      if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+        return yield* done(null, "the node's endpoint_url is not an http or https URL")
+      }
+      const asked = delivery.node_request["http_method"] ?? "POST"
+      if (!METHODS.includes(asked as Method)) {
+        return yield* done(null, "the node's http_method is not one of " + METHODS.join(", "))
+      }
+      const method = asked as Method
       const built = yield* headersFor(delivery, url)
-      if ("refused" in built) return yield* done(null, built.refused)
+      if ("refused" in built) {
+        return yield* done(null, built.refused)
+      }
       let request = HttpClientRequest.make(method)(url).pipe(HttpClientRequest.setHeaders(built.headers))
       if (method === "POST" || method === "PUT" || method === "PATCH") {
         request = HttpClientRequest.bodyText(request, JSON.stringify(body), "application/json")
