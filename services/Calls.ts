@@ -11,10 +11,14 @@ import type {
 import type { TelephonyConfigId, WorkflowId } from "../src/domain/ids.ts"
 import type { Principal } from "../src/domain/principal.ts"
 
-/** The agent a call runs: by its id (v2) or by its public UUID (the Dograh-compatible routes). */
+/**
+ * The agent a call runs: by its id (v2), by its public UUID, or (the Dograh-compatible routes)
+ * by the `trigger_path` of one of its trigger nodes, else its UUID.
+ */
 export type CallAgent =
   | { readonly _tag: "ById"; readonly id: WorkflowId }
   | { readonly _tag: "ByUuid"; readonly uuid: string }
+  | { readonly _tag: "ByTrigger"; readonly path: string }
 
 export interface CallRequest {
   readonly agent: CallAgent

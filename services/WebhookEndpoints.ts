@@ -1,7 +1,12 @@
 import { Context, type Effect } from "effect"
 import type { Forbidden, NotFound, ValidationFailed } from "../src/domain/errors.ts"
 import type { Principal } from "../src/domain/principal.ts"
-import type { WebhookDelivery, WebhookEndpoint, WebhookEventType } from "../src/webhooks/webhookRecord.ts"
+import type {
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEventType,
+  WebhookNodeDelivery
+} from "../src/webhooks/webhookRecord.ts"
 
 export interface WebhookEndpointInput {
   readonly url: string
@@ -49,6 +54,19 @@ export interface WebhookEndpointsShape {
     id: number,
     deliveryId: number
   ) => Effect.Effect<WebhookDelivery, NotFound | Forbidden>
+  /** The messages of an agent's webhook nodes, newest first, each with its attempts. */
+  readonly nodeDeliveries: (
+    principal: Principal,
+    workflowId: number,
+    page: number,
+    pageSize: number
+  ) => Effect.Effect<{ readonly items: ReadonlyArray<WebhookNodeDelivery>; readonly total: number }, NotFound>
+  /** Sends a node's message again from now (the same body), with a fresh 24-hour retry window. */
+  readonly redeliverNode: (
+    principal: Principal,
+    workflowId: number,
+    deliveryId: number
+  ) => Effect.Effect<WebhookNodeDelivery, NotFound>
 }
 
 export class WebhookEndpoints

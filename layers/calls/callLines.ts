@@ -40,14 +40,19 @@ export const resolveCall = (
 ) =>
   Effect.gen(function*() {
     const agent = request.agent
-    if (agent._tag === "ByUuid" && !UUID.test(agent.uuid)) {
-      return yield* new NotFound({ resource: "Workflow", id: agent.uuid })
+    const agentId = agent._tag === "ById" ? agent.id : agent._tag === "ByUuid" ? agent.uuid : agent.path
+    // A trigger node's path first; a path that is no trigger's may still be the agent's own UUID.
+    const byTrigger = agent._tag === "ByTrigger"
+      ? yield* rows.workflowByTrigger(organizationId, agent.path, request.useDraft)
+      : undefined
+    const uuid = agent._tag === "ByUuid" ? agent.uuid : agent._tag === "ByTrigger" ? agent.path : null
+    if (byTrigger === undefined && uuid !== null && !UUID.test(uuid)) {
+      return yield* new NotFound({ resource: "Workflow", id: agentId })
     }
-    const workflow = yield* rows.workflow(
+    const workflow = byTrigger ?? (yield* rows.workflow(
       organizationId,
-      agent._tag === "ById" ? { id: agent.id } : { uuid: agent.uuid }
-    )
-    const agentId = agent._tag === "ById" ? agent.id : agent.uuid
+      agent._tag === "ById" ? { id: agent.id } : { uuid: uuid! }
+    ))
     if (!workflow || workflow.status !== "active") return yield* new NotFound({ resource: "Workflow", id: agentId })
     const definition = yield* rows.definition(workflow.id, request.useDraft)
     if (!definition) {

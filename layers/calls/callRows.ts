@@ -215,6 +215,25 @@ export const makeCallRows = Effect.gen(function*() {
       (rows) => rows[0]
     )
 
+  /**
+   * The agent of the organization whose version a call would run (the published one, or with
+   * `useDraft` the draft or the published one) has an enabled trigger node at `path`.
+   */
+  const workflowByTrigger = (organizationId: OrganizationId, path: string, useDraft: boolean) =>
+    Effect.map(
+      sql<{ id: WorkflowId; status: string }>`
+        SELECT w.id, w.status FROM workflows w
+        WHERE w.organization_id = ${organizationId} AND EXISTS (
+          SELECT 1 FROM workflow_definitions d, jsonb_array_elements(d.workflow_definition -> 'nodes') n
+          WHERE d.workflow_id = w.id AND d.version_status IN ${
+        sql.in(useDraft ? ["draft", "published"] : ["published"])
+      }
+            AND n ->> 'type' = 'trigger' AND n -> 'data' ->> 'trigger_path' = ${path}
+            AND COALESCE(n -> 'data' ->> 'enabled', 'true') <> 'false')
+        ORDER BY w.id LIMIT 1`,
+      (rows) => rows[0]
+    )
+
   /** The version a call runs: the published one, or with `useDraft` the latest draft (else the published one). */
   const definition = (workflowId: number, useDraft: boolean) =>
     Effect.map(
@@ -250,6 +269,7 @@ export const makeCallRows = Effect.gen(function*() {
     due,
     takeScheduled,
     workflow,
+    workflowByTrigger,
     definition,
     callerNumber
   }

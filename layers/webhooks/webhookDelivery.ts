@@ -4,12 +4,14 @@ import { InvalidConfiguration } from "../../services/AppConfig.ts"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
 import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
+import { failureText } from "../../src/webhooks/attemptFailure.ts"
 import { afterFailure, retryDefaults, type RetrySettings, shouldDisable } from "../../src/webhooks/retrySchedule.ts"
 import { signedHeaders } from "../../src/webhooks/standardWebhooks.ts"
 import { messageId } from "../../src/webhooks/webhookRecord.ts"
 import { readBoundedReply } from "../outbound/replyBody.ts"
+import { makeWebhookNodeMessages } from "./webhookNodeMessages.ts"
 import { makeWebhookPayloads } from "./webhookPayloads.ts"
-import { type ClaimedDelivery, makeWebhookRows } from "./webhookRows.ts"
+import { type ClaimedDelivery, type ClaimedNodeDelivery, makeWebhookRows } from "./webhookRows.ts"
 
 export interface WebhookDeliverySettingsShape {
   /** How often the outbox is looked at for due deliveries. */
@@ -47,16 +49,6 @@ export const WebhookDeliverySettingsLive = Layer.effect(
 /** What is kept of a receiver's answer: it is not read, only drained within this bound. */
 const REPLY_LIMIT = 64 * 1024
 
-/** Why an attempt got no status, in words that say nothing about the receiver's network (ports, hosts). */
-const failureText = (error: unknown): string => {
-  if (typeof error === "object" && error !== null && "_tag" in error && error._tag === "TimeoutException") {
-    return "the receiver did not answer in time"
-  }
-  const text = String((error as { cause?: unknown })?.cause ?? error)
-  if (text.includes("ERR_OUTBOUND_BLOCKED") || text.includes("does not allow")) return "refused by the outbound policy"
-  return "no answer from the receiver"
-}
-
 /**
  * Delivers the outbox (`webhook_deliveries`): any process claims due deliveries with `SKIP
  * LOCKED`, signs each per Standard Webhooks and posts it through the organization's outbound
@@ -72,6 +64,7 @@ export const makeWebhookDelivery = Effect.gen(function*() {
   const rows = yield* makeWebhookRows
   const render = yield* makeWebhookPayloads(yield* PublicUrl, secrets.sign)
   const client = outbound.client("webhook")
+  const nodeMessages = yield* makeWebhookNodeMessages
   // A claimed delivery is left alone this long: the request's timeout and the time to record it.
   const leaseMs = settings.timeoutMillis + 30_000
 
@@ -123,9 +116,18 @@ export const makeWebhookDelivery = Effect.gen(function*() {
       })
     )
 
-  type Sent = Effect.Effect.Success<ReturnType<typeof send>>
+  interface Sent {
+    readonly delivery: ClaimedDelivery | ClaimedNodeDelivery
+    readonly attemptedAt: number
+    readonly latency: number
+    readonly status: number | null
+    readonly error: string | null
+  }
 
-  /** A failed attempt: retried with backoff, or given up; the endpoint disabled after a day of failures. */
+  /**
+   * A failed attempt: retried with backoff, or given up; an endpoint disabled after a day of
+   * failures (a node is not: each run's message is its own, and the next run tries again).
+   */
   const failed = (result: Sent, now: number) =>
     Effect.gen(function*() {
       const { delivery } = result
@@ -137,7 +139,7 @@ export const makeWebhookDelivery = Effect.gen(function*() {
         result.error!,
         decision._tag === "Retry" ? decision.at : null
       )
-      if (shouldDisable(delivery.failing_since?.getTime() ?? now, now)) {
+      if (delivery.endpoint_id !== null && shouldDisable(delivery.failing_since?.getTime() ?? now, now)) {
         yield* rows.disable(
           delivery.endpoint_id,
           now,
@@ -158,16 +160,32 @@ export const makeWebhookDelivery = Effect.gen(function*() {
    * recorded, due at once.
    */
   const deliverDue = Effect.gen(function*() {
-    const claimed = yield* rows.claim(yield* Clock.currentTimeMillis, leaseMs, settings.concurrency * 4)
+    const { endpoints, nodes } = yield* rows.claim(
+      yield* Clock.currentTimeMillis,
+      leaseMs,
+      settings.concurrency * 4
+    )
+    const claimed = [...endpoints, ...nodes]
     if (claimed.length === 0) return 0
     const work = Effect.gen(function*() {
-      const unrendered = claimed.filter((delivery) => delivery.payload === null)
+      const unrendered = endpoints.filter((delivery) => delivery.payload === null)
       const fixed = unrendered.length === 0
         ? new Map<number, Record<string, unknown>>()
         : yield* rows.fixPayloads(yield* render(unrendered, yield* Clock.currentTimeMillis))
-      const results = yield* Effect.forEach(
+      const unrenderedNodes = nodes.filter((delivery) => delivery.body === null)
+      const fixedBodies = unrenderedNodes.length === 0
+        ? new Map<number, unknown>()
+        : yield* rows.fixNodeBodies(yield* nodeMessages.render(unrenderedNodes, yield* Clock.currentTimeMillis))
+      const results: ReadonlyArray<Sent> = yield* Effect.forEach(
         claimed,
-        (delivery) => send(delivery, delivery.payload ?? fixed.get(Number(delivery.event_id))!),
+        (delivery): Effect.Effect<Sent, Effect.Effect.Error<ReturnType<typeof send>>> =>
+          delivery.endpoint_id === null
+            ? nodeMessages.send(
+              delivery,
+              delivery.body ?? fixedBodies.get(Number(delivery.id)),
+              settings.timeoutMillis
+            )
+            : send(delivery, delivery.payload ?? fixed.get(Number(delivery.event_id))!),
         { concurrency: settings.concurrency }
       )
       const now = yield* Clock.currentTimeMillis

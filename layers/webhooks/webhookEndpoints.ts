@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import * as crypto from "node:crypto"
 import { OutboundHttp } from "../../services/OutboundHttp.ts"
@@ -11,7 +12,7 @@ import { NotFound, ValidationFailed } from "../../src/domain/errors.ts"
 import type { Principal } from "../../src/domain/principal.ts"
 import { secretFromBytes } from "../../src/webhooks/standardWebhooks.ts"
 import { type WebhookEndpoint, webhookEventTypes } from "../../src/webhooks/webhookRecord.ts"
-import { deliveryView, makeWebhookRows } from "./webhookRows.ts"
+import { deliveryView, makeWebhookRows, nodeDeliveryView } from "./webhookRows.ts"
 
 const endpointView = (row: WebhookEndpoint): WebhookEndpoint => ({
   id: Number(row.id),
@@ -45,6 +46,7 @@ export const WebhookEndpointsLive = Layer.effect(
     const secrets = yield* SecretBox
     const outbound = yield* OutboundHttp
     const rows = yield* makeWebhookRows
+    const sql = yield* SqlClient.SqlClient
 
     const checkedUrl = (url: string) =>
       Effect.gen(function*() {
@@ -157,6 +159,46 @@ export const WebhookEndpointsLive = Layer.effect(
       Effect.catchTag("SqlError", Effect.die)
     )
 
-    return WebhookEndpoints.of({ list, get, create, update, remove, rotateSecret, deliveries, redeliver })
+    /** The organization's agent; another organization's is as unknown as a made-up id. */
+    const ownedAgent = (principal: Principal, workflowId: number) =>
+      Effect.flatMap(
+        sql<
+          { id: number }
+        >`SELECT id FROM workflows WHERE id = ${workflowId} AND organization_id = ${principal.organizationId}`,
+        (found) =>
+          found.length === 0 ? Effect.fail(new NotFound({ resource: "Workflow", id: workflowId })) : Effect.void
+      )
+
+    const nodeDeliveries = Effect.fn("WebhookEndpoints.nodeDeliveries")(
+      function*(principal: Principal, workflowId: number, page: number, pageSize: number) {
+        yield* ownedAgent(principal, workflowId)
+        const { items, total } = yield* rows.nodeDeliveries(workflowId, pageSize, (page - 1) * pageSize)
+        return { items: items.map(nodeDeliveryView), total }
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+    const redeliverNode = Effect.fn("WebhookEndpoints.redeliverNode")(
+      function*(principal: Principal, workflowId: number, deliveryId: number) {
+        yield* ownedAgent(principal, workflowId)
+        const row = yield* rows.requeueNode(workflowId, deliveryId, yield* Clock.currentTimeMillis)
+        if (!row) return yield* new NotFound({ resource: "Webhook delivery", id: deliveryId })
+        return nodeDeliveryView(row)
+      },
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+    return WebhookEndpoints.of({
+      list,
+      get,
+      create,
+      update,
+      remove,
+      rotateSecret,
+      deliveries,
+      redeliver,
+      nodeDeliveries,
+      redeliverNode
+    })
   })
 )

@@ -44,6 +44,15 @@ interface RunRow {
   readonly created_at: Date
 }
 
+/** A signed link to a run's artifact, valid as long as a delivery is retried. */
+export const webhookArtifactLink =
+  (publicUrl: string, sign: (purpose: string, message: string) => string) =>
+  (runId: number, kind: ArtifactKind, nowSeconds: number) => {
+    const path = artifactPath(runId, kind)
+    const expires = nowSeconds + WEBHOOK_LINK_TTL_SECONDS
+    return artifactLinkUrl(publicUrl, path, expires, sign(ARTIFACT_LINK_PURPOSE, artifactLinkMessage(path, expires)))
+  }
+
 /**
  * The body of an event's message, in the Standard Webhooks envelope (`type`, `timestamp`,
  * `data`), rendered from the rows as they are when it is first sent (a run's carrier duration may
@@ -53,11 +62,7 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const link = (runId: number, kind: ArtifactKind, nowSeconds: number) => {
-      const path = artifactPath(runId, kind)
-      const expires = nowSeconds + WEBHOOK_LINK_TTL_SECONDS
-      return artifactLinkUrl(publicUrl, path, expires, sign(ARTIFACT_LINK_PURPOSE, artifactLinkMessage(path, expires)))
-    }
+    const link = webhookArtifactLink(publicUrl, sign)
 
     const runsData = (runIds: ReadonlyArray<number>, now: number) =>
       Effect.map(

@@ -3,9 +3,11 @@ import { Effect } from "effect"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 import {
   messageId,
+  nodeDeliveryId,
   type WebhookDelivery,
   type WebhookEndpoint,
-  type WebhookEventType
+  type WebhookEventType,
+  type WebhookNodeDelivery
 } from "../../src/webhooks/webhookRecord.ts"
 
 const ENDPOINT_COLUMNS =
@@ -46,6 +48,25 @@ export const deliveryView = (row: DeliveryRow): WebhookDelivery => ({
   attempt_log: row.attempt_log.map((attempt) => ({ ...attempt, attempted_at: new Date(attempt.attempted_at) }))
 })
 
+export const nodeDeliveryView = (row: NodeDeliveryRow): WebhookNodeDelivery => ({
+  id: Number(row.id),
+  delivery_id: nodeDeliveryId(Number(row.id)),
+  workflow_run_id: row.run_id === null ? null : Number(row.run_id),
+  node_id: row.node_id,
+  node_name: typeof row.node_request["name"] === "string" ? row.node_request["name"] : null,
+  endpoint_url: String(row.node_request["endpoint_url"] ?? ""),
+  http_method: String(row.node_request["http_method"] ?? "POST"),
+  state: row.state,
+  attempts: row.attempts,
+  next_attempt_at: row.state === "pending" ? row.next_attempt_at : null,
+  delivered_at: row.delivered_at,
+  last_status: row.last_status,
+  last_error: row.last_error,
+  created_at: row.created_at,
+  payload: row.body,
+  attempt_log: row.attempt_log.map((attempt) => ({ ...attempt, attempted_at: new Date(attempt.attempted_at) }))
+})
+
 /** A delivery the worker claimed: what sending it needs. */
 export interface ClaimedDelivery {
   readonly id: number
@@ -65,6 +86,41 @@ export interface ClaimedDelivery {
   readonly run_id: number | null
   readonly campaign_id: number | null
   readonly occurred_at: Date
+}
+
+/** A claimed delivery to a workflow's webhook node: the node's request as it was when the run finished. */
+export interface ClaimedNodeDelivery {
+  readonly id: number
+  readonly organization_id: OrganizationId
+  readonly endpoint_id: null
+  readonly event_id: number
+  readonly attempts: number
+  readonly retry_until: Date
+  readonly run_id: number
+  readonly workflow_id: number
+  readonly node_id: string
+  readonly node_request: Record<string, unknown>
+  /** The rendered body once the first attempt fixed it. */
+  readonly body: unknown
+}
+
+type ClaimedRow = (ClaimedDelivery & { readonly node_id: null }) | ClaimedNodeDelivery
+
+export interface NodeDeliveryRow {
+  readonly id: number
+  readonly event_id: number
+  readonly run_id: number | null
+  readonly node_id: string
+  readonly node_request: Record<string, unknown>
+  readonly state: "pending" | "delivered" | "failed"
+  readonly attempts: number
+  readonly next_attempt_at: Date
+  readonly delivered_at: Date | null
+  readonly last_status: number | null
+  readonly last_error: string | null
+  readonly created_at: Date
+  readonly body: unknown
+  readonly attempt_log: DeliveryRow["attempt_log"]
 }
 
 const at = (now: number) => new Date(now)
@@ -174,16 +230,16 @@ export const makeWebhookRows = Effect.gen(function*() {
     })
 
   /**
-   * Due deliveries of enabled endpoints, taken for this worker: `SKIP LOCKED` lets any number of
-   * processes claim at once without two taking one, and moving `next_attempt_at` past the lease
-   * keeps the others away while it is being sent; a worker that dies mid-send leaves it to be
-   * claimed again when the lease ends (at least once).
+   * Due deliveries of enabled endpoints and of webhook nodes, taken for this worker: `SKIP
+   * LOCKED` lets any number of processes claim at once without two taking one, and moving
+   * `next_attempt_at` past the lease keeps the others away while it is being sent; a worker that
+   * dies mid-send leaves it to be claimed again when the lease ends (at least once).
    */
   const claim = (now: number, leaseMs: number, limit: number) =>
-    sql<ClaimedDelivery>`
+    sql<ClaimedRow>`
       WITH due AS (
-        SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-        WHERE d.state = 'pending' AND d.next_attempt_at <= ${at(now)} AND w.enabled
+        SELECT d.id FROM webhook_deliveries d LEFT JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE d.state = 'pending' AND d.next_attempt_at <= ${at(now)} AND (d.node_id IS NOT NULL OR w.enabled)
         ORDER BY d.next_attempt_at
         LIMIT ${limit}
         FOR UPDATE OF d SKIP LOCKED
@@ -191,12 +247,71 @@ export const makeWebhookRows = Effect.gen(function*() {
       taken AS (
         UPDATE webhook_deliveries d SET next_attempt_at = ${at(now + leaseMs)}, attempts = d.attempts + 1
         FROM due WHERE d.id = due.id
-        RETURNING d.id, d.organization_id, d.endpoint_id, d.event_id, d.attempts, d.retry_until
+        RETURNING d.id, d.organization_id, d.endpoint_id, d.event_id, d.attempts, d.retry_until, d.workflow_id,
+                  d.node_id, d.node_request, d.body
       )
       SELECT t.id, t.organization_id, t.endpoint_id, t.event_id, e.type AS event_type, w.url, w.secret,
              w.previous_secret, w.previous_secret_expires_at, t.attempts,
-             t.retry_until, w.failing_since, e.payload, e.run_id, e.campaign_id, e.occurred_at
-      FROM taken t JOIN webhook_endpoints w ON w.id = t.endpoint_id JOIN webhook_events e ON e.id = t.event_id`
+             t.retry_until, w.failing_since, e.payload, e.run_id, e.campaign_id, e.occurred_at,
+             t.workflow_id, t.node_id, t.node_request, t.body
+      FROM taken t LEFT JOIN webhook_endpoints w ON w.id = t.endpoint_id JOIN webhook_events e ON e.id = t.event_id`
+      .pipe(
+        Effect.map((rows) => {
+          const endpoints: Array<ClaimedDelivery> = []
+          const nodes: Array<ClaimedNodeDelivery> = []
+          for (const row of rows) {
+            if (row.node_id === null) endpoints.push(row as ClaimedDelivery)
+            else nodes.push(row as ClaimedNodeDelivery)
+          }
+          return { endpoints, nodes }
+        })
+      )
+
+  /** The nodes' rendered bodies, fixed the first time they are sent (another process may have fixed one first). */
+  const fixNodeBodies = (bodies: ReadonlyMap<number, unknown>) =>
+    Effect.map(
+      sql<{ id: number; body: unknown }>`
+        UPDATE webhook_deliveries d SET body = COALESCE(d.body, v.body)
+        FROM jsonb_to_recordset(${
+        JSON.stringify(Array.from(bodies, ([id, body]) => ({ id, body })))
+      }::jsonb) AS v(id bigint, body jsonb)
+        WHERE d.id = v.id
+        RETURNING d.id, d.body`,
+      (rows) => new Map(rows.map((row) => [Number(row.id), row.body]))
+    )
+
+  const nodeDeliverySelect = sql`
+    SELECT d.id, d.event_id, e.run_id, d.node_id, d.node_request, d.state, d.attempts, d.next_attempt_at,
+           d.delivered_at, d.last_status, d.last_error, d.created_at, d.body,
+           COALESCE((SELECT jsonb_agg(jsonb_build_object('attempted_at', a.attempted_at, 'status', a.status,
+                                                        'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.id)
+                     FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempt_log
+    FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`
+
+  /** An agent's webhook-node deliveries, newest first. */
+  const nodeDeliveries = (workflowId: number, limit: number, offset: number) =>
+    Effect.all({
+      items: sql<
+        NodeDeliveryRow
+      >`${nodeDeliverySelect} WHERE d.workflow_id = ${workflowId} ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`,
+      total: Effect.map(
+        sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_deliveries WHERE workflow_id = ${workflowId}`,
+        (rows) => rows[0]?.total ?? 0
+      )
+    })
+
+  /** A node delivery back to pending from now, with a fresh retry window (its body stays as sent). */
+  const requeueNode = (workflowId: number, deliveryId: number, now: number) =>
+    Effect.gen(function*() {
+      const updated = yield* sql`
+        UPDATE webhook_deliveries
+        SET state = 'pending', next_attempt_at = ${at(now)}, retry_until = ${at(now + 24 * 60 * 60 * 1000)}
+        WHERE id = ${deliveryId} AND workflow_id = ${workflowId}
+        RETURNING id`
+      if (updated.length === 0) return undefined
+      const [row] = yield* sql<NodeDeliveryRow>`${nodeDeliverySelect} WHERE d.id = ${deliveryId}`
+      return row
+    })
 
   /**
    * The events' bodies, fixed the first time they are sent so every delivery and retry sends the
@@ -245,7 +360,7 @@ export const makeWebhookRows = Effect.gen(function*() {
 
   /** A failed attempt: retried at `retryAt`, or failed for good (null). The endpoint is failing from its first failure. */
   const failedAttempt = (
-    delivery: ClaimedDelivery,
+    delivery: { readonly id: number; readonly endpoint_id: number | null },
     now: number,
     status: number | null,
     error: string,
@@ -288,6 +403,9 @@ export const makeWebhookRows = Effect.gen(function*() {
     requeue,
     claim,
     fixPayloads,
+    fixNodeBodies,
+    nodeDeliveries,
+    requeueNode,
     logAttempts,
     delivered,
     failedAttempt,

@@ -148,12 +148,23 @@ export const WorkflowRepoLive = Layer.effect(
         VALUES (${target.organizationId}, ${target.createdBy}, ${crypto.randomUUID()},
                 ${target.name}, ${json(source.call_disposition_codes)}::jsonb)
         RETURNING id`
-      // The copy starts its own history: the published version as v1, an open draft as v2.
+      // The copy starts its own history: the published version as v1, an open draft as v2. Its
+      // trigger nodes get paths of their own (a path places calls for one agent): a UUID derived
+      // from the old path and a salt of this copy, so the draft and the published copy still agree.
+      const salt = crypto.randomUUID()
       yield* sql`
         INSERT INTO workflow_definitions
           (workflow_id, version_number, version_status, workflow_definition, template_context_variables, workflow_configurations, published_at)
         SELECT ${copy!.id}, CASE version_status WHEN 'published' THEN 1 ELSE 2 END, version_status,
-               workflow_definition, template_context_variables, workflow_configurations,
+               CASE WHEN jsonb_typeof(workflow_definition -> 'nodes') = 'array' THEN jsonb_set(
+                 workflow_definition, '{nodes}',
+                 COALESCE((SELECT jsonb_agg(CASE WHEN t.n ->> 'type' = 'trigger' AND t.n -> 'data' ? 'trigger_path'
+                   THEN jsonb_set(t.n, '{data,trigger_path}',
+                                  to_jsonb(md5((t.n -> 'data' ->> 'trigger_path') || ${salt})::uuid::text))
+                   ELSE t.n END ORDER BY t.ord)
+                   FROM jsonb_array_elements(workflow_definition -> 'nodes') WITH ORDINALITY AS t(n, ord)), '[]'::jsonb))
+               ELSE workflow_definition END,
+               template_context_variables, workflow_configurations,
                CASE version_status WHEN 'published' THEN now() END
         FROM workflow_definitions WHERE workflow_id = ${source.id} AND version_status IN ('published', 'draft')`
       return copy!.id

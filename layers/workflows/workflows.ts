@@ -28,6 +28,7 @@ import { turnSettingProblems } from "../../src/voice/turnTaking/agentSettings.ts
 import { voicemailPolicy, voicemailSettingProblems } from "../../src/voice/voicemailPolicy.ts"
 import { makePublishGateCheck } from "../agentTests/publishGateCheck.ts"
 import { generateStarterWorkflow } from "./templateGeneration.ts"
+import { makeTriggerPathCheck } from "./triggerPathCheck.ts"
 
 const NAME_MAX = 200
 
@@ -92,6 +93,7 @@ export const WorkflowsLive = Layer.effect(
     const tools = yield* Tools
     const documents = yield* DocumentCatalog
     const credentials = yield* Credentials
+    const triggerPathConflict = yield* makeTriggerPathCheck
 
     /** The credentials among `uuids` that are the organization's. */
     const existingCredentials = (principal: Principal, uuids: ReadonlySet<string>) =>
@@ -179,6 +181,8 @@ export const WorkflowsLive = Layer.effect(
         }
         const qa = qaNodeSetting(input.workflow_definition)
         if (qa._tag === "Refused") return yield* qaNodeRefusal(qa.problems)
+        const pathTaken = yield* triggerPathConflict(principal.organizationId, null, input.workflow_definition)
+        if (pathTaken !== null) return yield* pathTaken
         const configurations = withQaNodeSetting(input.workflow_configurations ?? {}, qa)
         const refused = configurationRefusal(configurations) ?? (yield* referenceRefusal(principal, configurations))
         if (refused !== null) return yield* refused
@@ -236,6 +240,10 @@ export const WorkflowsLive = Layer.effect(
       }
       const qa = qaNodeSetting(edit.workflow_definition)
       if (qa._tag === "Refused") return yield* qaNodeRefusal(qa.problems)
+      if (edit.workflow_definition !== undefined) {
+        const pathTaken = yield* triggerPathConflict(principal.organizationId, id, edit.workflow_definition)
+        if (pathTaken !== null) return yield* pathTaken
+      }
       // A saved qa node wins over the setting stored before; one sent beside it in the same request wins over the node.
       const configurations = qa._tag !== "Setting"
         ? edit.workflow_configurations
@@ -266,6 +274,8 @@ export const WorkflowsLive = Layer.effect(
         if (problems.length > 0) {
           return yield* graphRefusal(problems, `The draft cannot be published: ${problems.length} problem(s)`)
         }
+        const pathTaken = yield* triggerPathConflict(principal.organizationId, id, draft.value.workflow_definition)
+        if (pathTaken !== null) return yield* pathTaken
         if (publishRequiresTestsSetting.isOn(draft.value.workflow_configurations)) {
           const refusal = yield* publishGate(principal.organizationId, id)
           if (refusal !== null) return yield* new Conflict({ message: refusal })

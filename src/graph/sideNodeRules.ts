@@ -15,6 +15,19 @@ export const definitionCredentialUuids = (definition: unknown): Set<string> => {
   return uuids
 }
 
+/** Every trigger node's `trigger_path` in a raw definition (checked for use by another agent before saving). */
+export const definitionTriggerPaths = (definition: unknown): Set<string> => {
+  const paths = new Set<string>()
+  const nodes = record(definition)["nodes"]
+  if (!Array.isArray(nodes)) return paths
+  for (const node of nodes) {
+    if (record(node)["type"] !== "trigger") continue
+    const path = record(record(node)["data"])["trigger_path"]
+    if (typeof path === "string" && path !== "") paths.add(path)
+  }
+  return paths
+}
+
 /**
  * A webhook's credential must be one of the organization's (when the caller looked them up:
  * validation stays pure); another organization's uuid is as unknown as a made-up one.

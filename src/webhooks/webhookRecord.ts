@@ -59,5 +59,32 @@ export const WebhookDelivery = Schema.Struct({
 }).annotations({ identifier: "WebhookDelivery" })
 export type WebhookDelivery = typeof WebhookDelivery.Type
 
+/**
+ * A message of an agent's webhook node (Dograh's `webhook` node) for one finished run: the node's
+ * request as it was when the run finished, the body rendered from its template, and its attempts.
+ */
+export const WebhookNodeDelivery = Schema.Struct({
+  id: Schema.Int,
+  delivery_id: Schema.String.annotations({ description: "The `X-Dograh-Delivery-Id` header: the same on every retry" }),
+  workflow_run_id: Schema.NullOr(Schema.Int),
+  node_id: Schema.String,
+  node_name: Schema.NullOr(Schema.String),
+  endpoint_url: Schema.String,
+  http_method: Schema.String,
+  state: Schema.Literal("pending", "delivered", "failed"),
+  attempts: Schema.Int,
+  next_attempt_at: Schema.NullOr(Timestamp),
+  delivered_at: Schema.NullOr(Timestamp),
+  last_status: Schema.NullOr(Schema.Int),
+  last_error: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  payload: Schema.Unknown.annotations({ description: "The body sent (null until the first attempt rendered it)" }),
+  attempt_log: Schema.Array(WebhookDeliveryAttempt)
+}).annotations({ identifier: "WebhookNodeDelivery" })
+export type WebhookNodeDelivery = typeof WebhookNodeDelivery.Type
+
+/** The `X-Dograh-Delivery-Id` of a webhook node's message. */
+export const nodeDeliveryId = (deliveryId: number) => `whn_${deliveryId}`
+
 /** The `webhook-id` of an event's message: one per event, the same to every endpoint and on every retry. */
 export const messageId = (eventId: number) => `msg_${eventId}`

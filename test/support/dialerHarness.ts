@@ -14,6 +14,7 @@ import { SchedulerSettings, type SchedulerSettingsShape } from "../../layers/cam
 import { DatabaseLive } from "../../layers/database.ts"
 import { SecretBoxLive } from "../../layers/secrets/secretBox.ts"
 import { TelephonyConfigsAreaLive } from "../../layers/telephony/mod.ts"
+import { CredentialsLive } from "../../layers/tools/credentials.ts"
 import { CampaignDoorbell } from "../../services/CampaignDoorbell.ts"
 import { CampaignScheduler } from "../../services/CampaignScheduler.ts"
 import { DialerRepo } from "../../services/DialerRepo.ts"
@@ -65,6 +66,7 @@ export const isolatedDatabase = async () => {
   ])
   const scope = Effect.runSync(Scope.make())
   const layer = TelephonyConfigsAreaLive.pipe(
+    Layer.provideMerge(CredentialsLive),
     Layer.provideMerge(Layer.succeed(PublicUrl, "http://dialer.test")),
     Layer.provideMerge(LoopbackOutbound),
     Layer.provideMerge(SecretBoxLive),

@@ -7,14 +7,21 @@ export interface ReceivedMessage {
   readonly timestamp: string
   readonly body: Record<string, unknown>
   readonly status: number
+  readonly method: string
+  readonly path: string
+  readonly headers: http.IncomingHttpHeaders
 }
 
 /**
  * A webhook receiver on 127.0.0.1 that checks every message as a Standard Webhooks consumer
  * does (the `standardwebhooks` package: signature and timestamp tolerance), answers 503 to the
  * first `failFirst` well-signed messages, and can be taken down and brought back on the same port.
+ * With `unsigned`, it takes any request as a plain HTTP receiver does (Dograh's webhook nodes
+ * send no signature) and keeps its method, path and headers.
  */
-export const startWebhookReceiver = async (options: { readonly failFirst?: number } = {}) => {
+export const startWebhookReceiver = async (
+  options: { readonly failFirst?: number; readonly unsigned?: boolean } = {}
+) => {
   let secret: string | null = null
   let failuresLeft = options.failFirst ?? 0
   const messages: Array<ReceivedMessage> = []
@@ -31,7 +38,9 @@ export const startWebhookReceiver = async (options: { readonly failFirst?: numbe
       }
       let body: Record<string, unknown>
       try {
-        body = new Webhook(secret ?? "").verify(raw, headers) as Record<string, unknown>
+        body = options.unsigned
+          ? (raw === "" ? {} : JSON.parse(raw))
+          : new Webhook(secret ?? "").verify(raw, headers) as Record<string, unknown>
       } catch (error) {
         badSignatures.push(`${headers["webhook-id"]}: ${String(error)}`)
         response.writeHead(400).end()
@@ -39,7 +48,15 @@ export const startWebhookReceiver = async (options: { readonly failFirst?: numbe
       }
       const status = failuresLeft > 0 ? 503 : 204
       if (failuresLeft > 0) failuresLeft--
-      messages.push({ id: headers["webhook-id"], timestamp: headers["webhook-timestamp"], body, status })
+      messages.push({
+        id: headers["webhook-id"],
+        timestamp: headers["webhook-timestamp"],
+        body,
+        status,
+        method: request.method ?? "",
+        path: request.url ?? "",
+        headers: request.headers
+      })
       response.writeHead(status).end()
     })
   }

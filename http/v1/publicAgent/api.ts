@@ -52,7 +52,7 @@ const trigger = <Name extends string, Path extends `/${string}`>(
     .addError(HttpUpstreamFailed)
 
 const AGENT_UUID =
-  "The agent's UUID (`workflow_uuid`): talkgraph agents have no separate trigger nodes, so the agent's own UUID is its trigger path."
+  "A trigger node's `trigger_path` (an enabled trigger node of the agent's published version; of its draft on the test route), or else the agent's own UUID (`workflow_uuid`). Paths are looked up in the API key's organization only."
 
 /**
  * Dograh's public agent routes (`api/routes/public_agent.py`): a CRM places one call with an API

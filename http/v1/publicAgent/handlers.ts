@@ -21,11 +21,11 @@ export const PublicAgentHandlers = HttpApiBuilder.group(Api, "publicAgent", (han
     const calls = yield* Calls
 
     /** Dograh answers `initiated` once the carrier took the call, and an error when it did not. */
-    const trigger = (uuid: string, useDraft: boolean, { headers, payload }: TriggerInput) =>
+    const trigger = (agent: CallRequest["agent"], useDraft: boolean, { headers, payload }: TriggerInput) =>
       Effect.gen(function*() {
         const principal = yield* requireScope("calls:write")
         const request: CallRequest = {
-          agent: { _tag: "ByUuid", uuid },
+          agent,
           useDraft,
           phoneNumber: payload.phone_number,
           variables: payload.initial_context ?? {},
@@ -43,8 +43,11 @@ export const PublicAgentHandlers = HttpApiBuilder.group(Api, "publicAgent", (han
       })
 
     return handlers
-      .handle("trigger", (input) => trigger(input.path.uuid, false, input))
-      .handle("triggerTest", (input) => trigger(input.path.uuid, true, input))
-      .handle("triggerWorkflow", (input) => trigger(input.path.workflow_uuid, false, input))
-      .handle("triggerTestWorkflow", (input) => trigger(input.path.workflow_uuid, true, input))
+      .handle("trigger", (input) => trigger({ _tag: "ByTrigger", path: input.path.uuid }, false, input))
+      .handle("triggerTest", (input) => trigger({ _tag: "ByTrigger", path: input.path.uuid }, true, input))
+      .handle("triggerWorkflow", (input) => trigger({ _tag: "ByUuid", uuid: input.path.workflow_uuid }, false, input))
+      .handle(
+        "triggerTestWorkflow",
+        (input) => trigger({ _tag: "ByUuid", uuid: input.path.workflow_uuid }, true, input)
+      )
   }))

@@ -5,7 +5,8 @@ import {
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
-  WebhookEventType
+  WebhookEventType,
+  WebhookNodeDelivery
 } from "../../../src/webhooks/webhookRecord.ts"
 import { HttpForbidden, HttpNotFound, HttpValidationFailed } from "../../errors.ts"
 import { bodySchema, IdFromPath, IntFromString, pathSchema, querySchema } from "../../requestSchemas.ts"
@@ -37,6 +38,16 @@ const DeliveriesQuery = querySchema("WebhookDeliveries", {
   limit: Schema.optionalWith(IntFromString({ minimum: 1, maximum: 100, description: "Items per page (default 20)" }), {
     default: () => 20
   })
+})
+
+const AgentDeliveriesPath = pathSchema("WebhookNodeDeliveries", { workflow_id: IdFromPath })
+const AgentDeliveryPath = pathSchema("WebhookNodeDelivery", { workflow_id: IdFromPath, delivery_id: IdFromPath })
+
+export const WebhookNodeDeliveryListResponse = Schema.Struct({
+  deliveries: Schema.Array(WebhookNodeDelivery),
+  total_count: Schema.Int,
+  page: Schema.Int,
+  limit: Schema.Int
 })
 
 export const WebhookEndpointListResponse = Schema.Struct({ endpoints: Schema.Array(WebhookEndpoint) })
@@ -125,6 +136,26 @@ export const WebhooksApi = HttpApiGroup.make("webhooks")
       )
       .setPath(DeliveryPath)
       .addSuccess(WebhookDelivery)
+      .addError(HttpNotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("nodeDeliveries", "/api/v1/workflow/:workflow_id/webhook-deliveries")
+      .annotate(OpenApi.Summary, "List an agent's webhook-node deliveries")
+      .annotate(
+        OpenApi.Description,
+        "The messages the agent's `webhook` nodes sent after its finished runs, newest first: the node's request, the rendered body and each attempt (status, latency)."
+      )
+      .setPath(AgentDeliveriesPath)
+      .setUrlParams(DeliveriesQuery)
+      .addSuccess(WebhookNodeDeliveryListResponse)
+      .addError(HttpNotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("redeliverNode", "/api/v1/workflow/:workflow_id/webhook-deliveries/:delivery_id/redeliver")
+      .annotate(OpenApi.Summary, "Redeliver a webhook-node message")
+      .annotate(OpenApi.Description, "Sends the same body again from now, with a fresh 24-hour retry window.")
+      .setPath(AgentDeliveryPath)
+      .addSuccess(WebhookNodeDelivery)
       .addError(HttpNotFound)
   )
   .addError(HttpForbidden)

@@ -38,4 +38,17 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
       .handle("redeliver", ({ path }) =>
         Effect.flatMap(admin, (principal) =>
           webhooks.redeliver(principal, path.endpoint_id, path.delivery_id)))
+      .handle("nodeDeliveries", ({ path, urlParams }) =>
+        Effect.flatMap(admin, (principal) =>
+          webhooks.nodeDeliveries(principal, path.workflow_id, urlParams.page, urlParams.limit)).pipe(
+            Effect.map(({ items, total }) => ({
+              deliveries: items,
+              total_count: total,
+              page: urlParams.page,
+              limit: urlParams.limit
+            }))
+          ))
+      .handle("redeliverNode", ({ path }) =>
+        Effect.flatMap(admin, (principal) =>
+          webhooks.redeliverNode(principal, path.workflow_id, path.delivery_id)))
   }))

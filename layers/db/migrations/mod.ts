@@ -24,6 +24,7 @@ import { callerIdPools } from "./0023_caller_id_pools.ts"
 import { doNotCallBulk } from "./0024_do_not_call_bulk.ts"
 import { qualityReviews } from "./0025_quality_reviews.ts"
 import { voicemailWebhook } from "./0026_voicemail_webhook.ts"
+import { webhookNodes } from "./0028_webhook_nodes.ts"
 import { voiceTestCalls } from "./0029_voice_test_calls.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
@@ -54,5 +55,6 @@ export const migrations = {
   "0024_do_not_call_bulk": doNotCallBulk,
   "0025_quality_reviews": qualityReviews,
   "0026_voicemail_webhook": voicemailWebhook,
+  "0028_webhook_nodes": webhookNodes,
   "0029_voice_test_calls": voiceTestCalls
 }
