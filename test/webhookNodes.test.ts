@@ -74,12 +74,12 @@ const bearer = async (account: TestAccount) => {
 }
 
 /** A run of `definitionId` stored and then finished, as a call's end does: the finish fires the webhooks. */
-const finishedRun = async (account: TestAccount, workflowId: number, definitionId: number) => {
+const finishedRun = async (account: TestAccount, workflowId: number, definitionId: number, mode = "twilio") => {
   const [run] = await query<{ id: number }>((sql) =>
     sql`INSERT INTO runs (organization_id, workflow_id, definition_id, version_number, name, channel, mode, direction,
                           state, initial_context, gathered_context, transcript, duration_seconds, disposition, created_at,
                           started_at)
-        VALUES (${account.organizationId}, ${workflowId}, ${definitionId}, 1, 'run-ada', 'telephony', 'twilio',
+        VALUES (${account.organizationId}, ${workflowId}, ${definitionId}, 1, 'run-ada', 'telephony', ${mode},
                 'outbound', 'running', ${JSON.stringify({ first_name: "Ada", phone_number: "+14155550100" })}::jsonb,
                 ${JSON.stringify({ rsvp: "yes", party: { size: 3 } })}::jsonb,
                 ${JSON.stringify([{ role: "assistant", content: "Hi" }])}::jsonb, 42, 'interested', now(), now())
@@ -97,6 +97,30 @@ const versionId = async (workflowId: number, status: "published" | "draft") => {
 }
 
 describe("Dograh webhook nodes", () => {
+  it("are not sent for agent tests' rehearsals, text or voice", async () => {
+    const account = await newAccount(api, "webhook-node-tests")
+    const created = await createAgent(account, [
+      webhookNode("crm", {
+        endpoint_url: `${receiver.url}/rehearsal`,
+        payload_template: { run: "{{workflow_run_id}}" }
+      })
+    ])
+    expect(created.status).toBe(200)
+    const workflowId = created.body.id as number
+    const definitionId = await versionId(workflowId, "published")
+    await finishedRun(account, workflowId, definitionId, "testchat")
+    await finishedRun(account, workflowId, definitionId, "testcall")
+    const real = await finishedRun(account, workflowId, definitionId)
+    await eventually(
+      async () => receiver.accepted().find((message) => message.body?.run === String(real)),
+      15_000,
+      "the real run's webhook node delivered"
+    )
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const sent = receiver.messages.filter((message) => message.path === "/hooks/talkgraph/rehearsal")
+    expect(sent.map((message) => message.body.run)).toEqual([String(real)])
+  })
+
   it("send each enabled node's rendered payload once a run finishes, with its method, headers and credential, retried until accepted", async () => {
     const account = await newAccount(api, "webhook-node")
     const credential = await bearer(account)
