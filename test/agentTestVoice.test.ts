@@ -126,6 +126,45 @@ describe("agent tests in voice mode", () => {
     180_000
   )
 
+  it("with an interrupting caller, exercise barge-in: the agent's cut-off reply is kept as heard", async () => {
+    const account = await newAccount(api, "tests-voice-interrupt")
+    await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
+    const definition = salesDefinition()
+    const qualify = definition.nodes.find((node) => node.id === "qualify")!
+    Object.assign(qualify.data, { allow_interrupt: true })
+    const agentId = await createWorkflow(api, server, account, definition, {
+      templateContextVariables: { company: "Acme", product: "widgets" },
+      dispositionCodes: ["QUALIFIED", "NOT_INTERESTED"]
+    })
+    const key = await newApiKey(api, account, ["tests:read", "tests:write"])
+    const created = await api.post(`/api/v2/agents/${agentId}/tests`, {
+      name: "Impatient buyer",
+      persona: "EAGER: wants widgets, knows the budget, cuts the agent off.",
+      max_turns: 4,
+      interrupts: true,
+      expectations: { nodes_visited: ["qualify", "end"], variables: [{ name: "budget", equals: 5000 }] }
+    }, { apiKey: key })
+    expect(created.status).toBe(201)
+    expect(created.body.data.interrupts).toBe(true)
+    deepgram.scriptNewStreams([["Yes, tell me more", "About 5000 dollars, and I decide"]])
+
+    const started = await api.post(`/api/v2/agents/${agentId}/test-runs`, { mode: "voice", voice_speed: 4 }, {
+      apiKey: key
+    })
+    expect(started.status).toBe(202)
+    const run = await finished(`/api/v2/agents/${agentId}/test-runs/${started.body.data.id}`, key)
+    const conversation = run.cases[0].conversations[0]
+    expect(conversation.error).toBeNull()
+    expect(conversation.failed_expectations).toEqual([])
+    // The budget question was cut off by the caller: recorded as interrupted, only what was heard.
+    const question = conversation.transcript.find((turn: any) =>
+      turn.node_id === "qualify" && turn.role === "assistant"
+    )
+    expect(question.interrupted).toBe(true)
+    expect("What budget do you have in mind?".startsWith(question.text.replace(/[.…]+$/, ""))).toBe(true)
+    expect(question.text.length).toBeLessThan("What budget do you have in mind?".length)
+  }, 180_000)
+
   it("refuses a voice run whose speed is out of range, naming the field", async () => {
     const account = await newAccount(api, "tests-voice-bad")
     const agentId = await createWorkflow(api, server, account, salesDefinition())

@@ -67,7 +67,8 @@ export const AgentTestsLive = Layer.effect(
           persona: patch.persona ?? current.persona,
           variables: patch.variables ?? current.variables,
           max_turns: patch.max_turns ?? current.max_turns,
-          expectations: patch.expectations ?? current.expectations
+          expectations: patch.expectations ?? current.expectations,
+          interrupts: patch.interrupts ?? current.interrupts
         })
         const updated = yield* rows.replace(principal.organizationId, agentId, testId, content, yield* now)
         return updated ?? (yield* Effect.fail(testNotFound(testId)))

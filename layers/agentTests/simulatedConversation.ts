@@ -190,6 +190,8 @@ export const makeSimulatedConversation = (rows: TestRunRows) =>
             textToSpeech,
             tts: tts.value,
             maxTurns: testCase.max_turns,
+            // Cases stored in runs from before the setting have none.
+            interrupts: testCase.interrupts === true,
             nextTurn: (heard) => nextCallerTurn(connection, heard)
           }).pipe(Effect.withClock(clock.clock))
           callerTurns = outcome.callerTurns

@@ -24,6 +24,8 @@ const WAIT_FOR_AGENT_MS = 8000
 /** After the caller hangs up or runs out of turns, how long the call has to end and be stored. */
 const HANG_UP_GRACE_MS = 2000
 const POLL_MS = 50
+/** A caller who interrupts cuts in this far into an agent's reply. */
+const INTERRUPT_AFTER_MS = 600
 
 /** What the caller heard: the turns the call reported as spoken (the agent's as played, the caller's as heard). */
 export type HeardTurn = Pick<TranscriptTurn, "role" | "text">
@@ -34,6 +36,8 @@ export interface VoiceCallerInput<E> {
   readonly textToSpeech: TextToSpeechShape
   readonly tts: SpeechConnection
   readonly maxTurns: number
+  /** The caller talks over each agent reply after its first turn, INTERRUPT_AFTER_MS into it. */
+  readonly interrupts: boolean
   /** The caller's next turn, given everything said so far (the clock is paused meanwhile). */
   readonly nextTurn: (heard: ReadonlyArray<HeardTurn>) => Effect.Effect<CallerTurn, E>
 }
@@ -70,10 +74,13 @@ export const holdVoiceCall = <E>(input: VoiceCallerInput<E>): Effect.Effect<Voic
     const heard: Array<HeardTurn> = []
     const deadAirMs: Array<number> = []
     let closed = false
+    let callerTurns = 0
     /** When the agent audio received so far finishes playing at the caller. */
     let agentAudioUntil = 0
     let agentSpokeAt = -1
     let agentToldAt = -1
+    /** When the agent's current stretch of audio started playing at the caller. */
+    let stretchStartedAt = -1
     /** The caller's speech not yet streamed, and when the last of it was sent (awaiting the agent). */
     let speech: Int16Array = new Int16Array(0)
     let speechEndedAt: number | null = null
@@ -100,6 +107,7 @@ export const holdVoiceCall = <E>(input: VoiceCallerInput<E>): Effect.Effect<Voic
             speechEndedAt = null
           }
           agentSpokeAt = at
+          if (at >= agentAudioUntil) stretchStartedAt = at
           agentAudioUntil = Math.max(agentAudioUntil, at) + (pcmOf(message).length * 1000) / RATE
           return
         }
@@ -163,12 +171,21 @@ export const holdVoiceCall = <E>(input: VoiceCallerInput<E>): Effect.Effect<Voic
         return agentToldAt > agentSpokeAt ? at >= agentToldAt + REACTION_MS : at >= agentAudioUntil + TOLD_WAIT_MS
       })
 
-    /** Waits for the agent to finish speaking and a person's pause, or for it to say nothing for a while. */
+    /** An interrupting caller cuts into a reply that began since its last turn (once: after that it is its turn). */
+    const cutsIn = (at: number, lastTurnAt: number) =>
+      input.interrupts && callerTurns > 0 && speech.length === 0 && stretchStartedAt > lastTurnAt &&
+      at < agentAudioUntil && at - stretchStartedAt >= INTERRUPT_AFTER_MS
+
+    /**
+     * Waits for the agent to finish speaking and a person's pause, or for it to say nothing for a
+     * while, or (an interrupting caller) for the moment to cut in.
+     */
     const awaitTurn = (lastTurnAt: number) =>
       Effect.gen(function*() {
         while (!closed) {
           const at = yield* now
           const agentAnswered = agentSpokeAt > lastTurnAt
+          if (cutsIn(at, lastTurnAt)) return
           if (agentAnswered && (yield* agentDone(lastTurnAt))) return
           if (!agentAnswered && speech.length === 0 && at - lastTurnAt >= WAIT_FOR_AGENT_MS) {
             // Silence the agent let pass is dead air too.
@@ -196,7 +213,6 @@ export const holdVoiceCall = <E>(input: VoiceCallerInput<E>): Effect.Effect<Voic
         })
       )
 
-    let callerTurns = 0
     let lastTurnAt = startedAt
     let hangUp = false
     const conversation = Effect.gen(function*() {

@@ -10,6 +10,7 @@ interface CaseRow {
   readonly variables: Record<string, unknown>
   readonly max_turns: number
   readonly expectations: Expectations
+  readonly interrupts: boolean
   readonly created_at: Date
   readonly updated_at: Date
 }
@@ -22,6 +23,7 @@ const toTestCase = (row: CaseRow): TestCase => ({
   variables: row.variables,
   max_turns: row.max_turns,
   expectations: row.expectations,
+  interrupts: row.interrupts,
   created_at: row.created_at,
   updated_at: row.updated_at
 })
@@ -32,13 +34,14 @@ export interface CaseContent {
   readonly variables: Readonly<Record<string, unknown>>
   readonly max_turns: number
   readonly expectations: Expectations
+  readonly interrupts: boolean
 }
 
 /** Test cases, always addressed under their organization and agent. Database failures are defects. */
 export const makeTestCaseRows = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(
-    "id, workflow_id, name, persona, variables, max_turns, expectations, created_at, updated_at"
+    "id, workflow_id, name, persona, variables, max_turns, expectations, interrupts, created_at, updated_at"
   )
 
   const agentExists = (organizationId: number, agentId: number) =>
@@ -77,17 +80,18 @@ export const makeTestCaseRows = Effect.gen(function*() {
   const insert = (organizationId: number, agentId: number, content: CaseContent, now: Date) =>
     sql<CaseRow>`
       INSERT INTO agent_tests (organization_id, workflow_id, name, persona, variables, max_turns, expectations,
-                               created_at, updated_at)
+                               interrupts, created_at, updated_at)
       VALUES (${organizationId}, ${agentId}, ${content.name}, ${content.persona},
               ${JSON.stringify(content.variables)}::jsonb, ${content.max_turns},
-              ${JSON.stringify(content.expectations)}::jsonb, ${now}, ${now})
+              ${JSON.stringify(content.expectations)}::jsonb, ${content.interrupts}, ${now}, ${now})
       RETURNING ${columns}`.pipe(Effect.map((rows) => toTestCase(rows[0]!)), Effect.orDie)
 
   const replace = (organizationId: number, agentId: number, testId: number, content: CaseContent, now: Date) =>
     sql<CaseRow>`
       UPDATE agent_tests SET name = ${content.name}, persona = ${content.persona},
         variables = ${JSON.stringify(content.variables)}::jsonb, max_turns = ${content.max_turns},
-        expectations = ${JSON.stringify(content.expectations)}::jsonb, updated_at = ${now}
+        expectations = ${JSON.stringify(content.expectations)}::jsonb, interrupts = ${content.interrupts},
+        updated_at = ${now}
       WHERE id = ${testId} AND organization_id = ${organizationId} AND workflow_id = ${agentId}
       RETURNING ${columns}`.pipe(Effect.map((rows) => (rows[0] ? toTestCase(rows[0]) : null)), Effect.orDie)
 

@@ -64,7 +64,8 @@ export const proposeCases = (
       expectations: {
         nodes_visited: [start.id, ...path.map((step) => step.target)].filter((id, i, all) => all.indexOf(id) === i),
         no_loop: true
-      }
+      },
+      interrupts: false
     }]
   })
   if (byEdge.length > 0) return byEdge
@@ -74,6 +75,7 @@ export const proposeCases = (
     persona: personaFor(agentName, [], byId),
     variables: sample,
     max_turns: SPARE_TURNS,
-    expectations: { nodes_visited: [start.id], no_loop: true }
+    expectations: { nodes_visited: [start.id], no_loop: true },
+    interrupts: false
   }]
 }

@@ -62,14 +62,19 @@ const caseFields = {
   max_turns: Schema.Int.pipe(Schema.between(1, 50)).annotations({
     description: "The conversation ends after this many caller turns"
   }),
-  expectations: Expectations
+  expectations: Expectations,
+  interrupts: Schema.Boolean.annotations({
+    description:
+      "Voice mode: the caller talks over the agent's replies (each after the greeting, a second into it), as an impatient person does"
+  })
 }
 
 export const CreateTestCaseRequest = Schema.Struct({
   ...caseFields,
   variables: Schema.optionalWith(caseFields.variables, { default: () => ({}) }),
   max_turns: Schema.optionalWith(caseFields.max_turns, { default: () => 10 }),
-  expectations: Schema.optionalWith(caseFields.expectations, { default: () => ({}) })
+  expectations: Schema.optionalWith(caseFields.expectations, { default: () => ({}) }),
+  interrupts: Schema.optionalWith(caseFields.interrupts, { default: () => false })
 }).annotations({ identifier: "CreateTestCaseRequest" })
 export type CreateTestCaseRequest = typeof CreateTestCaseRequest.Type
 

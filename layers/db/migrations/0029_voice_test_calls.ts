@@ -4,6 +4,7 @@ import { Effect } from "effect"
 /**
  * Agent tests in voice mode: their conversations are runs of mode `testcall`, rehearsals like the
  * `testchat` ones, so they are not quality-reviewed either and share the test conversations' index.
+ * A case's caller may talk over the agent (`interrupts`), which only a call can do.
  */
 export const voiceTestCalls = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -24,6 +25,7 @@ export const voiceTestCalls = Effect.gen(function*() {
       END IF;
       RETURN NULL;
     END $$`
+  yield* sql`ALTER TABLE agent_tests ADD COLUMN interrupts boolean NOT NULL DEFAULT false`
   yield* sql`DROP INDEX runs_test_conversations`
   yield* sql`
     CREATE INDEX runs_test_conversations ON runs (organization_id, created_at) WHERE mode IN ('testchat', 'testcall')`

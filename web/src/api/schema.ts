@@ -1372,7 +1372,7 @@ export type paths = {
         put?: never;
         /**
          * Call with the published agent
-         * @description The agent's UUID (`workflow_uuid`): talkgraph agents have no separate trigger nodes, so the agent's own UUID is its trigger path.
+         * @description A trigger node's `trigger_path` (an enabled trigger node of the agent's published version; of its draft on the test route), or else the agent's own UUID (`workflow_uuid`). Paths are looked up in the API key's organization only.
          */
         post: operations["publicAgent.trigger"];
         delete?: never;
@@ -1392,7 +1392,7 @@ export type paths = {
         put?: never;
         /**
          * Call with the agent's latest draft
-         * @description The agent's UUID (`workflow_uuid`): talkgraph agents have no separate trigger nodes, so the agent's own UUID is its trigger path. Runs the latest draft, or the published version when there is no draft.
+         * @description A trigger node's `trigger_path` (an enabled trigger node of the agent's published version; of its draft on the test route), or else the agent's own UUID (`workflow_uuid`). Paths are looked up in the API key's organization only. Runs the latest draft, or the published version when there is no draft.
          */
         post: operations["publicAgent.triggerTest"];
         delete?: never;
@@ -1547,6 +1547,46 @@ export type paths = {
          * @description Sends the message again from now (same webhook-id), with a fresh 24-hour retry window.
          */
         post: operations["webhooks.redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflow/{workflow_id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's webhook-node deliveries
+         * @description The messages the agent's `webhook` nodes sent after its finished runs, newest first: the node's request, the rendered body and each attempt (status, latency).
+         */
+        get: operations["webhooks.nodeDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflow/{workflow_id}/webhook-deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a webhook-node message
+         * @description Sends the same body again from now, with a fresh 24-hour retry window.
+         */
+        post: operations["webhooks.redeliverNode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3640,6 +3680,31 @@ export type components = {
             latency_ms: components["schemas"]["Int"];
             error: string | null;
         };
+        WebhookNodeDelivery: {
+            id: components["schemas"]["Int"];
+            /** @description The `X-Dograh-Delivery-Id` header: the same on every retry */
+            delivery_id: string;
+            workflow_run_id: components["schemas"]["Int"] | null;
+            node_id: string;
+            node_name: string | null;
+            endpoint_url: string;
+            http_method: string;
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            attempts: components["schemas"]["Int"];
+            next_attempt_at: string | null;
+            delivered_at: string | null;
+            last_status: components["schemas"]["Int"] | null;
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * unknown
+             * @description The body sent (null until the first attempt rendered it)
+             */
+            payload: unknown;
+            attempt_log: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
         CredentialResponse: {
             uuid: string;
             name: string;
@@ -4586,6 +4651,8 @@ export type components = {
              */
             max_turns: components["schemas"]["Int"];
             expectations: components["schemas"]["TestExpectations"];
+            /** @description Voice mode: the caller talks over the agent's replies (each after the greeting, a second into it), as an impatient person does */
+            interrupts: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4664,6 +4731,8 @@ export type components = {
              */
             max_turns?: components["schemas"]["Int"];
             expectations?: components["schemas"]["TestExpectations"];
+            /** @description Voice mode: the caller talks over the agent's replies (each after the greeting, a second into it), as an impatient person does */
+            interrupts?: boolean;
         };
         UpdateTestCaseRequest: {
             /**
@@ -4686,6 +4755,8 @@ export type components = {
              */
             max_turns?: components["schemas"]["Int"];
             expectations?: components["schemas"]["TestExpectations"];
+            /** @description Voice mode: the caller talks over the agent's replies (each after the greeting, a second into it), as an impatient person does */
+            interrupts?: boolean;
         };
         CreateTestRunRequest: {
             /**
@@ -10682,6 +10753,133 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks.nodeDeliveries": {
+        parameters: {
+            query?: {
+                /** @description Page number (default 1) */
+                page?: number;
+                /** @description Items per page (default 20) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                workflow_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookNodeDelivery"][];
+                        total_count: components["schemas"]["Int"];
+                        page: components["schemas"]["Int"];
+                        limit: components["schemas"]["Int"];
+                    };
+                };
+            };
+            /** @description Unauthenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks.redeliverNode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workflow_id: number;
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebhookNodeDelivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookNodeDelivery"];
                 };
             };
             /** @description Unauthenticated */
