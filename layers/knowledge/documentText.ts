@@ -1,5 +1,4 @@
 import { convert, type FormatCallback } from "html-to-text"
-import mammoth from "mammoth"
 import { getDocumentProxy } from "unpdf"
 import type { TextSection } from "../../src/knowledge/chunking.ts"
 import type { DocumentKind } from "../../src/knowledge/documentKinds.ts"
@@ -93,6 +92,8 @@ const pdfText = async (bytes: Uint8Array, onPage: (done: number, total: number) 
 const docxText = async (bytes: Uint8Array) => {
   let html: string
   try {
+    // Loaded on the first DOCX, not at start: most servers never see one.
+    const { default: mammoth } = await import("mammoth")
     html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value
   } catch {
     throw new ExtractionRefused("The file is not a valid DOCX document (Word 2007 or later); it could not be opened")

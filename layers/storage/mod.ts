@@ -10,8 +10,6 @@ import { storageConfig } from "../../src/storage/storageConfig.ts"
 import { ensurePrivateDir } from "../privateFiles.ts"
 import { makeLocalDiskStorage } from "./localDisk.ts"
 import { sweepPartialUploads } from "./partialSweep.ts"
-import { makeS3Storage } from "./s3.ts"
-import { checkS3Storage } from "./s3Check.ts"
 import { StoredObjectsLive } from "./storedObjects.ts"
 
 /** Longer than any upload can run (Node's server ends a request after 5 minutes). */
@@ -43,6 +41,10 @@ export const StorageLive = Layer.scoped(
     const config = yield* storageConfig.pipe(Effect.orDie)
     const ledger = yield* StoredObjects
     if (app.storageUrl.startsWith("s3://")) {
+      // The AWS SDK is loaded only by a server that stores on S3 (~0.25 s of start-up otherwise).
+      const [{ makeS3Storage }, { checkS3Storage }] = yield* Effect.promise(() =>
+        Promise.all([import("./s3.ts"), import("./s3Check.ts")])
+      )
       yield* checkS3Storage(app.storageUrl, config)
       yield* Effect.forkScoped(sweepAbandonedUploads(undefined))
       return makeS3Storage(app.storageUrl, config, ledger)

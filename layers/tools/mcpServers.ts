@@ -1,7 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Effect, Layer, Option } from "effect"
 import { Credentials } from "../../services/Credentials.ts"
 import { McpServers, McpUnavailable } from "../../services/McpServers.ts"
@@ -37,7 +34,31 @@ const scrub = (text: string, secrets: ReadonlyArray<string>) =>
   secrets.reduce((scrubbed, secret) => (secret.length >= 4 ? scrubbed.split(secret).join("****") : scrubbed), text)
 
 /** Why an exchange failed, in talkgraph's words: never a header, and the server's own words only from JSON-RPC errors. */
-const failureText = (error: unknown, timeoutMs: number, secrets: ReadonlyArray<string>): string => {
+/** The MCP client library, loaded on the first MCP request rather than at start (with its validators, ~0.3 s). */
+const mcpSdk = async () => {
+  const [client, sse, streamable, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js")
+  ])
+  return {
+    Client: client.Client,
+    SSEClientTransport: sse.SSEClientTransport,
+    SseError: sse.SseError,
+    StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport,
+    StreamableHTTPError: streamable.StreamableHTTPError,
+    McpError: types.McpError
+  }
+}
+type McpSdk = Awaited<ReturnType<typeof mcpSdk>>
+
+const failureText = (
+  sdk: McpSdk | null,
+  error: unknown,
+  timeoutMs: number,
+  secrets: ReadonlyArray<string>
+): string => {
   const chain = causes(error)
   if (chain.some((each) => each instanceof McpTimedOut)) return `the MCP server did not answer within ${timeoutMs} ms`
   if (chain.some((each) => each instanceof OutboundBlocked)) {
@@ -46,7 +67,9 @@ const failureText = (error: unknown, timeoutMs: number, secrets: ReadonlyArray<s
   if (chain.some((each) => each instanceof ReplyTooLarge)) {
     return `the MCP server's answer was larger than ${TOOL_ANSWER_CAP / 1024 / 1024} MB`
   }
-  const status = chain.find((each) => each instanceof StreamableHTTPError || each instanceof SseError) as
+  const status = chain.find((each) =>
+    sdk !== null && (each instanceof sdk.StreamableHTTPError || each instanceof sdk.SseError)
+  ) as
     | { code?: number }
     | undefined
   if (status?.code !== undefined && status.code > 0) {
@@ -54,7 +77,7 @@ const failureText = (error: unknown, timeoutMs: number, secrets: ReadonlyArray<s
       status.code === 401 || status.code === 403 ? " (the credential is missing or refused)" : ""
     }`
   }
-  const rpc = chain.find((each) => each instanceof McpError)
+  const rpc = chain.find((each): each is Error => sdk !== null && each instanceof sdk.McpError)
   if (rpc) return `the MCP server refused the request: ${scrub(rpc.message, secrets).slice(0, 500)}`
   const code = chain.map((each) => (each as { code?: unknown }).code).find((each) => typeof each === "string")
   return `the MCP server could not be reached${code ? ` (${String(code)})` : ""}`
@@ -113,8 +136,11 @@ export const McpServersLive = Layer.effect(
       Effect.gen(function*() {
         const { header, secrets } = yield* credentialFor(organizationId, config)
         const timeoutMs = mcpTimeoutMs(config)
+        let sdk: McpSdk | null = null
         return yield* Effect.tryPromise({
           try: async (interrupted) => {
+            sdk = await mcpSdk()
+            const { Client, SSEClientTransport, StreamableHTTPClientTransport } = sdk
             const controller = new AbortController()
             const timer = setTimeout(() => controller.abort(new McpTimedOut()), timeoutMs)
             const onInterrupt = () => controller.abort()
@@ -146,7 +172,7 @@ export const McpServersLive = Layer.effect(
               void ending.catch(() => undefined).finally(() => client.close().catch(() => undefined))
             }
           },
-          catch: (error) => new McpUnavailable({ message: failureText(error, timeoutMs, secrets) })
+          catch: (error) => new McpUnavailable({ message: failureText(sdk, error, timeoutMs, secrets) })
         })
       })
 
