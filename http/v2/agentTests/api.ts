@@ -84,7 +84,7 @@ export const AgentTestsApi = HttpApiGroup.make("agentTests")
       .annotate(OpenApi.Summary, "Run test cases")
       .annotate(
         OpenApi.Description,
-        "Plays the chosen cases (default all), `repetitions` times each, `concurrency` at once, against the agent's `version` (and `compare_with` for a side-by-side comparison). Answers at once with the queued run; poll it until `status` is completed or failed. Each conversation is a `testchat` run, billed to usage; no number is dialled."
+        "Plays the chosen cases (default all), `repetitions` times each, `concurrency` at once, against the agent's `version` (and `compare_with` for a side-by-side comparison). Answers at once with the queued run; poll it until `status` is completed or failed. Each conversation is a `testchat` run (in `mode: voice`, a `testcall` call on an in-process line), billed to usage; no number is dialled."
       )
       .setPath(AgentPath)
       .setPayload(CreateTestRunRequest)

@@ -2080,7 +2080,7 @@ export type paths = {
         put?: never;
         /**
          * Run test cases
-         * @description Plays the chosen cases (default all), `repetitions` times each, `concurrency` at once, against the agent's `version` (and `compare_with` for a side-by-side comparison). Answers at once with the queued run; poll it until `status` is completed or failed. Each conversation is a `testchat` run, billed to usage; no number is dialled.
+         * @description Plays the chosen cases (default all), `repetitions` times each, `concurrency` at once, against the agent's `version` (and `compare_with` for a side-by-side comparison). Answers at once with the queued run; poll it until `status` is completed or failed. Each conversation is a `testchat` run (in `mode: voice`, a `testcall` call on an in-process line), billed to usage; no number is dialled.
          */
         post: operations["agentTests.startRun"];
         delete?: never;
