@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 import {
@@ -197,37 +197,55 @@ export const makeWebhookRows = Effect.gen(function*() {
       (rows) => rows[0]
     )
 
+  const attemptLog = sql`
+    COALESCE((SELECT jsonb_agg(jsonb_build_object('attempted_at', a.attempted_at, 'status', a.status,
+                                                 'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.id)
+              FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempt_log`
+
   const deliverySelect = sql`
     SELECT d.id, d.event_id, e.type AS event_type, d.state, d.attempts, d.next_attempt_at, d.delivered_at, d.last_status,
-           d.last_error, d.created_at, e.payload,
-           COALESCE((SELECT jsonb_agg(jsonb_build_object('attempted_at', a.attempted_at, 'status', a.status,
-                                                        'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.id)
-                     FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempt_log
+           d.last_error, d.created_at, e.payload, ${attemptLog}
     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`
 
-  const deliveries = (endpointId: number, limit: number, offset: number) =>
+  /** A page of one target's deliveries (an endpoint's, or an agent's webhook nodes'), newest first. */
+  const pageOf = <Row extends object>(
+    select: Statement.Fragment,
+    target: Statement.Fragment,
+    limit: number,
+    offset: number
+  ) =>
     Effect.all({
-      items: sql<
-        DeliveryRow
-      >`${deliverySelect} WHERE d.endpoint_id = ${endpointId} ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`,
+      items: sql<Row>`${select} WHERE ${target} ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`,
       total: Effect.map(
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_deliveries WHERE endpoint_id = ${endpointId}`,
+        sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_deliveries d WHERE ${target}`,
         (rows) => rows[0]?.total ?? 0
       )
     })
 
-  /** Back to pending from now, with a fresh retry window; the endpoint's own retries are not touched. */
-  const requeue = (endpointId: number, deliveryId: number, now: number) =>
+  /** One of a target's deliveries back to pending from now, with a fresh retry window (what it sends stays). */
+  const requeueOf = <Row extends object>(
+    select: Statement.Fragment,
+    target: Statement.Fragment,
+    deliveryId: number,
+    now: number
+  ) =>
     Effect.gen(function*() {
       const updated = yield* sql`
-        UPDATE webhook_deliveries
+        UPDATE webhook_deliveries d
         SET state = 'pending', next_attempt_at = ${at(now)}, retry_until = ${at(now + 24 * 60 * 60 * 1000)}
-        WHERE id = ${deliveryId} AND endpoint_id = ${endpointId}
-        RETURNING id`
+        WHERE d.id = ${deliveryId} AND ${target}
+        RETURNING d.id`
       if (updated.length === 0) return undefined
-      const [row] = yield* sql<DeliveryRow>`${deliverySelect} WHERE d.id = ${deliveryId}`
+      const [row] = yield* sql<Row>`${select} WHERE d.id = ${deliveryId}`
       return row
     })
+
+  const deliveries = (endpointId: number, limit: number, offset: number) =>
+    pageOf<DeliveryRow>(deliverySelect, sql`d.endpoint_id = ${endpointId}`, limit, offset)
+
+  /** The endpoint's own retries are not touched. */
+  const requeue = (endpointId: number, deliveryId: number, now: number) =>
+    requeueOf<DeliveryRow>(deliverySelect, sql`d.endpoint_id = ${endpointId}`, deliveryId, now)
 
   /**
    * Due deliveries of enabled endpoints and of webhook nodes, taken for this worker: `SKIP
@@ -282,36 +300,14 @@ export const makeWebhookRows = Effect.gen(function*() {
 
   const nodeDeliverySelect = sql`
     SELECT d.id, d.event_id, e.run_id, d.node_id, d.node_request, d.state, d.attempts, d.next_attempt_at,
-           d.delivered_at, d.last_status, d.last_error, d.created_at, d.body,
-           COALESCE((SELECT jsonb_agg(jsonb_build_object('attempted_at', a.attempted_at, 'status', a.status,
-                                                        'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.id)
-                     FROM webhook_delivery_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempt_log
+           d.delivered_at, d.last_status, d.last_error, d.created_at, d.body, ${attemptLog}
     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id`
 
-  /** An agent's webhook-node deliveries, newest first. */
   const nodeDeliveries = (workflowId: number, limit: number, offset: number) =>
-    Effect.all({
-      items: sql<
-        NodeDeliveryRow
-      >`${nodeDeliverySelect} WHERE d.workflow_id = ${workflowId} ORDER BY d.id DESC LIMIT ${limit} OFFSET ${offset}`,
-      total: Effect.map(
-        sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_deliveries WHERE workflow_id = ${workflowId}`,
-        (rows) => rows[0]?.total ?? 0
-      )
-    })
+    pageOf<NodeDeliveryRow>(nodeDeliverySelect, sql`d.workflow_id = ${workflowId}`, limit, offset)
 
-  /** A node delivery back to pending from now, with a fresh retry window (its body stays as sent). */
   const requeueNode = (workflowId: number, deliveryId: number, now: number) =>
-    Effect.gen(function*() {
-      const updated = yield* sql`
-        UPDATE webhook_deliveries
-        SET state = 'pending', next_attempt_at = ${at(now)}, retry_until = ${at(now + 24 * 60 * 60 * 1000)}
-        WHERE id = ${deliveryId} AND workflow_id = ${workflowId}
-        RETURNING id`
-      if (updated.length === 0) return undefined
-      const [row] = yield* sql<NodeDeliveryRow>`${nodeDeliverySelect} WHERE d.id = ${deliveryId}`
-      return row
-    })
+    requeueOf<NodeDeliveryRow>(nodeDeliverySelect, sql`d.workflow_id = ${workflowId}`, deliveryId, now)
 
   /**
    * The events' bodies, fixed the first time they are sent so every delivery and retry sends the
