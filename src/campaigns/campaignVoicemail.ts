@@ -15,8 +15,8 @@ export const CampaignVoicemail = JsonObject.annotations({
     properties: {
       detection: { type: "string", enum: ["off", "in_call"] },
       action: { type: "string", enum: ["hang_up", "leave_message"] },
-      message_text: { type: ["string", "null"], minLength: 1, maxLength: 1000 },
-      message_recording_id: { type: ["string", "null"], minLength: 1 }
+      message_text: { anyOf: [{ type: "string", minLength: 1, maxLength: 1000 }, { type: "null" }] },
+      message_recording_id: { anyOf: [{ type: "string", minLength: 1 }, { type: "null" }] }
     },
     additionalProperties: false
   }
