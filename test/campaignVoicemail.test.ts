@@ -118,6 +118,19 @@ describe("a campaign's own voicemail policy", () => {
       "contact outcome"
     )
     expect(contact.last_outcome).toBe("voicemail")
+
+    // Redialling the machines keeps the policy.
+    await eventually(
+      async () =>
+        (await phone.api.get(`/api/v1/campaign/${campaignId}`, { token: account.token })).body.state === "completed",
+      30_000,
+      "campaign completed"
+    )
+    const child = await phone.api.post(`/api/v1/campaign/${campaignId}/redial`, { retry_on_voicemail: true }, {
+      token: account.token
+    })
+    expect(child.status).toBe(200)
+    expect(child.body.voicemail).toEqual({ detection: "in_call", action: "hang_up" })
   }, 120_000)
 
   it("refuses a voicemail setting the agent's rules refuse, naming each field", async () => {
