@@ -3,6 +3,7 @@ import type { CallerIdPoolInput } from "../src/campaigns/callerIdPool.ts"
 import type { CampaignProgress } from "../src/campaigns/campaignProgress.ts"
 import type { Campaign, CampaignRun } from "../src/campaigns/campaignRecord.ts"
 import type { CircuitBreakerPatch, RetryConfigPatch, ScheduleConfigPatch } from "../src/campaigns/campaignSettings.ts"
+import type { CampaignVoicemail } from "../src/campaigns/campaignVoicemail.ts"
 import type { CallingHours } from "../src/compliance/callingHours.ts"
 import type { Conflict, NotFound, PayloadTooLarge, UpstreamFailed, ValidationFailed } from "../src/domain/errors.ts"
 import type { CampaignId, TelephonyConfigId, WorkflowId } from "../src/domain/ids.ts"
@@ -22,6 +23,8 @@ export interface CampaignSettingsInput {
   /** Replaces the campaign's caller-ID pool; null: the configuration's default caller ID. */
   readonly caller_id_pool?: CallerIdPoolInput | null | undefined
   readonly circuit_breaker?: CircuitBreakerPatch | null | undefined
+  /** Replaces the campaign's own voicemail policy; null: each call follows its agent's. */
+  readonly voicemail?: CampaignVoicemail | null | undefined
   readonly telephony_configuration_id?: TelephonyConfigId | null | undefined
 }
 

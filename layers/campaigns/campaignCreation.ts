@@ -13,6 +13,7 @@ import { belongsTo } from "../../src/storage/uploadKeys.ts"
 import { makeCampaignLookups } from "./campaignLookups.ts"
 import { toView } from "./campaignRows.ts"
 import { mergedSettings } from "./mergedSettings.ts"
+import { makeVoicemailRecordingCheck } from "./voicemailRecordingCheck.ts"
 
 /**
  * Files up to this size are loaded before the create request answers (about 25,000 contacts, well
@@ -29,6 +30,7 @@ export const makeCampaignCreation = Effect.gen(function*() {
   const recordings = yield* RecordingCatalog
   const imports = yield* ContactImports
   const { findRow, findWorkflow, poolNumbersExist, telephonyExists } = yield* makeCampaignLookups
+  const voicemailRecordingExists = yield* makeVoicemailRecordingCheck
   const inlineImportBytes = yield* Config.integer("CAMPAIGN_IMPORT_INLINE_BYTES").pipe(
     Config.validate({ message: "must be 0 or more", validation: (bytes) => bytes >= 0 }),
     Config.withDefault(DEFAULT_INLINE_IMPORT_BYTES)
@@ -89,6 +91,7 @@ export const makeCampaignCreation = Effect.gen(function*() {
     yield* telephonyExists(organizationId, input.telephony_configuration_id)
     const settings = yield* mergedSettings(undefined, input)
     yield* poolNumbersExist(organizationId, input.telephony_configuration_id ?? null, settings.caller_id_pool)
+    yield* voicemailRecordingExists(organizationId, settings.voicemail)
     const region = yield* regionFor(organizationId, input)
     const size = yield* uploadedSize(input.source_id)
     const required = requiredVariables(workflow.workflow_definition ?? {})
@@ -96,13 +99,14 @@ export const makeCampaignCreation = Effect.gen(function*() {
     const [row] = yield* sql<{ id: CampaignId }>`
       INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, source_type, source_id,
                              default_region, retry_config, max_concurrency, rate_limit_per_second, schedule_config, calling_hours,
-                             caller_id_pool,                             circuit_breaker, logs, import_status, import_owner, import_heartbeat_at, import_bytes_total)
+                             caller_id_pool, voicemail, circuit_breaker, logs, import_status, import_owner, import_heartbeat_at, import_bytes_total)
       VALUES (${organizationId}, ${workflow.id}, ${input.telephony_configuration_id ?? null}, ${input.name}, 'csv',
               ${input.source_id}, ${region ?? null}, ${JSON.stringify(settings.retry_config)}::jsonb,
               ${settings.max_concurrency}, ${settings.rate_limit_per_second},
               ${settings.schedule_config === null ? null : JSON.stringify(settings.schedule_config)}::jsonb,
               ${settings.calling_hours === null ? null : JSON.stringify(settings.calling_hours)}::jsonb,
               ${settings.caller_id_pool === null ? null : JSON.stringify(settings.caller_id_pool)}::jsonb,
+              ${settings.voicemail === null ? null : JSON.stringify(settings.voicemail)}::jsonb,
               ${
       JSON.stringify(settings.circuit_breaker)
     }::jsonb, '[]'::jsonb, 'loading', ${imports.owner}, now(), ${size})

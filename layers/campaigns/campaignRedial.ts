@@ -51,10 +51,11 @@ export const makeCampaignRedial = Effect.gen(function*() {
         INSERT INTO campaigns (organization_id, workflow_id, telephony_configuration_id, name, source_type, source_id,
                                source_columns, default_region, retry_config, max_concurrency, rate_limit_per_second,
                                schedule_config, circuit_breaker, parent_campaign_id, calling_hours, contact_zones,
-                               caller_id_pool)
+                               caller_id_pool, voicemail)
         SELECT organization_id, workflow_id, telephony_configuration_id, ${name}, source_type, source_id,
                source_columns, default_region, ${JSON.stringify(retryConfig)}::jsonb, max_concurrency,
-               rate_limit_per_second, schedule_config, circuit_breaker, id, calling_hours, contact_zones, caller_id_pool
+               rate_limit_per_second, schedule_config, circuit_breaker, id, calling_hours, contact_zones, caller_id_pool,
+               voicemail
         FROM campaigns WHERE id = ${id}
         RETURNING id`
       const childId = child!.id

@@ -20,7 +20,7 @@ export const selectCampaigns = (sql: SqlClient.SqlClient) =>
     SELECT c.id, c.organization_id, c.name, c.workflow_id, w.name AS workflow_name, c.state, c.source_type, c.source_id,
            c.source_columns, c.default_region, c.total_rows, c.processed_rows, c.failed_rows, c.executed_count,
            c.total_queued_count, c.retry_config, c.max_concurrency, c.rate_limit_per_second, c.schedule_config, c.calling_hours,
-           c.caller_id_pool,           c.circuit_breaker, c.parent_campaign_id, c.redialed_campaign_id, c.telephony_configuration_id,
+           c.caller_id_pool, c.circuit_breaker, c.voicemail, c.parent_campaign_id, c.redialed_campaign_id, c.telephony_configuration_id,
            t.name AS telephony_configuration_name, c.logs, c.warnings, c.created_at, c.updated_at, c.started_at,
            c.completed_at, c.import_status, c.import_contacts, c.import_bytes_read, c.import_bytes_total, c.import_errors
     FROM campaigns c
@@ -50,6 +50,7 @@ export const toView = (row: CampaignRow): CampaignView => ({
   calling_hours: row.calling_hours,
   caller_id_pool: row.caller_id_pool,
   circuit_breaker: row.circuit_breaker,
+  voicemail: row.voicemail,
   executed_count: row.executed_count,
   total_queued_count: row.total_queued_count,
   parent_campaign_id: row.parent_campaign_id,

@@ -9,11 +9,13 @@ import type { Principal } from "../../src/domain/principal.ts"
 import { makeCampaignLookups } from "./campaignLookups.ts"
 import { toView } from "./campaignRows.ts"
 import { mergedSettings } from "./mergedSettings.ts"
+import { makeVoicemailRecordingCheck } from "./voicemailRecordingCheck.ts"
 
 /** `Campaigns.update`: settings change only while the campaign is created or paused, logged with what changed. */
 export const makeCampaignSettingsUpdate = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { findRow, poolNumbersExist, telephonyExists } = yield* makeCampaignLookups
+  const voicemailRecordingExists = yield* makeVoicemailRecordingCheck
 
   const update = Effect.fn("Campaigns.update")(
     function*(principal: Principal, id: CampaignId, input: UpdateCampaignInput) {
@@ -33,6 +35,8 @@ export const makeCampaignSettingsUpdate = Effect.gen(function*() {
           : input.telephony_configuration_id,
         settings.caller_id_pool
       )
+      // Only a setting the request gives is checked: one already stored was checked when it was given.
+      yield* voicemailRecordingExists(principal.organizationId, input.voicemail)
       const changed = Object.keys(input).filter((key) => (input as Record<string, unknown>)[key] !== undefined)
       const entry = logEntry(
         new Date(yield* Clock.currentTimeMillis),
@@ -57,6 +61,7 @@ export const makeCampaignSettingsUpdate = Effect.gen(function*() {
           calling_hours = ${settings.calling_hours === null ? null : JSON.stringify(settings.calling_hours)}::jsonb,
           caller_id_pool = ${settings.caller_id_pool === null ? null : JSON.stringify(settings.caller_id_pool)}::jsonb,
           circuit_breaker = ${JSON.stringify(settings.circuit_breaker)}::jsonb,
+          voicemail = ${settings.voicemail === null ? null : JSON.stringify(settings.voicemail)}::jsonb,
           logs = logs || ${JSON.stringify([entry])}::jsonb,
           updated_at = now()
       WHERE id = ${id} AND organization_id = ${principal.organizationId} AND state IN ${sql.in(editableStates)}

@@ -34,7 +34,7 @@ import { testCallMode } from "../../src/usage/channels.ts"
 import { latencySummary } from "../../src/voice/latencyStats.ts"
 import { callTurnSettings } from "../../src/voice/turnTaking/agentSettings.ts"
 import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
-import { voicemailPolicy } from "../../src/voice/voicemailPolicy.ts"
+import { callVoicemailPolicy } from "../../src/voice/voicemailPolicy.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
 import { runCallSession } from "./callSession.ts"
 import { makeInboundBacklog } from "./inboundBacklog.ts"
@@ -156,7 +156,7 @@ export const VoiceCallsLive = Layer.scoped(
           Effect.forkScoped
         )
 
-        const voicemail = voicemailPolicy(run.workflow_configurations)
+        const voicemail = callVoicemailPolicy(run.workflow_configurations, run.campaign_voicemail)
         // Only a placed call can reach an answering machine; a browser or inbound caller is a person.
         const detectsMachines = run.direction === "outbound" && source !== "browser" &&
           voicemail.detection === "in_call"

@@ -27,6 +27,8 @@ export interface MediaRun {
   readonly workflow_definition: unknown
   readonly template_context_variables: Record<string, unknown> | null
   readonly workflow_configurations: Record<string, unknown> | null
+  /** A campaign call's campaign's own voicemail policy, which replaces the agent's; null: the agent's. */
+  readonly campaign_voicemail: Record<string, unknown> | null
   readonly disposition_codes: ReadonlyArray<unknown>
   /** The other party's number: an outbound call's callee, an inbound call's caller; none for a browser call. */
   readonly party_number: string | null
@@ -102,12 +104,14 @@ export const makeVoiceRuns = Effect.gen(function*() {
              COALESCE(a.telephony_configuration_id, r.telephony_configuration_id) AS telephony_configuration_id,
              (r.busy_until IS NOT NULL AND r.busy_until > now()) AS held,
              d.workflow_definition, d.template_context_variables, d.workflow_configurations,
+             c.voicemail AS campaign_voicemail,
              COALESCE(w.call_disposition_codes->'disposition_codes', '[]'::jsonb) AS disposition_codes,
              CASE WHEN r.direction = 'outbound' THEN r.called_number ELSE r.caller_number END AS party_number
       FROM runs r
       JOIN workflows w ON w.id = r.workflow_id
       LEFT JOIN workflow_definitions d ON d.id = r.definition_id
       LEFT JOIN campaign_attempts a ON a.run_id = r.id
+      LEFT JOIN campaigns c ON c.id = COALESCE(a.campaign_id, r.campaign_id)
       WHERE r.id = ${runId}`.pipe(Effect.map((rows) => rows[0] ?? null), Effect.orDie)
 
   /**

@@ -6,6 +6,7 @@ import { CallerIdPool } from "./callerIdPool.ts"
 import { CampaignLogEntry } from "./campaignLog.ts"
 import { CircuitBreakerConfig, RetryConfig, ScheduleConfig } from "./campaignSettings.ts"
 import { CampaignState } from "./campaignState.ts"
+import { CampaignVoicemail } from "./campaignVoicemail.ts"
 import { CampaignImport } from "./contactImport.ts"
 
 /**
@@ -40,6 +41,9 @@ export const Campaign = Schema.Struct({
     description: "The numbers calls are placed from and how each is picked; null: the configuration's default caller ID"
   }),
   circuit_breaker: CircuitBreakerConfig,
+  voicemail: Schema.NullOr(CampaignVoicemail).annotations({
+    description: "The campaign's own voicemail policy; null: each call follows its agent's"
+  }),
   executed_count: Schema.Int,
   total_queued_count: Schema.Int,
   parent_campaign_id: Schema.NullOr(CampaignId),

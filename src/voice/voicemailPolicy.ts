@@ -111,3 +111,17 @@ export const voicemailPolicy = (
     messageRecordingId: typeof recording === "string" && recording.trim() !== "" ? recording : null
   }
 }
+
+/**
+ * The policy a call follows: its campaign's own `voicemail` setting when the campaign has one
+ * (checked when the campaign was saved), else its agent's.
+ */
+export const callVoicemailPolicy = (
+  agentConfigurations: Readonly<Record<string, unknown>> | null | undefined,
+  campaignVoicemail: Readonly<Record<string, unknown>> | null | undefined
+): VoicemailPolicy =>
+  voicemailPolicy(
+    campaignVoicemail === null || campaignVoicemail === undefined
+      ? agentConfigurations
+      : { voicemail: campaignVoicemail }
+  )

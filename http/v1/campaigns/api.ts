@@ -10,6 +10,7 @@ import {
   RetryConfigPatch,
   ScheduleConfigPatch
 } from "../../../src/campaigns/campaignSettings.ts"
+import { CampaignVoicemail } from "../../../src/campaigns/campaignVoicemail.ts"
 import { CallingHours } from "../../../src/compliance/callingHours.ts"
 import {
   HttpConflict,
@@ -38,7 +39,9 @@ const settingsFields = {
   schedule_config: Schema.optional(Schema.NullOr(ScheduleConfigPatch)),
   calling_hours: Schema.optional(Schema.NullOr(CallingHours)),
   caller_id_pool: Schema.optional(Schema.NullOr(CallerIdPoolInput)),
-  circuit_breaker: Schema.optional(Schema.NullOr(CircuitBreakerPatch))
+  circuit_breaker: Schema.optional(Schema.NullOr(CircuitBreakerPatch)),
+  /** Checked in full by the service (the agent's voicemail rules), so it answers the same 422s. */
+  voicemail: Schema.optional(Schema.NullOr(CampaignVoicemail))
 }
 
 export const CreateCampaignRequest = bodySchema("CreateCampaign", {

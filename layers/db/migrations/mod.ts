@@ -26,6 +26,7 @@ import { qualityReviews } from "./0025_quality_reviews.ts"
 import { voicemailWebhook } from "./0026_voicemail_webhook.ts"
 import { webhookNodes } from "./0028_webhook_nodes.ts"
 import { voiceTestCalls } from "./0029_voice_test_calls.ts"
+import { campaignVoicemail } from "./0030_campaign_voicemail.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -56,5 +57,6 @@ export const migrations = {
   "0025_quality_reviews": qualityReviews,
   "0026_voicemail_webhook": voicemailWebhook,
   "0028_webhook_nodes": webhookNodes,
-  "0029_voice_test_calls": voiceTestCalls
+  "0029_voice_test_calls": voiceTestCalls,
+  "0030_campaign_voicemail": campaignVoicemail
 }

@@ -2841,6 +2841,7 @@ export type components = {
                  */
                 min_calls_in_window?: components["schemas"]["Int"];
             } | null;
+            voicemail?: components["schemas"]["CampaignVoicemail"] | null;
         };
         ScheduleSlot: {
             /**
@@ -2878,6 +2879,15 @@ export type components = {
             max_calls_per_second_per_number?: components["schemas"]["Int"] | null;
             max_calls_per_day_per_number?: components["schemas"]["Int"] | null;
         };
+        /** @description What the campaign's calls do when they reach an answering machine, instead of what the agent's `workflow_configurations.voicemail` says */
+        CampaignVoicemail: {
+            /** @enum {string} */
+            detection?: "off" | "in_call";
+            /** @enum {string} */
+            action?: "hang_up" | "leave_message";
+            message_text?: string | null;
+            message_recording_id?: string | null;
+        };
         CampaignResponse: {
             id: components["schemas"]["Int"];
             name: string;
@@ -2907,6 +2917,8 @@ export type components = {
             /** @description The numbers calls are placed from and how each is picked; null: the configuration's default caller ID */
             caller_id_pool: components["schemas"]["CallerIdPool"] | null;
             circuit_breaker: components["schemas"]["CircuitBreakerConfigResponse"];
+            /** @description The campaign's own voicemail policy; null: each call follows its agent's */
+            voicemail: components["schemas"]["CampaignVoicemail"] | null;
             executed_count: components["schemas"]["Int"];
             total_queued_count: components["schemas"]["Int"];
             parent_campaign_id: components["schemas"]["Int"] | null;
@@ -3047,6 +3059,7 @@ export type components = {
                  */
                 min_calls_in_window?: components["schemas"]["Int"];
             } | null;
+            voicemail?: components["schemas"]["CampaignVoicemail"] | null;
         };
         RedialCampaignRequest: {
             /**
