@@ -80,7 +80,14 @@ describe("outgoing webhooks", () => {
       expect(created.body).toMatchObject({
         url: receiver.url,
         enabled: true,
-        event_types: ["run.completed", "campaign.started", "campaign.paused", "campaign.completed", "call.voicemail"]
+        event_types: [
+          "run.completed",
+          "campaign.started",
+          "campaign.paused",
+          "campaign.completed",
+          "call.voicemail",
+          "call.transfer"
+        ]
       })
       receiver.useSecret(created.body.secret)
       const endpointId = created.body.id as number
@@ -232,6 +239,44 @@ describe("outgoing webhooks", () => {
     },
     120_000
   )
+
+  it("send call.transfer for a run whose call was transferred, with where to and how it went", async () => {
+    const account = await newAccount(api())
+    const workflowId = await insertWorkflow(server as never, account.organizationId)
+    const created = await api().post("/api/v1/webhooks", { url: receiver.url, event_types: ["call.transfer"] }, {
+      token: account.token
+    })
+    expect(created.status).toBe(200)
+    receiver.useSecret(created.body.secret)
+    const finished = async (gathered: Record<string, unknown>) => {
+      const [run] = await query<{ id: number }>((sql) =>
+        sql`INSERT INTO runs (organization_id, workflow_id, version_number, name, channel, mode, direction, state,
+                              gathered_context, created_at, started_at)
+            VALUES (${account.organizationId}, ${workflowId}, 1, 'transfer', 'telephony', 'twilio', 'outbound',
+                    'running', ${JSON.stringify(gathered)}::jsonb, now(), now())
+            RETURNING id`
+      )
+      await query((sql) =>
+        sql`UPDATE runs SET state = 'completed', ended_at = now() WHERE id = ${run!.id} RETURNING id`
+      )
+      return Number(run!.id)
+    }
+    await finished({ budget: 5000 })
+    const transferred = await finished({ transfer_outcome: "busy", transfer_destination: "+14155550199" })
+    const message = await eventually(
+      async () => receiver.accepted().find((candidate) => candidate.body.type === "call.transfer"),
+      15_000,
+      "call.transfer delivered"
+    )
+    expect(message.body.data).toMatchObject({
+      run_id: transferred,
+      transfer: { destination: "+14155550199", outcome: "busy" },
+      extracted_variables: { transfer_outcome: "busy" }
+    })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const transfers = receiver.accepted().filter((candidate) => candidate.body.type === "call.transfer")
+    expect(transfers.map((candidate) => (candidate.body.data as { run_id: number }).run_id)).toEqual([transferred])
+  })
 
   it("belong to their organization and check their URL against the outbound policy", async () => {
     const owner = await newAccount(api())

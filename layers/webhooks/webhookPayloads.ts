@@ -147,7 +147,19 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
 
     /** Events whose body is their run's (the others are their campaign's). */
     const carriesRun = (delivery: ClaimedDelivery) =>
-      delivery.event_type === "run.completed" || delivery.event_type === "call.voicemail"
+      delivery.event_type === "run.completed" || delivery.event_type === "call.voicemail" ||
+      delivery.event_type === "call.transfer"
+
+    /** A transfer's event says where the caller was sent and how it went, beside the run. */
+    const transferOf = (run: object) => {
+      const gathered = (run as { extracted_variables?: Record<string, unknown> }).extracted_variables ?? {}
+      return {
+        transfer: {
+          destination: gathered["transfer_destination"] ?? null,
+          outcome: gathered["transfer_outcome"] ?? null
+        }
+      }
+    }
 
     /** The bodies of the events of `deliveries` (each event once), read in one query per kind. */
     return (deliveries: ReadonlyArray<ClaimedDelivery>, now: number) =>
@@ -162,8 +174,13 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
         const campaigns = campaignIds.length === 0 ? new Map<number, object>() : yield* campaignsData(campaignIds)
         const bodies = new Map<number, Record<string, unknown>>()
         for (const delivery of deliveries) {
+          const run = carriesRun(delivery) ? runs.get(Number(delivery.run_id)) : undefined
           const data = carriesRun(delivery)
-            ? runs.get(Number(delivery.run_id)) ?? { run_id: Number(delivery.run_id), deleted: true }
+            ? run === undefined
+              ? { run_id: Number(delivery.run_id), deleted: true }
+              : delivery.event_type === "call.transfer"
+              ? { ...run, ...transferOf(run) }
+              : run
             : campaigns.get(Number(delivery.campaign_id)) ??
               { campaign_id: Number(delivery.campaign_id), deleted: true }
           bodies.set(Number(delivery.event_id), {

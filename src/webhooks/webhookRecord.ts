@@ -6,7 +6,8 @@ export const WebhookEventType = Schema.Literal(
   "campaign.started",
   "campaign.paused",
   "campaign.completed",
-  "call.voicemail"
+  "call.voicemail",
+  "call.transfer"
 )
 export type WebhookEventType = typeof WebhookEventType.Type
 export const webhookEventTypes: ReadonlyArray<WebhookEventType> = WebhookEventType.literals

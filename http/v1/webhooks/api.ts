@@ -62,7 +62,7 @@ export const WebhookDeliveryListResponse = Schema.Struct({
 export const WebhooksApi = HttpApiGroup.make("webhooks")
   .annotate(
     OpenApi.Description,
-    "Outgoing webhooks: endpoints that receive `run.completed`, `call.voicemail` and `campaign.started|paused|completed` events, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). Admins only; API keys need `webhooks:write`."
+    "Outgoing webhooks: endpoints that receive `run.completed`, `call.voicemail`, `call.transfer` and `campaign.started|paused|completed` events, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). Admins only; API keys need `webhooks:write`."
   )
   .add(
     HttpApiEndpoint.get("list", "/api/v1/webhooks")

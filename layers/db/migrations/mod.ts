@@ -27,6 +27,7 @@ import { voicemailWebhook } from "./0026_voicemail_webhook.ts"
 import { webhookNodes } from "./0028_webhook_nodes.ts"
 import { voiceTestCalls } from "./0029_voice_test_calls.ts"
 import { campaignVoicemail } from "./0030_campaign_voicemail.ts"
+import { transferWebhook } from "./0031_transfer_webhook.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -58,5 +59,6 @@ export const migrations = {
   "0026_voicemail_webhook": voicemailWebhook,
   "0028_webhook_nodes": webhookNodes,
   "0029_voice_test_calls": voiceTestCalls,
-  "0030_campaign_voicemail": campaignVoicemail
+  "0030_campaign_voicemail": campaignVoicemail,
+  "0031_transfer_webhook": transferWebhook
 }

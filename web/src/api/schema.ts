@@ -3610,7 +3610,7 @@ export type components = {
             id: components["schemas"]["Int"];
             url: string;
             description: string | null;
-            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail")[];
+            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail" | "call.transfer")[];
             enabled: boolean;
             /** @description Why the endpoint was disabled: every delivery failed for 24 hours. Re-enable it with PATCH. */
             disabled_reason: string | null;
@@ -3632,13 +3632,13 @@ export type components = {
              * minItems(1)
              * @description Every event type when omitted
              */
-            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail")[];
+            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail" | "call.transfer")[];
         };
         WebhookEndpointWithSecret: {
             id: components["schemas"]["Int"];
             url: string;
             description: string | null;
-            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail")[];
+            event_types: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail" | "call.transfer")[];
             enabled: boolean;
             /** @description Why the endpoint was disabled: every delivery failed for 24 hours. Re-enable it with PATCH. */
             disabled_reason: string | null;
@@ -3662,7 +3662,7 @@ export type components = {
              * minItems(1)
              * @description an array of at least 1 item(s)
              */
-            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail")[];
+            event_types?: ("run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail" | "call.transfer")[];
             enabled?: boolean;
         };
         WebhookDelivery: {
@@ -3670,7 +3670,7 @@ export type components = {
             /** @description The `webhook-id` header: the same on every retry */
             message_id: string;
             /** @enum {string} */
-            event_type: "run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail";
+            event_type: "run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "call.voicemail" | "call.transfer";
             /** @enum {string} */
             state: "pending" | "delivered" | "failed";
             attempts: components["schemas"]["Int"];
