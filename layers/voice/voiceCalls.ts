@@ -6,6 +6,7 @@ import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
 import { ConversationEngine, type ConversationPlan } from "../../services/ConversationEngine.ts"
 import { ConversationStarts, type StoredConversation } from "../../services/ConversationStarts.ts"
 import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import { Recordings } from "../../services/Recordings.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { SpeechToText } from "../../services/SpeechToText.ts"
@@ -29,6 +30,7 @@ import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
 import { voicemailPolicy } from "../../src/voice/voicemailPolicy.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
 import { runCallSession } from "./callSession.ts"
+import { makeCallTransfers } from "./callTransfers.ts"
 import { makeInboundBacklog } from "./inboundBacklog.ts"
 import { makeInboundCalls } from "./inboundCalls.ts"
 import { makeMediaLinks } from "./mediaLinks.ts"
@@ -59,6 +61,7 @@ export const VoiceCallsLive = Layer.scoped(
     const runs = yield* makeVoiceRuns
     const links = yield* makeMediaLinks
     const accounts = yield* CarrierAccounts
+    const transfers = yield* makeCallTransfers(runs, accounts, telephony, yield* PublicUrl)
     // Calls outlive the request that upgraded their socket: they end (and are stored) on their own.
     const calls = yield* FiberMap.make<number>()
 
@@ -176,6 +179,15 @@ export const VoiceCallsLive = Layer.scoped(
             const id = clipByText.get(text)
             return id === undefined ? Effect.succeedNone : clipPcm(run.organization_id, id, protocol.sampleRate)
           },
+          ...(connection.source === "browser"
+            ? {}
+            : {
+              transfer: {
+                ask: (endpoint, timeoutSeconds) => transfers.transfer(run, callId, endpoint, timeoutSeconds),
+                streamSurvives: telephony.adapter(connection.source).streamSurvivesTransfer,
+                leave: write(new Socket.CloseEvent(1000, "call transferred")).pipe(Effect.ignore)
+              }
+            }),
           ...(detectsMachines
             ? {
               voicemail: {
@@ -333,6 +345,12 @@ export const VoiceCallsLive = Layer.scoped(
     const browserCalls = yield* makeBrowserCalls(runs, links)
     const inboundCalls = yield* makeInboundCalls(runs, links)
 
-    return VoiceCalls.of({ admit, startBrowserCall: browserCalls.start, inbound: inboundCalls.answer })
+    return VoiceCalls.of({
+      admit,
+      startBrowserCall: browserCalls.start,
+      inbound: inboundCalls.answer,
+      transferEvent: transfers.event,
+      transferMarkup: transfers.markup
+    })
   })
 )
