@@ -295,7 +295,9 @@ describe("call-control tools", () => {
       name: "Twice",
       definition: {
         type: "transfer_call",
-        config: { destinations: [{ name: "Sales", destination: "+14155550100" }, { name: "sales", destination: "+14155550101" }] }
+        config: {
+          destinations: [{ name: "Sales", destination: "+14155550100" }, { name: "sales", destination: "+14155550101" }]
+        }
       }
     }, { token: owner.token })
     expect(duplicate.status).toBe(422)

@@ -50,7 +50,7 @@ import { callChangesSomething, type RunnableTool } from "../../src/tools/toolRun
 import { type AutoRetrieval, makeAutoRetrieval } from "./autoRetrieval.ts"
 import { doNotCallCall } from "./doNotCallCall.ts"
 import { sendDtmfCall } from "./sendDtmfCall.ts"
-import { type TransferRecord, transferCallTool } from "./transferCallTool.ts"
+import { transferCallTool, type TransferRecord } from "./transferCallTool.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
 const MAX_TRANSITIONS_PER_TURN = 8

@@ -40,7 +40,11 @@ export const transferCallTool = (
       destination: chosen.name,
       ...(result.outcome === "answered"
         ? {}
-        : { note: `The transfer did not go through (${result.outcome.replace("_", " ")}): tell the caller they are not available.` })
+        : {
+          note: `The transfer did not go through (${
+            result.outcome.replace("_", " ")
+          }): tell the caller they are not available.`
+        })
     }
     return {
       outcome: {

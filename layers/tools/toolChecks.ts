@@ -95,7 +95,9 @@ export const checkDefinition = (
     }
     if (definition.type === "transfer_call") {
       // A carrier dials numbers and SIP URIs only: anything else would fail on the call, not here.
-      for (const found of destinationProblems(definition.config)) problems.push(problem(at("config", ...found.loc), found.msg))
+      for (const found of destinationProblems(definition.config)) {
+        problems.push(problem(at("config", ...found.loc), found.msg))
+      }
     }
     if (definition.type === "transfer_call" && definition.config.resolver) {
       // The resolver's credential follows the rule of every tool's: the organization's, bound to its host.

@@ -30,7 +30,7 @@ export const makeCallTransfers = (
   telephony: TelephonyShape,
   publicUrl: string
 ) =>
-  Effect.gen(function*() {
+  Effect.sync(() => {
     const waiting = new Map<number, Deferred.Deferred<TransferOutcome>>()
 
     /** The run's carrier and account, when the request is signed by that account; refused like a bad signature otherwise. */

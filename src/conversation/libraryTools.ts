@@ -4,8 +4,8 @@ import { CURRENT_TIME_PARAMETERS } from "../tools/currentTime.ts"
 import { expandMcpTool, mcpParameters } from "../tools/mcpTools.ts"
 import { SEND_DTMF_PARAMETERS } from "../tools/sendDtmf.ts"
 import { parametersSchema } from "../tools/toolArguments.ts"
-import { transferParameters } from "../tools/transferCall.ts"
 import type { RunnableTool } from "../tools/toolRun.ts"
+import { transferParameters } from "../tools/transferCall.ts"
 import type { ToolDefinition } from "./tools.ts"
 
 /**

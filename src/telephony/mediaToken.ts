@@ -52,6 +52,7 @@ export const transferMarkupUrl = (
   destination: string,
   timeoutSeconds: number
 ) =>
-  `${transferEventUrl(publicUrl, provider, runId)}/markup?${
-    new URLSearchParams({ to: destination, timeout: String(timeoutSeconds) })
-  }`
+  `${transferEventUrl(publicUrl, provider, runId)}/markup?${new URLSearchParams({
+    to: destination,
+    timeout: String(timeoutSeconds)
+  })}`

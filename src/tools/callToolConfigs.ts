@@ -67,7 +67,9 @@ const ContextMapping = Schema.Struct({
 
 /** One of several places a transfer may go, which the model picks by `name`. */
 const NamedDestination = Schema.Struct({
-  name: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_ -]{1,64}$/, { message: () => "must be 1 to 64 letters, digits, spaces, - or _" })),
+  name: Schema.String.pipe(
+    Schema.pattern(/^[A-Za-z0-9_ -]{1,64}$/, { message: () => "must be 1 to 64 letters, digits, spaces, - or _" })
+  ),
   destination: NonBlank(255),
   description: optional(Schema.String.pipe(Schema.maxLength(500)))
 })

@@ -64,7 +64,9 @@ export const chosenDestination = (
       : endpointOf(entry.name, entry.destination)
   }
   const source = config.destination_source ?? "static"
-  if (source === "dynamic") return { error: "this transfer's destination comes from a resolver, which calls do not support yet" }
+  if (source === "dynamic") {
+    return { error: "this transfer's destination comes from a resolver, which calls do not support yet" }
+  }
   if (source === "context_mapping" && config.context_mapping) {
     for (const rule of config.context_mapping.rules) {
       const value = valueAt(variables, rule.context_path)
@@ -76,5 +78,7 @@ export const chosenDestination = (
     const fallback = config.context_mapping.fallback_destination
     return fallback ? endpointOf(fallback, fallback) : { error: "no destination matches this conversation" }
   }
-  return config.destination ? endpointOf(config.destination, config.destination) : { error: "the tool has no destination" }
+  return config.destination
+    ? endpointOf(config.destination, config.destination)
+    : { error: "the tool has no destination" }
 }

@@ -263,7 +263,9 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
       headers: headers(account),
       body: JSON.stringify({ legs: "aleg", aleg_url: transfer.markupUrl, aleg_method: "POST" })
     }, PlivoCallReply).pipe(
-      Effect.flatMap((reply) => reply.status < 300 ? Effect.void : Effect.fail(unavailable("transfer the call", reply.status))),
+      Effect.flatMap((reply) =>
+        reply.status < 300 ? Effect.void : Effect.fail(unavailable("transfer the call", reply.status))
+      ),
       Effect.withSpan("Plivo.transfer")
     ),
 

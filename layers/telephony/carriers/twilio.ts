@@ -205,7 +205,9 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
           ? Effect.void
           : Effect.fail(
             new CarrierUnavailable({
-              message: `Twilio did not transfer the call (HTTP ${reply.status}${reply.body.code ? `, code ${reply.body.code}` : ""})`
+              message: `Twilio did not transfer the call (HTTP ${reply.status}${
+                reply.body.code ? `, code ${reply.body.code}` : ""
+              })`
             })
           )
       ),
