@@ -185,7 +185,15 @@ export const VoiceCallsLive = Layer.scoped(
               transfer: {
                 ask: (endpoint, timeoutSeconds) => transfers.transfer(run, callId, endpoint, timeoutSeconds),
                 streamSurvives: telephony.adapter(connection.source).streamSurvivesTransfer,
-                leave: write(new Socket.CloseEvent(1000, "call transferred")).pipe(Effect.ignore)
+                // The carrier may have closed the stream itself (the transfer replaced it): nothing is written then.
+                leave: Effect.suspend(() =>
+                  open
+                    ? write(new Socket.CloseEvent(1000, "call transferred")).pipe(
+                      Effect.timeout("2 seconds"),
+                      Effect.ignore
+                    )
+                    : Effect.void
+                )
               }
             }),
           ...(detectsMachines
