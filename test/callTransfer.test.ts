@@ -172,7 +172,7 @@ describe("cold transfer (transfer_call)", () => {
   it(
     "hands the caller to the destination on every carrier when it answers: the agent leaves, the run ends transferred with the outcome on it",
     async () => {
-      const results = await Promise.all(PROVIDERS.map((provider) => transferCall(provider, "1", "answers")))
+      const results = await Promise.all(carrierProviders.map((provider) => transferCall(provider, "1", "answers")))
       for (const { call, destination, provider, run } of results) {
         expect({ provider, end_reason: run.end_reason, state: run.state }).toEqual({
           provider,
@@ -203,7 +203,7 @@ describe("cold transfer (transfer_call)", () => {
     "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent where the carrier keeps the call (Telnyx), the call ends elsewhere",
     async () => {
       const results = await Promise.all(
-        PROVIDERS.flatMap((provider) => [
+        carrierProviders.flatMap((provider) => [
           transferCall(provider, "2", "busy").then((result) => ({ ...result, expected: "busy" })),
           transferCall(provider, "3", "no-answer").then((result) => ({ ...result, expected: "no_answer" }))
         ])
