@@ -77,10 +77,7 @@ beforeAll(async () => {
     startScriptedLlm({ answer: switchboard })
   ])
   for (const provider of carrierProviders) standIns.set(provider, await startCarrierStandIn(provider))
-  server = await startServer({
-    TALKGRAPH_SCHEDULER_POLL_MS: "200",
-    ...(process.env.DEBUG_LOGS ? { LOG_LEVEL: "info" } : {})
-  }, { ownDatabase: true })
+  server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
   api = client(server.url)
 }, 60_000)
 afterAll(async () => {
@@ -113,9 +110,6 @@ const endedRun = (runId: number) =>
   )
 
 let sequence = 0
-const PROVIDERS = (process.env.ONLY ? process.env.ONLY.split(",") : carrierProviders) as ReadonlyArray<
-  CarrierProviderName
->
 
 /**
  * One call over `provider` whose caller presses `key`; the destinations (sales: a number, support:
