@@ -152,10 +152,11 @@ const transferCall = async (provider: CarrierProviderName, key: string, behaviou
   standIn.calleeScript(carrierNumber(provider, to), callerScript(key))
   const created = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey })
   expect(created.status).toBe(201)
-  const run = await endedRun(created.body.data.run_id as number)
+  const runId = created.body.data.run_id as number
+  const run = await endedRun(runId)
   const call = standIn.calls().find((candidate) => candidate.to === carrierNumber(provider, to))!
   await eventually(async () => call.endedAt !== null || undefined, 10_000, "the carrier's call ended")
-  return { provider, run, call, destination: asCarrierWrites }
+  return { provider, runId, run, call, destination: asCarrierWrites }
 }
 
 /** The transfer tool's call on the transcript, with what the model was told. */
@@ -188,6 +189,13 @@ describe("cold transfer (transfer_call)", () => {
         // Nothing more was said after the transfer was asked for.
         expect(run.transcript.at(-1)!.tool_calls?.[0]?.name).toBe("transfer_the_caller")
       }
+      // The model chose among the destinations by name.
+      const offered = llm.requests.flatMap((request) => request.body.tools ?? [])
+        .find((tool: any) => tool.function?.name === "transfer_the_caller")
+      expect(offered.function.parameters).toMatchObject({
+        properties: { destination: { type: "string", enum: ["sales", "support", "billing"] } },
+        required: ["destination"]
+      })
       expect(carrierProviders.flatMap((provider) => standIns.get(provider)!.callbackFailures())).toEqual([])
     },
     90_000
@@ -227,4 +235,53 @@ describe("cold transfer (transfer_call)", () => {
     },
     120_000
   )
+
+  it("answers the model in a text conversation that no one can be transferred, and the conversation goes on", async () => {
+    const account = await newAccount(api)
+    await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
+    const tool = await api.post("/api/v1/tools", {
+      name: "Transfer the caller",
+      definition: {
+        type: "transfer_call",
+        config: {
+          destinations: [{ name: "sales", destination: "+14155557999" }, {
+            name: "support",
+            destination: "sip:help@pbx.example.com"
+          }]
+        }
+      }
+    }, { token: account.token })
+    const workflowId = await createWorkflow(api, server, account, definition(tool.body.tool_uuid))
+    const sessions = `/api/v1/workflow/${workflowId}/text-chat/sessions`
+    const session = await api.post(sessions, {}, { token: account.token })
+    expect(session.status).toBe(200)
+    const runId = session.body.workflow_run_id as number
+    const said = await api.post(`${sessions}/${runId}/messages`, { text: "The caller pressed 1 on the keypad." }, {
+      token: account.token
+    })
+    expect(said.status).toBe(200)
+    const [run] = await query<StoredRun & { ended_at: unknown }>((sql) => sql`SELECT * FROM runs WHERE id = ${runId}`)
+    expect(run!.ended_at).toBeNull()
+    expect(toolCallOf(run!)).toMatchObject({ status: "error" })
+    expect(toolCallOf(run!).result).toContain("impossible in a text conversation")
+    expect(run!.transcript.at(-1)).toMatchObject({ role: "assistant", text: UNAVAILABLE })
+    expect(run!.gathered_context ?? {}).not.toHaveProperty("transfer_outcome")
+  })
+
+  it("refuses transfer callbacks and instruction fetches that the run's carrier account did not sign", async () => {
+    const { runId } = await transferCall("twilio", "1", "answers")
+    for (
+      const path of [
+        `/api/v1/telephony/twilio/transfer/${runId}`,
+        `/api/v1/telephony/plivo/transfer/${runId}/markup?to=%2B14155550100&timeout=20`
+      ]
+    ) {
+      const forged = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "forged" },
+        body: "DialCallStatus=completed"
+      })
+      expect({ path, status: forged.status }).toEqual({ path, status: 403 })
+    }
+  })
 })
