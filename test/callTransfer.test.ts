@@ -175,6 +175,8 @@ describe("cold transfer (transfer_call)", () => {
           state: "completed"
         })
         expect(run.gathered_context).toMatchObject({ transfer_outcome: "answered", transfer_destination: "sales" })
+        // Without disposition codes the end reason is the disposition.
+        expect(run.disposition).toBe("transferred")
         expect(JSON.parse(toolCallOf(run).result)).toEqual({ outcome: "answered", destination: "sales" })
         // The carrier rang the destination once, bridged it, and the call ended with the bridged conversation.
         expect({ provider, transfers: call.transfers }).toEqual({

@@ -356,7 +356,9 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
       dialect.transferReport?.(call, record, step, engine as CarrierEngine<Extra>) ?? Promise.resolve("ends" as const)
     later(TRANSFER_RING_MS, () => {
       if (call.endedAt !== null) {
+        // The caller hung up while it rang: the dial is over, the destination never reached.
         record.result = "failed"
+        void report("over")
         return
       }
       record.result = behaviour === "answers"
