@@ -125,8 +125,16 @@ export interface CarrierAdapter<R = never> {
   ) => Effect.Effect<void, CarrierUnavailable, R>
   /** A transfer callback's outcome; none for progress the transfer does not end on (ringing, …). */
   readonly parseTransferEvent: (request: WebhookRequest) => Option.Option<TransferOutcome>
-  /** What a transfer callback is answered with (the XML carriers run it once their `<Dial>` is over). */
-  readonly transferEventReply: { readonly contentType: string; readonly body: string }
+  /**
+   * What a transfer callback is answered with (the XML carriers run it once their `<Dial>` is
+   * over): `returnStreamUrl`, when given, connects the caller back to the agent's media stream.
+   */
+  readonly transferEventReply: (returnStreamUrl: string | null) => {
+    readonly contentType: string
+    readonly body: string
+  }
+  /** A transfer that was not answered can bring the caller back to the agent on a new media stream. */
+  readonly returnsAfterTransfer: boolean
   /** The instructions a carrier fetches for a transfer (`markupUrl`), with the request it was built from. */
   readonly transferMarkup: (request: Omit<TransferRequest, "markupUrl">) => {
     readonly contentType: string

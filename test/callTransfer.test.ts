@@ -204,7 +204,7 @@ describe("cold transfer (transfer_call)", () => {
   )
 
   it(
-    "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent where the carrier keeps the call (Telnyx), the call ends elsewhere",
+    "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent on Telnyx, Twilio and Plivo, the call ends on Vonage",
     async () => {
       const results = await Promise.all(
         carrierProviders.flatMap((provider) => [
@@ -222,14 +222,16 @@ describe("cold transfer (transfer_call)", () => {
         expect(call.transfers).toEqual([
           { destination, timeoutSeconds: 20, result: expected === "busy" ? "busy" : "no-answer" }
         ])
-        if (provider === "telnyx") {
-          // The original call stays up: the agent tells the caller, who hangs up.
-          expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "user_hangup" })
-          expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
-        } else {
-          // The transfer replaced the call's instructions: once the dial is over, the call ends.
+        if (provider === "vonage") {
+          // The caller's leg left the agent's conversation for the transfer's NCCO: once the connect is over, the call ends.
           expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "transfer_failed" })
           expect(call.endedBy).toBe("transfer")
+        } else {
+          // The caller is back with the agent (Telnyx: the call never left its stream; Twilio and
+          // Plivo: the Dial's action connects a new stream), who tells them; they hang up.
+          expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "user_hangup" })
+          expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
+          expect({ provider, endedBy: call.endedBy }).toEqual({ provider, endedBy: "far-end" })
         }
         expect(run.state).toBe("completed")
       }

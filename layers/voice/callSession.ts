@@ -72,6 +72,8 @@ export interface CallSessionInput {
     readonly streamSurvives: boolean
     /** Closes the media connection without ending the call: the caller now talks to the destination. */
     readonly leave: Effect.Effect<void>
+    /** After a transfer that was not answered and took the stream: true once the caller is back on a new one. */
+    readonly awaitReturn: Effect.Effect<boolean>
   }
 }
 
@@ -223,12 +225,19 @@ export const runCallSession = (
           Effect.ignore
         )
         transfer.pending = true
-        const { accepted, outcome } = yield* carrier.ask(endpoint, options.timeoutSeconds).pipe(
-          Effect.ensuring(Effect.sync(() => (transfer.pending = false)))
-        )
+        let returned = false
+        const { accepted, outcome } = yield* Effect.gen(function*() {
+          const asked = yield* carrier.ask(endpoint, options.timeoutSeconds)
+          // The transfer took the agent's stream; the carrier may connect the caller back on a new one.
+          if (asked.outcome !== "answered" && asked.accepted && !carrier.streamSurvives) {
+            returned = yield* carrier.awaitReturn
+            if (returned) transfer.streamEnded = false
+          }
+          return asked
+        }).pipe(Effect.ensuring(Effect.sync(() => (transfer.pending = false))))
         if (outcome === "answered") transfer.leftCall = true
         const callerStillHere = outcome !== "answered" && !transfer.streamEnded &&
-          (carrier.streamSurvives || !accepted)
+          (carrier.streamSurvives || !accepted || returned)
         if (outcome !== "answered" && transfer.streamEnded) {
           // The stream went with the transfer; the caller is not coming back to this session.
           transfer.leftCall = true

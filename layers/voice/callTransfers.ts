@@ -1,10 +1,22 @@
+import type { Socket } from "@effect/platform"
 import { Deferred, Duration, Effect, Option } from "effect"
 import type { CarrierAccountsShape } from "../../services/CarrierAccounts.ts"
 import type { Provider, TelephonyShape, TransferOutcome, WebhookRequest } from "../../services/Telephony.ts"
 import { Forbidden, NotFound } from "../../src/domain/errors.ts"
 import { transferEventUrl, transferMarkupUrl } from "../../src/telephony/mediaToken.ts"
 import { type TransferEndpoint, transferEndpointOf } from "../../src/tools/transferDestination.ts"
+import type { MediaLinks } from "./mediaLinks.ts"
 import type { MediaRun, VoiceRuns } from "./voiceRuns.ts"
+
+/** A caller's new media stream after a transfer that was not answered, and how to let go of it. */
+export interface ReturnedStream {
+  readonly socket: Socket.Socket
+  /** Completed by the call once it is over: the connection's handler then ends. */
+  readonly released: Deferred.Deferred<void>
+}
+
+/** How long the link back to the agent stays valid: the carrier connects at once. */
+const RETURN_LINK_SECONDS = 120
 
 /**
  * How long past its ring timeout a transfer waits for the carrier's word before it is taken as
@@ -28,10 +40,13 @@ export const makeCallTransfers = (
   runs: VoiceRuns,
   accounts: CarrierAccountsShape,
   telephony: TelephonyShape,
+  links: MediaLinks,
   publicUrl: string
 ) =>
   Effect.sync(() => {
     const waiting = new Map<number, Deferred.Deferred<TransferOutcome>>()
+    /** Calls whose caller is being connected back to the agent, by run: the new stream once it arrives. */
+    const returning = new Map<number, Deferred.Deferred<ReturnedStream>>()
 
     /** The run's carrier and account, when the request is signed by that account; refused like a bad signature otherwise. */
     const verified = (provider: Provider, runId: number, request: WebhookRequest) =>
@@ -100,10 +115,43 @@ export const makeCallTransfers = (
         const adapter = yield* verified(provider, runId, request)
         const outcome = adapter.parseTransferEvent(request)
         const pending = waiting.get(runId)
-        if (Option.isSome(outcome) && pending !== undefined) yield* Deferred.succeed(pending, outcome.value)
-        return adapter.transferEventReply
+        if (Option.isNone(outcome) || pending === undefined) return adapter.transferEventReply(null)
+        // Not answered, on a carrier whose transfer ended the agent's stream: the caller comes back on a new one.
+        const back = outcome.value !== "answered" && adapter.returnsAfterTransfer && !returning.has(runId)
+        if (back) returning.set(runId, yield* Deferred.make<ReturnedStream>())
+        yield* Deferred.succeed(pending, outcome.value)
+        if (!back) return adapter.transferEventReply(null)
+        const link = yield* links.link(provider, runId, RETURN_LINK_SECONDS)
+        return adapter.transferEventReply(link.url)
       }
     )
+
+    /** Whether a media connection for this run is its caller coming back after a transfer. */
+    const expectsReturn = (runId: number) => returning.has(runId)
+
+    /** Hands a returning caller's socket to its call, and holds it until the call is over. */
+    const handBack = (runId: number, socket: Socket.Socket) =>
+      Effect.gen(function*() {
+        const waiter = returning.get(runId)
+        if (waiter === undefined) return
+        returning.delete(runId)
+        const released = yield* Deferred.make<void>()
+        yield* Deferred.succeed(waiter, { socket, released })
+        yield* Deferred.await(released)
+      })
+
+    /** The caller's new stream after a transfer that was not answered, if the carrier brings it within `within`. */
+    const awaitReturn = (runId: number, within: Duration.DurationInput) =>
+      Effect.suspend(() => {
+        const waiter = returning.get(runId)
+        if (waiter === undefined) return Effect.succeedNone
+        return Deferred.await(waiter).pipe(
+          Effect.timeoutOption(within),
+          Effect.ensuring(Effect.sync(() => {
+            if (returning.get(runId) === waiter) returning.delete(runId)
+          }))
+        )
+      })
 
     /** The instructions a carrier fetches for a transfer it was asked for (Plivo's `aleg_url`). */
     const markup = Effect.fn("VoiceCalls.transferMarkup")(
@@ -123,5 +171,5 @@ export const makeCallTransfers = (
       }
     )
 
-    return { transfer, event, markup }
+    return { transfer, event, markup, expectsReturn, handBack, awaitReturn }
   })

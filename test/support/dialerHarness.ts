@@ -128,7 +128,8 @@ export const makeTestCarrier = () => {
     // The scheduler's tests place and end calls only; no call of theirs is transferred.
     transfer: () => Effect.void,
     parseTransferEvent: () => Option.none(),
-    transferEventReply: { contentType: "text/plain", body: "" },
+    transferEventReply: () => ({ contentType: "text/plain", body: "" }),
+    returnsAfterTransfer: false,
     transferMarkup: () => ({ contentType: "text/plain", body: "" }),
     streamSurvivesTransfer: false
   }

@@ -36,7 +36,8 @@ import {
  *   `aleg_url` (signed, like the answer) and runs its XML in place of the `<Stream>`, which ends: a
  *   `<Dial>` rings its `<Number>` or SIP `<User>` for `timeout` seconds; its `callbackUrl` hears
  *   `DialAction=answer` and its `action` gets `DialStatus` (completed, busy, no-answer, failed) once
- *   the dial is over, answering the XML the call runs next.
+ *   the dial is over, answering the XML the call runs next (a `<Stream>` connects the caller to a
+ *   new stream, `<Hangup/>` or nothing ends the call).
  */
 
 interface PlivoExtra {
@@ -432,6 +433,8 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
         })
       )
       call.answerMarkup = text
+      const stream = plivoStream(text)
+      if (stream !== null) return { reconnect: stream }
       return endsTheCall(text) ? "ends" : "continues"
     }
   }

@@ -27,7 +27,8 @@ export type { CalleeAnswer, CallScript, ScriptedOutcome } from "./loopbackCarrie
  * `<Dial>` rings its `<Number>` or `<Sip>` for `timeout` seconds (5–600, default 30). A call not in
  * progress cannot be updated (400, code 21220). The noun's `statusCallback` hears `answered` when
  * `statusCallbackEvent` asks for it; the Dial's `action` gets `DialCallStatus` (completed, busy,
- * no-answer, failed) once the dial is over and answers the TwiML the call runs next.
+ * no-answer, failed) once the dial is over and answers the TwiML the call runs next (a new
+ * `<Connect><Stream>` connects the caller to a new stream, `<Hangup/>` or nothing ends the call).
  */
 
 interface TwilioExtra {
@@ -225,6 +226,8 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
         })
       )
       call.answerMarkup = text
+      const stream = twimlStream(text)
+      if (stream !== null) return { reconnect: stream }
       return endsTheCall(text) ? "ends" : "continues"
     }
   }

@@ -133,8 +133,14 @@ export interface CarrierDialect<Extra extends object> {
     transfer: LoopbackTransfer,
     step: TransferStep,
     engine: CarrierEngine<Extra>
-  ) => Promise<"ends" | "continues">
+  ) => Promise<TransferNext>
 }
+
+/** What a call does once a transfer's dial is over: ends, goes on as it was, or connects the caller to a new stream. */
+export type TransferNext = "ends" | "continues" | { readonly reconnect: StreamTarget }
+
+/** A caller back with the agent after a transfer that was not answered listens to it, then hangs up. */
+const RETURNED_CALLER: CalleeScript = [{ waitForAgent: { quietMs: 1200, timeoutMs: 10_000 } }, { hangUp: true }]
 
 interface Placement<Extra extends object> {
   readonly id: string
@@ -352,7 +358,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
       call.media?.hangUp("carrier")
     }
     const behaviour = destinations.get(asked.destination) ?? "answers"
-    const report = (step: TransferStep) =>
+    const report = (step: TransferStep): Promise<TransferNext> =>
       dialect.transferReport?.(call, record, step, engine as CarrierEngine<Extra>) ?? Promise.resolve("ends" as const)
     later(TRANSFER_RING_MS, () => {
       if (call.endedAt !== null) {
@@ -375,7 +381,16 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
         return
       }
       void report("over").then((next) => {
-        if (next === "ends") end(call, "completed", "transfer")
+        if (next === "ends") return end(call, "completed", "transfer")
+        if (next === "continues" || call.endedAt !== null) return
+        // The call's next instructions connect the caller back to the agent: a new stream.
+        handedOver.delete(call.id)
+        call.streamUrl = next.reconnect.url
+        if (next.reconnect.refusal !== undefined) {
+          call.mediaError = next.reconnect.refusal
+          return end(call, "failed", "stream")
+        }
+        streamMedia(call, next.reconnect, { script: RETURNED_CALLER })
       })
     })
     return record

@@ -276,11 +276,13 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
     return fields.get("DialAction") === "answer" ? Option.some("answered") : Option.none()
   },
 
-  // Once the `<Dial>` is over there is nothing more for the call to do: a cold transfer's agent has left.
-  transferEventReply: {
-    contentType: "text/xml",
-    body: `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>`
-  },
+  // Once the `<Dial>` is over the caller goes back to the agent's (new) stream, or the call ends.
+  transferEventReply: (returnStreamUrl) =>
+    returnStreamUrl === null
+      ? { contentType: "text/xml", body: `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>` }
+      : plivoAdapter.answerMarkup(returnStreamUrl),
+
+  returnsAfterTransfer: true,
 
   transferMarkup: (transfer) => ({ contentType: "text/xml", body: transferXml(transfer) }),
 

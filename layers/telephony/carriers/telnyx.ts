@@ -234,7 +234,10 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
     return Option.none()
   },
 
-  transferEventReply: { contentType: "application/json", body: "{}" },
+  transferEventReply: () => ({ contentType: "application/json", body: "{}" }),
+
+  // The call never left the agent's stream.
+  returnsAfterTransfer: false,
 
   // Telnyx takes the destination in the command itself; nothing is fetched.
   transferMarkup: () => ({ contentType: "application/json", body: "{}" }),

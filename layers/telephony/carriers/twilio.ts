@@ -222,11 +222,13 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
     return params.get("CallStatus") === "in-progress" ? Option.some("answered") : Option.none()
   },
 
-  // Once the `<Dial>` is over there is nothing more for the call to do: a cold transfer's agent has left.
-  transferEventReply: {
-    contentType: "text/xml",
-    body: `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>`
-  },
+  // Once the `<Dial>` is over the caller goes back to the agent's (new) stream, or the call ends.
+  transferEventReply: (returnStreamUrl) =>
+    returnStreamUrl === null
+      ? { contentType: "text/xml", body: `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>` }
+      : twilioAdapter.answerMarkup(returnStreamUrl),
+
+  returnsAfterTransfer: true,
 
   transferMarkup: (transfer) => ({ contentType: "text/xml", body: transferTwiml(transfer) }),
 

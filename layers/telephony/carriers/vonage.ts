@@ -268,7 +268,10 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
     }
   },
 
-  transferEventReply: { contentType: "application/json", body: "{}" },
+  transferEventReply: () => ({ contentType: "application/json", body: "{}" }),
+
+  // The caller's leg left the conversation with the agent's WebSocket; the NCCO ends with the connect.
+  returnsAfterTransfer: false,
 
   transferMarkup: (transfer) => ({ contentType: "application/json", body: JSON.stringify(transferNcco(transfer)) }),
 
