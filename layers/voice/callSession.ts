@@ -235,13 +235,11 @@ export const runCallSession = (
           }
           return asked
         }).pipe(Effect.ensuring(Effect.sync(() => (transfer.pending = false))))
-        if (outcome === "answered") transfer.leftCall = true
         const callerStillHere = outcome !== "answered" && !transfer.streamEnded &&
           (carrier.streamSurvives || !accepted || returned)
-        if (outcome !== "answered" && transfer.streamEnded) {
-          // The stream went with the transfer; the caller is not coming back to this session.
-          transfer.leftCall = true
-        }
+        // Answered, or the transfer took the stream (it ends, if it has not yet) and the caller did
+        // not come back: the call is no longer this session's to hang up.
+        if (!callerStillHere && (outcome === "answered" || transfer.streamEnded || accepted)) transfer.leftCall = true
         yield* Effect.logInfo("Call transfer", { run_id: input.runId, outcome, caller_still_here: callerStillHere })
         return { outcome, callerStillHere }
       })

@@ -134,9 +134,9 @@ export const makeCallTransfers = (
       Effect.gen(function*() {
         const waiter = returning.get(runId)
         if (waiter === undefined) return
-        returning.delete(runId)
         const released = yield* Deferred.make<void>()
-        yield* Deferred.succeed(waiter, { socket, released })
+        // Only the first connection is the caller's; the call forgets the waiter once it took it.
+        if (!(yield* Deferred.succeed(waiter, { socket, released }))) return
         yield* Deferred.await(released)
       })
 

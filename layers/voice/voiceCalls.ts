@@ -193,7 +193,8 @@ export const VoiceCallsLive = Layer.scoped(
           tts: speech.tts,
           hangUp: Effect.gen(function*() {
             if (connection.source !== "browser") yield* hangUpAtCarrier(run, callId)
-            yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.ignore)
+            // A socket the other end closed meanwhile would take the write for ever.
+            yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.timeout("2 seconds"), Effect.ignore)
           }),
           turnSettings: callTurnSettings(run.workflow_configurations, {
             idleTimeoutMs: voiceIdleSeconds(run.workflow_configurations) * 1000,

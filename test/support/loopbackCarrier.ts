@@ -220,6 +220,8 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
   const destinations = new Map<string, DestinationBehaviour>()
   /** Calls whose agent stream the carrier closed for a transfer: its end is not the call's. */
   const handedOver = new Set<string>()
+  /** How many media streams each call has opened. */
+  const streams = new Map<string, number>()
   const digitsOf = (number: string) => number.replace(/^\+/, "")
   let live = 0
   let maxLive = 0
@@ -271,6 +273,9 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
   /** The carrier opens the stream, and the call lasts as long as it does. */
   const streamMedia = (call: Call, stream: StreamTarget, answer: CalleeAnswer) => {
     connecting.add(call.id)
+    // A call back from a transfer streams again: only its latest stream's end is the call's.
+    const generation = (streams.get(call.id) ?? 0) + 1
+    streams.set(call.id, generation)
     connectCallee({
       ...answer,
       // No TLS on loopback: connect in the clear, as the answer gave the URL otherwise.
@@ -286,6 +291,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
         call.media = media
         void media.done.then((report) => {
           calleeDone.get(call.id)?.(report)
+          if (streams.get(call.id) !== generation) return
           // The caller was handed to a transfer's destination: the agent's stream ending leaves the call up.
           if (handedOver.has(call.id) || call.transfers.some((transfer) => transfer.result === "answered")) return
           end(call, "completed", report.endedBy === "server" ? "stream" : "far-end")
