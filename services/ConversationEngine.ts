@@ -7,12 +7,34 @@ import type { TokenUsage, TranscriptTurn } from "../src/conversation/transcript.
 import type { OrganizationId } from "../src/domain/ids.ts"
 import type { WorkflowGraph } from "../src/graph/definition.ts"
 import type { RunnableTool } from "../src/tools/toolRun.ts"
+import type { TransferEndpoint } from "../src/tools/transferDestination.ts"
 import type { LlmConnection } from "./LlmGenerator.ts"
+import type { TransferOutcome } from "./Telephony.ts"
+
+export type { TransferOutcome }
+
+/** How a cold transfer went, and whether the caller is still on the line with the agent. */
+export interface TransferResult {
+  readonly outcome: TransferOutcome
+  /**
+   * The destination did not answer and the caller is still connected to the agent (the carrier's
+   * transfer left the agent's media stream up); false once the agent has left or the call is over.
+   */
+  readonly callerStillHere: boolean
+}
 
 /** What the model can do to a live voice call itself (absent on text channels). */
 export interface CallActions {
   /** Plays the keys into the call as DTMF tones, after the agent audio already queued; done once they are queued. */
   readonly sendDigits: (digits: string) => Effect.Effect<void>
+  /**
+   * Cold transfer: the carrier rings `destination` for up to `timeoutSeconds` and bridges the
+   * caller to it; the agent leaves when it answers. Absent where the call has no carrier (browser).
+   */
+  readonly transfer?: (
+    destination: TransferEndpoint,
+    options: { readonly timeoutSeconds: number }
+  ) => Effect.Effect<TransferResult>
 }
 
 /** Everything fixed for one run: the graph it follows, its variables, its model and its limits. */

@@ -2,8 +2,23 @@ import { Context, type Effect, type Option, Schema } from "effect"
 import type { AnsweredBy } from "../src/campaigns/machineVerdict.ts"
 import type { CallOutcome } from "../src/campaigns/retryPolicy.ts"
 import { carrierProviders, type Provider } from "../src/telephony/providerConfig.ts"
+import type { TransferEndpoint } from "../src/tools/transferDestination.ts"
 
-export type { AnsweredBy, Provider }
+export type { AnsweredBy, Provider, TransferEndpoint }
+
+/** How a cold transfer's destination answered the carrier's ring. */
+export type TransferOutcome = "answered" | "busy" | "no_answer" | "failed"
+
+/** A live call handed to another party by the carrier (a cold transfer). */
+export interface TransferRequest {
+  readonly endpoint: TransferEndpoint
+  /** How long the destination rings before the transfer is given up. */
+  readonly timeoutSeconds: number
+  /** Where the carrier reports the destination's answer (signed like every callback of the call). */
+  readonly eventUrl: string
+  /** Where a carrier that fetches the call's new instructions (Plivo's `aleg_url`) gets them. */
+  readonly markupUrl: string
+}
 
 export const Providers: ReadonlyArray<Provider> = carrierProviders
 
@@ -102,6 +117,35 @@ export interface CarrierAdapter<R = never> {
   readonly parseIncomingCall: (request: WebhookRequest) => Option.Option<IncomingCall>
   /** The answer document that connects the call's audio to `streamUrl`. */
   readonly answerMarkup: (streamUrl: string) => { readonly contentType: string; readonly body: string }
+  /** Asks the carrier to ring `request.endpoint` and bridge the live call to it when it answers. */
+  readonly transfer: (
+    account: CarrierAccount,
+    call: PlacedCallRef,
+    request: TransferRequest
+  ) => Effect.Effect<void, CarrierUnavailable, R>
+  /** A transfer callback's outcome; none for progress the transfer does not end on (ringing, …). */
+  readonly parseTransferEvent: (request: WebhookRequest) => Option.Option<TransferOutcome>
+  /**
+   * What a transfer callback is answered with (the XML carriers run it once their `<Dial>` is
+   * over): `returnStreamUrl`, when given, connects the caller back to the agent's media stream.
+   */
+  readonly transferEventReply: (returnStreamUrl: string | null) => {
+    readonly contentType: string
+    readonly body: string
+  }
+  /** A transfer that was not answered can bring the caller back to the agent on a new media stream. */
+  readonly returnsAfterTransfer: boolean
+  /** The instructions a carrier fetches for a transfer (`markupUrl`), with the request it was built from. */
+  readonly transferMarkup: (request: Omit<TransferRequest, "markupUrl">) => {
+    readonly contentType: string
+    readonly body: string
+  }
+  /**
+   * The agent's media stream goes on while the destination rings and after it did not answer
+   * (Telnyx's transfer is a command beside the call's stream); the others replace the call's
+   * instructions, which ends the stream.
+   */
+  readonly streamSurvivesTransfer: boolean
 }
 
 export interface TelephonyShape {

@@ -78,6 +78,21 @@ export interface VoiceCallsShape {
     configurationId: number,
     request: WebhookRequest
   ) => Effect.Effect<{ readonly contentType: string; readonly body: string }, Forbidden | NotFound>
+  /**
+   * A carrier's report on a cold transfer of the run's call (signed by the run's telephony
+   * configuration): settles the waiting transfer; answers what the carrier runs next, if anything.
+   */
+  readonly transferEvent: (
+    provider: Provider,
+    runId: number,
+    request: WebhookRequest
+  ) => Effect.Effect<{ readonly contentType: string; readonly body: string }, Forbidden>
+  /** The instructions a carrier fetches to carry out a transfer (Plivo's `aleg_url`). */
+  readonly transferMarkup: (
+    provider: Provider,
+    runId: number,
+    request: WebhookRequest
+  ) => Effect.Effect<{ readonly contentType: string; readonly body: string }, Forbidden | NotFound>
 }
 
 export class VoiceCalls extends Context.Tag("talkgraph/VoiceCalls")<VoiceCalls, VoiceCallsShape>() {}

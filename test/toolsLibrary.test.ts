@@ -245,6 +245,64 @@ describe("tool library", () => {
 })
 
 describe("call-control tools", () => {
+  it("takes transfer destinations that are E.164 numbers or SIP URIs, and names each one that is not", async () => {
+    const owner = await newAccount(api, "transferdest")
+    const saved = await api.post(TOOLS, {
+      name: "Transfer",
+      definition: {
+        type: "transfer_call",
+        config: {
+          timeout: 20,
+          destinations: [
+            { name: "sales", destination: "+14155550100" },
+            { name: "support", destination: "sip:support@pbx.example.com", description: "Technical help" },
+            { name: "owner", destination: "{{owner_phone}}" }
+          ]
+        }
+      }
+    }, { token: owner.token })
+    expect(saved.status).toBe(200)
+    expect(saved.body.definition.config.destinations).toHaveLength(3)
+
+    const refused = await api.post(TOOLS, {
+      name: "Bad transfer",
+      definition: {
+        type: "transfer_call",
+        config: {
+          destination: "0145678901",
+          destinations: [{ name: "a", destination: "+1415" }, { name: "b", destination: "sip:nohost" }],
+          destination_source: "context_mapping",
+          context_mapping: {
+            rules: [{ context_path: "region", routes: [{ context_value: "EU", destination: "london desk" }] }],
+            fallback_destination: "+44 20 7123 4567"
+          }
+        }
+      }
+    }, { token: owner.token })
+    expect(refused.status).toBe(422)
+    const config = ["body", "definition", "config"]
+    expect(refused.body.detail.map((problem: any) => problem.loc)).toEqual([
+      [...config, "destination"],
+      [...config, "destinations", 0, "destination"],
+      [...config, "destinations", 1, "destination"],
+      [...config, "context_mapping", "rules", 0, "routes", 0, "destination"],
+      [...config, "context_mapping", "fallback_destination"]
+    ])
+    expect(refused.body.detail[0].msg).toContain("E.164")
+    expect(refused.body.detail[0].type).toBe("value_error")
+
+    const duplicate = await api.post(TOOLS, {
+      name: "Twice",
+      definition: {
+        type: "transfer_call",
+        config: {
+          destinations: [{ name: "Sales", destination: "+14155550100" }, { name: "sales", destination: "+14155550101" }]
+        }
+      }
+    }, { token: owner.token })
+    expect(duplicate.status).toBe(422)
+  })
+
   it("stores Dograh's end_call and transfer_call definitions, refuses malformed ones, and cannot test them", async () => {
     const owner = await newAccount(api, "calltools")
     const transfer = await api.post(TOOLS, {

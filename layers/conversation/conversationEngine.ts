@@ -50,6 +50,7 @@ import { callChangesSomething, type RunnableTool } from "../../src/tools/toolRun
 import { type AutoRetrieval, makeAutoRetrieval } from "./autoRetrieval.ts"
 import { doNotCallCall } from "./doNotCallCall.ts"
 import { sendDtmfCall } from "./sendDtmfCall.ts"
+import { transferCallTool, type TransferRecord } from "./transferCallTool.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
 const MAX_TRANSITIONS_PER_TURN = 8
@@ -123,10 +124,22 @@ export const ConversationEngineLive = Layer.effect(
       emit: Emit
     ) =>
       Effect.gen(function*() {
+        const transfers: Array<TransferRecord> = []
         const all = Effect.forEach(calls, (call) => {
           const tool = library.get(call.name)!
-          const run = tool.definition.type === "send_dtmf"
+          const { definition } = tool
+          const run = definition.type === "send_dtmf"
             ? sendDtmfCall(plan.callActions, call.arguments)
+            : definition.type === "transfer_call"
+            ? transferCallTool(
+              plan.callActions,
+              definition.config,
+              call.arguments,
+              toolVariables(plan.context, extracted)
+            ).pipe(
+              Effect.tap(({ transfer }) => transfer && Effect.sync(() => transfers.push(transfer))),
+              Effect.map(({ outcome }) => outcome)
+            )
             : runner.run({
               organizationId: plan.tools!.organizationId,
               tool,
@@ -147,15 +160,17 @@ export const ConversationEngineLive = Layer.effect(
           )
         }, { concurrency: "unbounded" })
         const filler = calls.map((call) => fillerOf(library.get(call.name)!.definition)).find((line) => line !== null)
-        if (plan.toolFillerAfterMs === undefined || filler === undefined) return { called: yield* all, filler: null }
+        if (plan.toolFillerAfterMs === undefined || filler === undefined) {
+          return { called: yield* all, filler: null, transfers }
+        }
         const running = yield* Effect.fork(all)
         const early = yield* Fiber.join(running).pipe(
           Effect.timeout(Duration.millis(plan.toolFillerAfterMs)),
           Effect.option
         )
-        if (early._tag === "Some") return { called: early.value, filler: null }
+        if (early._tag === "Some") return { called: early.value, filler: null, transfers }
         yield* emit(filler, { whole: true })
-        return { called: yield* Fiber.join(running), filler }
+        return { called: yield* Fiber.join(running), filler, transfers }
       })
 
     const now = Clock.currentTimeMillis.pipe(Effect.map((millis) => new Date(millis).toISOString()))
@@ -387,10 +402,10 @@ export const ConversationEngineLive = Layer.effect(
         const answered = libraryCalls.length > 0 || knowledgeCalls.length > 0 || listingCalls.length > 0
         if (answered) {
           toolRounds++
-          const [{ called, filler }, searched, listed] = yield* Effect.all([
+          const [{ called, filler, transfers }, searched, listed] = yield* Effect.all([
             libraryCalls.length > 0
               ? callTools(plan, libraryCalls, library, extracted, emit)
-              : Effect.succeed({ called: [], filler: null }),
+              : Effect.succeed({ called: [], filler: null, transfers: [] as ReadonlyArray<TransferRecord> }),
             Effect.forEach(knowledgeCalls, (toolCall) => searchKnowledge(plan, toolCall, documents), {
               concurrency: "unbounded"
             }),
@@ -404,6 +419,19 @@ export const ConversationEngineLive = Layer.effect(
             at: yield* now,
             tool_calls: [...called, ...searched, ...listed]
           })
+          const transfer = transfers.find((each) => each.outcome === "answered") ?? transfers.at(-1)
+          if (transfer !== undefined) {
+            // The outcome stays on the run (its gathered context) and is a variable the rest of the conversation can use.
+            extracted = { ...extracted, transfer_outcome: transfer.outcome, transfer_destination: transfer.destination }
+            if (transfer.outcome === "answered") {
+              ending = { reason: "transferred", error: null }
+              break
+            }
+            if (!transfer.callerStillHere) {
+              ending = { reason: "transfer_failed", error: null }
+              break
+            }
+          }
         } else if (reply.right.text) yield* say(reply.right.text)
         if (node.type === "endCall") {
           ending = { reason: "end_node_reached", error: null }

@@ -21,7 +21,9 @@ const through = (adapter: CarrierAdapter<OutboundHttp>, outbound: OutboundHttpSh
   hangUp: (account, providerCallId) =>
     Effect.provideService(adapter.hangUp(account, providerCallId), OutboundHttp, outbound),
   callStatus: (account, providerCallId) =>
-    Effect.provideService(adapter.callStatus(account, providerCallId), OutboundHttp, outbound)
+    Effect.provideService(adapter.callStatus(account, providerCallId), OutboundHttp, outbound),
+  transfer: (account, call, request) =>
+    Effect.provideService(adapter.transfer(account, call, request), OutboundHttp, outbound)
 })
 
 /** Every carrier behind one port; the configuration's provider picks the adapter. */

@@ -5,6 +5,7 @@ import { type FieldProblem, ValidationFailed } from "../../src/domain/errors.ts"
 import type { OrganizationId } from "../../src/domain/ids.ts"
 import { hostOf, urlTemplateProblem } from "../../src/tools/httpToolRequest.ts"
 import { isTimeZone, type ToolDefinition } from "../../src/tools/toolDefinition.ts"
+import { destinationProblems } from "../../src/tools/transferDestination.ts"
 
 const at = (...loc: ReadonlyArray<string | number>) => ["body", "definition", ...loc]
 
@@ -91,6 +92,12 @@ export const checkDefinition = (
         if (Option.isSome(refusal)) problems.push(problem(at("config", "url"), `url refused: ${refusal.value}`))
       }
       credentialId = yield* credentialCheck(config.credential_uuid, urlProblem === null ? hostOf(config.url) : null)
+    }
+    if (definition.type === "transfer_call") {
+      // A carrier dials numbers and SIP URIs only: anything else would fail on the call, not here.
+      for (const found of destinationProblems(definition.config)) {
+        problems.push(problem(at("config", ...found.loc), found.msg))
+      }
     }
     if (definition.type === "transfer_call" && definition.config.resolver) {
       // The resolver's credential follows the rule of every tool's: the organization's, bound to its host.

@@ -23,14 +23,15 @@ import { uniqueViolation } from "../db/sqlDefects.ts"
 import { checkDefinition } from "./toolChecks.ts"
 import { selectTools, type ToolRow, toolView, UUID } from "./toolRows.ts"
 
-/** Tools a conversation runs itself; `end_call` is the engine's own, `transfer_call` waits for the calls work. */
+/** Tools a conversation runs itself; `end_call` is the engine's own, `transfer_call` asks the call's carrier. */
 const RUNNABLE_TYPES: ReadonlySet<ToolDefinition["type"]> = new Set([
   "http_api",
   "mcp",
   "calculator",
   "current_time",
   "end_call",
-  "send_dtmf"
+  "send_dtmf",
+  "transfer_call"
 ])
 
 /** A changed MCP definition that sends no catalog keeps the one stored, until the server is reached again. */

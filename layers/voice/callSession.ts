@@ -1,5 +1,10 @@
 import { Clock, Effect, type Option, Queue, type Scope } from "effect"
-import type { ConversationEngineShape, ConversationPlan } from "../../services/ConversationEngine.ts"
+import type {
+  ConversationEngineShape,
+  ConversationPlan,
+  TransferOutcome,
+  TransferResult
+} from "../../services/ConversationEngine.ts"
 import type { SpeechConnection } from "../../services/ModelSettings.ts"
 import type { SpeechFailed, SpeechToTextShape, TranscriptEvent } from "../../services/SpeechToText.ts"
 import type { TextToSpeechShape } from "../../services/TextToSpeech.ts"
@@ -9,6 +14,7 @@ import { type ConversationState, initialState, type ToolCallTaken } from "../../
 import type { Ending } from "../../src/conversation/endReason.ts"
 import { noUsage, type TokenUsage, type TranscriptTurn } from "../../src/conversation/transcript.ts"
 import type { InboundMedia, MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
+import type { TransferEndpoint } from "../../src/tools/transferDestination.ts"
 import { machineWatch, type MachineWatchEvent } from "../../src/voice/answeringMachine.ts"
 import { type CallRecorder, callRecorder } from "../../src/voice/callRecorder.ts"
 import { echoGate } from "../../src/voice/echoGate.ts"
@@ -55,7 +61,24 @@ export interface CallSessionInput {
   readonly clipAudio: (text: string) => Effect.Effect<Option.Option<Int16Array>>
   /** An outbound call whose agent detects answering machines itself; absent: no detection. */
   readonly voicemail?: VoicemailCall
+  /** A carrier's call: hands it to another party (cold transfer) and tells how the destination answered. */
+  readonly transfer?: {
+    /** `accepted`: the carrier took the request (a refused one leaves the call as it was). */
+    readonly ask: (
+      endpoint: TransferEndpoint,
+      timeoutSeconds: number
+    ) => Effect.Effect<{ readonly outcome: TransferOutcome; readonly accepted: boolean }>
+    /** Whether the agent's media stream goes on while the destination rings (else the transfer ends it). */
+    readonly streamSurvives: boolean
+    /** Closes the media connection without ending the call: the caller now talks to the destination. */
+    readonly leave: Effect.Effect<void>
+    /** After a transfer that was not answered and took the stream: true once the caller is back on a new one. */
+    readonly awaitReturn: Effect.Effect<boolean>
+  }
 }
+
+/** The agent's last words are heard before a transfer takes the caller away, within this bound. */
+const WORDS_BEFORE_TRANSFER_MS = 10_000
 
 export interface CallResult {
   readonly ending: Ending
@@ -186,6 +209,41 @@ export const runCallSession = (
     }
     const stt = transcription.right
 
+    /** Where a cold transfer stands: asked and not yet answered, the agent gone, the stream ended. */
+    const transfer = { pending: false, leftCall: false, streamEnded: false }
+    const transferCall = (
+      endpoint: TransferEndpoint,
+      options: { readonly timeoutSeconds: number }
+    ): Effect.Effect<TransferResult> =>
+      Effect.gen(function*() {
+        const carrier = input.transfer!
+        // What the agent is saying is heard before the carrier takes the call elsewhere.
+        yield* playout.speaking.pipe(
+          Effect.delay("50 millis"),
+          Effect.repeat({ while: (speaking) => speaking }),
+          Effect.timeout(WORDS_BEFORE_TRANSFER_MS),
+          Effect.ignore
+        )
+        transfer.pending = true
+        let returned = false
+        const { accepted, outcome } = yield* Effect.gen(function*() {
+          const asked = yield* carrier.ask(endpoint, options.timeoutSeconds)
+          // The transfer took the agent's stream; the carrier may connect the caller back on a new one.
+          if (asked.outcome !== "answered" && asked.accepted && !carrier.streamSurvives) {
+            returned = yield* carrier.awaitReturn
+            if (returned) transfer.streamEnded = false
+          }
+          return asked
+        }).pipe(Effect.ensuring(Effect.sync(() => (transfer.pending = false))))
+        const callerStillHere = outcome !== "answered" && !transfer.streamEnded &&
+          (carrier.streamSurvives || !accepted || returned)
+        // Answered, or the transfer took the stream (it ends, if it has not yet) and the caller did
+        // not come back: the call is no longer this session's to hang up.
+        if (!callerStillHere && (outcome === "answered" || transfer.streamEnded || accepted)) transfer.leftCall = true
+        yield* Effect.logInfo("Call transfer", { run_id: input.runId, outcome, caller_still_here: callerStillHere })
+        return { outcome, callerStillHere }
+      })
+
     const sttGate = utteranceGate(rate, { preRollMs: STT_PRE_ROLL_MS, tailMs: STT_TAIL_MS })
     const onMedia = (media: CallInput): Effect.Effect<void> => {
       switch (media._tag) {
@@ -216,6 +274,11 @@ export const runCallSession = (
           return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "KeyPressed", at, key: media.digit }))
         case "Stopped":
         case "Closed":
+          // A transfer ends the agent's stream on most carriers: the caller did not hang up.
+          if (transfer.pending || transfer.leftCall) {
+            transfer.streamEnded = true
+            return Effect.void
+          }
           return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "CallerHungUp", at })).pipe(
             Effect.zipRight(Queue.offer(watchEvents, { _tag: "HungUp" }))
           )
@@ -293,7 +356,10 @@ export const runCallSession = (
       plan: {
         ...plan,
         // The keys follow the audio queued so far; words spoken after the tool answers are heard after them.
-        callActions: { sendDigits: (digits) => playout.play(dtmfTones(digits, rate)) }
+        callActions: {
+          sendDigits: (digits) => playout.play(dtmfTones(digits, rate)),
+          ...(input.transfer ? { transfer: transferCall } : {})
+        }
       },
       playout,
       speaker: {
@@ -307,7 +373,8 @@ export const runCallSession = (
       },
       transcription: stt,
       echoGuard: (on) => detector.configure({ threshold: on ? ECHO_GUARD_THRESHOLD : SPEECH_THRESHOLD }),
-      hangUp: input.hangUp,
+      // After a transfer the call is the destination's (or already over): the agent only leaves it.
+      hangUp: Effect.suspend(() => transfer.leftCall && input.transfer ? input.transfer.leave : input.hangUp),
       save: (state, turns) => Effect.zipRight(input.save(state, turns), tellProgress),
       settings: input.turnSettings,
       // Deepgram is asked to punctuate; OpenAI's own transcription always does. An endpoint of the

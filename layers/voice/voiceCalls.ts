@@ -1,11 +1,12 @@
 import { Socket } from "@effect/platform"
-import { Clock, Effect, FiberMap, Layer, Option, Schedule } from "effect"
+import { Clock, Deferred, Effect, FiberMap, Layer, Option, Schedule, Scope } from "effect"
 import * as crypto from "node:crypto"
 import { CampaignCalls } from "../../services/CampaignCalls.ts"
 import { CarrierAccounts } from "../../services/CarrierAccounts.ts"
 import { ConversationEngine, type ConversationPlan } from "../../services/ConversationEngine.ts"
 import { ConversationStarts, type StoredConversation } from "../../services/ConversationStarts.ts"
 import { ModelSettings, type SpeechConnection } from "../../services/ModelSettings.ts"
+import { PublicUrl } from "../../services/PublicUrl.ts"
 import { Recordings } from "../../services/Recordings.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
 import { SpeechToText } from "../../services/SpeechToText.ts"
@@ -37,12 +38,16 @@ import { voiceIdleSeconds } from "../../src/voice/voiceLimits.ts"
 import { callVoicemailPolicy } from "../../src/voice/voicemailPolicy.ts"
 import { makeBrowserCalls } from "./browserCalls.ts"
 import { runCallSession } from "./callSession.ts"
+import { makeCallTransfers } from "./callTransfers.ts"
 import { makeInboundBacklog } from "./inboundBacklog.ts"
 import { makeInboundCalls } from "./inboundCalls.ts"
 import { makeMediaLinks } from "./mediaLinks.ts"
 import { CALL_LEASE_SECONDS, makeVoiceRuns, type MediaRun } from "./voiceRuns.ts"
 
 const refused = (message: string) => new Forbidden({ message })
+
+/** How long a caller whose transfer was not answered may take to come back on a new media stream. */
+const RETURN_WAIT = "15 seconds"
 
 /** How long a tool may take before the caller hears its filler line: past this, silence sounds like a dropped call. */
 const TOOL_FILLER_AFTER_MS = 700
@@ -67,6 +72,7 @@ export const VoiceCallsLive = Layer.scoped(
     const runs = yield* makeVoiceRuns
     const links = yield* makeMediaLinks
     const accounts = yield* CarrierAccounts
+    const transfers = yield* makeCallTransfers(runs, accounts, telephony, links, yield* PublicUrl)
     // Calls outlive the request that upgraded their socket: they end (and are stored) on their own.
     const calls = yield* FiberMap.make<number>()
 
@@ -132,7 +138,8 @@ export const VoiceCallsLive = Layer.scoped(
           Effect.forkScoped
         )
         const protocol = mediaProtocolFor(source)
-        const write = yield* socket.writer
+        const scope = yield* Effect.scope
+        let write = yield* socket.writer
         /**
          * A write to a socket the other end has closed waits for ever: once it closed, nothing is
          * sent (what the call still records after a hang-up, the browser's progress included).
@@ -144,17 +151,39 @@ export const VoiceCallsLive = Layer.scoped(
           )
         const inbound = yield* makeInboundBacklog(run.id)
         let callId: string | null = null
-        yield* socket.runRaw((message) =>
-          Effect.forEach(protocol.receive(message), (media) => {
-            if (media._tag === "Started" && media.callId) callId = media.callId
-            return inbound.offer(media)
+        /** The socket the call's media flows on now: a caller back from a transfer brings a new one. */
+        let current = 0
+        const listen = (media: MediaLine) =>
+          Effect.suspend(() => {
+            const mine = ++current
+            return media.runRaw((message) =>
+              // A stream the call has moved on from says nothing more (its late stop is no hang-up).
+              mine !== current ? Effect.void : Effect.forEach(protocol.receive(message), (received) => {
+                if (received._tag === "Started" && received.callId) callId = received.callId
+                return inbound.offer(received)
+              })
+            ).pipe(
+              Effect.ignore,
+              Effect.zipRight(Effect.suspend(() =>
+                mine === current
+                  ? Effect.zipRight(Effect.sync(() => (open = false)), inbound.offer({ _tag: "Closed" }))
+                  : Effect.void
+              )),
+              Effect.forkIn(scope),
+              Effect.asVoid
+            )
           })
-        ).pipe(
-          Effect.ignore,
-          Effect.zipRight(Effect.sync(() => (open = false))),
-          Effect.zipRight(inbound.offer({ _tag: "Closed" })),
-          Effect.forkScoped
-        )
+        yield* listen(socket)
+        /** The caller's new stream after a transfer that was not answered: the call goes on over it. */
+        const awaitReturn = Effect.gen(function*() {
+          const back = yield* transfers.awaitReturn(run.id, RETURN_WAIT)
+          if (Option.isNone(back)) return false
+          yield* Scope.addFinalizer(scope, Deferred.succeed(back.value.released, undefined))
+          write = yield* back.value.socket.writer.pipe(Scope.extend(scope))
+          open = true
+          yield* listen(back.value.socket)
+          return true
+        })
 
         const voicemail = callVoicemailPolicy(run.workflow_configurations, run.campaign_voicemail)
         // Only a placed call can reach an answering machine; a browser or inbound caller is a person.
@@ -172,7 +201,8 @@ export const VoiceCallsLive = Layer.scoped(
           tts: speech.tts,
           hangUp: Effect.gen(function*() {
             if (source !== "browser") yield* hangUpAtCarrier(run, callId)
-            yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.ignore)
+            // A socket the other end closed meanwhile would take the write for ever.
+            yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.timeout("2 seconds"), Effect.ignore)
           }),
           turnSettings: callTurnSettings(run.workflow_configurations, {
             idleTimeoutMs: voiceIdleSeconds(run.workflow_configurations) * 1000,
@@ -184,6 +214,24 @@ export const VoiceCallsLive = Layer.scoped(
             const id = clipByText.get(text)
             return id === undefined ? Effect.succeedNone : clipPcm(run.organization_id, id, protocol.sampleRate)
           },
+          ...(source === "browser"
+            ? {}
+            : {
+              transfer: {
+                ask: (endpoint, timeoutSeconds) => transfers.transfer(run, callId, endpoint, timeoutSeconds),
+                streamSurvives: telephony.adapter(source).streamSurvivesTransfer,
+                awaitReturn,
+                // The carrier may have closed the stream itself (the transfer replaced it): nothing is written then.
+                leave: Effect.suspend(() =>
+                  open
+                    ? write(new Socket.CloseEvent(1000, "call transferred")).pipe(
+                      Effect.timeout("2 seconds"),
+                      Effect.ignore
+                    )
+                    : Effect.void
+                )
+              }
+            }),
           ...(detectsMachines
             ? {
               voicemail: {
@@ -287,7 +335,10 @@ export const VoiceCallsLive = Layer.scoped(
       })
       const expectedMode = connection.source === "browser" ? "webrtc" : connection.source
       if (run.mode !== expectedMode) return yield* refused("This media stream belongs to another provider")
-      if (run.ended_at !== null || run.held) return yield* refused("This call has ended or is already connected")
+      const returning = transfers.expectsReturn(run.id)
+      if (!returning && (run.ended_at !== null || run.held)) {
+        return yield* refused("This call has ended or is already connected")
+      }
       if (connection.source === "twilio") {
         const account = run.telephony_configuration_id === null
           ? Option.none()
@@ -298,6 +349,8 @@ export const VoiceCallsLive = Layer.scoped(
           return yield* refused("Invalid Twilio signature")
         }
       }
+      // The caller of a live call, back after a transfer that was not answered: the call takes the socket.
+      if (returning) return (socket: Socket.Socket) => transfers.handBack(run.id, socket)
       return yield* prepare(connection.source, run)
     })
 
@@ -369,6 +422,13 @@ export const VoiceCallsLive = Layer.scoped(
       return { runId: run.id, serve: yield* prepare("browser", run) } satisfies TestCall
     })
 
-    return VoiceCalls.of({ admit, startBrowserCall: browserCalls.start, startTestCall, inbound: inboundCalls.answer })
+    return VoiceCalls.of({
+      admit,
+      startBrowserCall: browserCalls.start,
+      startTestCall,
+      inbound: inboundCalls.answer,
+      transferEvent: transfers.event,
+      transferMarkup: transfers.markup
+    })
   })
 )

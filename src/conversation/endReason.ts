@@ -13,7 +13,11 @@ export const EndReasons = [
   "user_ended",
   "user_hangup",
   "speech_error",
-  "voicemail"
+  "voicemail",
+  /** A cold transfer's destination answered: the caller was handed over and the agent left. */
+  "transferred",
+  /** A cold transfer's destination did not answer and the carrier's transfer had already taken the caller away from the agent. */
+  "transfer_failed"
 ] as const
 export type EndReason = (typeof EndReasons)[number]
 

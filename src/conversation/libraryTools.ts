@@ -5,6 +5,7 @@ import { expandMcpTool, mcpParameters } from "../tools/mcpTools.ts"
 import { SEND_DTMF_PARAMETERS } from "../tools/sendDtmf.ts"
 import { parametersSchema } from "../tools/toolArguments.ts"
 import type { RunnableTool } from "../tools/toolRun.ts"
+import { transferParameters } from "../tools/transferCall.ts"
 import type { ToolDefinition } from "./tools.ts"
 
 /**
@@ -52,6 +53,8 @@ export const offeredTool = (tool: RunnableTool): ToolDefinition => {
     ? CURRENT_TIME_PARAMETERS
     : definition.type === "send_dtmf"
     ? SEND_DTMF_PARAMETERS
+    : definition.type === "transfer_call"
+    ? transferParameters(definition.config)
     : definition.type === "mcp" && tool.mcpTool
     ? mcpParameters(tool.mcpTool)
     : { type: "object", properties: {} }

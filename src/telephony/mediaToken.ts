@@ -36,3 +36,23 @@ export const statusCallbackUrl = (publicUrl: string, provider: string, runId: nu
 
 export const answerUrl = (publicUrl: string, provider: string, runId: number) =>
   `${publicUrl}/api/v1/telephony/${provider}/answer/${runId}`
+
+/** Where a carrier reports a cold transfer's destination leg (and answers its `<Dial>` action). */
+export const transferEventUrl = (publicUrl: string, provider: string, runId: number) =>
+  `${publicUrl}/api/v1/telephony/${provider}/transfer/${runId}`
+
+/**
+ * The instructions a carrier that fetches them (Plivo's `aleg_url`) runs for a transfer: the
+ * destination and ring timeout ride in the query, which the carrier's signature covers.
+ */
+export const transferMarkupUrl = (
+  publicUrl: string,
+  provider: string,
+  runId: number,
+  destination: string,
+  timeoutSeconds: number
+) =>
+  `${transferEventUrl(publicUrl, provider, runId)}/markup?${new URLSearchParams({
+    to: destination,
+    timeout: String(timeoutSeconds)
+  })}`

@@ -65,10 +65,30 @@ const ContextMapping = Schema.Struct({
   fallback_destination: nullable(Schema.String.pipe(Schema.maxLength(255)))
 })
 
+/** One of several places a transfer may go, which the model picks by `name`. */
+const NamedDestination = Schema.Struct({
+  name: Schema.String.pipe(
+    Schema.pattern(/^[A-Za-z0-9_ -]{1,64}$/, { message: () => "must be 1 to 64 letters, digits, spaces, - or _" })
+  ),
+  destination: NonBlank(255),
+  description: optional(Schema.String.pipe(Schema.maxLength(500)))
+})
+
 export const TransferCallConfig = Schema.Struct({
   /** `static`: `destination` (a number, SIP endpoint or template); `dynamic`: asked of `resolver`; `context_mapping`: by rules. */
   destination_source: optional(Schema.Literal("static", "dynamic", "context_mapping")),
   destination: optional(Schema.String.pipe(Schema.maxLength(255))),
+  /** Static destinations to choose from: the model is offered their names and picks one. */
+  destinations: optional(
+    Schema.Array(NamedDestination).pipe(
+      Schema.minItems(1),
+      Schema.maxItems(20),
+      Schema.filter((entries) =>
+        new Set(entries.map((entry) => entry.name.toLowerCase())).size === entries.length ||
+        "destination names must be unique"
+      )
+    )
+  ),
   messageType: optional(MessageType),
   customMessage: nullable(Schema.String.pipe(Schema.maxLength(2000))),
   audioRecordingId: nullable(Schema.String.pipe(Schema.maxLength(100))),
@@ -87,3 +107,4 @@ export const TransferCallConfig = Schema.Struct({
     return true
   })
 )
+export type TransferCallConfig = typeof TransferCallConfig.Type

@@ -13,12 +13,13 @@ export interface RunnableTool {
 
 /**
  * Whether a call changes something at the other end, so it is never cut off half-way when the
- * caller speaks: an HTTP tool that is not a GET, an MCP tool its server does not mark read-only.
+ * caller speaks: an HTTP tool that is not a GET, an MCP tool its server does not mark read-only,
+ * a transfer (the carrier is ringing the destination whatever the caller says).
  */
 export const callChangesSomething = (tool: RunnableTool): boolean =>
   tool.definition.type === "http_api"
     ? tool.definition.config.method !== "GET"
-    : tool.definition.type === "mcp" && tool.mcpTool?.read_only !== true
+    : tool.definition.type === "transfer_call" || (tool.definition.type === "mcp" && tool.mcpTool?.read_only !== true)
 
 /** The request a tool call made, as it may be shown: every credential value masked. */
 export interface ToolRequestShown {

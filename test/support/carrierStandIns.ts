@@ -3,7 +3,7 @@ import { startFakePlivo } from "./fakePlivo.ts"
 import { startFakeTelnyx } from "./fakeTelnyx.ts"
 import { startFakeTwilio } from "./fakeTwilio.ts"
 import { startFakeVonage } from "./fakeVonage.ts"
-import type { CalleeAnswer, EndStatus, LoopbackCall, StandInOptions } from "./loopbackCarrier.ts"
+import type { CalleeAnswer, DestinationBehaviour, EndStatus, LoopbackCall, StandInOptions } from "./loopbackCarrier.ts"
 
 /** Every carrier the product dials through, each with its loopback stand-in. */
 export const carrierProviders = ["twilio", "vonage", "telnyx", "plivo"] as const
@@ -20,6 +20,8 @@ export interface CarrierStandIn {
   readonly maxLiveCalls: () => number
   readonly callbackFailures: () => ReadonlyArray<string>
   readonly calleeScript: (to: string, answer: CalleeScript | CalleeAnswer) => void
+  /** What a transfer's destination does when the carrier rings it (as the carrier writes it; default: answers). */
+  readonly destinationScript: (destination: string, behaviour: DestinationBehaviour) => void
   readonly endCall: (id: string, status?: EndStatus) => void
   /** The next `count` call creations are refused as this carrier refuses a number it cannot call. */
   readonly rejectNextCalls: (count: number) => void

@@ -126,7 +126,14 @@ export const makeTestCarrier = () => {
     verifyWebhook: () => Effect.succeed(true),
     parseStatusCallback: () => Option.none(),
     parseIncomingCall: () => Option.none(),
-    answerMarkup: (streamUrl) => ({ contentType: "text/plain", body: streamUrl })
+    answerMarkup: (streamUrl) => ({ contentType: "text/plain", body: streamUrl }),
+    // The scheduler's tests place and end calls only; no call of theirs is transferred.
+    transfer: () => Effect.void,
+    parseTransferEvent: () => Option.none(),
+    transferEventReply: () => ({ contentType: "text/plain", body: "" }),
+    returnsAfterTransfer: false,
+    transferMarkup: () => ({ contentType: "text/plain", body: "" }),
+    streamSurvivesTransfer: false
   }
   return { adapter, placed, statuses, hungUp }
 }

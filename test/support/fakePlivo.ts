@@ -1,4 +1,5 @@
 import * as crypto from "node:crypto"
+import { type DialMarkup, dialMarkup, endsTheCall } from "./dialMarkup.ts"
 import {
   type CarrierDialect,
   type EndStatus,
@@ -28,7 +29,15 @@ import {
  * - the answer XML's `<Stream>`: its text is the URL, `bidirectional="true"`, `contentType` one
  *   of audio/x-l16;rate=8000|16000 or audio/x-mulaw;rate=8000 (this stand-in streams μ-law),
  *   `extraHeaders`; without `keepCallAlive="true"` the call goes on to the next element, and with
- *   none left it hangs up at once.
+ *   none left it hangs up at once;
+ * - `POST …/Call/{call_uuid}/` transfers a live call (plivo.com/docs/voice/api/call/transfer-a-call):
+ *   `legs` aleg|bleg|both (default aleg), `aleg_url` required for the A leg, `aleg_method`; 202
+ *   `{message: "call transferred"}`, 404 for a call that is not live. The A leg then fetches
+ *   `aleg_url` (signed, like the answer) and runs its XML in place of the `<Stream>`, which ends: a
+ *   `<Dial>` rings its `<Number>` or SIP `<User>` for `timeout` seconds; its `callbackUrl` hears
+ *   `DialAction=answer` and its `action` gets `DialStatus` (completed, busy, no-answer, failed) once
+ *   the dial is over, answering the XML the call runs next (a `<Stream>` connects the caller to a
+ *   new stream, `<Hangup/>` or nothing ends the call).
  */
 
 interface PlivoExtra {
@@ -202,6 +211,35 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
     }
   }
 
+  /** The `<Dial>` each transferred call runs, by call UUID, and its B leg's UUID. */
+  const dials = new Map<string, { readonly dial: DialMarkup; readonly bLegUuid: string }>()
+
+  const dialStatus = { answered: "completed", busy: "busy", "no-answer": "no-answer", failed: "failed" } as const
+
+  /** The A leg fetches its new XML and runs it: a `<Dial>` is a transfer, anything else ends the call. */
+  const runTransferXml = async (
+    call: FakePlivoCall,
+    url: string,
+    method: string,
+    engine: Parameters<CarrierDialect<PlivoExtra>["rest"]>[1]
+  ) => {
+    const fields = { ...common(call, "in-progress"), Event: "Transfer" }
+    const getUrl = `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(fields)}`
+    const { text } = method === "GET"
+      ? await engine.deliver(getUrl, { method: "GET", headers: signatureHeaders(getUrl, new URLSearchParams()) })
+      : await engine.deliver(url, signedForm(url, fields))
+    call.answerMarkup = text
+    const dial = dialMarkup(text)
+    // Without a <Dial> this stand-in has nothing to run: the XML is over and so is the call.
+    if (dial === null) return engine.hangUp(call)
+    dials.set(call.id, { dial, bLegUuid: crypto.randomUUID() })
+    engine.transfer(call, {
+      destination: dial.noun.text,
+      timeoutSeconds: Number(dial.attributes.timeout ?? "30"),
+      endsStream: true
+    })
+  }
+
   const dialect: CarrierDialect<PlivoExtra> = {
     provider: "plivo",
 
@@ -283,6 +321,19 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
         engine.hangUp(call)
         return json(204)
       }
+      if (request.method === "POST") {
+        if (call.endedAt !== null || call.status !== "in-progress") return error(404, "not found")
+        const body = fieldsOf(request)
+        if (body === null) return error(400, "invalid JSON")
+        const legs = body.legs ?? "aleg"
+        if (!["aleg", "bleg", "both"].includes(legs)) return error(400, "legs must be aleg, bleg or both")
+        if (legs !== "aleg") return error(400, "this call has no bridged leg to transfer")
+        if (!isUrl(body.aleg_url)) return error(400, "aleg_url must be specified when legs is aleg or both")
+        const method = body.aleg_method ?? "POST"
+        if (method !== "GET" && method !== "POST") return error(400, "aleg_method must be GET or POST")
+        void runTransferXml(call, body.aleg_url, method, engine)
+        return json(202, { api_id: apiId(), message: "call transferred" })
+      }
       if (request.method === "GET" && request.url.searchParams.get("status") === "live") {
         if (call.endedAt !== null) return error(404, "not found")
         return json(200, {
@@ -346,7 +397,46 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
       return plivoStream(text)
     },
 
-    media: (call) => ({ accountId: authId, callId: call.id })
+    media: (call) => ({ accountId: authId, callId: call.id }),
+
+    transferReport: async (call, transfer, step, engine) => {
+      const { bLegUuid, dial } = dials.get(call.id)!
+      const dialFields = { ...common(call, "in-progress"), DialALegUUID: call.id, DialBLegUUID: bLegUuid }
+      if (step === "answered") {
+        const callbackUrl = dial.attributes.callbackUrl
+        if (callbackUrl) {
+          await engine.deliver(
+            callbackUrl,
+            signedForm(callbackUrl, {
+              ...dialFields,
+              DialAction: "answer",
+              DialBLegStatus: "answer",
+              DialBLegTo: transfer.destination
+            })
+          )
+        }
+        return "continues"
+      }
+      const action = dial.attributes.action
+      if (!action) return "ends"
+      const { text } = await engine.deliver(
+        action,
+        signedForm(action, {
+          ...dialFields,
+          DialStatus: dialStatus[transfer.result!],
+          DialRingStatus: String(transfer.result === "answered"),
+          DialHangupCause: transfer.result === "answered"
+            ? "NORMAL_CLEARING"
+            : transfer.result === "busy"
+            ? "USER_BUSY"
+            : "NO_ANSWER"
+        })
+      )
+      call.answerMarkup = text
+      const stream = plivoStream(text)
+      if (stream !== null) return { reconnect: stream }
+      return endsTheCall(text) ? "ends" : "continues"
+    }
   }
 
   const carrier = await startCarrierServer(dialect, options)

@@ -25,7 +25,12 @@ import {
  *   the call goes on), `call.hangup` with `hangup_cause` (normal_clearing, user_busy, timeout,
  *   originator_cancel, time_limit, call_rejected) and `hangup_source`; each signed with Ed25519
  *   over `${telnyx-timestamp}|${body}` in `telnyx-signature-ed25519`, as Telnyx signs them;
- * - the media stream is opened to the dial's `stream_url` once the call is answered.
+ * - the media stream is opened to the dial's `stream_url` once the call is answered;
+ * - `POST /v2/calls/{call_control_id}/actions/transfer` (developers.telnyx.com/api/call-control/transfer-call)
+ *   takes `to` (E.164 or a SIP URI), `timeout_secs` (5–600, default 30) and `webhook_url` for the
+ *   new leg's events; a call that has ended answers 422 (90018). The new leg reports
+ *   `call.initiated`, then `call.answered` and `call.bridged`, or `call.hangup` (`user_busy`,
+ *   `timeout`, `call_rejected`): a failed transfer leaves the original call and its stream up.
  */
 
 interface TelnyxExtra {
@@ -96,6 +101,11 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
     start_time: new Date(call.createdAt).toISOString(),
     ...(call.endedAt === null ? {} : { end_time: new Date(call.endedAt).toISOString() })
   })
+
+  /** Each transfer's new leg: its id and where its events go. */
+  const legs = new Map<string, { readonly callControlId: string; readonly webhookUrl: string }>()
+
+  const transferCauses = { busy: "user_busy", "no-answer": "timeout", failed: "call_rejected" } as const
 
   const dialect: CarrierDialect<TelnyxExtra> = {
     provider: "telnyx",
@@ -187,12 +197,39 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
         await engine.replyDelay(call)
         return json(200, { data: { ...resource(call), is_alive: false } })
       }
-      const match = /^\/v2\/calls\/([^/]+)(\/actions\/hangup)?$/.exec(request.url.pathname)
+      const match = /^\/v2\/calls\/([^/]+)(\/actions\/(?:hangup|transfer))?$/.exec(request.url.pathname)
       const call = match ? engine.find(decodeURIComponent(match[1]!)) : undefined
       if (!call) {
         return json(404, { errors: [{ code: "10005", title: "Resource not found", detail: "Call not found" }] })
       }
       if (request.method === "GET" && !match![2]) return json(200, { data: resource(call) })
+      if (request.method === "POST" && match![2] === "/actions/transfer") {
+        if (call.endedAt !== null) return json(422, { errors: [{ code: "90018", title: "Call has already ended" }] })
+        let body: Record<string, any>
+        try {
+          body = JSON.parse(request.body || "{}")
+        } catch {
+          return json(400, { errors: [{ code: "10002", title: "Malformed JSON" }] })
+        }
+        if (typeof body.to !== "string" || !(E164.test(body.to) || /^sips?:[^@\s]+@\S+$/.test(body.to))) {
+          return invalid("to", "to must be a number in E.164 format or a SIP URI")
+        }
+        if (
+          body.timeout_secs !== undefined &&
+          !(Number.isInteger(body.timeout_secs) && body.timeout_secs >= 5 && body.timeout_secs <= 600)
+        ) {
+          return invalid("timeout_secs", "timeout_secs must be an integer from 5 to 600")
+        }
+        if (body.webhook_url !== undefined && !/^https?:\/\//.test(String(body.webhook_url))) {
+          return invalid("webhook_url", "webhook_url must be a URL")
+        }
+        legs.set(call.id, {
+          callControlId: `v3:${crypto.randomBytes(24).toString("base64url")}`,
+          webhookUrl: body.webhook_url ?? call.webhookUrl
+        })
+        engine.transfer(call, { destination: body.to, timeoutSeconds: body.timeout_secs ?? 30, endsStream: false })
+        return json(200, { data: { result: "ok" } })
+      }
       if (request.method === "POST" && match![2]) {
         if (call.endedAt !== null) return json(422, { errors: [{ code: "90018", title: "Call has already ended" }] })
         engine.hangUp(call)
@@ -249,7 +286,51 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
     // Call Control has no answer document: the stream asked for at dial time opens on answer.
     answer: async (call) => (call.dialStreamUrl === null ? null : { url: call.dialStreamUrl, parameters: {} }),
 
-    media: (call) => ({ accountId: call.connectionId })
+    media: (call) => ({ accountId: call.connectionId }),
+
+    transferReport: async (call, transfer, step, engine) => {
+      const leg = legs.get(call.id)!
+      const event = (eventType: string, payload: Record<string, unknown> = {}) =>
+        leg.webhookUrl === "" ? Promise.resolve() : engine.deliver(
+          leg.webhookUrl,
+          signed({
+            data: {
+              record_type: "event",
+              id: crypto.randomUUID(),
+              event_type: eventType,
+              occurred_at: new Date().toISOString(),
+              payload: {
+                call_control_id: leg.callControlId,
+                call_session_id: call.callSessionId,
+                connection_id: call.connectionId,
+                from: call.from,
+                to: transfer.destination,
+                direction: "outgoing",
+                ...payload
+              }
+            },
+            meta: { attempt: 1, delivered_to: leg.webhookUrl }
+          })
+        ).then(() => undefined)
+      if (step === "answered") {
+        await event("call.initiated", { state: "bridging" })
+        await event("call.answered", { state: "answered" })
+        await event("call.bridged", { state: "bridged" })
+        return "continues"
+      }
+      if (transfer.result === "answered") {
+        await event("call.hangup", { state: "hangup", hangup_cause: "normal_clearing", hangup_source: "callee" })
+        return "ends"
+      }
+      await event("call.initiated", { state: "bridging" })
+      await event("call.hangup", {
+        state: "hangup",
+        hangup_cause: transferCauses[transfer.result!],
+        hangup_source: "callee"
+      })
+      // The original call stays up and may be given other commands.
+      return "continues"
+    }
   }
 
   const carrier = await startCarrierServer(dialect, options)

@@ -1,5 +1,6 @@
 import * as crypto from "node:crypto"
 import { twilioSignature } from "../../src/telephony/twilioSignature.ts"
+import { type DialMarkup, dialMarkup, endsTheCall } from "./dialMarkup.ts"
 import {
   type CarrierDialect,
   type LoopbackCall,
@@ -20,6 +21,14 @@ export type { CalleeAnswer, CallScript, ScriptedOutcome } from "./loopbackCarrie
  * is opened, as Twilio documents, without the `<Stream url>`'s query string, which Twilio does not
  * support; only `<Parameter>` values reach the server, in the `start` message (streamRequestUrl,
  * carrierWire.ts). The upgrade is signed like any request to the URL as written.
+ *
+ * Updating a live call with `Twiml` (twilio.com/docs/voice/api/call-resource#update-a-call-resource)
+ * replaces the instructions it runs: the `<Connect><Stream>` ends (the stream is stopped) and a
+ * `<Dial>` rings its `<Number>` or `<Sip>` for `timeout` seconds (5–600, default 30). A call not in
+ * progress cannot be updated (400, code 21220). The noun's `statusCallback` hears `answered` when
+ * `statusCallbackEvent` asks for it; the Dial's `action` gets `DialCallStatus` (completed, busy,
+ * no-answer, failed) once the dial is over and answers the TwiML the call runs next (a new
+ * `<Connect><Stream>` connects the caller to a new stream, `<Hangup/>` or nothing ends the call).
  */
 
 interface TwilioExtra {
@@ -82,6 +91,11 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     answered_by: null
   })
 
+  /** The `<Dial>` each transferred call runs, by call sid. */
+  const dials = new Map<string, DialMarkup>()
+
+  const dialCallStatus = { answered: "completed", busy: "busy", "no-answer": "no-answer", failed: "failed" } as const
+
   const dialect: CarrierDialect<TwilioExtra> = {
     provider: "twilio",
 
@@ -126,6 +140,23 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
       const call = match ? engine.find(match[1]!) : undefined
       if (!call) return json(404, { code: 20404, message: "Not found", status: 404 })
       if (request.method === "GET") return json(200, resource(call))
+      if (request.method === "POST" && form(request.body).single.Twiml !== undefined) {
+        if (call.status !== "in-progress") {
+          return json(400, { code: 21220, message: "Call is not in-progress. Cannot redirect.", status: 400 })
+        }
+        const twiml = form(request.body).single.Twiml!
+        if (twiml.length > 4000) {
+          return json(400, { code: 21224, message: "Twiml must be at most 4000 characters", status: 400 })
+        }
+        const dial = dialMarkup(twiml)
+        const timeout = Number(dial?.attributes.timeout ?? "30")
+        if (dial === null || !Number.isInteger(timeout) || timeout < 5 || timeout > 600) {
+          return json(400, { code: 12100, message: "Document parse failure", status: 400 })
+        }
+        dials.set(call.sid, dial)
+        engine.transfer(call, { destination: dial.noun.text, timeoutSeconds: timeout, endsStream: true })
+        return json(200, resource(call))
+      }
       if (request.method === "POST") {
         const status = form(request.body).single.Status
         if (status === "completed" || status === "canceled") engine.hangUp(call)
@@ -156,7 +187,49 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
       return twimlStream(text)
     },
 
-    media: () => ({ twilioAuthToken: authToken, accountId: accountSid })
+    media: () => ({ twilioAuthToken: authToken, accountId: accountSid }),
+
+    transferReport: async (call, transfer, step, engine) => {
+      const dial = dials.get(call.sid)!
+      const childSid = `CA${
+        crypto.createHash("sha256").update(`${call.sid}:${transfer.destination}`).digest("hex").slice(0, 32)
+      }`
+      if (step === "answered") {
+        const callback = dial.noun.attributes.statusCallback
+        const events = (dial.noun.attributes.statusCallbackEvent ?? "").split(/\s+/)
+        if (callback && events.includes("answered")) {
+          await engine.deliver(
+            callback,
+            signedForm(authToken, callback, {
+              AccountSid: accountSid,
+              CallSid: childSid,
+              ParentCallSid: call.sid,
+              From: call.from,
+              To: transfer.destination,
+              Direction: "outbound-dial",
+              CallStatus: "in-progress"
+            })
+          )
+        }
+        return "continues"
+      }
+      const action = dial.attributes.action
+      // Without an action the call goes on to the next verb; there is none after the Dial here.
+      if (!action) return "ends"
+      const { text } = await engine.deliver(
+        action,
+        signedForm(authToken, action, {
+          ...callbackParams(call, "in-progress"),
+          DialCallSid: childSid,
+          DialCallStatus: dialCallStatus[transfer.result!],
+          DialCallDuration: transfer.result === "answered" ? "1" : "0"
+        })
+      )
+      call.answerMarkup = text
+      const stream = twimlStream(text)
+      if (stream !== null) return { reconnect: stream }
+      return endsTheCall(text) ? "ends" : "continues"
+    }
   }
 
   const carrier = await startCarrierServer(dialect, options)

@@ -24,7 +24,13 @@ import {
  *   the signature secret) in `Authorization: Bearer`, with `iat`, `jti`, `api_key`,
  *   `application_id` and `payload_hash`, the SHA-256 of the body;
  * - the NCCO's `connect` to a `websocket` endpoint (`uri`, `content-type` audio/l16 at 8 or
- *   16 kHz, `headers` delivered in `websocket:connected`). This stand-in's media speaks 16 kHz.
+ *   16 kHz, `headers` delivered in `websocket:connected`). This stand-in's media speaks 16 kHz;
+ * - transfer with `PUT {"action": "transfer", "destination": {"type": "ncco", "ncco": [...]}}` (204;
+ *   400 once the call is over): the caller's leg leaves the conversation with the agent's WebSocket
+ *   (which ends) and runs the new NCCO. Its `connect` rings a `phone` endpoint (digits, with `from`
+ *   or `randomFromNumber`, never both) or a `sip` endpoint (`uri`) for `timeout` seconds (default
+ *   60); the new leg's events (`started`, `ringing`, `answered`, `completed`, or `busy`, `timeout`,
+ *   `failed`) go to the connect's `eventUrl`. When the connect is over the NCCO is done: the call ends.
  */
 
 interface VonageExtra {
@@ -184,6 +190,47 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
       : { duration: String(call.answeredAt === null ? 0 : Math.round((call.endedAt - call.answeredAt) / 1000)) })
   })
 
+  /** The connect each transferred call's NCCO runs: where its leg's events go, and the leg's uuid. */
+  const connects = new Map<string, { readonly eventUrl: string; readonly legUuid: string }>()
+
+  /**
+   * What is wrong with a transfer request, in Vonage's terms; this stand-in runs NCCOs made of one
+   * `connect` (what a transfer to a person is).
+   */
+  const transferRefusal = (body: Record<string, any>): { reason: string; name: string } | null => {
+    const destination = body.destination
+    if (destination?.type !== "ncco") return { reason: "destination.type must be ncco", name: "destination" }
+    if (Array.isArray(destination.url)) return null
+    const ncco = destination.ncco
+    if (!Array.isArray(ncco) || ncco.length === 0) return { reason: "destination.ncco must be an array", name: "ncco" }
+    const connect = ncco[0]
+    if (connect?.action !== "connect") return { reason: "this stand-in runs a connect action only", name: "ncco" }
+    if (connect.timeout !== undefined && !(Number.isInteger(connect.timeout) && connect.timeout > 0)) {
+      return { reason: "timeout must be a positive integer", name: "timeout" }
+    }
+    if (connect.eventUrl !== undefined && !(Array.isArray(connect.eventUrl) && connect.eventUrl.length === 1)) {
+      return { reason: "eventUrl must be an array of one URL", name: "eventUrl" }
+    }
+    const endpoint = Array.isArray(connect.endpoint) && connect.endpoint.length === 1 ? connect.endpoint[0] : null
+    if (endpoint?.type === "phone") {
+      if (typeof endpoint.number !== "string" || !/^[1-9]\d{6,14}$/.test(endpoint.number)) {
+        return { reason: "number must be 7 to 15 digits without +", name: "number" }
+      }
+      if ((connect.from !== undefined) === (connect.randomFromNumber === true)) {
+        return { reason: "a phone endpoint needs from or randomFromNumber, not both", name: "from" }
+      }
+      return null
+    }
+    if (endpoint?.type === "sip") {
+      return typeof endpoint.uri === "string" && /^sips?:[^@\s]+@\S+$/.test(endpoint.uri)
+        ? null
+        : { reason: "uri must be a SIP URI", name: "uri" }
+    }
+    return { reason: "endpoint must be one phone or sip endpoint", name: "endpoint" }
+  }
+
+  const legStatus = { busy: "busy", "no-answer": "timeout", failed: "failed" } as const
+
   const dialect: CarrierDialect<VonageExtra> = {
     provider: "vonage",
 
@@ -268,6 +315,20 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
         } catch {
           return badRequest("The request body is not JSON")
         }
+        if (action === "transfer") {
+          if (call.endedAt !== null || call.status !== "in-progress") return badRequest("The call is not in progress")
+          const refusal = transferRefusal(JSON.parse(request.body))
+          if (refusal !== null) return badRequest(refusal.reason, refusal.name)
+          const connect = JSON.parse(request.body).destination.ncco[0]
+          const endpoint = connect.endpoint[0]
+          connects.set(call.id, { eventUrl: connect.eventUrl?.[0] ?? call.eventUrl, legUuid: crypto.randomUUID() })
+          engine.transfer(call, {
+            destination: endpoint.type === "phone" ? endpoint.number : endpoint.uri,
+            timeoutSeconds: connect.timeout ?? 60,
+            endsStream: true
+          })
+          return json(204)
+        }
         if (action !== "hangup") return badRequest(`Unsupported action ${String(action)}`, "action")
         if (call.endedAt !== null) return badRequest("The call is not in progress")
         engine.hangUp(call)
@@ -297,6 +358,36 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
             : {}
         )
       }
+    },
+
+    transferReport: async (call, transfer, step, engine) => {
+      const connect = connects.get(call.id)!
+      const event = (status: string) =>
+        engine.deliver(
+          connect.eventUrl,
+          signedJson({
+            from: call.from,
+            to: transfer.destination,
+            uuid: connect.legUuid,
+            conversation_uuid: call.conversationUuid,
+            direction: "outbound",
+            status,
+            timestamp: new Date().toISOString()
+          })
+        )
+      if (step === "answered") {
+        await event("started")
+        await event("ringing")
+        await event("answered")
+        return "continues"
+      }
+      if (transfer.result === "answered") await event("completed")
+      else {
+        await event("started")
+        await event(legStatus[transfer.result!])
+      }
+      // The connect was the NCCO's last action.
+      return "ends"
     },
 
     answer: async (call, engine) => {

@@ -37,6 +37,24 @@ export type CalleeAnswer =
 /** How a call ended, in words every dialect translates into its own. */
 export type EndStatus = "completed" | "busy" | "no-answer" | "failed" | "canceled"
 
+/** What a transfer's destination does when the carrier rings it, as the test scripts it (`destinationScript`). */
+export type DestinationBehaviour = "answers" | "busy" | "no-answer" | "fails"
+
+/** How the ringing of a transfer's destination ended, in words every dialect translates into its own. */
+export type TransferResultWord = "answered" | "busy" | "no-answer" | "failed"
+
+/** One transfer of a call, as the carrier was asked for it and as it went. */
+export interface LoopbackTransfer {
+  /** The destination as the carrier was given it (a number in the carrier's own form, or a SIP URI). */
+  readonly destination: string
+  readonly timeoutSeconds: number
+  /** Null while the destination rings. */
+  result: TransferResultWord | null
+}
+
+/** A step of a transfer the dialect reports: the destination answered, or the dial is over (with its result). */
+export type TransferStep = "answered" | "over"
+
 export interface LoopbackCall {
   /** The carrier's id of the live call: what hanging up and status lookups take. */
   readonly id: string
@@ -54,7 +72,9 @@ export interface LoopbackCall {
   answeredBy: "human" | "machine" | null
   endedAt: number | null
   /** Who or what ended the call. */
-  endedBy: "far-end" | "api" | "time-limit" | "stream" | null
+  endedBy: "far-end" | "api" | "time-limit" | "stream" | "transfer" | null
+  /** The transfers the call was asked for, in order. */
+  readonly transfers: Array<LoopbackTransfer>
   /** The answer document the product returned. */
   answerMarkup: string | null
   /** The media stream URL the carrier was asked to open, from the answer or the placement. */
@@ -104,7 +124,23 @@ export interface CarrierDialect<Extra extends object> {
   readonly answer: (call: LoopbackCall & Extra, engine: CarrierEngine<Extra>) => Promise<StreamTarget | null>
   /** What the carrier's media connection carries besides the URL (ids, Twilio's signing token). */
   readonly media?: (call: LoopbackCall & Extra) => Partial<CalleeOptions>
+  /**
+   * Reports a transfer's progress with the carrier's callbacks; at `over`, says whether the call
+   * ends (the instructions it runs are done) or goes on with the agent's stream.
+   */
+  readonly transferReport?: (
+    call: LoopbackCall & Extra,
+    transfer: LoopbackTransfer,
+    step: TransferStep,
+    engine: CarrierEngine<Extra>
+  ) => Promise<TransferNext>
 }
+
+/** What a call does once a transfer's dial is over: ends, goes on as it was, or connects the caller to a new stream. */
+export type TransferNext = "ends" | "continues" | { readonly reconnect: StreamTarget }
+
+/** A caller back with the agent after a transfer that was not answered listens to it, then hangs up. */
+const RETURNED_CALLER: CalleeScript = [{ waitForAgent: { quietMs: 1200, timeoutMs: 10_000 } }, { hangUp: true }]
 
 interface Placement<Extra extends object> {
   readonly id: string
@@ -148,6 +184,15 @@ interface CarrierEngine<Extra extends object> {
   readonly replyDelay: (call: LoopbackCall) => Promise<void>
   /** Ends the call as hung up over REST: completed once answered, canceled before. */
   readonly hangUp: (call: LoopbackCall & Extra) => void
+  /**
+   * Starts a transfer the carrier accepted: `endsStream` when the call's new instructions replace
+   * the ones running the agent's media stream (the carrier closes it); the destination then rings
+   * and behaves as scripted, and the dialect reports each step.
+   */
+  readonly transfer: (
+    call: LoopbackCall & Extra,
+    transfer: { readonly destination: string; readonly timeoutSeconds: number; readonly endsStream: boolean }
+  ) => LoopbackTransfer
 }
 
 const readBody = (request: http.IncomingMessage) =>
@@ -172,6 +217,11 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
   const callbackFailures: Array<string> = []
   let rejectNext: Array<{ status: number; code: string }> = []
   const unverified = new Set<string>()
+  const destinations = new Map<string, DestinationBehaviour>()
+  /** Calls whose agent stream the carrier closed for a transfer: its end is not the call's. */
+  const handedOver = new Set<string>()
+  /** How many media streams each call has opened. */
+  const streams = new Map<string, number>()
   const digitsOf = (number: string) => number.replace(/^\+/, "")
   let live = 0
   let maxLive = 0
@@ -223,6 +273,9 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
   /** The carrier opens the stream, and the call lasts as long as it does. */
   const streamMedia = (call: Call, stream: StreamTarget, answer: CalleeAnswer) => {
     connecting.add(call.id)
+    // A call back from a transfer streams again: only its latest stream's end is the call's.
+    const generation = (streams.get(call.id) ?? 0) + 1
+    streams.set(call.id, generation)
     connectCallee({
       ...answer,
       // No TLS on loopback: connect in the clear, as the answer gave the URL otherwise.
@@ -238,6 +291,9 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
         call.media = media
         void media.done.then((report) => {
           calleeDone.get(call.id)?.(report)
+          if (streams.get(call.id) !== generation) return
+          // The caller was handed to a transfer's destination: the agent's stream ending leaves the call up.
+          if (handedOver.has(call.id) || call.transfers.some((transfer) => transfer.result === "answered")) return
           end(call, "completed", report.endedBy === "server" ? "stream" : "far-end")
         })
         if (call.endedAt !== null) media.hangUp("carrier")
@@ -288,6 +344,64 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     })
   }
 
+  /** How long a transfer's destination rings before it answers or refuses (a no-answer gives up as soon: time is compressed). */
+  const TRANSFER_RING_MS = 60
+  /** How long a caller handed to the destination talks with it before the bridged call ends. */
+  const BRIDGE_MS = 150
+
+  const transfer = (
+    call: Call,
+    asked: { readonly destination: string; readonly timeoutSeconds: number; readonly endsStream: boolean }
+  ): LoopbackTransfer => {
+    const record: LoopbackTransfer = {
+      destination: asked.destination,
+      timeoutSeconds: asked.timeoutSeconds,
+      result: null
+    }
+    call.transfers.push(record)
+    if (asked.endsStream) {
+      handedOver.add(call.id)
+      call.media?.hangUp("carrier")
+    }
+    const behaviour = destinations.get(asked.destination) ?? "answers"
+    const report = (step: TransferStep): Promise<TransferNext> =>
+      dialect.transferReport?.(call, record, step, engine as CarrierEngine<Extra>) ?? Promise.resolve("ends" as const)
+    later(TRANSFER_RING_MS, () => {
+      if (call.endedAt !== null) {
+        // The caller hung up while it rang: the dial is over, the destination never reached.
+        record.result = "failed"
+        void report("over")
+        return
+      }
+      record.result = behaviour === "answers"
+        ? "answered"
+        : behaviour === "busy"
+        ? "busy"
+        : behaviour === "no-answer"
+        ? "no-answer"
+        : "failed"
+      if (record.result === "answered") {
+        void report("answered").then(() =>
+          later(BRIDGE_MS, () => void report("over").then(() => end(call, "completed", "transfer")))
+        )
+        return
+      }
+      void report("over").then((next) => {
+        if (next === "ends") return end(call, "completed", "transfer")
+        if (next === "continues" || call.endedAt !== null) return
+        // The call's next instructions connect the caller back to the agent: a new stream.
+        handedOver.delete(call.id)
+        call.streamUrl = next.reconnect.url
+        if (next.reconnect.refusal !== undefined) {
+          call.mediaError = next.reconnect.refusal
+          return end(call, "failed", "stream")
+        }
+        streamMedia(call, next.reconnect, { script: RETURNED_CALLER })
+      })
+    })
+    return record
+  }
+
   /** Creates a call as the carrier accepted it, and runs its script. */
   const place = (placement: Placement<Extra>): Call => {
     let done!: (report: CalleeReport | null) => void
@@ -310,6 +424,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
       hungUpByApi: false,
       media: null,
       mediaError: null,
+      transfers: [],
       calleeDone: new Promise<CalleeReport | null>((resolve) => (done = resolve))
     } as Call
     calleeDone.set(call.id, done)
@@ -336,6 +451,11 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
       if (call.endedAt !== null) return
       call.hungUpByApi = true
       end(call, call.status === "in-progress" ? "completed" : "canceled", "api")
+    },
+    transfer,
+    /** What a transfer's destination does when rung (default: it answers). */
+    destinationScript: (destination: string, behaviour: DestinationBehaviour) => {
+      destinations.set(destination, behaviour)
     },
     end,
     calls: () => [...calls.values()],
@@ -403,6 +523,7 @@ export const startCarrierServer = async <Extra extends object>(
     rejectNextCalls: engine.rejectNextCalls,
     unverifyCallerId: engine.unverifyCallerId,
     calleeScript: engine.calleeScript,
+    destinationScript: engine.destinationScript,
     endCall: engine.endCall,
     close: async () => {
       engine.stop()

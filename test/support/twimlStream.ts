@@ -9,7 +9,7 @@ interface TwimlStream {
   readonly parameters: Readonly<Record<string, string>>
 }
 
-const unescapeXml = (text: string) =>
+export const unescapeXml = (text: string) =>
   text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, entity: string) => {
     switch (entity.toLowerCase()) {
       case "amp":
@@ -29,7 +29,7 @@ const unescapeXml = (text: string) =>
     }
   })
 
-const attributes = (tag: string) => {
+export const attributes = (tag: string) => {
   const found: Record<string, string> = {}
   for (const [, name, double, single] of tag.matchAll(/([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
     found[name!] = unescapeXml(double ?? single ?? "")

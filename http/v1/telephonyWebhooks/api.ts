@@ -56,6 +56,26 @@ export const TelephonyWebhooksApi = HttpApiGroup.make("telephonyWebhooks")
       .addSuccess(Markup)
   )
   .add(
+    HttpApiEndpoint.post("transferEvent", "/:provider/transfer/:run_id")
+      .annotate(OpenApi.Summary, "Carrier transfer callback")
+      .annotate(
+        OpenApi.Description,
+        "Where the carrier reports a cold transfer's destination (answered, busy, no answer, failed) and, for Twilio and Plivo, asks what the call does once its <Dial> is over."
+      )
+      .setPath(TelephonyWebhookPath)
+      .addSuccess(Markup)
+  )
+  .add(
+    HttpApiEndpoint.post("transferMarkup", "/:provider/transfer/:run_id/markup")
+      .annotate(OpenApi.Summary, "Carrier transfer instructions")
+      .annotate(
+        OpenApi.Description,
+        "The <Dial> a transferred call runs, for carriers that fetch it (Plivo's aleg_url); the destination and ring time are in the signed query."
+      )
+      .setPath(TelephonyWebhookPath)
+      .addSuccess(Markup)
+  )
+  .add(
     HttpApiEndpoint.post("inbound", "/:provider/inbound/:config_id")
       .annotate(OpenApi.Summary, "Incoming call webhook")
       .annotate(

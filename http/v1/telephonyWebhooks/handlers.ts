@@ -58,6 +58,24 @@ export const TelephonyWebhooksHandlers = HttpApiBuilder.group(
           }))
         .handleRaw("answer", answer)
         .handleRaw("answerGet", answer)
+        .handleRaw("transferEvent", ({ path, request }) =>
+          Effect.gen(function*() {
+            const markup = yield* voice.transferEvent(
+              path.provider,
+              path.run_id,
+              yield* webhookRequest(request, baseUrl)
+            )
+            return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
+          }))
+        .handleRaw("transferMarkup", ({ path, request }) =>
+          Effect.gen(function*() {
+            const markup = yield* voice.transferMarkup(
+              path.provider,
+              path.run_id,
+              yield* webhookRequest(request, baseUrl)
+            )
+            return HttpServerResponse.text(markup.body, { contentType: markup.contentType })
+          }))
         .handleRaw("inbound", inbound)
         .handleRaw("inboundGet", inbound)
     })

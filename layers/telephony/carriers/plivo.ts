@@ -4,7 +4,9 @@ import {
   CallNotPlaced,
   type CarrierAccount,
   type CarrierAdapter,
-  CarrierUnavailable
+  CarrierUnavailable,
+  type TransferOutcome,
+  type TransferRequest
 } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidPlivoSignature } from "../../../src/telephony/plivoSignature.ts"
@@ -39,6 +41,35 @@ const refusesCallerId = (reply: { readonly status: number; readonly body: PlivoC
 type PlivoCallReply = typeof PlivoCallReply.Type
 
 const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
+
+/**
+ * The XML a transferred call's A leg runs (plivo.com/docs/voice/xml/dial): `<Dial>` rings a
+ * `<Number>` (digits, no "+") or a SIP `<User>` for `timeout` seconds; `callbackUrl` is told when
+ * the B leg answers (`DialAction=answer`), `action` gets `DialStatus` when the dial is over.
+ */
+const transferXml = (transfer: Omit<TransferRequest, "markupUrl">) => {
+  const url = escapeXml(transfer.eventUrl)
+  const noun = transfer.endpoint.kind === "number"
+    ? `<Number>${escapeXml(transfer.endpoint.number.replace(/^\+/, ""))}</Number>`
+    : `<User>${escapeXml(transfer.endpoint.uri)}</User>`
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Dial timeout="${transfer.timeoutSeconds}" action="${url}" method="POST" callbackUrl="${url}" callbackMethod="POST">${noun}</Dial></Response>`
+}
+
+/** `DialStatus` (the Dial action's report) as a transfer outcome. */
+const dialOutcome = (status: string): TransferOutcome => {
+  switch (status) {
+    case "completed":
+    case "answer":
+      return "answered"
+    case "busy":
+      return "busy"
+    case "no-answer":
+    case "timeout":
+      return "no_answer"
+    default:
+      return "failed"
+  }
+}
 
 const accountPath = (account: CarrierAccount) => `/v1/Account/${encodeURIComponent(authId(account))}`
 
@@ -222,5 +253,38 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
       `<?xml version="1.0" encoding="UTF-8"?><Response><Stream bidirectional="true" keepCallAlive="true" contentType="audio/x-mulaw;rate=8000">${
         escapeXml(streamUrl)
       }</Stream></Response>`
-  })
+  }),
+
+  // Transfer a call (plivo.com/docs/voice/api/call/transfer-a-call): the A leg fetches `aleg_url`
+  // and runs its XML in place of the `<Stream>` it was running.
+  transfer: (account, { providerCallId, liveCallId }, transfer) =>
+    carrierRequest("Plivo", apiBase(account), callPath(account, liveCallId ?? providerCallId), {
+      method: "POST",
+      headers: headers(account),
+      body: JSON.stringify({ legs: "aleg", aleg_url: transfer.markupUrl, aleg_method: "POST" })
+    }, PlivoCallReply).pipe(
+      Effect.flatMap((reply) =>
+        reply.status < 300 ? Effect.void : Effect.fail(unavailable("transfer the call", reply.status))
+      ),
+      Effect.withSpan("Plivo.transfer")
+    ),
+
+  parseTransferEvent: (webhook) => {
+    const fields = new URLSearchParams(webhook.rawBody)
+    const status = fields.get("DialStatus")
+    if (status !== null) return Option.some(dialOutcome(status))
+    return fields.get("DialAction") === "answer" ? Option.some("answered") : Option.none()
+  },
+
+  // Once the `<Dial>` is over the caller goes back to the agent's (new) stream, or the call ends.
+  transferEventReply: (returnStreamUrl) =>
+    returnStreamUrl === null
+      ? { contentType: "text/xml", body: `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>` }
+      : plivoAdapter.answerMarkup(returnStreamUrl),
+
+  returnsAfterTransfer: true,
+
+  transferMarkup: (transfer) => ({ contentType: "text/xml", body: transferXml(transfer) }),
+
+  streamSurvivesTransfer: false
 }

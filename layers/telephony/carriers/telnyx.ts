@@ -4,7 +4,8 @@ import {
   CallNotPlaced,
   type CarrierAccount,
   type CarrierAdapter,
-  CarrierUnavailable
+  CarrierUnavailable,
+  type TransferOutcome
 } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
@@ -51,6 +52,23 @@ const outcomeOfHangup = (cause: string | undefined): CallOutcome => {
       return "no-answer"
     case "originator_cancel":
       return "canceled"
+    default:
+      return "failed"
+  }
+}
+
+/**
+ * A transfer's destination leg hanging up before it was bridged: why it did not answer
+ * (developers.telnyx.com/api/call-control/transfer-call: a failed transfer sends `call.hangup`
+ * for leg B, and the original call stays up).
+ */
+const transferOutcomeOfHangup = (cause: string | undefined): TransferOutcome => {
+  switch (cause) {
+    case "user_busy":
+      return "busy"
+    case "timeout":
+    case "no_answer":
+      return "no_answer"
     default:
       return "failed"
   }
@@ -169,5 +187,60 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
     body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${
       escapeXml(streamUrl)
     }" bidirectionalMode="rtp"/></Connect></Response>`
-  })
+  }),
+
+  transfer: (account, { providerCallId }, transfer) =>
+    carrierRequest(
+      "Telnyx",
+      apiBase(account),
+      `/v2/calls/${encodeURIComponent(providerCallId)}/actions/transfer`,
+      {
+        method: "POST",
+        headers: headers(account),
+        body: JSON.stringify({
+          to: transfer.endpoint.kind === "number" ? transfer.endpoint.number : transfer.endpoint.uri,
+          timeout_secs: transfer.timeoutSeconds,
+          // The new leg's events (call.answered, call.bridged, call.hangup) come here.
+          webhook_url: transfer.eventUrl,
+          webhook_url_method: "POST"
+        })
+      },
+      TelnyxCallReply
+    ).pipe(
+      Effect.flatMap((reply) =>
+        reply.status >= 200 && reply.status < 300
+          ? Effect.void
+          : Effect.fail(
+            new CarrierUnavailable({
+              message: `Telnyx did not transfer the call (HTTP ${reply.status}${
+                reply.body.errors?.[0]?.code ? `, code ${reply.body.errors[0].code}` : ""
+              })`
+            })
+          )
+      ),
+      Effect.withSpan("Telnyx.transfer")
+    ),
+
+  parseTransferEvent: (webhook) => {
+    let event: Record<string, any>
+    try {
+      event = JSON.parse(webhook.rawBody || "{}")
+    } catch {
+      return Option.none()
+    }
+    const type = event.data?.event_type
+    if (type === "call.answered" || type === "call.bridged") return Option.some("answered")
+    if (type === "call.hangup") return Option.some(transferOutcomeOfHangup(event.data?.payload?.hangup_cause))
+    return Option.none()
+  },
+
+  transferEventReply: () => ({ contentType: "application/json", body: "{}" }),
+
+  // The call never left the agent's stream.
+  returnsAfterTransfer: false,
+
+  // Telnyx takes the destination in the command itself; nothing is fetched.
+  transferMarkup: () => ({ contentType: "application/json", body: "{}" }),
+
+  streamSurvivesTransfer: true
 }

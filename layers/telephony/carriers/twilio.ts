@@ -6,6 +6,8 @@ import {
   type CarrierAccount,
   type CarrierAdapter,
   CarrierUnavailable,
+  type TransferOutcome,
+  type TransferRequest,
   type WebhookRequest
 } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
@@ -66,6 +68,36 @@ const outcomeOf = (status: string | undefined, answeredBy: string | undefined): 
 const durationOf = (value: string | number | null | undefined) => {
   const seconds = Number(value)
   return value === undefined || value === null || value === "" || !Number.isFinite(seconds) ? null : Math.round(seconds)
+}
+
+/**
+ * The TwiML a live call is updated with to transfer it: `<Dial>` rings the destination for
+ * `timeout` seconds and bridges it; its `action` is requested with `DialCallStatus` when the dial
+ * is over (twilio.com/docs/voice/twiml/dial#action). The `<Number>`'s (or `<Sip>`'s) status
+ * callback says at once when the destination answers, rather than after the bridged call ends.
+ */
+const transferTwiml = (request: Omit<TransferRequest, "markupUrl">) => {
+  const url = escapeXml(request.eventUrl)
+  const callback = `statusCallbackEvent="answered" statusCallback="${url}" statusCallbackMethod="POST"`
+  const noun = request.endpoint.kind === "number"
+    ? `<Number ${callback}>${escapeXml(request.endpoint.number)}</Number>`
+    : `<Sip ${callback}>${escapeXml(request.endpoint.uri)}</Sip>`
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Dial timeout="${request.timeoutSeconds}" action="${url}" method="POST">${noun}</Dial></Response>`
+}
+
+/** `DialCallStatus` (the `<Dial>` action's report) as a transfer outcome. */
+const dialOutcome = (status: string): TransferOutcome => {
+  switch (status) {
+    case "completed":
+    case "answered":
+      return "answered"
+    case "busy":
+      return "busy"
+    case "no-answer":
+      return "no_answer"
+    default:
+      return "failed"
+  }
 }
 
 export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
@@ -158,5 +190,47 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
     body: `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${
       escapeXml(streamUrl)
     }"/></Connect></Response>`
-  })
+  }),
+
+  // Updating a live call with new TwiML (twilio.com/docs/voice/api/call-resource#update-a-call-resource)
+  // ends the `<Connect><Stream>` it was running and runs the `<Dial>`.
+  transfer: (account, { providerCallId }, transfer) =>
+    request(
+      account,
+      callsPath(account, `/${encodeURIComponent(providerCallId)}`),
+      new URLSearchParams({ Twiml: transferTwiml(transfer) })
+    ).pipe(
+      Effect.flatMap((reply) =>
+        reply.status >= 200 && reply.status < 300
+          ? Effect.void
+          : Effect.fail(
+            new CarrierUnavailable({
+              message: `Twilio did not transfer the call (HTTP ${reply.status}${
+                reply.body.code ? `, code ${reply.body.code}` : ""
+              })`
+            })
+          )
+      ),
+      Effect.withSpan("Twilio.transfer")
+    ),
+
+  parseTransferEvent: (webhook) => {
+    const params = new URLSearchParams(webhook.rawBody)
+    const dialed = params.get("DialCallStatus")
+    if (dialed !== null) return Option.some(dialOutcome(dialed))
+    // The destination leg's own status callback: answered is all it is asked to report.
+    return params.get("CallStatus") === "in-progress" ? Option.some("answered") : Option.none()
+  },
+
+  // Once the `<Dial>` is over the caller goes back to the agent's (new) stream, or the call ends.
+  transferEventReply: (returnStreamUrl) =>
+    returnStreamUrl === null
+      ? { contentType: "text/xml", body: `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>` }
+      : twilioAdapter.answerMarkup(returnStreamUrl),
+
+  returnsAfterTransfer: true,
+
+  transferMarkup: (transfer) => ({ contentType: "text/xml", body: transferTwiml(transfer) }),
+
+  streamSurvivesTransfer: false
 }

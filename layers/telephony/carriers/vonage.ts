@@ -4,7 +4,9 @@ import {
   CallNotPlaced,
   type CarrierAccount,
   type CarrierAdapter,
-  CarrierUnavailable
+  CarrierUnavailable,
+  type TransferOutcome,
+  type TransferRequest
 } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidVonageWebhook, vonageApiToken, vonageSignedPayload } from "../../../src/telephony/vonageJwt.ts"
@@ -40,6 +42,44 @@ const VonageCallReply = Schema.Struct({
 
 /** Vonage numbers go without the leading "+". */
 const digits = (number: string) => number.replace(/^\+/, "")
+
+/**
+ * The NCCO the call is transferred into: one `connect` ringing the destination for `timeout`
+ * seconds, its leg's events (started, ringing, answered, busy, timeout, …) sent to `eventUrl`.
+ * `randomFromNumber` shows one of the application's own numbers to the destination. When the
+ * connect is over the NCCO is done and the call ends (developer.vonage.com/en/voice/voice-api/ncco-reference#connect).
+ */
+const transferNcco = (transfer: Omit<TransferRequest, "markupUrl">) => [{
+  action: "connect",
+  timeout: transfer.timeoutSeconds,
+  eventUrl: [transfer.eventUrl],
+  eventMethod: "POST",
+  ...(transfer.endpoint.kind === "number" ? { randomFromNumber: true } : {}),
+  endpoint: [
+    transfer.endpoint.kind === "number"
+      ? { type: "phone", number: digits(transfer.endpoint.number) }
+      : { type: "sip", uri: transfer.endpoint.uri }
+  ]
+}]
+
+/** The connect leg's status as a transfer outcome; `rejected` is the destination declining the call. */
+const transferOutcomeOf = (status: unknown): TransferOutcome | null => {
+  switch (status) {
+    case "answered":
+      return "answered"
+    case "busy":
+    case "rejected":
+      return "busy"
+    case "timeout":
+    case "unanswered":
+      return "no_answer"
+    case "failed":
+    case "cancelled":
+      return "failed"
+    default:
+      return null
+  }
+}
 
 /**
  * Vonage's call status as a campaign outcome; null while the call is live. `machine` and `human`
@@ -195,5 +235,45 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
     body: JSON.stringify([
       { action: "connect", endpoint: [{ type: "websocket", uri: streamUrl, "content-type": "audio/l16;rate=16000" }] }
     ])
-  })
+  }),
+
+  // The caller's leg leaves the conversation it shared with the agent's WebSocket for the new NCCO
+  // (developer.vonage.com/en/api/voice#updateCall, action "transfer").
+  transfer: (account, { providerCallId }, transfer) =>
+    Effect.flatMap(
+      headers(account),
+      (headers) =>
+        carrierRequest("Vonage", apiBase(account), callsPath(providerCallId), {
+          method: "PUT",
+          headers,
+          body: JSON.stringify({
+            action: "transfer",
+            destination: { type: "ncco", ncco: transferNcco(transfer) }
+          })
+        }, VonageCallReply)
+    ).pipe(
+      Effect.flatMap((reply) =>
+        reply.status >= 200 && reply.status < 300
+          ? Effect.void
+          : Effect.fail(new CarrierUnavailable({ message: `Vonage did not transfer the call (HTTP ${reply.status})` }))
+      ),
+      Effect.withSpan("Vonage.transfer")
+    ),
+
+  parseTransferEvent: (webhook) => {
+    try {
+      return Option.fromNullable(transferOutcomeOf(JSON.parse(webhook.rawBody || "{}").status))
+    } catch {
+      return Option.none()
+    }
+  },
+
+  transferEventReply: () => ({ contentType: "application/json", body: "{}" }),
+
+  // The caller's leg left the conversation with the agent's WebSocket; the NCCO ends with the connect.
+  returnsAfterTransfer: false,
+
+  transferMarkup: (transfer) => ({ contentType: "application/json", body: JSON.stringify(transferNcco(transfer)) }),
+
+  streamSurvivesTransfer: false
 }

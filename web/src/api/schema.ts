@@ -1165,6 +1165,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/telephony/{provider}/transfer/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Carrier transfer callback
+         * @description Where the carrier reports a cold transfer's destination (answered, busy, no answer, failed) and, for Twilio and Plivo, asks what the call does once its <Dial> is over.
+         */
+        post: operations["telephonyWebhooks.transferEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/telephony/{provider}/transfer/{run_id}/markup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Carrier transfer instructions
+         * @description The <Dial> a transferred call runs, for carriers that fetch it (Plivo's aleg_url); the destination and ring time are in the signed query.
+         */
+        post: operations["telephonyWebhooks.transferMarkup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/telephony/{provider}/inbound/{config_id}": {
         parameters: {
             query?: never;
@@ -3956,6 +3996,24 @@ export type components = {
                      * @description a string at most 255 character(s) long
                      */
                     destination?: string;
+                    /**
+                     * maxItems(20)
+                     * @description an array of at most 20 item(s)
+                     */
+                    destinations?: {
+                        /** @description a string matching the pattern ^[A-Za-z0-9_ -]{1,64}$ */
+                        name: string;
+                        /**
+                         * maxLength(255)
+                         * @description a string at most 255 character(s) long
+                         */
+                        destination: string;
+                        /**
+                         * maxLength(500)
+                         * @description a string at most 500 character(s) long
+                         */
+                        description?: string;
+                    }[];
                     /** @enum {string} */
                     messageType?: "none" | "custom" | "audio";
                     customMessage?: string | null;
@@ -4223,6 +4281,24 @@ export type components = {
                      * @description a string at most 255 character(s) long
                      */
                     destination?: string;
+                    /**
+                     * maxItems(20)
+                     * @description an array of at most 20 item(s)
+                     */
+                    destinations?: {
+                        /** @description a string matching the pattern ^[A-Za-z0-9_ -]{1,64}$ */
+                        name: string;
+                        /**
+                         * maxLength(255)
+                         * @description a string at most 255 character(s) long
+                         */
+                        destination: string;
+                        /**
+                         * maxLength(500)
+                         * @description a string at most 500 character(s) long
+                         */
+                        description?: string;
+                    }[];
                     /** @enum {string} */
                     messageType?: "none" | "custom" | "audio";
                     customMessage?: string | null;
@@ -4480,6 +4556,24 @@ export type components = {
                      * @description a string at most 255 character(s) long
                      */
                     destination?: string;
+                    /**
+                     * maxItems(20)
+                     * @description an array of at most 20 item(s)
+                     */
+                    destinations?: {
+                        /** @description a string matching the pattern ^[A-Za-z0-9_ -]{1,64}$ */
+                        name: string;
+                        /**
+                         * maxLength(255)
+                         * @description a string at most 255 character(s) long
+                         */
+                        destination: string;
+                        /**
+                         * maxLength(500)
+                         * @description a string at most 500 character(s) long
+                         */
+                        description?: string;
+                    }[];
                     /** @enum {string} */
                     messageType?: "none" | "custom" | "audio";
                     customMessage?: string | null;
@@ -9064,6 +9158,106 @@ export interface operations {
         };
     };
     "telephonyWebhooks.answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: "twilio" | "vonage" | "telnyx" | "plivo";
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "telephonyWebhooks.transferEvent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: "twilio" | "vonage" | "telnyx" | "plivo";
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a string */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description NotFound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "telephonyWebhooks.transferMarkup": {
         parameters: {
             query?: never;
             header?: never;

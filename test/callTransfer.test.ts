@@ -1,0 +1,291 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { newAccount, newApiKey } from "./support/accounts.ts"
+import type { CalleeScript } from "./support/calleeScript.ts"
+import {
+  carrierNumber,
+  type CarrierProviderName,
+  carrierProviders,
+  type CarrierStandIn,
+  startCarrierStandIn
+} from "./support/carrierStandIns.ts"
+import { createWorkflow } from "./support/chatFixtures.ts"
+import { type Client, client } from "./support/client.ts"
+import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
+import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
+import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
+import type { DestinationBehaviour } from "./support/loopbackCarrier.ts"
+import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
+import { type RunningServer, startServer } from "./support/server.ts"
+import { useVoiceModels } from "./support/voiceFixtures.ts"
+
+// Cold transfers over every carrier's loopback stand-in: the caller presses a key, the model calls
+// the transfer tool with the destination that key names, and the carrier rings it as scripted.
+
+let server: RunningServer
+let api: Client
+const standIns = new Map<CarrierProviderName, CarrierStandIn>()
+let deepgram: FakeDeepgram
+let speech: FakeSpeechApis
+let llm: ScriptedLlm
+
+const GREETING = "Press 1 for sales, 2 for support or 3 for billing."
+const UNAVAILABLE = "I am sorry, they are not available right now."
+const KEYS: Record<string, string> = { "1": "sales", "2": "support", "3": "billing" }
+
+/** The model of a switchboard: the key pressed names the destination; a transfer that failed is said so. */
+const switchboard = (request: any): ReturnType<typeof reply.content> => {
+  const messages: ReadonlyArray<{ role: string; content?: string }> = request.messages ?? []
+  const last = messages.at(-1)
+  if (last?.role === "tool") return reply.content(UNAVAILABLE)
+  const pressed = /^The caller pressed (\d) on the keypad\.$/.exec(String(last?.content ?? ""))
+  if (pressed && KEYS[pressed[1]!]) {
+    return reply.toolCalls([{ name: "transfer_the_caller", arguments: { destination: KEYS[pressed[1]!] } }])
+  }
+  return reply.content("Which department?")
+}
+
+const node = (id: string, type: string, data: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data })
+
+const definition = (toolUuid: string) => ({
+  nodes: [
+    node("start", "startCall", {
+      name: "Switchboard",
+      greeting: GREETING,
+      prompt: "Transfer the caller to the department they choose.",
+      collect_digits: { max_digits: 1 },
+      tool_uuids: [toolUuid]
+    }),
+    node("end", "endCall", { name: "End", prompt: "Say goodbye." })
+  ],
+  edges: [{ id: "e1", source: "start", target: "end", data: { label: "Done", condition: "The caller is done" } }]
+})
+
+/** The caller presses a key, then listens until the agent has been quiet a while (or the line is handed over). */
+const callerScript = (key: string): CalleeScript => [
+  { waitForAgent: { quietMs: 600 } },
+  { dtmf: key },
+  { waitForAgent: { quietMs: 1200, timeoutMs: 10_000 } },
+  { hangUp: true }
+]
+
+beforeAll(async () => {
+  ;[deepgram, speech, llm] = await Promise.all([
+    startFakeDeepgram(),
+    startFakeSpeechApis(),
+    startScriptedLlm({ answer: switchboard })
+  ])
+  for (const provider of carrierProviders) standIns.set(provider, await startCarrierStandIn(provider))
+  server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
+  api = client(server.url)
+}, 60_000)
+afterAll(async () => {
+  await server?.close()
+  await Promise.all([...standIns.values()].map((standIn) => standIn.close()))
+  await Promise.all([deepgram?.close(), speech?.close(), llm?.close()])
+})
+
+const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
+  server.run(Effect.flatMap(SqlClient.SqlClient, text))
+
+interface StoredRun {
+  readonly state: string
+  readonly end_reason: string
+  readonly disposition: string | null
+  readonly transcript: ReadonlyArray<{ role: string; text: string; tool_calls?: ReadonlyArray<any> }>
+  readonly gathered_context: Record<string, unknown>
+}
+
+const endedRun = (runId: number) =>
+  eventually(
+    async () => {
+      const [run] = await query<StoredRun & { ended_at: unknown; busy_token: unknown }>((sql) =>
+        sql`SELECT * FROM runs WHERE id = ${runId}`
+      )
+      return run?.ended_at && run.busy_token === null ? run : undefined
+    },
+    45_000,
+    `run ${runId} ended`
+  )
+
+let sequence = 0
+
+/**
+ * One call over `provider` whose caller presses `key`; the destinations (sales: a number, support:
+ * a SIP URI, billing: a number) behave as `behaviour` says when the carrier rings them.
+ */
+const transferCall = async (provider: CarrierProviderName, key: string, behaviour: DestinationBehaviour) => {
+  const standIn = standIns.get(provider)!
+  const index = ++sequence
+  const destinations = {
+    sales: `+1415555${String(7000 + index)}`,
+    support: `sip:support${index}@pbx.example.com`,
+    billing: `+1415555${String(8000 + index)}`
+  }
+  const chosen = destinations[KEYS[key] as keyof typeof destinations]
+  const asCarrierWrites = chosen.startsWith("sip:") ? chosen : carrierNumber(provider, chosen)
+  standIn.destinationScript(asCarrierWrites, behaviour)
+
+  const account = await newAccount(api)
+  await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
+  await carrierTelephony(api, { token: account.token }, standIn)
+  const tool = await api.post("/api/v1/tools", {
+    name: "Transfer the caller",
+    description: "Hands the caller to a department",
+    definition: {
+      type: "transfer_call",
+      config: {
+        timeout: 20,
+        destinations: [
+          { name: "sales", destination: destinations.sales },
+          { name: "support", destination: destinations.support, description: "technical help" },
+          { name: "billing", destination: destinations.billing }
+        ]
+      }
+    }
+  }, { token: account.token })
+  expect(tool.status).toBe(200)
+  const workflowId = await createWorkflow(api, server, account, definition(tool.body.tool_uuid))
+  const apiKey = await newApiKey(api, account, ["calls:write", "calls:read"])
+  const to = `+1415555${String(6000 + index)}`
+  standIn.calleeScript(carrierNumber(provider, to), callerScript(key))
+  const created = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey })
+  expect(created.status).toBe(201)
+  const runId = created.body.data.run_id as number
+  const run = await endedRun(runId)
+  const call = standIn.calls().find((candidate) => candidate.to === carrierNumber(provider, to))!
+  await eventually(async () => call.endedAt !== null || undefined, 10_000, "the carrier's call ended")
+  return { provider, runId, run, call, destination: asCarrierWrites }
+}
+
+/** The transfer tool's call on the transcript, with what the model was told. */
+const toolCallOf = (run: StoredRun) =>
+  run.transcript.flatMap((turn) => turn.tool_calls ?? []).find((call) => call.name === "transfer_the_caller")
+
+describe("cold transfer (transfer_call)", () => {
+  it(
+    "hands the caller to the destination on every carrier when it answers: the agent leaves, the run ends transferred with the outcome on it",
+    async () => {
+      const results = await Promise.all(carrierProviders.map((provider) => transferCall(provider, "1", "answers")))
+      for (const { call, destination, provider, run } of results) {
+        expect({ provider, end_reason: run.end_reason, state: run.state }).toEqual({
+          provider,
+          end_reason: "transferred",
+          state: "completed"
+        })
+        expect(run.gathered_context).toMatchObject({ transfer_outcome: "answered", transfer_destination: "sales" })
+        // Without disposition codes the end reason is the disposition.
+        expect(run.disposition).toBe("transferred")
+        expect(JSON.parse(toolCallOf(run).result)).toEqual({ outcome: "answered", destination: "sales" })
+        // The carrier rang the destination once, bridged it, and the call ended with the bridged conversation.
+        expect({ provider, transfers: call.transfers }).toEqual({
+          provider,
+          transfers: [{ destination, timeoutSeconds: 20, result: "answered" }]
+        })
+        expect({ provider, endedBy: call.endedBy, hungUpByApi: call.hungUpByApi }).toEqual({
+          provider,
+          endedBy: "transfer",
+          hungUpByApi: false
+        })
+        // Nothing more was said after the transfer was asked for.
+        expect(run.transcript.at(-1)!.tool_calls?.[0]?.name).toBe("transfer_the_caller")
+      }
+      // The model chose among the destinations by name.
+      const offered = llm.requests.flatMap((request) => request.body.tools ?? [])
+        .find((tool: any) => tool.function?.name === "transfer_the_caller")
+      expect(offered.function.parameters).toMatchObject({
+        properties: { destination: { type: "string", enum: ["sales", "support", "billing"] } },
+        required: ["destination"]
+      })
+      expect(carrierProviders.flatMap((provider) => standIns.get(provider)!.callbackFailures())).toEqual([])
+    },
+    90_000
+  )
+
+  it(
+    "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent on Telnyx, Twilio and Plivo, the call ends on Vonage",
+    async () => {
+      const results = await Promise.all(
+        carrierProviders.flatMap((provider) => [
+          transferCall(provider, "2", "busy").then((result) => ({ ...result, expected: "busy" })),
+          transferCall(provider, "3", "no-answer").then((result) => ({ ...result, expected: "no_answer" }))
+        ])
+      )
+      for (const { call, destination, expected, provider, run } of results) {
+        const chosen = expected === "busy" ? "support" : "billing"
+        expect({ provider, gathered: run.gathered_context }).toMatchObject({
+          provider,
+          gathered: { transfer_outcome: expected, transfer_destination: chosen }
+        })
+        expect(JSON.parse(toolCallOf(run).result)).toMatchObject({ outcome: expected, destination: chosen })
+        expect(call.transfers).toEqual([
+          { destination, timeoutSeconds: 20, result: expected === "busy" ? "busy" : "no-answer" }
+        ])
+        if (provider === "vonage") {
+          // The caller's leg left the agent's conversation for the transfer's NCCO: once the connect is over, the call ends.
+          expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "transfer_failed" })
+          expect(call.endedBy).toBe("transfer")
+        } else {
+          // The caller is back with the agent (Telnyx: the call never left its stream; Twilio and
+          // Plivo: the Dial's action connects a new stream), who tells them; they hang up.
+          expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "user_hangup" })
+          expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
+          expect({ provider, endedBy: call.endedBy }).toEqual({ provider, endedBy: "far-end" })
+        }
+        expect(run.state).toBe("completed")
+      }
+      expect(carrierProviders.flatMap((provider) => standIns.get(provider)!.callbackFailures())).toEqual([])
+    },
+    120_000
+  )
+
+  it("answers the model in a text conversation that no one can be transferred, and the conversation goes on", async () => {
+    const account = await newAccount(api)
+    await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
+    const tool = await api.post("/api/v1/tools", {
+      name: "Transfer the caller",
+      definition: {
+        type: "transfer_call",
+        config: {
+          destinations: [{ name: "sales", destination: "+14155557999" }, {
+            name: "support",
+            destination: "sip:help@pbx.example.com"
+          }]
+        }
+      }
+    }, { token: account.token })
+    const workflowId = await createWorkflow(api, server, account, definition(tool.body.tool_uuid))
+    const sessions = `/api/v1/workflow/${workflowId}/text-chat/sessions`
+    const session = await api.post(sessions, {}, { token: account.token })
+    expect(session.status).toBe(200)
+    const runId = session.body.workflow_run_id as number
+    const said = await api.post(`${sessions}/${runId}/messages`, { text: "The caller pressed 1 on the keypad." }, {
+      token: account.token
+    })
+    expect(said.status).toBe(200)
+    const [run] = await query<StoredRun & { ended_at: unknown }>((sql) => sql`SELECT * FROM runs WHERE id = ${runId}`)
+    expect(run!.ended_at).toBeNull()
+    expect(toolCallOf(run!)).toMatchObject({ status: "error" })
+    expect(toolCallOf(run!).result).toContain("impossible in a text conversation")
+    expect(run!.transcript.at(-1)).toMatchObject({ role: "assistant", text: UNAVAILABLE })
+    expect(run!.gathered_context ?? {}).not.toHaveProperty("transfer_outcome")
+  })
+
+  it("refuses transfer callbacks and instruction fetches that the run's carrier account did not sign", async () => {
+    const { runId } = await transferCall("twilio", "1", "answers")
+    for (
+      const path of [
+        `/api/v1/telephony/twilio/transfer/${runId}`,
+        `/api/v1/telephony/plivo/transfer/${runId}/markup?to=%2B14155550100&timeout=20`
+      ]
+    ) {
+      const forged = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "forged" },
+        body: "DialCallStatus=completed"
+      })
+      expect({ path, status: forged.status }).toEqual({ path, status: 403 })
+    }
+  })
+})
