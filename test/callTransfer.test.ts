@@ -19,6 +19,7 @@ import type { DestinationBehaviour } from "./support/loopbackCarrier.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { useVoiceModels } from "./support/voiceFixtures.ts"
+import { startWebhookReceiver, type WebhookReceiver } from "./support/webhookReceiver.ts"
 
 // Cold transfers over every carrier's loopback stand-in: the caller presses a key, the model calls
 // the transfer tool with the destination that key names, and the carrier rings it as scripted.
@@ -29,6 +30,7 @@ const standIns = new Map<CarrierProviderName, CarrierStandIn>()
 let deepgram: FakeDeepgram
 let speech: FakeSpeechApis
 let llm: ScriptedLlm
+let receiver: WebhookReceiver
 
 const GREETING = "Press 1 for sales, 2 for support or 3 for billing."
 const UNAVAILABLE = "I am sorry, they are not available right now."
@@ -76,14 +78,17 @@ beforeAll(async () => {
     startFakeSpeechApis(),
     startScriptedLlm({ answer: switchboard })
   ])
+  receiver = await startWebhookReceiver()
   for (const provider of carrierProviders) standIns.set(provider, await startCarrierStandIn(provider))
-  server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
+  server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200", TALKGRAPH_WEBHOOK_POLL_MS: "100" }, {
+    ownDatabase: true
+  })
   api = client(server.url)
 }, 60_000)
 afterAll(async () => {
   await server?.close()
   await Promise.all([...standIns.values()].map((standIn) => standIn.close()))
-  await Promise.all([deepgram?.close(), speech?.close(), llm?.close()])
+  await Promise.all([deepgram?.close(), speech?.close(), llm?.close(), receiver?.close()])
 })
 
 const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
@@ -115,7 +120,12 @@ let sequence = 0
  * One call over `provider` whose caller presses `key`; the destinations (sales: a number, support:
  * a SIP URI, billing: a number) behave as `behaviour` says when the carrier rings them.
  */
-const transferCall = async (provider: CarrierProviderName, key: string, behaviour: DestinationBehaviour) => {
+const transferCall = async (
+  provider: CarrierProviderName,
+  key: string,
+  behaviour: DestinationBehaviour,
+  options: { readonly webhooks?: boolean } = {}
+) => {
   const standIn = standIns.get(provider)!
   const index = ++sequence
   const destinations = {
@@ -130,6 +140,13 @@ const transferCall = async (provider: CarrierProviderName, key: string, behaviou
   const account = await newAccount(api)
   await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
   await carrierTelephony(api, { token: account.token }, standIn)
+  if (options.webhooks) {
+    const endpoint = await api.post("/api/v1/webhooks", { url: receiver.url, event_types: ["call.transfer"] }, {
+      token: account.token
+    })
+    expect(endpoint.status).toBe(200)
+    receiver.useSecret(endpoint.body.secret)
+  }
   const tool = await api.post("/api/v1/tools", {
     name: "Transfer the caller",
     description: "Hands the caller to a department",
@@ -202,6 +219,19 @@ describe("cold transfer (transfer_call)", () => {
     },
     90_000
   )
+
+  it("sends call.transfer with the destination and how it went once the run is stored", async () => {
+    const { runId } = await transferCall("twilio", "3", "no-answer", { webhooks: true })
+    const message = await eventually(
+      async () => receiver.accepted().find((candidate) => candidate.body.type === "call.transfer"),
+      15_000,
+      "call.transfer delivered"
+    )
+    expect(message.body.data).toMatchObject({
+      run_id: runId,
+      transfer: { destination: "billing", outcome: "no_answer" }
+    })
+  }, 90_000)
 
   it(
     "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent on Telnyx, Twilio and Plivo, the call ends on Vonage",
