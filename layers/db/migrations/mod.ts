@@ -24,10 +24,10 @@ import { callerIdPools } from "./0023_caller_id_pools.ts"
 import { doNotCallBulk } from "./0024_do_not_call_bulk.ts"
 import { qualityReviews } from "./0025_quality_reviews.ts"
 import { voicemailWebhook } from "./0026_voicemail_webhook.ts"
-import { webhookNodes } from "./0028_webhook_nodes.ts"
-import { voiceTestCalls } from "./0029_voice_test_calls.ts"
-import { campaignVoicemail } from "./0030_campaign_voicemail.ts"
-import { transferWebhook } from "./0031_transfer_webhook.ts"
+import { webhookNodes } from "./0027_webhook_nodes.ts"
+import { voiceTestCalls } from "./0028_voice_test_calls.ts"
+import { campaignVoicemail } from "./0029_campaign_voicemail.ts"
+import { transferWebhook } from "./0030_transfer_webhook.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -57,8 +57,8 @@ export const migrations = {
   "0024_do_not_call_bulk": doNotCallBulk,
   "0025_quality_reviews": qualityReviews,
   "0026_voicemail_webhook": voicemailWebhook,
-  "0028_webhook_nodes": webhookNodes,
-  "0029_voice_test_calls": voiceTestCalls,
-  "0030_campaign_voicemail": campaignVoicemail,
-  "0031_transfer_webhook": transferWebhook
+  "0027_webhook_nodes": webhookNodes,
+  "0028_voice_test_calls": voiceTestCalls,
+  "0029_campaign_voicemail": campaignVoicemail,
+  "0030_transfer_webhook": transferWebhook
 }
