@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "../test/support/process.ts"
+import { adminKeyHeaders, call } from "./support/benchApi.ts"
 
 const admin = { email: "bench@example.test", password: "bench-password-1" }
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 40)
@@ -69,16 +70,6 @@ const startInstantLlm = async () => {
   }
 }
 
-const call = async (base: string, method: string, route: string, headers: Record<string, string>, body?: unknown) => {
-  const response = await fetch(new URL(route, base), {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, body: text ? JSON.parse(text) : undefined }
-}
-
 const cpuMs = async (pid: number) => {
   const fields = (await fs.readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ")
   return (Number(fields[11]) + Number(fields[12])) * 10
@@ -101,10 +92,7 @@ const main = async () => {
   })
   try {
     await waitUntilServing(proc, url, 120_000)
-    const login = await call(url, "POST", "/api/v1/auth/login", {}, admin)
-    const session = { authorization: `Bearer ${login.body.token}` }
-    const key = (await call(url, "POST", "/api/v1/user/api-keys", session, { name: "bench" })).body.api_key as string
-    const auth = { "x-api-key": key }
+    const auth = await adminKeyHeaders(url, admin)
     await call(url, "PUT", "/api/v1/organizations/model-configurations", auth, {
       llm: { provider: "openai", model: "m", api_key: "sk-bench", base_url: llm.baseUrl }
     })

@@ -19,6 +19,7 @@ import { percentile } from "../src/voice/latencyStats.ts"
 import { startFakeDeepgram } from "../test/support/fakeDeepgram.ts"
 import { startFakeSpeechApis } from "../test/support/fakeSpeechApis.ts"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "../test/support/process.ts"
+import { adminKeyHeaders, call } from "./support/benchApi.ts"
 
 const admin = { email: "bench@example.test", password: "bench-password-1" }
 const SPEEDS = (process.env.BENCH_SPEEDS ?? "1,4,8").split(",").map(Number)
@@ -74,16 +75,6 @@ const startInstantLlm = async () => {
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() }
 }
 
-const call = async (base: string, method: string, route: string, headers: Record<string, string>, body?: unknown) => {
-  const response = await fetch(new URL(route, base), {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, body: text ? JSON.parse(text) : undefined }
-}
-
 const main = async () => {
   const [llm, deepgram, speech] = await Promise.all([startInstantLlm(), startFakeDeepgram(), startFakeSpeechApis()])
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-bench-voice-tests-"))
@@ -97,10 +88,7 @@ const main = async () => {
   })
   try {
     await waitUntilServing(proc, url, 120_000)
-    const login = await call(url, "POST", "/api/v1/auth/login", {}, admin)
-    const session = { authorization: `Bearer ${login.body.token}` }
-    const key = (await call(url, "POST", "/api/v1/user/api-keys", session, { name: "bench" })).body.api_key as string
-    const auth = { "x-api-key": key }
+    const auth = await adminKeyHeaders(url, admin)
     await call(url, "PUT", "/api/v1/organizations/model-configurations", auth, {
       llm: { provider: "openai", model: "m", api_key: "sk-bench", base_url: llm.baseUrl },
       stt: { provider: "deepgram", api_key: deepgram.apiKey, base_url: deepgram.url },

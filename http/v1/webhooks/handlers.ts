@@ -6,6 +6,16 @@ import { requireRole, requireScope } from "../../security.ts"
 
 const admin = Effect.zipRight(requireScope("webhooks:write"), requireRole("admin"))
 
+/** A page of deliveries in the log's shape. */
+const deliveryPage =
+  (asked: { readonly page: number; readonly limit: number }) =>
+  <Item>({ items, total }: { readonly items: ReadonlyArray<Item>; readonly total: number }) => ({
+    deliveries: items,
+    total_count: total,
+    page: asked.page,
+    limit: asked.limit
+  })
+
 export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   Effect.gen(function*() {
     const webhooks = yield* WebhookEndpoints
@@ -28,12 +38,7 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
       .handle("deliveries", ({ path, urlParams }) =>
         Effect.flatMap(admin, (principal) =>
           webhooks.deliveries(principal, path.endpoint_id, urlParams.page, urlParams.limit)).pipe(
-            Effect.map(({ items, total }) => ({
-              deliveries: items,
-              total_count: total,
-              page: urlParams.page,
-              limit: urlParams.limit
-            }))
+            Effect.map(deliveryPage(urlParams))
           ))
       .handle("redeliver", ({ path }) =>
         Effect.flatMap(admin, (principal) =>
@@ -41,12 +46,7 @@ export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", (handlers)
       .handle("nodeDeliveries", ({ path, urlParams }) =>
         Effect.flatMap(admin, (principal) =>
           webhooks.nodeDeliveries(principal, path.workflow_id, urlParams.page, urlParams.limit)).pipe(
-            Effect.map(({ items, total }) => ({
-              deliveries: items,
-              total_count: total,
-              page: urlParams.page,
-              limit: urlParams.limit
-            }))
+            Effect.map(deliveryPage(urlParams))
           ))
       .handle("redeliverNode", ({ path }) =>
         Effect.flatMap(admin, (principal) =>
