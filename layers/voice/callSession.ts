@@ -218,12 +218,7 @@ export const runCallSession = (
       Effect.gen(function*() {
         const carrier = input.transfer!
         // What the agent is saying is heard before the carrier takes the call elsewhere.
-        yield* playout.speaking.pipe(
-          Effect.delay("50 millis"),
-          Effect.repeat({ while: (speaking) => speaking }),
-          Effect.timeout(WORDS_BEFORE_TRANSFER_MS),
-          Effect.ignore
-        )
+        yield* playout.quiet.pipe(Effect.timeout(WORDS_BEFORE_TRANSFER_MS), Effect.ignore)
         transfer.pending = true
         let returned = false
         const { accepted, outcome } = yield* Effect.gen(function*() {

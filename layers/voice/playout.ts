@@ -30,6 +30,8 @@ export interface Playout {
   readonly played: (name: string) => Effect.Effect<void>
   /** Audio is queued, or sent and still playing at the carrier. */
   readonly speaking: Effect.Effect<boolean>
+  /** Completes once everything queued and sent has played (polled: marks may never come back). */
+  readonly quiet: Effect.Effect<void>
   /** Milliseconds of agent audio played so far over the call (sent, minus what is still ahead of real time). */
   readonly playedMs: Effect.Effect<number>
   /** Milliseconds of agent audio not heard yet: queued here, or sent and still ahead of real time. */
@@ -172,5 +174,11 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
       (now) => (queuedSamples * 1000) / protocol.sampleRate + Math.max(0, audibleUntil - now)
     )
 
-    return { play, mark, clear, played, speaking, playedMs, aheadMs }
+    const quiet = speaking.pipe(
+      Effect.delay("50 millis"),
+      Effect.repeat({ while: (still) => still }),
+      Effect.asVoid
+    )
+
+    return { play, mark, clear, played, speaking, quiet, playedMs, aheadMs }
   })

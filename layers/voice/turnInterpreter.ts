@@ -192,12 +192,7 @@ export const runTurnInterpreter = (services: InterpreterServices): Effect.Effect
     }
     if (finalEnding.reason !== "user_hangup") {
       if (control.goodbye) yield* sayGoodbye
-      yield* playout.speaking.pipe(
-        Effect.delay("50 millis"),
-        Effect.repeat({ while: (speaking) => speaking }),
-        Effect.timeout(LAST_WORDS_MS),
-        Effect.ignore
-      )
+      yield* playout.quiet.pipe(Effect.timeout(LAST_WORDS_MS), Effect.ignore)
       yield* services.hangUp
     }
     return { ending: finalEnding, latenciesMs: control.latencies, failures: control.failures }

@@ -149,6 +149,12 @@ export const VoiceCallsLive = Layer.scoped(
           Effect.forEach(messages, (message) => (open ? write(message) : Effect.void), { discard: true }).pipe(
             Effect.ignore
           )
+        /** Closes the media socket; one the other end closed meanwhile would take the write for ever. */
+        const closeLine = (reason: string) =>
+          Effect.suspend(() => write(new Socket.CloseEvent(1000, reason))).pipe(
+            Effect.timeout("2 seconds"),
+            Effect.ignore
+          )
         const inbound = yield* makeInboundBacklog(run.id)
         let callId: string | null = null
         /** The socket the call's media flows on now: a caller back from a transfer brings a new one. */
@@ -201,8 +207,7 @@ export const VoiceCallsLive = Layer.scoped(
           tts: speech.tts,
           hangUp: Effect.gen(function*() {
             if (source !== "browser") yield* hangUpAtCarrier(run, callId)
-            // A socket the other end closed meanwhile would take the write for ever.
-            yield* write(new Socket.CloseEvent(1000, "call ended")).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+            yield* closeLine("call ended")
           }),
           turnSettings: callTurnSettings(run.workflow_configurations, {
             idleTimeoutMs: voiceIdleSeconds(run.workflow_configurations) * 1000,
@@ -222,14 +227,7 @@ export const VoiceCallsLive = Layer.scoped(
                 streamSurvives: telephony.adapter(source).streamSurvivesTransfer,
                 awaitReturn,
                 // The carrier may have closed the stream itself (the transfer replaced it): nothing is written then.
-                leave: Effect.suspend(() =>
-                  open
-                    ? write(new Socket.CloseEvent(1000, "call transferred")).pipe(
-                      Effect.timeout("2 seconds"),
-                      Effect.ignore
-                    )
-                    : Effect.void
-                )
+                leave: Effect.suspend(() => open ? closeLine("call transferred") : Effect.void)
               }
             }),
           ...(detectsMachines

@@ -92,7 +92,7 @@ export const awaitAnswer = (options: AnswerOptions): Effect.Effect<"voicemail" |
     }
     // Until the message has been heard, or the machine hangs up.
     yield* Effect.raceFirst(
-      playout.speaking.pipe(Effect.delay("50 millis"), Effect.repeat({ while: (speaking) => speaking })),
+      playout.quiet,
       Queue.take(options.events).pipe(Effect.repeat({ until: (event) => event._tag === "HungUp" }))
     ).pipe(Effect.timeout(MESSAGE_MAX_MS), Effect.ignore)
     options.appendTurn({
