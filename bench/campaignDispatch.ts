@@ -5,6 +5,8 @@
  *   aggregate  five campaigns of one organization at 100/s each (500/s in all);
  *   cap        concurrency-cap violations;
  *   throughput peak dispatch throughput of one process across many campaigns;
+ *   completed  the same with calls that are answered and complete (status callbacks, answer document,
+ *              outcome, counters, contact completed): completed calls per second and CPU per call;
  *   takeover   takeover time after SIGKILL with three processes, duplicates and lost contacts.
  * Rates are measured where they matter, at the carrier (the time it receives each call request).
  * Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/campaignDispatch.ts
@@ -17,7 +19,7 @@ import { type FakeCall, startFakeTwilio } from "../test/support/fakeTwilio.ts"
 
 const BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 15)
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "rate,aggregate,cap,throughput,takeover").split(","))
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "rate,aggregate,cap,throughput,completed,takeover").split(","))
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -260,6 +262,73 @@ try {
         `${((placed.at(-1)! - started) / 1000).toFixed(1)} s from the start requests to the last call`
     )
     console.log(cpuLine(cpu, placed.length))
+  }
+
+  if (SECTIONS.has("completed")) {
+    const campaigns = 20
+    const perCampaign = Number(process.env.BENCH_COMPLETED_PER_CAMPAIGN ?? 500)
+    const rate = Number(process.env.BENCH_COMPLETED_RATE ?? 100)
+    section(
+      `completed calls (one process, ${campaigns} campaigns of 4 organizations at ${rate}/s each, ${
+        campaigns * perCampaign
+      } contacts; each call rings 20 ms, is answered, talks 150 ms and completes with signed status callbacks)`
+    )
+    const tenants = await Promise.all(Array.from({ length: 4 }, () => newTenant(single)))
+    const ids = await Promise.all(
+      Array.from({ length: campaigns }, (_, index) =>
+        single.newCampaign(
+          tenants[index % 4]!,
+          numbersFrom(`+14178${String(index).padStart(2, "0")}`, perCampaign),
+          { rate_limit_per_second: rate, circuit_breaker: { enabled: false } },
+          false
+        ))
+    )
+    const finished = async () =>
+      Number(
+        (await single.db.query(
+          `SELECT count(*) AS n FROM campaign_contacts WHERE campaign_id = ANY($1) AND state IN ('completed', 'failed')`,
+          [ids]
+        )).rows[0].n
+      )
+    const samples: Array<{ readonly at: number; readonly count: number }> = []
+    const started = Date.now()
+    const cpu = await measuringCpu(single, async () => {
+      await Promise.all(ids.map((id, index) => single.startCampaign(tenants[index % 4]!, id)))
+      await waitFor(async () => {
+        const count = await finished()
+        samples.push({ at: Date.now(), count })
+        return count >= campaigns * perCampaign
+      }, 180_000)
+    })
+    const elapsed = (Date.now() - started) / 1000
+    const done = await finished()
+    const completedCalls = callsWithPrefix("+14178").filter((call) => call.status === "completed").length
+    const states = (await single.db.query(
+      `SELECT state, count(*) AS n FROM campaign_contacts WHERE campaign_id = ANY($1) GROUP BY state ORDER BY state`,
+      [ids]
+    )).rows.map((row) => `${row.state} ${row.n}`).join(", ")
+    // Polled about every 100 ms: the busiest second is the largest growth over any span of samples of at least 1 s.
+    let busiest = 0
+    for (let end = 0, start = 0; end < samples.length; end++) {
+      while (start + 1 < end && samples[end]!.at - samples[start + 1]!.at >= 1000) start++
+      const span = samples[end]!.at - samples[start]!.at
+      if (span >= 1000) busiest = Math.max(busiest, ((samples[end]!.count - samples[start]!.count) * 1000) / span)
+    }
+    console.log(
+      `${done} contacts finished (${states}) in ${elapsed.toFixed(1)} s: ${
+        (done / elapsed).toFixed(0)
+      } completed calls/s ` +
+        `sustained, ${busiest.toFixed(0)} in the busiest second (theoretical ${
+          campaigns * rate
+        }/s); carrier saw ${completedCalls} completed calls`
+    )
+    console.log(cpuLine(cpu, done))
+    const refused = new Map<string, number>()
+    for (const failure of carrier.callbackFailures()) {
+      const reason = failure.replace(/^\S+ → /, "").slice(0, 120)
+      refused.set(reason, (refused.get(reason) ?? 0) + 1)
+    }
+    for (const [reason, count] of refused) console.log(`callbacks refused: ${count} × ${reason}`)
   }
 } finally {
   await single.close()

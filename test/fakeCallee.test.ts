@@ -591,7 +591,8 @@ describe("loopback Twilio with a streamed callee", () => {
     })
     expect(stream!.events.at(-1)!.event).toEqual({ _tag: "Stopped" })
     await until(() => product.callbacks.some((callback) => callback.CallStatus === "completed"))
-    expect(product.callbacks.map((callback) => callback.CallStatus)).toEqual(["initiated", "in-progress", "completed"])
+    // No StatusCallbackEvent was asked for: Twilio then posts the end only.
+    expect(product.callbacks.map((callback) => callback.CallStatus)).toEqual(["completed"])
     expect(Number(product.callbacks.at(-1)!.CallDuration)).toBeGreaterThanOrEqual(1)
     expect(call.status).toBe("completed")
   })
@@ -640,6 +641,34 @@ describe("loopback Twilio with a streamed callee", () => {
     expect(await call.calleeDone).not.toBeNull()
     await until(() => product.callbacks.some((callback) => callback.CallStatus === "completed"))
     expect(product.callbacks.at(-1)).toMatchObject({ CallStatus: "completed", AnsweredBy: "machine_end_beep" })
+  })
+
+  it("posts the progress events a call asks for with StatusCallbackEvent, in order", async () => {
+    const carrier = await startFakeTwilio({ script: () => ({ outcome: "completed", ringMs: 30, talkMs: 50 }) })
+    carriers.push(carrier)
+    const product = await startProduct(carrier.authToken, () => {})
+    const response = await fetch(`${carrier.url}/2010-04-01/Accounts/${carrier.accountSid}/Calls.json`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(`${carrier.accountSid}:${carrier.authToken}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded"
+      },
+      body: new URLSearchParams([
+        ["To", "+14155550006"],
+        ["From", "+14155550100"],
+        ["Url", `${product.url}/answer`],
+        ["StatusCallback", `${product.url}/status`],
+        ...["initiated", "ringing", "answered", "completed"].map((event) => ["StatusCallbackEvent", event])
+      ])
+    })
+    expect(response.status).toBe(201)
+    await until(() => product.callbacks.some((callback) => callback.CallStatus === "completed"))
+    expect(product.callbacks.map((callback) => callback.CallStatus)).toEqual([
+      "initiated",
+      "ringing",
+      "in-progress",
+      "completed"
+    ])
   })
 
   it("keeps a call without a callee script to its scripted talk time", async () => {

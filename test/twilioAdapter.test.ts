@@ -102,7 +102,10 @@ describe("Twilio adapter", () => {
     expect(Effect.runSync(twilioAdapter.verifyWebhook(account, genuine))).toBe(true)
     expect(
       Effect.runSync(
-        twilioAdapter.verifyWebhook(account, { ...genuine, rawBody: genuine.rawBody.replace("initiated", "completed") })
+        twilioAdapter.verifyWebhook(account, {
+          ...genuine,
+          rawBody: genuine.rawBody.replace("CallStatus=", "CallStatus=busy")
+        })
       )
     ).toBe(false)
     expect(Effect.runSync(twilioAdapter.verifyWebhook(account, { ...genuine, headers: {} }))).toBe(false)

@@ -35,6 +35,7 @@ interface TwilioExtra {
   readonly sid: string
   readonly answerUrl: string
   readonly statusCallback: string
+  readonly statusCallbackEvents: ReadonlyArray<string>
 }
 
 export type FakeCall = LoopbackCall & TwilioExtra
@@ -91,6 +92,9 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     answered_by: null
   })
 
+  /** The last status callback posted for each call, by call sid. */
+  const posted = new Map<string, Promise<unknown>>()
+
   /** The `<Dial>` each transferred call runs, by call sid. */
   const dials = new Map<string, DialMarkup>()
 
@@ -131,7 +135,15 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
           machineDetection: params.get("MachineDetection") === "Enable" ||
             params.get("MachineDetection") === "DetectMessageEnd",
           timeLimitSeconds: single.TimeLimit ? Number(single.TimeLimit) : null,
-          extra: { sid, answerUrl: single.Url, statusCallback: single.StatusCallback ?? "" }
+          extra: {
+            sid,
+            answerUrl: single.Url,
+            statusCallback: single.StatusCallback ?? "",
+            // Twilio posts only the events asked for with StatusCallbackEvent, `completed` when none is named.
+            statusCallbackEvents: params.getAll("StatusCallbackEvent").length > 0
+              ? params.getAll("StatusCallbackEvent")
+              : ["completed"]
+          }
         })
         await engine.replyDelay(call)
         return json(201, resource(call))
@@ -166,15 +178,23 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     },
 
     report: async (call, step, engine) => {
+      // One call's callbacks are posted one after the other, as Twilio sends them.
       const post = (status: string, extra: Record<string, string> = {}) => {
         const params = callbackParams(call, status, extra)
-        return engine.deliver(call.statusCallback, signedForm(authToken, call.statusCallback, params))
+        const previous = posted.get(call.sid) ?? Promise.resolve()
+        const delivered = previous.then(() =>
+          engine.deliver(call.statusCallback, signedForm(authToken, call.statusCallback, params))
+        )
+        posted.set(call.sid, delivered)
+        return delivered
       }
+      const asked = (event: string) => call.statusCallbackEvents.includes(event)
       if (call.statusCallback === "") return
-      // Ringing is reported only when asked for with StatusCallbackEvent; the verdict rides on the answered callback.
-      if (step === "initiated") await post("initiated")
-      if (step === "answered") await post("in-progress", answeredBy(call))
-      if (step === "ended") {
+      // The verdict rides on the answered callback.
+      if (step === "initiated" && asked("initiated")) await post("initiated")
+      if (step === "ringing" && asked("ringing")) await post("ringing")
+      if (step === "answered" && asked("answered")) await post("in-progress", answeredBy(call))
+      if (step === "ended" && asked("completed")) {
         await post(call.status, { CallDuration: String(engine.talkSeconds(call)), ...answeredBy(call) })
       }
     },

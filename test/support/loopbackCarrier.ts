@@ -241,10 +241,11 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     try {
       const response = await fetch(url, init)
       const text = await response.text()
-      if (!response.ok) callbackFailures.push(`${url} → ${response.status} ${text}`)
+      if (!response.ok) callbackFailures.push(`${url} → ${response.status} ${text.slice(0, 200)}`)
       return { status: response.status, text }
     } catch (error) {
-      callbackFailures.push(`${url} → ${(error as Error).message}`)
+      const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause
+      callbackFailures.push(`${url} → ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`)
       return { status: 0, text: "" }
     }
   }

@@ -112,7 +112,9 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
         StatusCallbackMethod: "POST",
         TimeLimit: String(call.timeLimitSeconds)
       })
-      for (const event of ["initiated", "ringing", "answered", "completed"]) form.append("StatusCallbackEvent", event)
+      // Only the end: the answer document already names the call and carries AMD's verdict (MachineDetection
+      // Enable decides before it is fetched), so initiated/ringing/answered callbacks would only cost requests.
+      form.append("StatusCallbackEvent", "completed")
       if (account.machineDetection) form.set("MachineDetection", "Enable")
       const { status, body } = yield* request(account, callsPath(account), form).pipe(
         Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false }))
