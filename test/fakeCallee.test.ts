@@ -654,11 +654,13 @@ describe("loopback Twilio with a streamed callee", () => {
         "content-type": "application/x-www-form-urlencoded"
       },
       body: new URLSearchParams([
-        ["To", "+14155550006"],
+        ["To", "+14155550006"] as [string, string],
         ["From", "+14155550100"],
         ["Url", `${product.url}/answer`],
         ["StatusCallback", `${product.url}/status`],
-        ...["initiated", "ringing", "answered", "completed"].map((event) => ["StatusCallbackEvent", event])
+        ...["initiated", "ringing", "answered", "completed"].map((
+          event
+        ): [string, string] => ["StatusCallbackEvent", event])
       ])
     })
     expect(response.status).toBe(201)
