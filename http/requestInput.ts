@@ -47,6 +47,9 @@ const jsonBodyProblems = (text: string): Array<FieldProblem> => {
   }))
 }
 
+/** Whether `text` can be a JSON document: JSON text starts (after white space) with one of these. */
+const looksLikeJson = (text: string) => /^\s*[{["0-9tfn-]/.test(text)
+
 /** What the endpoint will read from the body: as declared, or every way a carrier's adapter may parse it. */
 const bodyProblems = (policy: "Decoded" | "Raw", mediaType: string | undefined, text: string): Array<FieldProblem> => {
   if (policy === "Decoded") {
@@ -54,7 +57,8 @@ const bodyProblems = (policy: "Decoded" | "Raw", mediaType: string | undefined, 
       ? textProblems("body", new URLSearchParams(text))
       : jsonBodyProblems(text)
   }
-  const asJson = jsonBodyProblems(text).filter((problem) => problem !== JSON_INVALID)
+  // A form body (a carrier's callback) is not JSON: parsing it anyway would throw, and throwing costs a stack trace.
+  const asJson = looksLikeJson(text) ? jsonBodyProblems(text).filter((problem) => problem !== JSON_INVALID) : []
   return [...textProblems("body", new URLSearchParams(text)), ...asJson]
 }
 
@@ -83,10 +87,12 @@ export const checkRequestInput = Effect.gen(function*() {
 
   const limit = bodyLimitOf(path)
   if (!HttpMethod.hasBody(request.method) || limit._tag === "Streamed" || !declaresBody(request.headers)) return
-  const tooLarge = new PayloadTooLarge({
-    message: `Request body is larger than this endpoint takes (${sizeText(limit.maxBytes)})`
-  })
-  if (Number(request.headers["content-length"] ?? 0) > limit.maxBytes) return yield* tooLarge
+  // Made only when needed: an error captures a stack trace, which every carrier callback would pay for.
+  const tooLarge = () =>
+    new PayloadTooLarge({
+      message: `Request body is larger than this endpoint takes (${sizeText(limit.maxBytes)})`
+    })
+  if (Number(request.headers["content-length"] ?? 0) > limit.maxBytes) return yield* tooLarge()
   const mediaType = mediaTypeOf(request.headers["content-type"])
   if (limit._tag === "Decoded" && mediaType !== undefined && mediaType !== JSON_TYPE && mediaType !== FORM_TYPE) {
     return yield* new UnsupportedMediaType({
@@ -95,7 +101,7 @@ export const checkRequestInput = Effect.gen(function*() {
   }
   const text = yield* request.text.pipe(
     HttpIncomingMessage.withMaxBodySize(Option.some(limit.maxBytes)),
-    Effect.catchAll((error) => (isOverLimit(error) ? Effect.fail(tooLarge) : Effect.die(error)))
+    Effect.catchAll((error) => (isOverLimit(error) ? Effect.fail(tooLarge()) : Effect.die(error)))
   )
   if (text === "") return
   const problems = bodyProblems(limit._tag, mediaType, text)

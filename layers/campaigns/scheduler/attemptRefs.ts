@@ -21,23 +21,6 @@ export const makeAttemptRefs = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const remembered = new Map<number, AttemptRef>()
 
-  const of = (runId: number) =>
-    Effect.suspend(() => {
-      const known = remembered.get(runId)
-      if (known) return Effect.succeed<AttemptRef | undefined>(known)
-      return Effect.map(
-        sql<AttemptRef>`
-          SELECT id, organization_id, telephony_configuration_id, provider FROM campaign_attempts WHERE run_id = ${runId}`,
-        ([attempt]) => {
-          if (attempt) {
-            remembered.set(runId, attempt)
-            if (remembered.size > REMEMBERED) remembered.delete(remembered.keys().next().value!)
-          }
-          return attempt
-        }
-      )
-    })
-
   /** Carrier call ids of attempts, once written: an attempt's id never changes after that. */
   const callIds = new Map<number, string>()
 
@@ -45,6 +28,26 @@ export const makeAttemptRefs = Effect.gen(function*() {
     callIds.set(runId, callId)
     if (callIds.size > REMEMBERED) callIds.delete(callIds.keys().next().value!)
   }
+
+  const of = (runId: number) =>
+    Effect.suspend(() => {
+      const known = remembered.get(runId)
+      if (known) return Effect.succeed<AttemptRef | undefined>(known)
+      // The call's id comes along: the dialer has usually written it from the placement's reply by now.
+      return Effect.map(
+        sql<AttemptRef & { readonly provider_call_id: string | null }>`
+          SELECT id, organization_id, telephony_configuration_id, provider, provider_call_id
+          FROM campaign_attempts WHERE run_id = ${runId}`,
+        ([row]) => {
+          if (!row) return undefined
+          const { provider_call_id, ...attempt } = row
+          remembered.set(runId, attempt)
+          if (remembered.size > REMEMBERED) remembered.delete(remembered.keys().next().value!)
+          if (provider_call_id !== null) remember(runId, provider_call_id)
+          return attempt
+        }
+      )
+    })
 
   /**
    * The carrier's id of the call placed for a run's attempt, as a signed callback that names
