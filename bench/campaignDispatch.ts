@@ -135,7 +135,7 @@ const rateLine = (label: string, times: ReadonlyArray<number>, limit: number) =>
 
 const single = await startDialerCluster(BASE, 1, {
   TALKGRAPH_ORG_MAX_CONCURRENT_CALLS: "100000",
-  TALKGRAPH_SCHEDULER_POLL_MS: "500"
+  TALKGRAPH_SCHEDULER_POLL_MS: "500", LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error"
 })
 try {
   if (SECTIONS.has("rate")) {
@@ -329,6 +329,12 @@ try {
       refused.set(reason, (refused.get(reason) ?? 0) + 1)
     }
     for (const [reason, count] of refused) console.log(`callbacks refused: ${count} × ${reason}`)
+    for (const [code, count] of single.balancer.forwardFailures()) {
+      console.log(`the balancer could not forward ${count} requests: ${code}`)
+    }
+    if (refused.size > 0) {
+      console.log(`server's last words:\n${single.nodes[0]!.proc.output().slice(-3000)}`)
+    }
   }
 } finally {
   await single.close()

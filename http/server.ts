@@ -98,6 +98,15 @@ const DocsLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })
 )
 
+/**
+ * How long an idle keep-alive connection stays open: longer than the idle timeout of the proxies
+ * carriers reach us through (60 s on AWS's load balancers, nginx's upstream keep-alive), so it is
+ * always the proxy that closes an idle connection. With Node's default of 5 s the server closed
+ * connections the proxy was about to reuse, and the request on it failed (a 502 to the carrier,
+ * whose status callback is then lost).
+ */
+const KEEP_ALIVE_MS = 65_000
+
 /** How long responses already being written get to finish once the server is closing. */
 const CLOSE_GRACE_MS = 1000
 
@@ -108,7 +117,7 @@ const CLOSE_GRACE_MS = 1000
  * hold the connection, and the process, forever. After a short grace they are cut.
  */
 export const closableServer = () => {
-  const server = createServer()
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS, headersTimeout: KEEP_ALIVE_MS + 1000 })
   server.on("request", answerUnavailableUnlessServing(server))
   const close = server.close.bind(server)
   server.close = (callback) => {

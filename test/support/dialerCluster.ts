@@ -170,7 +170,7 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
     await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
   }
 
-  return { nodes, db, databaseUrl, newTenant, newCampaign, startCampaign, spawnNode, close }
+  return { nodes, db, databaseUrl, balancer, newTenant, newCampaign, startCampaign, spawnNode, close }
 }
 
 export type DialerCluster = Awaited<ReturnType<typeof startDialerCluster>>

@@ -8,12 +8,16 @@ import type { AddressInfo } from "node:net"
  */
 export const startLoadBalancer = async () => {
   const backends: Array<string> = []
+  // Like a cloud load balancer: connections to backends are reused, and closed after 60 s idle.
+  const agent = new http.Agent({ keepAlive: true, timeout: 60_000 })
+  /** Why forwarding failed, with how often: what a 502 from the balancer stood for. */
+  const forwardFailures = new Map<string, number>()
   let next = 0
 
   const forward = (target: string, request: http.IncomingMessage, body: Buffer) =>
     new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
       const url = new URL(request.url ?? "/", target)
-      const outgoing = http.request(url, { method: request.method, headers: request.headers }, (response) => {
+      const outgoing = http.request(url, { method: request.method, headers: request.headers, agent }, (response) => {
         const chunks: Array<Buffer> = []
         response.on("data", (chunk) => chunks.push(chunk))
         response.on(
@@ -36,8 +40,10 @@ export const startLoadBalancer = async () => {
         response.writeHead(reply.status, reply.headers)
         response.end(reply.body)
         return
-      } catch {
+      } catch (error) {
         // that process is gone; try the next one
+        const code = (error as { code?: string }).code ?? String(error)
+        forwardFailures.set(code, (forwardFailures.get(code) ?? 0) + 1)
       }
     }
     response.writeHead(502)
@@ -47,9 +53,11 @@ export const startLoadBalancer = async () => {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     add: (backend: string) => backends.push(backend),
+    forwardFailures: () => new Map(forwardFailures),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
+        agent.destroy()
         server.close(() => resolve())
       })
   }
