@@ -33,16 +33,24 @@ export interface WarmTransferRequest {
   readonly whisper: string
   /** Where the carrier reports the destination leg's progress (signed like every callback of the call). */
   readonly eventUrl: string
+  /**
+   * Where a carrier that fetches instructions (Plivo's `answer_url` and `aleg_url`) gets them:
+   * with `?part=destination` the destination's, with `?part=caller` the caller's.
+   */
+  readonly markupUrl: string
   /** The conference the caller and the destination meet in, unique to the transfer. */
   readonly room: string
 }
+
+/** Which call's instructions a warm transfer's markup URL is fetched for. */
+export type WarmMarkupPart = "destination" | "caller"
 
 /** How a warm transfer's destination leg goes, as its callbacks say. */
 export type WarmStep =
   /** The destination picked up; it has not heard the whisper yet. */
   | { readonly _tag: "Answered"; readonly legId: string }
-  /** The destination heard the whisper and waits for the caller. */
-  | { readonly _tag: "Briefed"; readonly legId: string }
+  /** The destination heard the whisper and waits for the caller; null: the callback names no call (Vonage's `notify`). */
+  | { readonly _tag: "Briefed"; readonly legId: string | null }
   /** The leg is over before the caller was joined: why it did not go through. */
   | { readonly _tag: "Ended"; readonly legId: string; readonly outcome: Exclude<TransferOutcome, "answered"> }
 
@@ -70,6 +78,10 @@ export interface WarmTransferAdapter<R = never> {
   ) => Effect.Effect<void, CarrierUnavailable, R>
   /** What the leg's callbacks are answered with. */
   readonly eventReply: { readonly contentType: string; readonly body: string }
+  /** The instructions fetched from `markupUrl`, on carriers that fetch them; null on the others. */
+  readonly markup:
+    | ((request: WarmTransferRequest, part: WarmMarkupPart) => { readonly contentType: string; readonly body: string })
+    | null
 }
 
 export const Providers: ReadonlyArray<Provider> = carrierProviders

@@ -164,6 +164,12 @@ export const makeCallTransfers = (
       function*(provider: Provider, runId: number, request: WebhookRequest) {
         const adapter = yield* verified(provider, runId, request)
         const query = new URL(request.url).searchParams
+        const part = query.get("part")
+        if (part === "destination" || part === "caller") {
+          const instructions = warm.markup(runId, part)
+          if (instructions === null) return yield* new NotFound({ resource: "Transfer", id: runId })
+          return instructions
+        }
         const endpoint = transferEndpointOf(query.get("to") ?? "")
         const timeout = Number(query.get("timeout"))
         if (endpoint === null || !Number.isInteger(timeout)) {

@@ -6,6 +6,7 @@ import type {
   PlacedCallRef,
   TelephonyShape,
   TransferOutcome,
+  WarmMarkupPart,
   WarmTransferAdapter,
   WarmTransferRequest,
   WebhookRequest
@@ -21,6 +22,8 @@ interface PendingWarm {
   readonly caller: PlacedCallRef
   readonly request: WarmTransferRequest
   legId: string | null
+  /** The leg's live id where its callbacks name it apart from the placement's (Plivo's CallUUID). */
+  liveLegId: string | null
   /** The carrier said the leg is over: nothing is left to hang up. */
   legEnded: boolean
   readonly outcome: Deferred.Deferred<TransferOutcome>
@@ -75,9 +78,11 @@ export const makeWarmTransfers = (
             timeoutSeconds,
             whisper,
             eventUrl: transferEventUrl(publicUrl, account.value.provider, run.id),
+            markupUrl: `${transferEventUrl(publicUrl, account.value.provider, run.id)}/markup`,
             room: `talkgraph-transfer-${run.id}-${yield* Clock.currentTimeMillis}`
           },
           legId: null,
+          liveLegId: null,
           legEnded: false,
           outcome: yield* Deferred.make<TransferOutcome>()
         }
@@ -97,7 +102,10 @@ export const makeWarmTransfers = (
         )
         // Given up on our side (no word, or the briefing or the join failed): the destination must not stay on the line.
         if (outcome !== "answered" && !warm.legEnded) {
-          yield* adapter.hangUp(warm.account, { providerCallId: dialled.right.legId, liveCallId: dialled.right.legId })
+          yield* adapter.hangUp(warm.account, {
+            providerCallId: dialled.right.legId,
+            liveCallId: warm.liveLegId ?? dialled.right.legId
+          })
             .pipe(Effect.ignoreLogged)
         }
         return { outcome, accepted: true }
@@ -121,11 +129,11 @@ export const makeWarmTransfers = (
         const step = warm.warm.parseEvent(request)
         if (Option.isNone(step)) return reply
         const { legId } = step.value
-        // Another call's event on the same URL (the caller entering Twilio's conference) is not the leg's.
-        const theLeg = warm.legId === null
-          ? legId !== warm.caller.providerCallId && legId !== warm.caller.liveCallId
-          : legId === warm.legId
-        if (!theLeg || (yield* Deferred.isDone(warm.outcome))) return reply
+        // The caller's own events on the same URL (entering Twilio's conference) are not the leg's.
+        // The leg's may name it by another id than its placement's (Plivo's CallUUID).
+        if (legId !== null && (legId === warm.caller.providerCallId || legId === warm.caller.liveCallId)) return reply
+        if (legId !== null && legId !== warm.legId) warm.liveLegId = legId
+        if (yield* Deferred.isDone(warm.outcome)) return reply
         const failed = (what: string) => (error: { readonly message: string }) =>
           Effect.logWarning(`A warm transfer could not ${what}`, { run_id: runId, error: error.message }).pipe(
             Effect.zipRight(settle(warm, "failed"))
@@ -134,14 +142,14 @@ export const makeWarmTransfers = (
           case "Answered": {
             const brief = warm.warm.brief
             if (brief !== null) {
-              yield* brief(warm.account, legId, warm.request).pipe(
+              yield* brief(warm.account, step.value.legId, warm.request).pipe(
                 Effect.catchAll(failed("brief the destination"))
               )
             }
             return reply
           }
           case "Briefed":
-            yield* warm.warm.join(warm.account, warm.caller, legId, warm.request).pipe(
+            yield* warm.warm.join(warm.account, warm.caller, legId ?? warm.legId ?? "", warm.request).pipe(
               Effect.zipRight(settle(warm, "answered")),
               Effect.catchAll(failed("join the caller"))
             )
@@ -153,5 +161,11 @@ export const makeWarmTransfers = (
         }
       })
 
-    return { transfer, isPending, event }
+    /** The instructions a carrier fetches for the run's warm transfer (the destination's or the caller's); null when none is under way. */
+    const markup = (runId: number, part: WarmMarkupPart) => {
+      const warm = pending.get(runId)
+      return warm === undefined || warm.warm.markup === null ? null : warm.warm.markup(warm.request, part)
+    }
+
+    return { transfer, isPending, event, markup }
   })

@@ -29,3 +29,24 @@ export const conferenceMarkup = (markup: string): ConferenceMarkup | null => {
     events
   }
 }
+
+/**
+ * A Plivo XML document that joins a conference (plivo.com/docs/voice/xml/conference): what it
+ * speaks first (`<Speak>`), and the `<Conference>` element itself (not nested in a `<Dial>`),
+ * whose `callbackUrl` hears members entering and leaving; `callbackMethod` is GET or POST.
+ */
+export const plivoConferenceMarkup = (markup: string): ConferenceMarkup | null => {
+  const conference = /<Conference\b([^>]*)>([^<]+)<\/Conference>/.exec(markup)
+  if (!conference) return null
+  const found = attributes(conference[1]!)
+  if (found.callbackMethod !== undefined && found.callbackMethod !== "GET" && found.callbackMethod !== "POST") {
+    return null
+  }
+  const before = markup.slice(0, conference.index)
+  return {
+    said: [...before.matchAll(/<Speak\b[^>]*>([^<]*)<\/Speak>/g)].map((speak) => unescapeXml(speak[1]!.trim())),
+    room: unescapeXml(conference[2]!.trim()),
+    attributes: found,
+    events: found.callbackUrl ? ["enter", "exit"] : []
+  }
+}

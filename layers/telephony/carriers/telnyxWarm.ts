@@ -91,5 +91,8 @@ export const telnyxWarmTransfer: WarmTransferAdapter<OutboundHttp> = {
       "bridge the caller to the destination"
     ).pipe(Effect.asVoid, Effect.withSpan("Telnyx.warmJoin")),
 
-  eventReply: { contentType: "application/json", body: "{}" }
+  eventReply: { contentType: "application/json", body: "{}" },
+
+  // The leg's instructions go with the call itself.
+  markup: null
 }

@@ -106,5 +106,8 @@ export const twilioWarmTransfer: WarmTransferAdapter<OutboundHttp> = {
       Effect.withSpan("Twilio.warmJoin")
     ),
 
-  eventReply: { contentType: "text/xml", body: `${XML}<Response/>` }
+  eventReply: { contentType: "text/xml", body: `${XML}<Response/>` },
+
+  // The leg's instructions go with the call itself.
+  markup: null
 }
