@@ -35,15 +35,14 @@ export interface WarmTransferRequest {
   readonly eventUrl: string
   /**
    * Where a carrier that fetches instructions (Plivo's `answer_url` and `aleg_url`) gets them:
-   * with `?part=destination` the destination's, with `?part=caller` the caller's.
+   * with `?part=destination` the destination's, with `?part=caller&room=…` the caller's.
    */
   readonly markupUrl: string
   /** The conference the caller and the destination meet in, unique to the transfer. */
   readonly room: string
 }
 
-/** Which call's instructions a warm transfer's markup URL is fetched for. */
-export type WarmMarkupPart = "destination" | "caller"
+
 
 /** How a warm transfer's destination leg goes, as its callbacks say. */
 export type WarmStep =
@@ -78,10 +77,15 @@ export interface WarmTransferAdapter<R = never> {
   ) => Effect.Effect<void, CarrierUnavailable, R>
   /** What the leg's callbacks are answered with. */
   readonly eventReply: { readonly contentType: string; readonly body: string }
-  /** The instructions fetched from `markupUrl`, on carriers that fetch them; null on the others. */
-  readonly markup:
-    | ((request: WarmTransferRequest, part: WarmMarkupPart) => { readonly contentType: string; readonly body: string })
-    | null
+  /**
+   * The instructions fetched from `markupUrl`, on carriers that fetch them (null on the others):
+   * the destination's while it is rung, the caller's (the conference `room`, named in the URL,
+   * which the carrier's signature covers) once the transfer is settled.
+   */
+  readonly markup: {
+    readonly destination: (request: WarmTransferRequest) => { readonly contentType: string; readonly body: string }
+    readonly caller: (room: string) => { readonly contentType: string; readonly body: string }
+  } | null
 }
 
 export const Providers: ReadonlyArray<Provider> = carrierProviders

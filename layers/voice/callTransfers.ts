@@ -164,12 +164,16 @@ export const makeCallTransfers = (
       function*(provider: Provider, runId: number, request: WebhookRequest) {
         const adapter = yield* verified(provider, runId, request)
         const query = new URL(request.url).searchParams
+        // A warm transfer's: the destination's while it rings, the caller's (its conference) once it is joined.
         const part = query.get("part")
-        if (part === "destination" || part === "caller") {
-          const instructions = warm.markup(runId, part)
-          if (instructions === null) return yield* new NotFound({ resource: "Transfer", id: runId })
-          return instructions
-        }
+        const room = query.get("room")
+        const instructions = part === "destination"
+          ? warm.destinationMarkup(runId)
+          : part === "caller" && room !== null && adapter.warm?.markup
+          ? adapter.warm.markup.caller(room)
+          : undefined
+        if (instructions === null) return yield* new NotFound({ resource: "Transfer", id: runId })
+        if (instructions !== undefined) return instructions
         const endpoint = transferEndpointOf(query.get("to") ?? "")
         const timeout = Number(query.get("timeout"))
         if (endpoint === null || !Number.isInteger(timeout)) {

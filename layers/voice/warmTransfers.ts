@@ -6,7 +6,6 @@ import type {
   PlacedCallRef,
   TelephonyShape,
   TransferOutcome,
-  WarmMarkupPart,
   WarmTransferAdapter,
   WarmTransferRequest,
   WebhookRequest
@@ -161,11 +160,11 @@ export const makeWarmTransfers = (
         }
       })
 
-    /** The instructions a carrier fetches for the run's warm transfer (the destination's or the caller's); null when none is under way. */
-    const markup = (runId: number, part: WarmMarkupPart) => {
+    /** The instructions the destination's call fetches (the whisper, the conference); null when no warm transfer is under way. */
+    const destinationMarkup = (runId: number) => {
       const warm = pending.get(runId)
-      return warm === undefined || warm.warm.markup === null ? null : warm.warm.markup(warm.request, part)
+      return warm === undefined || warm.warm.markup === null ? null : warm.warm.markup.destination(warm.request)
     }
 
-    return { transfer, isPending, event, markup }
+    return { transfer, isPending, event, destinationMarkup }
   })

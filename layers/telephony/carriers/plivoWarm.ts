@@ -13,19 +13,22 @@ import { escapeXml } from "./xml.ts"
 const XML = `<?xml version="1.0" encoding="UTF-8"?>`
 
 const markupUrl = (request: WarmTransferRequest, part: "destination" | "caller") =>
-  `${request.markupUrl}?${new URLSearchParams({ part })}`
+  `${request.markupUrl}?${
+    new URLSearchParams(part === "destination" ? { part } : { part, room: request.room })
+  }`
 
 /**
  * The conference both calls meet in (plivo.com/docs/voice/xml/conference): either leaving ends
  * it. The destination's `callbackUrl` hears `ConferenceAction=enter` once it is in, after the
  * whisper.
  */
-const conferenceXml = (request: WarmTransferRequest, part: "destination" | "caller") =>
-  part === "destination"
-    ? `${XML}<Response><Speak>${escapeXml(request.whisper)}</Speak><Conference endConferenceOnExit="true" callbackUrl="${
-      escapeXml(request.eventUrl)
-    }" callbackMethod="POST">${escapeXml(request.room)}</Conference></Response>`
-    : `${XML}<Response><Conference endConferenceOnExit="true">${escapeXml(request.room)}</Conference></Response>`
+const destinationXml = (request: WarmTransferRequest) =>
+  `${XML}<Response><Speak>${escapeXml(request.whisper)}</Speak><Conference endConferenceOnExit="true" callbackUrl="${
+    escapeXml(request.eventUrl)
+  }" callbackMethod="POST">${escapeXml(request.room)}</Conference></Response>`
+
+const callerXml = (room: string) =>
+  `${XML}<Response><Conference endConferenceOnExit="true">${escapeXml(room)}</Conference></Response>`
 
 /** The leg's hangup before it entered the conference, by its `CallStatus`. */
 const endedOutcome = (status: string): Exclude<TransferOutcome, "answered"> => {
@@ -101,5 +104,8 @@ export const plivoWarmTransfer: WarmTransferAdapter<OutboundHttp> = {
 
   eventReply: { contentType: "text/xml", body: `${XML}<Response/>` },
 
-  markup: (request, part) => ({ contentType: "text/xml", body: conferenceXml(request, part) })
+  markup: {
+    destination: (request) => ({ contentType: "text/xml", body: destinationXml(request) }),
+    caller: (room) => ({ contentType: "text/xml", body: callerXml(room) })
+  }
 }
