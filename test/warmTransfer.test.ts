@@ -20,7 +20,7 @@ import { useVoiceModels } from "./support/voiceFixtures.ts"
 // the agent tells the caller so.
 
 /** The carriers whose adapters carry out warm transfers. */
-const WARM_CARRIERS: ReadonlyArray<CarrierProviderName> = ["twilio", "telnyx", "plivo"]
+const WARM_CARRIERS: ReadonlyArray<CarrierProviderName> = ["twilio", "telnyx", "plivo", "vonage"]
 
 let server: RunningServer
 let api: Client
