@@ -42,8 +42,6 @@ export interface WarmTransferRequest {
   readonly room: string
 }
 
-
-
 /** How a warm transfer's destination leg goes, as its callbacks say. */
 export type WarmStep =
   /** The destination picked up; it has not heard the whisper yet. */
@@ -66,7 +64,11 @@ export interface WarmTransferAdapter<R = never> {
    * `speak`, then `call.speak.ended` is the briefing's end); null where the dial's instructions say it.
    */
   readonly brief:
-    | ((account: CarrierAccount, legId: string, request: WarmTransferRequest) => Effect.Effect<void, CarrierUnavailable, R>)
+    | ((
+      account: CarrierAccount,
+      legId: string,
+      request: WarmTransferRequest
+    ) => Effect.Effect<void, CarrierUnavailable, R>)
     | null
   /** Joins the caller with the briefed destination: the caller's stream with the agent ends. */
   readonly join: (

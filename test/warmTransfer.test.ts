@@ -3,7 +3,12 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
 import type { CalleeScript } from "./support/calleeScript.ts"
-import { carrierNumber, type CarrierProviderName, type CarrierStandIn, startCarrierStandIn } from "./support/carrierStandIns.ts"
+import {
+  carrierNumber,
+  type CarrierProviderName,
+  type CarrierStandIn,
+  startCarrierStandIn
+} from "./support/carrierStandIns.ts"
 import { createWorkflow } from "./support/chatFixtures.ts"
 import { type Client, client } from "./support/client.ts"
 import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
@@ -13,6 +18,7 @@ import type { DestinationBehaviour } from "./support/loopbackCarrier.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 import { useVoiceModels } from "./support/voiceFixtures.ts"
+import { startWebhookReceiver, type WebhookReceiver } from "./support/webhookReceiver.ts"
 
 // Warm transfers over the carriers' loopback stand-ins: the caller presses a key, the model calls
 // the transfer tool, the carrier rings the destination on a call of its own while the caller stays
@@ -28,6 +34,7 @@ const standIns = new Map<CarrierProviderName, CarrierStandIn>()
 let deepgram: FakeDeepgram
 let speech: FakeSpeechApis
 let llm: ScriptedLlm
+let receiver: WebhookReceiver
 
 const HOLD = "Please hold while I see whether they are free."
 const UNAVAILABLE = "I am sorry, they are not available right now. Can I help you myself?"
@@ -80,6 +87,7 @@ beforeAll(async () => {
     startFakeSpeechApis(),
     startScriptedLlm({ answer: switchboard })
   ])
+  receiver = await startWebhookReceiver()
   for (const provider of WARM_CARRIERS) standIns.set(provider, await startCarrierStandIn(provider))
   server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
   api = client(server.url)
@@ -87,7 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close()
   await Promise.all([...standIns.values()].map((standIn) => standIn.close()))
-  await Promise.all([deepgram?.close(), speech?.close(), llm?.close()])
+  await Promise.all([deepgram?.close(), speech?.close(), llm?.close(), receiver?.close()])
 })
 
 interface StoredRun {
@@ -114,7 +122,7 @@ let sequence = 0
 const warmCall = async (
   provider: CarrierProviderName,
   behaviour: DestinationBehaviour,
-  options: { readonly key?: string; readonly whisperMessage?: string } = {}
+  options: { readonly key?: string; readonly whisperMessage?: string; readonly webhooks?: boolean } = {}
 ) => {
   const standIn = standIns.get(provider)!
   const index = ++sequence
@@ -123,6 +131,13 @@ const warmCall = async (
   const account = await newAccount(api)
   await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
   await carrierTelephony(api, { token: account.token }, standIn)
+  if (options.webhooks) {
+    const endpoint = await api.post("/api/v1/webhooks", { url: receiver.url, event_types: ["call.transfer"] }, {
+      token: account.token
+    })
+    expect(endpoint.status).toBe(200)
+    receiver.useSecret(endpoint.body.secret)
+  }
   const tool = await api.post("/api/v1/tools", {
     name: "Transfer the caller",
     definition: {
@@ -147,7 +162,7 @@ const warmCall = async (
   const call = calls.find((candidate) => candidate.to === carrierNumber(provider, to))!
   const leg = calls.find((candidate) => candidate.to === destination)
   await eventually(async () => call.endedAt !== null || undefined, 10_000, "the caller's call ended")
-  return { provider, run, call, leg, to, standIn }
+  return { provider, runId: created.body.data.run_id as number, run, call, leg, to, standIn }
 }
 
 const toolCallOf = (run: StoredRun) =>
@@ -171,7 +186,11 @@ describe("warm transfer (transfer_call, transfer_type warm)", () => {
         expect(run.gathered_context).toMatchObject({ transfer_outcome: "answered", transfer_type: "warm" })
         expect(JSON.parse(toolCallOf(run).result)).toMatchObject({ outcome: "answered" })
         // The destination was rung from the caller's line, heard the whisper, and was joined with the caller.
-        expect({ provider, heard: leg?.heard, from: leg?.from }).toEqual({ provider, heard: [whisper], from: call.from })
+        expect({ provider, heard: leg?.heard, from: leg?.from }).toEqual({
+          provider,
+          heard: [whisper],
+          from: call.from
+        })
         expect({ provider, joined: call.joinedWith }).toEqual({ provider, joined: leg!.id })
         expect({ provider, caller: call.endedBy, destination: leg!.endedBy }).toEqual({
           provider,
@@ -205,14 +224,22 @@ describe("warm transfer (transfer_call, transfer_type warm)", () => {
         })
         expect(JSON.parse(toolCallOf(run).result)).toMatchObject({ outcome })
         // The caller never left the agent's stream: the agent told them, and they hung up themselves.
-        expect({ provider, outcome, end_reason: run.end_reason }).toEqual({ provider, outcome, end_reason: "user_hangup" })
+        expect({ provider, outcome, end_reason: run.end_reason }).toEqual({
+          provider,
+          outcome,
+          end_reason: "user_hangup"
+        })
         expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
         expect({ provider, endedBy: call.endedBy, joined: call.joinedWith }).toEqual({
           provider,
           endedBy: "far-end",
           joined: null
         })
-        expect({ provider, heard: leg?.heard, answered: leg?.answeredAt }).toEqual({ provider, heard: [], answered: null })
+        expect({ provider, heard: leg?.heard, answered: leg?.answeredAt }).toEqual({
+          provider,
+          heard: [],
+          answered: null
+        })
       }
       expect(WARM_CARRIERS.flatMap((provider) => standIns.get(provider)!.callbackFailures())).toEqual([])
     },
@@ -227,6 +254,23 @@ describe("warm transfer (transfer_call, transfer_type warm)", () => {
         `A caller from ${to} is being transferred to you. Their last words were: "The caller pressed 4 on the keypad.".`
       ])
     }
+  }, 60_000)
+
+  it("sends call.transfer with the destination, the outcome and the transfer's type", async () => {
+    const { runId } = await warmCall("twilio", "busy", { webhooks: true })
+    const message = await eventually(
+      async () =>
+        receiver.accepted().find((candidate) => (candidate.body.data as { run_id?: number }).run_id === runId),
+      15_000,
+      "call.transfer delivered"
+    )
+    expect(message.body).toMatchObject({
+      type: "call.transfer",
+      data: {
+        run_id: runId,
+        transfer: { destination: expect.stringMatching(/^\+1415555\d{4}$/), outcome: "busy", type: "warm" }
+      }
+    })
   }, 60_000)
 
   it("refuses a transfer_call config whose transfer_type is not cold or warm", async () => {

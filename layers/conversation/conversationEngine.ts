@@ -47,11 +47,11 @@ import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { toolVariables } from "../../src/tools/httpToolRequest.ts"
 import { fillerOf } from "../../src/tools/toolDefinition.ts"
 import { callChangesSomething, type RunnableTool } from "../../src/tools/toolRun.ts"
+import { fallbackWhisper, whisperMessages, whisperOf, whisperSchema } from "../../src/tools/transferWhisper.ts"
 import { type AutoRetrieval, makeAutoRetrieval } from "./autoRetrieval.ts"
 import { doNotCallCall } from "./doNotCallCall.ts"
 import { sendDtmfCall } from "./sendDtmfCall.ts"
 import { transferCallTool, type TransferRecord } from "./transferCallTool.ts"
-import { fallbackWhisper, whisperMessages, whisperOf, whisperSchema } from "../../src/tools/transferWhisper.ts"
 
 /** Edges one user message may follow before the agent must answer: a guard against tool ping-pong. */
 const MAX_TRANSITIONS_PER_TURN = 8

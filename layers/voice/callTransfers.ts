@@ -6,8 +6,8 @@ import { Forbidden, NotFound } from "../../src/domain/errors.ts"
 import { transferEventUrl, transferMarkupUrl } from "../../src/telephony/mediaToken.ts"
 import { type TransferEndpoint, transferEndpointOf } from "../../src/tools/transferDestination.ts"
 import type { MediaLinks } from "./mediaLinks.ts"
-import { makeWarmTransfers } from "./warmTransfers.ts"
 import type { MediaRun, VoiceRuns } from "./voiceRuns.ts"
+import { makeWarmTransfers } from "./warmTransfers.ts"
 
 /** A caller's new media stream after a transfer that was not answered, and how to let go of it. */
 export interface ReturnedStream {

@@ -88,7 +88,10 @@ export const makeWarmTransfers = (
         pending.set(run.id, warm)
         const dialled = yield* adapter.warm.dial(warm.account, warm.request).pipe(Effect.either)
         if (dialled._tag === "Left") {
-          yield* Effect.logWarning("The carrier refused a warm transfer", { run_id: run.id, error: dialled.left.message })
+          yield* Effect.logWarning("The carrier refused a warm transfer", {
+            run_id: run.id,
+            error: dialled.left.message
+          })
           return failed
         }
         warm.legId = dialled.right.legId

@@ -13,7 +13,17 @@ export interface ConferenceMarkup {
   readonly events: ReadonlyArray<string>
 }
 
-const CONFERENCE_EVENTS = new Set(["start", "end", "join", "leave", "mute", "hold", "modify", "speaker", "announcement"])
+const CONFERENCE_EVENTS = new Set([
+  "start",
+  "end",
+  "join",
+  "leave",
+  "mute",
+  "hold",
+  "modify",
+  "speaker",
+  "announcement"
+])
 
 export const conferenceMarkup = (markup: string): ConferenceMarkup | null => {
   const dial = /<Dial\b[^>]*>\s*<Conference\b([^>]*)>([^<]+)<\/Conference>\s*<\/Dial>/.exec(markup)

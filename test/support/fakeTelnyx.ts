@@ -162,7 +162,9 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
     call.heard.push(body.payload)
     void callEvent(call, engine, "call.speak.started")
       .then(() => new Promise((resolve) => setTimeout(resolve, SPEAK_MS)))
-      .then(() => call.endedAt === null ? callEvent(call, engine, "call.speak.ended", { status: "completed" }) : undefined)
+      .then(() =>
+        call.endedAt === null ? callEvent(call, engine, "call.speak.ended", { status: "completed" }) : undefined
+      )
     return json(200, { data: { result: "ok" } })
   }
 

@@ -18,7 +18,6 @@ import { escapeXml } from "./xml.ts"
 const refusesCallerId = (reply: { readonly status: number; readonly body: PlivoCallReply }) =>
   reply.status === 400 && typeof reply.body.error === "string" && /\bfrom\b|caller.?id/i.test(reply.body.error)
 
-
 /**
  * The XML a transferred call's A leg runs (plivo.com/docs/voice/xml/dial): `<Dial>` rings a
  * `<Number>` (digits, no "+") or a SIP `<User>` for `timeout` seconds; `callbackUrl` is told when

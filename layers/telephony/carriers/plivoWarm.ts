@@ -13,9 +13,7 @@ import { escapeXml } from "./xml.ts"
 const XML = `<?xml version="1.0" encoding="UTF-8"?>`
 
 const markupUrl = (request: WarmTransferRequest, part: "destination" | "caller") =>
-  `${request.markupUrl}?${
-    new URLSearchParams(part === "destination" ? { part } : { part, room: request.room })
-  }`
+  `${request.markupUrl}?${new URLSearchParams(part === "destination" ? { part } : { part, room: request.room })}`
 
 /**
  * The conference both calls meet in (plivo.com/docs/voice/xml/conference): either leaving ends

@@ -1,12 +1,6 @@
 import { Clock, Effect, Option } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
-import {
-  CallNotPlaced,
-  type CarrierAccount,
-  type CarrierAdapter,
-  CarrierUnavailable,
-  type TransferOutcome
-} from "../../../services/Telephony.ts"
+import { CallNotPlaced, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
 import { carrierRequest, hungUp } from "./carrierRequest.ts"

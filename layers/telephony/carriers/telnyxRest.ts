@@ -42,4 +42,3 @@ export const transferOutcomeOfHangup = (cause: string | undefined): Exclude<Tran
       return "failed"
   }
 }
-

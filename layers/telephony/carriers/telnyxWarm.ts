@@ -69,7 +69,11 @@ export const telnyxWarmTransfer: WarmTransferAdapter<OutboundHttp> = {
       case "call.speak.ended":
         return Option.some({ _tag: "Briefed", legId })
       case "call.hangup":
-        return Option.some({ _tag: "Ended", legId, outcome: transferOutcomeOfHangup(event?.data?.payload?.hangup_cause) })
+        return Option.some({
+          _tag: "Ended",
+          legId,
+          outcome: transferOutcomeOfHangup(event?.data?.payload?.hangup_cause)
+        })
       default:
         return Option.none()
     }

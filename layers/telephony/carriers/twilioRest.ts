@@ -37,4 +37,3 @@ export const twilioRequest = (account: CarrierAccount, path: string, form?: URLS
     },
     ...(form ? { body: form.toString() } : {})
   }, TwilioCallReply)
-

@@ -33,9 +33,9 @@ const endedOutcome = (status: string): Exclude<TransferOutcome, "answered"> | nu
       return "busy"
     case "no-answer":
       return "no_answer"
+    // `completed`: answered, then gone before it entered the conference (hung up during the whisper).
     case "failed":
     case "canceled":
-    // Answered, then gone before it entered the conference (hung up during the whisper).
     case "completed":
       return "failed"
     default:

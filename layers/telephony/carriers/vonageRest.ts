@@ -34,4 +34,3 @@ export const VonageCallReply = Schema.Struct({
 
 /** Vonage numbers go without the leading "+". */
 export const digits = (number: string) => number.replace(/^\+/, "")
-

@@ -49,8 +49,11 @@ const endedOutcome = (status: unknown): Exclude<TransferOutcome, "answered"> | n
 }
 
 const request = (account: CarrierAccount, method: "POST" | "PUT", path: string, body: Record<string, unknown>) =>
-  Effect.flatMap(headers(account), (headers) =>
-    carrierRequest("Vonage", apiBase(account), path, { method, headers, body: JSON.stringify(body) }, VonageCallReply))
+  Effect.flatMap(
+    headers(account),
+    (headers) =>
+      carrierRequest("Vonage", apiBase(account), path, { method, headers, body: JSON.stringify(body) }, VonageCallReply)
+  )
     .pipe(
       Effect.catchAllDefect((defect) =>
         Effect.fail(new CarrierUnavailable({ message: `Vonage credentials unusable: ${(defect as Error).name}` }))
@@ -81,7 +84,9 @@ export const vonageWarmTransfer: WarmTransferAdapter<OutboundHttp> = {
       Effect.flatMap((reply) =>
         reply.status < 300 && typeof reply.body.uuid === "string"
           ? Effect.succeed({ legId: reply.body.uuid })
-          : Effect.fail(new CarrierUnavailable({ message: `Vonage did not ring the destination (HTTP ${reply.status})` }))
+          : Effect.fail(
+            new CarrierUnavailable({ message: `Vonage did not ring the destination (HTTP ${reply.status})` })
+          )
       ),
       Effect.withSpan("Vonage.warmDial")
     ),
