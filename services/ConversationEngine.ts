@@ -13,7 +13,7 @@ import type { TransferOutcome } from "./Telephony.ts"
 
 export type { TransferOutcome }
 
-/** How a cold transfer went, and whether the caller is still on the line with the agent. */
+/** How a transfer went, and whether the caller is still on the line with the agent. */
 export interface TransferResult {
   readonly outcome: TransferOutcome
   /**
@@ -28,12 +28,14 @@ export interface CallActions {
   /** Plays the keys into the call as DTMF tones, after the agent audio already queued; done once they are queued. */
   readonly sendDigits: (digits: string) => Effect.Effect<void>
   /**
-   * Cold transfer: the carrier rings `destination` for up to `timeoutSeconds` and bridges the
-   * caller to it; the agent leaves when it answers. Absent where the call has no carrier (browser).
+   * The carrier rings `destination` for up to `timeoutSeconds` and connects the caller to it; the
+   * agent leaves when it answers. Cold: the caller is handed over at once. Warm (`whisper`): the
+   * caller stays with the agent while the destination rings and hears `whisper`, and is joined
+   * with it only once it did. Absent where the call has no carrier (browser).
    */
   readonly transfer?: (
     destination: TransferEndpoint,
-    options: { readonly timeoutSeconds: number }
+    options: { readonly timeoutSeconds: number; readonly whisper?: string }
   ) => Effect.Effect<TransferResult>
 }
 

@@ -20,6 +20,76 @@ export interface TransferRequest {
   readonly markupUrl: string
 }
 
+/**
+ * A warm transfer's second call: the destination rung from the line the caller is on, briefed with
+ * `whisper` once it answers, then joined with the caller in `room` (conference or bridge). The
+ * caller stays with the agent's media stream until then.
+ */
+export interface WarmTransferRequest {
+  readonly endpoint: TransferEndpoint
+  /** The account's number the call comes from: the one the caller's call is on. */
+  readonly from: string
+  readonly timeoutSeconds: number
+  readonly whisper: string
+  /** Where the carrier reports the destination leg's progress (signed like every callback of the call). */
+  readonly eventUrl: string
+  /**
+   * Where a carrier that fetches instructions (Plivo's `answer_url` and `aleg_url`) gets them:
+   * with `?part=destination` the destination's, with `?part=caller&room=…` the caller's.
+   */
+  readonly markupUrl: string
+  /** The conference the caller and the destination meet in, unique to the transfer. */
+  readonly room: string
+}
+
+/** How a warm transfer's destination leg goes, as its callbacks say. */
+export type WarmStep =
+  /** The destination picked up; it has not heard the whisper yet. */
+  | { readonly _tag: "Answered"; readonly legId: string }
+  /** The destination heard the whisper and waits for the caller; null: the callback names no call (Vonage's `notify`). */
+  | { readonly _tag: "Briefed"; readonly legId: string | null }
+  /** The leg is over before the caller was joined: why it did not go through. */
+  | { readonly _tag: "Ended"; readonly legId: string; readonly outcome: Exclude<TransferOutcome, "answered"> }
+
+/** A carrier's warm transfer, built from its own call-placing and conferencing APIs. */
+export interface WarmTransferAdapter<R = never> {
+  /** Places the destination's leg; the whisper is part of its instructions where the carrier takes them with the call. */
+  readonly dial: (
+    account: CarrierAccount,
+    request: WarmTransferRequest
+  ) => Effect.Effect<{ readonly legId: string }, CarrierUnavailable, R>
+  readonly parseEvent: (request: WebhookRequest) => Option.Option<WarmStep>
+  /**
+   * Says the whisper to the answered destination, on carriers whose dial cannot carry it (Telnyx:
+   * `speak`, then `call.speak.ended` is the briefing's end); null where the dial's instructions say it.
+   */
+  readonly brief:
+    | ((
+      account: CarrierAccount,
+      legId: string,
+      request: WarmTransferRequest
+    ) => Effect.Effect<void, CarrierUnavailable, R>)
+    | null
+  /** Joins the caller with the briefed destination: the caller's stream with the agent ends. */
+  readonly join: (
+    account: CarrierAccount,
+    caller: PlacedCallRef,
+    legId: string,
+    request: WarmTransferRequest
+  ) => Effect.Effect<void, CarrierUnavailable, R>
+  /** What the leg's callbacks are answered with. */
+  readonly eventReply: { readonly contentType: string; readonly body: string }
+  /**
+   * The instructions fetched from `markupUrl`, on carriers that fetch them (null on the others):
+   * the destination's while it is rung, the caller's (the conference `room`, named in the URL,
+   * which the carrier's signature covers) once the transfer is settled.
+   */
+  readonly markup: {
+    readonly destination: (request: WarmTransferRequest) => { readonly contentType: string; readonly body: string }
+    readonly caller: (room: string) => { readonly contentType: string; readonly body: string }
+  } | null
+}
+
 export const Providers: ReadonlyArray<Provider> = carrierProviders
 
 /** A telephony configuration with its credentials decrypted: only ever held in memory. */
@@ -146,6 +216,8 @@ export interface CarrierAdapter<R = never> {
    * instructions, which ends the stream.
    */
   readonly streamSurvivesTransfer: boolean
+  /** Warm transfer, where this adapter carries it out; absent: only cold transfers. */
+  readonly warm?: WarmTransferAdapter<R>
 }
 
 export interface TelephonyShape {

@@ -47,6 +47,7 @@ import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import { toolVariables } from "../../src/tools/httpToolRequest.ts"
 import { fillerOf } from "../../src/tools/toolDefinition.ts"
 import { callChangesSomething, type RunnableTool } from "../../src/tools/toolRun.ts"
+import { fallbackWhisper, whisperMessages, whisperOf, whisperSchema } from "../../src/tools/transferWhisper.ts"
 import { type AutoRetrieval, makeAutoRetrieval } from "./autoRetrieval.ts"
 import { doNotCallCall } from "./doNotCallCall.ts"
 import { sendDtmfCall } from "./sendDtmfCall.ts"
@@ -57,6 +58,9 @@ const MAX_TRANSITIONS_PER_TURN = 8
 
 /** Rounds of library tool calls one user message may take before the model must answer without tools. */
 const MAX_TOOL_ROUNDS_PER_TURN = 5
+
+/** How long a warm transfer waits for the LLM's summary of the call before it briefs the destination without. */
+const WHISPER_TIMEOUT = Duration.seconds(6)
 
 const failureEnding = (error: LlmFailed): Ending =>
   error.reason === "timeout"
@@ -121,6 +125,7 @@ export const ConversationEngineLive = Layer.effect(
       calls: ReadonlyArray<ChatToolCall>,
       library: ReadonlyMap<string, RunnableTool>,
       extracted: Readonly<Record<string, unknown>>,
+      transcript: ReadonlyArray<TranscriptTurn>,
       emit: Emit
     ) =>
       Effect.gen(function*() {
@@ -135,7 +140,8 @@ export const ConversationEngineLive = Layer.effect(
               plan.callActions,
               definition.config,
               call.arguments,
-              toolVariables(plan.context, extracted)
+              toolVariables(plan.context, extracted),
+              whisperSummary(plan, transcript, toolVariables(plan.context, extracted))
             ).pipe(
               Effect.tap(({ transfer }) => transfer && Effect.sync(() => transfers.push(transfer))),
               Effect.map(({ outcome }) => outcome)
@@ -221,6 +227,22 @@ export const ConversationEngineLive = Layer.effect(
           duration: Duration.seconds(plan.limits.llmTimeoutSeconds),
           onTimeout: () => new LlmFailed({ reason: "timeout", status: null, message: "extraction timed out" })
         })
+      )
+
+    /**
+     * What a warm transfer's destination hears: the organization's LLM's summary of the call,
+     * within WHISPER_TIMEOUT (the caller is waiting), else who is calling and their last words.
+     */
+    const whisperSummary = (
+      plan: ConversationPlan,
+      transcript: ReadonlyArray<TranscriptTurn>,
+      variables: Readonly<Record<string, unknown>>
+    ) =>
+      structured(plan, null, "transfer_whisper", whisperSchema, whisperMessages(transcript)).pipe(
+        Effect.timeout(WHISPER_TIMEOUT),
+        Effect.map((reply) => whisperOf(reply.value)),
+        Effect.orElseSucceed(() => null),
+        Effect.map((summary) => summary ?? fallbackWhisper(transcript, variables))
       )
 
     /**
@@ -404,7 +426,7 @@ export const ConversationEngineLive = Layer.effect(
           toolRounds++
           const [{ called, filler, transfers }, searched, listed] = yield* Effect.all([
             libraryCalls.length > 0
-              ? callTools(plan, libraryCalls, library, extracted, emit)
+              ? callTools(plan, libraryCalls, library, extracted, transcript(), emit)
               : Effect.succeed({ called: [], filler: null, transfers: [] as ReadonlyArray<TransferRecord> }),
             Effect.forEach(knowledgeCalls, (toolCall) => searchKnowledge(plan, toolCall, documents), {
               concurrency: "unbounded"
@@ -422,7 +444,12 @@ export const ConversationEngineLive = Layer.effect(
           const transfer = transfers.find((each) => each.outcome === "answered") ?? transfers.at(-1)
           if (transfer !== undefined) {
             // The outcome stays on the run (its gathered context) and is a variable the rest of the conversation can use.
-            extracted = { ...extracted, transfer_outcome: transfer.outcome, transfer_destination: transfer.destination }
+            extracted = {
+              ...extracted,
+              transfer_outcome: transfer.outcome,
+              transfer_destination: transfer.destination,
+              transfer_type: transfer.type
+            }
             if (transfer.outcome === "answered") {
               ending = { reason: "transferred", error: null }
               break

@@ -1,5 +1,6 @@
 import { Clock, Effect } from "effect"
 import type { CallActions, TransferResult } from "../../services/ConversationEngine.ts"
+import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import type { TransferCallConfig } from "../../src/tools/callToolConfigs.ts"
 import { argumentsObjectOf } from "../../src/tools/toolArguments.ts"
 import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
@@ -8,18 +9,21 @@ import { chosenDestination, DEFAULT_TRANSFER_TIMEOUT_SECONDS } from "../../src/t
 /** A transfer as it is recorded on the run (gathered context) and told to the model. */
 export interface TransferRecord extends TransferResult {
   readonly destination: string
+  readonly type: "cold" | "warm"
 }
 
 /**
- * One transfer_call call (cold transfer): the caller is handed to the destination by the carrier.
- * The model is told the outcome; `transfer` is set when the carrier was asked. A text channel
- * (no call) cannot transfer anyone.
+ * One transfer_call call. Cold: the caller is handed to the destination by the carrier. Warm: the
+ * destination is rung and briefed (`whisper_message`, else `summary`) while the caller stays with
+ * the agent, and joined with the caller only if it answered. The model is told the outcome;
+ * `transfer` is set when the carrier was asked. A text channel (no call) cannot transfer anyone.
  */
 export const transferCallTool = (
   actions: CallActions | undefined,
   config: TransferCallConfig,
   argumentsText: string,
-  variables: Readonly<Record<string, unknown>>
+  variables: Readonly<Record<string, unknown>>,
+  summary: Effect.Effect<string>
 ): Effect.Effect<{ readonly outcome: ToolOutcome; readonly transfer: TransferRecord | null }> =>
   Effect.gen(function*() {
     const refused = (message: string) => ({ outcome: failedOutcome(message, 0), transfer: null })
@@ -32,8 +36,12 @@ export const transferCallTool = (
     const chosen = chosenDestination(config, args, variables)
     if ("error" in chosen) return refused(chosen.error)
     const startedAt = yield* Clock.currentTimeMillis
+    const type = config.transfer_type ?? "cold"
+    const written = config.whisper_message ? renderTemplate(config.whisper_message, variables).trim() : ""
+    const whisper = type === "cold" ? undefined : written !== "" ? written : yield* summary
     const result = yield* actions.transfer(chosen.endpoint, {
-      timeoutSeconds: config.timeout ?? DEFAULT_TRANSFER_TIMEOUT_SECONDS
+      timeoutSeconds: config.timeout ?? DEFAULT_TRANSFER_TIMEOUT_SECONDS,
+      ...(whisper === undefined ? {} : { whisper })
     })
     const told = {
       outcome: result.outcome,
@@ -56,6 +64,6 @@ export const transferCallTool = (
         request: null,
         data: told
       } satisfies ToolOutcome,
-      transfer: { ...result, destination: chosen.name }
+      transfer: { ...result, destination: chosen.name, type }
     }
   })

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { OutboundHttp, type OutboundHttpShape } from "../../services/OutboundHttp.ts"
-import { type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
+import { type CarrierAdapter, Telephony, type WarmTransferAdapter } from "../../services/Telephony.ts"
 import type { Provider } from "../../src/telephony/providerConfig.ts"
 import { plivoAdapter } from "./carriers/plivo.ts"
 import { telnyxAdapter } from "./carriers/telnyx.ts"
@@ -14,8 +14,21 @@ const adapters: Readonly<Record<Provider, CarrierAdapter<OutboundHttp>>> = {
   plivo: plivoAdapter
 }
 
+const warmThrough = (warm: WarmTransferAdapter<OutboundHttp>, outbound: OutboundHttpShape): WarmTransferAdapter => {
+  const { brief } = warm
+  return {
+    ...warm,
+    dial: (account, request) => Effect.provideService(warm.dial(account, request), OutboundHttp, outbound),
+    brief: brief === null
+      ? null
+      : (account, legId, request) => Effect.provideService(brief(account, legId, request), OutboundHttp, outbound),
+    join: (account, caller, legId, request) =>
+      Effect.provideService(warm.join(account, caller, legId, request), OutboundHttp, outbound)
+  }
+}
+
 /** An adapter whose REST calls leave through the given outbound client. */
-const through = (adapter: CarrierAdapter<OutboundHttp>, outbound: OutboundHttpShape): CarrierAdapter => ({
+const through = ({ warm, ...adapter }: CarrierAdapter<OutboundHttp>, outbound: OutboundHttpShape): CarrierAdapter => ({
   ...adapter,
   placeCall: (account, call) => Effect.provideService(adapter.placeCall(account, call), OutboundHttp, outbound),
   hangUp: (account, providerCallId) =>
@@ -23,7 +36,8 @@ const through = (adapter: CarrierAdapter<OutboundHttp>, outbound: OutboundHttpSh
   callStatus: (account, providerCallId) =>
     Effect.provideService(adapter.callStatus(account, providerCallId), OutboundHttp, outbound),
   transfer: (account, call, request) =>
-    Effect.provideService(adapter.transfer(account, call, request), OutboundHttp, outbound)
+    Effect.provideService(adapter.transfer(account, call, request), OutboundHttp, outbound),
+  ...(warm ? { warm: warmThrough(warm, outbound) } : {})
 })
 
 /** Every carrier behind one port; the configuration's provider picks the adapter. */

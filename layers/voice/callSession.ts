@@ -61,12 +61,17 @@ export interface CallSessionInput {
   readonly clipAudio: (text: string) => Effect.Effect<Option.Option<Int16Array>>
   /** An outbound call whose agent detects answering machines itself; absent: no detection. */
   readonly voicemail?: VoicemailCall
-  /** A carrier's call: hands it to another party (cold transfer) and tells how the destination answered. */
+  /** A carrier's call: hands it to another party (cold or warm transfer) and tells how the destination answered. */
   readonly transfer?: {
-    /** `accepted`: the carrier took the request (a refused one leaves the call as it was). */
+    /**
+     * `whisper`: a warm transfer, the destination hears it before it is joined with the caller (who
+     * stays with the agent meanwhile); null: cold. `accepted`: the carrier took the request (a
+     * refused one leaves the call as it was).
+     */
     readonly ask: (
       endpoint: TransferEndpoint,
-      timeoutSeconds: number
+      timeoutSeconds: number,
+      whisper: string | null
     ) => Effect.Effect<{ readonly outcome: TransferOutcome; readonly accepted: boolean }>
     /** Whether the agent's media stream goes on while the destination rings (else the transfer ends it). */
     readonly streamSurvives: boolean
@@ -209,29 +214,31 @@ export const runCallSession = (
     }
     const stt = transcription.right
 
-    /** Where a cold transfer stands: asked and not yet answered, the agent gone, the stream ended. */
+    /** Where a transfer stands: asked and not yet answered, the agent gone, the stream ended. */
     const transfer = { pending: false, leftCall: false, streamEnded: false }
     const transferCall = (
       endpoint: TransferEndpoint,
-      options: { readonly timeoutSeconds: number }
+      options: { readonly timeoutSeconds: number; readonly whisper?: string }
     ): Effect.Effect<TransferResult> =>
       Effect.gen(function*() {
         const carrier = input.transfer!
+        const warm = options.whisper !== undefined
         // What the agent is saying is heard before the carrier takes the call elsewhere.
         yield* playout.quiet.pipe(Effect.timeout(WORDS_BEFORE_TRANSFER_MS), Effect.ignore)
         transfer.pending = true
         let returned = false
         const { accepted, outcome } = yield* Effect.gen(function*() {
-          const asked = yield* carrier.ask(endpoint, options.timeoutSeconds)
+          const asked = yield* carrier.ask(endpoint, options.timeoutSeconds, options.whisper ?? null)
           // The transfer took the agent's stream; the carrier may connect the caller back on a new one.
-          if (asked.outcome !== "answered" && asked.accepted && !carrier.streamSurvives) {
+          if (asked.outcome !== "answered" && asked.accepted && !carrier.streamSurvives && !warm) {
             returned = yield* carrier.awaitReturn
             if (returned) transfer.streamEnded = false
           }
           return asked
         }).pipe(Effect.ensuring(Effect.sync(() => (transfer.pending = false))))
+        // A warm transfer rings the destination on a call of its own: the caller's stream stays with the agent.
         const callerStillHere = outcome !== "answered" && !transfer.streamEnded &&
-          (carrier.streamSurvives || !accepted || returned)
+          (warm || carrier.streamSurvives || !accepted || returned)
         // Answered, or the transfer took the stream (it ends, if it has not yet) and the caller did
         // not come back: the call is no longer this session's to hang up.
         if (!callerStillHere && (outcome === "answered" || transfer.streamEnded || accepted)) transfer.leftCall = true

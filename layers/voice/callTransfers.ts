@@ -7,6 +7,7 @@ import { transferEventUrl, transferMarkupUrl } from "../../src/telephony/mediaTo
 import { type TransferEndpoint, transferEndpointOf } from "../../src/tools/transferDestination.ts"
 import type { MediaLinks } from "./mediaLinks.ts"
 import type { MediaRun, VoiceRuns } from "./voiceRuns.ts"
+import { makeWarmTransfers } from "./warmTransfers.ts"
 
 /** A caller's new media stream after a transfer that was not answered, and how to let go of it. */
 export interface ReturnedStream {
@@ -31,7 +32,7 @@ const MAX_TIMEOUT_SECONDS = 600
 const destinationText = (endpoint: TransferEndpoint) => endpoint.kind === "number" ? endpoint.number : endpoint.uri
 
 /**
- * Cold transfers of live carrier calls: the carrier is asked to ring the destination and bridge
+ * Cold transfers of live carrier calls (warm ones are warmTransfers.ts's, on the same callback route): the carrier is asked to ring the destination and bridge
  * the caller to it; its callbacks (signed, checked with the run's telephony configuration) say how
  * the destination answered. The call waits on the process holding its media socket, which is
  * where the outcome is delivered.
@@ -43,10 +44,11 @@ export const makeCallTransfers = (
   links: MediaLinks,
   publicUrl: string
 ) =>
-  Effect.sync(() => {
+  Effect.gen(function*() {
     const waiting = new Map<number, Deferred.Deferred<TransferOutcome>>()
     /** Calls whose caller is being connected back to the agent, by run: the new stream once it arrives. */
     const returning = new Map<number, Deferred.Deferred<ReturnedStream>>()
+    const warm = yield* makeWarmTransfers(accounts, telephony, publicUrl, REPORT_GRACE)
 
     /** The run's carrier and account, when the request is signed by that account; refused like a bad signature otherwise. */
     const verified = (provider: Provider, runId: number, request: WebhookRequest) =>
@@ -113,6 +115,10 @@ export const makeCallTransfers = (
     const event = Effect.fn("VoiceCalls.transferEvent")(
       function*(provider: Provider, runId: number, request: WebhookRequest) {
         const adapter = yield* verified(provider, runId, request)
+        if (warm.isPending(runId)) {
+          const reply = yield* warm.event(runId, request)
+          if (reply !== null) return reply
+        }
         const outcome = adapter.parseTransferEvent(request)
         const pending = waiting.get(runId)
         if (Option.isNone(outcome) || pending === undefined) return adapter.transferEventReply(null)
@@ -158,6 +164,16 @@ export const makeCallTransfers = (
       function*(provider: Provider, runId: number, request: WebhookRequest) {
         const adapter = yield* verified(provider, runId, request)
         const query = new URL(request.url).searchParams
+        // A warm transfer's: the destination's while it rings, the caller's (its conference) once it is joined.
+        const part = query.get("part")
+        const room = query.get("room")
+        const instructions = part === "destination"
+          ? warm.destinationMarkup(runId)
+          : part === "caller" && room !== null && adapter.warm?.markup
+          ? adapter.warm.markup.caller(room)
+          : undefined
+        if (instructions === null) return yield* new NotFound({ resource: "Transfer", id: runId })
+        if (instructions !== undefined) return instructions
         const endpoint = transferEndpointOf(query.get("to") ?? "")
         const timeout = Number(query.get("timeout"))
         if (endpoint === null || !Number.isInteger(timeout)) {
@@ -171,5 +187,5 @@ export const makeCallTransfers = (
       }
     )
 
-    return { transfer, event, markup, expectsReturn, handBack, awaitReturn }
+    return { transfer, warmTransfer: warm.transfer, event, markup, expectsReturn, handBack, awaitReturn }
   })

@@ -223,7 +223,10 @@ export const VoiceCallsLive = Layer.scoped(
             ? {}
             : {
               transfer: {
-                ask: (endpoint, timeoutSeconds) => transfers.transfer(run, callId, endpoint, timeoutSeconds),
+                ask: (endpoint, timeoutSeconds, whisper) =>
+                  whisper === null
+                    ? transfers.transfer(run, callId, endpoint, timeoutSeconds)
+                    : transfers.warmTransfer(run, callId, endpoint, timeoutSeconds, whisper),
                 streamSurvives: telephony.adapter(source).streamSurvivesTransfer,
                 awaitReturn,
                 // The carrier may have closed the stream itself (the transfer replaced it): nothing is written then.

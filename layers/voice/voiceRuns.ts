@@ -32,6 +32,8 @@ export interface MediaRun {
   readonly disposition_codes: ReadonlyArray<unknown>
   /** The other party's number: an outbound call's callee, an inbound call's caller; none for a browser call. */
   readonly party_number: string | null
+  /** The account's number the call is on: an outbound call's caller ID, the number an inbound call reached. */
+  readonly line_number: string | null
 }
 
 /** How long a call's hold on its run lasts without renewal: a crashed process frees it this fast. */
@@ -106,7 +108,9 @@ export const makeVoiceRuns = Effect.gen(function*() {
              d.workflow_definition, d.template_context_variables, d.workflow_configurations,
              c.voicemail AS campaign_voicemail,
              COALESCE(w.call_disposition_codes->'disposition_codes', '[]'::jsonb) AS disposition_codes,
-             CASE WHEN r.direction = 'outbound' THEN r.called_number ELSE r.caller_number END AS party_number
+             CASE WHEN r.direction = 'outbound' THEN r.called_number ELSE r.caller_number END AS party_number,
+             CASE WHEN r.direction = 'outbound' THEN COALESCE(a.caller_number, r.caller_number) ELSE r.called_number END
+               AS line_number
       FROM runs r
       JOIN workflows w ON w.id = r.workflow_id
       LEFT JOIN workflow_definitions d ON d.id = r.definition_id

@@ -156,7 +156,9 @@ export const makeWebhookPayloads = (publicUrl: string, sign: (purpose: string, m
       return {
         transfer: {
           destination: gathered["transfer_destination"] ?? null,
-          outcome: gathered["transfer_outcome"] ?? null
+          outcome: gathered["transfer_outcome"] ?? null,
+          // Runs transferred before warm transfers existed were all cold.
+          type: gathered["transfer_type"] ?? (gathered["transfer_outcome"] === undefined ? null : "cold")
         }
       }
     }

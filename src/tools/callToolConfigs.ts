@@ -94,6 +94,13 @@ export const TransferCallConfig = Schema.Struct({
   audioRecordingId: nullable(Schema.String.pipe(Schema.maxLength(100))),
   /** Seconds to wait for the destination to answer. */
   timeout: optional(Schema.Int.pipe(Schema.between(5, 120))),
+  /**
+   * `cold` (the default): the carrier hands the caller over. `warm`: the agent keeps the caller while
+   * the destination is rung and briefed (`whisper_message`), and joins them only once it answered.
+   */
+  transfer_type: optional(Schema.Literal("cold", "warm")),
+  /** What the destination hears before it is joined (variables filled); absent: a summary of the conversation. */
+  whisper_message: nullable(Schema.String.pipe(Schema.maxLength(1000))),
   parameters: nullable(Schema.Array(ModelParameter).pipe(Schema.maxItems(50))),
   resolver: nullable(HttpResolver),
   context_mapping: nullable(ContextMapping)

@@ -1,4 +1,5 @@
 import * as crypto from "node:crypto"
+import { type ConferenceMarkup, plivoConferenceMarkup } from "./conferenceMarkup.ts"
 import { type DialMarkup, dialMarkup, endsTheCall } from "./dialMarkup.ts"
 import {
   type CarrierDialect,
@@ -37,7 +38,12 @@ import {
  *   `<Dial>` rings its `<Number>` or SIP `<User>` for `timeout` seconds; its `callbackUrl` hears
  *   `DialAction=answer` and its `action` gets `DialStatus` (completed, busy, no-answer, failed) once
  *   the dial is over, answering the XML the call runs next (a `<Stream>` connects the caller to a
- *   new stream, `<Hangup/>` or nothing ends the call).
+ *   new stream, `<Hangup/>` or nothing ends the call);
+ * - `ring_timeout` (> 0) is how long a placed call rings; a number scripted as a transfer's
+ *   destination is a person who answers (or not) and stays on the line;
+ * - an answer or `aleg_url` XML with a `<Conference>` speaks its `<Speak>` to the call, then puts
+ *   it in the conference (the `<Stream>` it replaces ends); the element's `callbackUrl` hears
+ *   `ConferenceAction=enter` with the call's `CallUUID`.
  */
 
 interface PlivoExtra {
@@ -217,6 +223,36 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
   const dialStatus = { answered: "completed", busy: "busy", "no-answer": "no-answer", failed: "failed" } as const
 
   /** The A leg fetches its new XML and runs it: a `<Dial>` is a transfer, anything else ends the call. */
+  /** A call enters a conference, its `<Speak>` said first; the element's own `callbackUrl` hears it enter. */
+  const enterConference = async (
+    call: FakePlivoCall,
+    conference: ConferenceMarkup,
+    engine: Parameters<CarrierDialect<PlivoExtra>["rest"]>[1],
+    endsStream: boolean
+  ) => {
+    call.heard.push(...conference.said)
+    engine.enterRoom(conference.room, call, { endsStream })
+    const url = conference.attributes.callbackUrl
+    if (!url) return
+    const fields = {
+      ConferenceAction: "enter",
+      ConferenceName: conference.room,
+      ConferenceUUID: crypto.createHash("sha256").update(conference.room).digest("hex").slice(0, 36),
+      ConferenceMemberID: String(call.joinedWith === null ? 1 : 2),
+      CallUUID: call.id,
+      To: call.to,
+      From: call.from,
+      CallStatus: "in-progress",
+      Event: "ConferenceEnter"
+    }
+    if (conference.attributes.callbackMethod === "GET") {
+      const getUrl = `${url}${url.includes("?") ? "&" : "?"}${new URLSearchParams(fields)}`
+      await engine.deliver(getUrl, { method: "GET", headers: signatureHeaders(getUrl, new URLSearchParams()) })
+    } else {
+      await engine.deliver(url, signedForm(url, fields))
+    }
+  }
+
   const runTransferXml = async (
     call: FakePlivoCall,
     url: string,
@@ -229,6 +265,9 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
       ? await engine.deliver(getUrl, { method: "GET", headers: signatureHeaders(getUrl, new URLSearchParams()) })
       : await engine.deliver(url, signedForm(url, fields))
     call.answerMarkup = text
+    const conference = plivoConferenceMarkup(text)
+    // The XML replaces the `<Stream>`: the stream ends, the call enters the conference.
+    if (conference !== null) return enterConference(call, conference, engine, true)
     const dial = dialMarkup(text)
     // Without a <Dial> this stand-in has nothing to run: the XML is over and so is the call.
     if (dial === null) return engine.hangUp(call)
@@ -272,6 +311,12 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
           body.time_limit !== undefined && !(Number.isInteger(Number(body.time_limit)) && Number(body.time_limit) > 0)
         ) {
           return error(400, "time_limit must be an integer greater than 0")
+        }
+        if (
+          body.ring_timeout !== undefined &&
+          !(Number.isInteger(Number(body.ring_timeout)) && Number(body.ring_timeout) > 0)
+        ) {
+          return error(400, "ring_timeout must be an integer greater than 0")
         }
         if (
           body.machine_detection !== undefined && body.machine_detection !== "true" &&
@@ -394,6 +439,11 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
         ? await engine.deliver(getUrl, { method: "GET", headers: signatureHeaders(getUrl, new URLSearchParams()) })
         : await engine.deliver(call.answerUrl, signedForm(call.answerUrl, fields))
       call.answerMarkup = text
+      const conference = plivoConferenceMarkup(text)
+      if (conference !== null) {
+        await enterConference(call, conference, engine, false)
+        return null
+      }
       return plivoStream(text)
     },
 

@@ -30,7 +30,11 @@ import {
  *   takes `to` (E.164 or a SIP URI), `timeout_secs` (5–600, default 30) and `webhook_url` for the
  *   new leg's events; a call that has ended answers 422 (90018). The new leg reports
  *   `call.initiated`, then `call.answered` and `call.bridged`, or `call.hangup` (`user_busy`,
- *   `timeout`, `call_rejected`): a failed transfer leaves the original call and its stream up.
+ *   `timeout`, `call_rejected`): a failed transfer leaves the original call and its stream up;
+ * - `…/actions/speak` (payload and voice, language for the basic voices) says text to an answered
+ *   call, then `call.speak.ended`; `…/actions/bridge` (`call_control_id`) joins two answered calls;
+ * - a dial's `to` may be a SIP URI; a number scripted as a transfer destination is a person who
+ *   answers (or not) and stays on the line until hung up or bridged.
  */
 
 interface TelnyxExtra {
@@ -45,12 +49,18 @@ type FakeTelnyxCall = LoopbackCall & TelnyxExtra
 
 const json = (status: number, body: unknown): RestReply => ({ status, body })
 
+type Engine = Parameters<CarrierDialect<TelnyxExtra>["rest"]>[1]
+
+/** How long the loopback takes to say a `speak` payload (time is compressed). */
+const SPEAK_MS = 40
+
 const invalid = (field: string, detail: string) =>
   json(422, {
     errors: [{ code: "10015", title: "Invalid value for parameter", detail, source: { pointer: `/${field}` } }]
   })
 
 const E164 = /^\+[1-9]\d{6,14}$/
+const SIP_URI = /^sips?:[^@\s]+@\S+$/
 
 const AMD_MODES = ["premium", "detect", "detect_beep", "detect_words", "greeting_end", "disabled"]
 
@@ -107,6 +117,76 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
 
   const transferCauses = { busy: "user_busy", "no-answer": "timeout", failed: "call_rejected" } as const
 
+  /** A call's own event (not a transfer leg's), signed, to the webhook_url it was dialled with. */
+  const callEvent = (
+    call: FakeTelnyxCall,
+    engine: Engine,
+    eventType: string,
+    payload: Record<string, unknown> = {}
+  ) =>
+    call.webhookUrl === "" ? Promise.resolve() : engine.deliver(
+      call.webhookUrl,
+      signed({
+        data: {
+          record_type: "event",
+          id: crypto.randomUUID(),
+          event_type: eventType,
+          occurred_at: new Date().toISOString(),
+          payload: {
+            call_control_id: call.id,
+            call_leg_id: call.callLegId,
+            call_session_id: call.callSessionId,
+            connection_id: call.connectionId,
+            client_state: null,
+            ...payload
+          }
+        },
+        meta: { attempt: 1, delivered_to: call.webhookUrl }
+      })
+    ).then(() => undefined)
+
+  /**
+   * Speak text (developers.telnyx.com/api-reference/call-commands/speak-text): `payload` and
+   * `voice` are required, `language` too for the basic voices (male, female); the call must be
+   * answered. The speech is queued, then `call.speak.started` and `call.speak.ended` are sent.
+   */
+  const speak = (call: FakeTelnyxCall, body: Record<string, any>, engine: Engine): RestReply => {
+    if (call.status !== "in-progress") return json(422, { errors: [{ code: "90018", title: "Call is not answered" }] })
+    if (typeof body.payload !== "string" || body.payload.trim() === "") {
+      return invalid("payload", "payload is required")
+    }
+    if (typeof body.voice !== "string" || body.voice === "") return invalid("voice", "voice is required")
+    if ((body.voice === "male" || body.voice === "female") && typeof body.language !== "string") {
+      return invalid("language", "language is required for the basic voices")
+    }
+    call.heard.push(body.payload)
+    void callEvent(call, engine, "call.speak.started")
+      .then(() => new Promise((resolve) => setTimeout(resolve, SPEAK_MS)))
+      .then(() =>
+        call.endedAt === null ? callEvent(call, engine, "call.speak.ended", { status: "completed" }) : undefined
+      )
+    return json(200, { data: { result: "ok" } })
+  }
+
+  /**
+   * Bridge calls (developers.telnyx.com/api-reference/call-commands/bridge-calls): `call_control_id`
+   * names the other call; both must be alive and answered. Each call hears `call.bridged`.
+   */
+  const bridge = (call: FakeTelnyxCall, body: Record<string, any>, engine: Engine): RestReply => {
+    if (typeof body.call_control_id !== "string") return invalid("call_control_id", "call_control_id is required")
+    const other = engine.find(body.call_control_id)
+    if (other === undefined) return invalid("call_control_id", "The call to bridge with does not exist")
+    if (call.status !== "in-progress" || other.status !== "in-progress") {
+      return json(422, { errors: [{ code: "90018", title: "Both calls must be answered and active" }] })
+    }
+    const room = `bridge:${call.id}`
+    engine.enterRoom(room, call, { endsStream: false })
+    engine.enterRoom(room, other, { endsStream: false })
+    void callEvent(call, engine, "call.bridged", { state: "bridged" })
+    void callEvent(other, engine, "call.bridged", { state: "bridged" })
+    return json(200, { data: { result: "ok" } })
+  }
+
   const dialect: CarrierDialect<TelnyxExtra> = {
     provider: "telnyx",
 
@@ -129,8 +209,8 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
         if (body.connection_id !== connectionId) {
           return invalid("connection_id", "The connection does not exist or is not a Call Control application")
         }
-        if (typeof body.to !== "string" || !E164.test(body.to)) {
-          return invalid("to", "to must be a number in E.164 format")
+        if (typeof body.to !== "string" || !(E164.test(body.to) || SIP_URI.test(body.to))) {
+          return invalid("to", "to must be a number in E.164 format or a SIP URI")
         }
         if (typeof body.from !== "string" || !E164.test(body.from)) {
           return invalid("from", "from must be a number in E.164 format")
@@ -197,7 +277,7 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
         await engine.replyDelay(call)
         return json(200, { data: { ...resource(call), is_alive: false } })
       }
-      const match = /^\/v2\/calls\/([^/]+)(\/actions\/(?:hangup|transfer))?$/.exec(request.url.pathname)
+      const match = /^\/v2\/calls\/([^/]+)(\/actions\/(?:hangup|transfer|speak|bridge))?$/.exec(request.url.pathname)
       const call = match ? engine.find(decodeURIComponent(match[1]!)) : undefined
       if (!call) {
         return json(404, { errors: [{ code: "10005", title: "Resource not found", detail: "Call not found" }] })
@@ -211,7 +291,7 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
         } catch {
           return json(400, { errors: [{ code: "10002", title: "Malformed JSON" }] })
         }
-        if (typeof body.to !== "string" || !(E164.test(body.to) || /^sips?:[^@\s]+@\S+$/.test(body.to))) {
+        if (typeof body.to !== "string" || !(E164.test(body.to) || SIP_URI.test(body.to))) {
           return invalid("to", "to must be a number in E.164 format or a SIP URI")
         }
         if (
@@ -229,6 +309,16 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
         })
         engine.transfer(call, { destination: body.to, timeoutSeconds: body.timeout_secs ?? 30, endsStream: false })
         return json(200, { data: { result: "ok" } })
+      }
+      if (request.method === "POST" && (match![2] === "/actions/speak" || match![2] === "/actions/bridge")) {
+        if (call.endedAt !== null) return json(422, { errors: [{ code: "90018", title: "Call has already ended" }] })
+        let body: Record<string, any>
+        try {
+          body = JSON.parse(request.body || "{}")
+        } catch {
+          return json(400, { errors: [{ code: "10002", title: "Malformed JSON" }] })
+        }
+        return match![2] === "/actions/speak" ? speak(call, body, engine) : bridge(call, body, engine)
       }
       if (request.method === "POST" && match![2]) {
         if (call.endedAt !== null) return json(422, { errors: [{ code: "90018", title: "Call has already ended" }] })

@@ -1,5 +1,6 @@
 import * as crypto from "node:crypto"
 import { twilioSignature } from "../../src/telephony/twilioSignature.ts"
+import { type ConferenceMarkup, conferenceMarkup } from "./conferenceMarkup.ts"
 import { type DialMarkup, dialMarkup, endsTheCall } from "./dialMarkup.ts"
 import {
   type CarrierDialect,
@@ -29,11 +30,19 @@ export type { CalleeAnswer, CallScript, ScriptedOutcome } from "./loopbackCarrie
  * `statusCallbackEvent` asks for it; the Dial's `action` gets `DialCallStatus` (completed, busy,
  * no-answer, failed) once the dial is over and answers the TwiML the call runs next (a new
  * `<Connect><Stream>` connects the caller to a new stream, `<Hangup/>` or nothing ends the call).
+ *
+ * A call may be created with inline `Twiml` instead of `Url` (at most 4000 characters) and a ring
+ * `Timeout` (at most 600 s, default 60); answered, it says its `<Say>` to the callee and enters its
+ * `<Dial><Conference>`. A live call updated with a `<Dial><Conference>` leaves its stream for the
+ * conference. The conference's `statusCallback` is its first participant's, and hears
+ * `participant-join` for each call entering when `statusCallbackEvent` has `join`.
  */
 
 interface TwilioExtra {
   readonly sid: string
   readonly answerUrl: string
+  /** The instructions given inline (`Twiml`) instead of an answer URL. */
+  readonly twiml: string | null
   readonly statusCallback: string
   readonly statusCallbackEvents: ReadonlyArray<string>
 }
@@ -98,6 +107,38 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
   /** The `<Dial>` each transferred call runs, by call sid. */
   const dials = new Map<string, DialMarkup>()
 
+  /** Each conference's status callback: the first participant's, which created it, as Twilio uses. */
+  const conferences = new Map<string, { readonly url: string; readonly events: ReadonlyArray<string> }>()
+
+  /** A call enters a conference; its `join` is reported to the conference's status callback if it asks for it. */
+  const enterConference = async (
+    call: FakeCall,
+    conference: ConferenceMarkup,
+    engine: Parameters<CarrierDialect<TwilioExtra>["answer"]>[1],
+    endsStream: boolean
+  ) => {
+    const url = conference.attributes.statusCallback
+    if (!conferences.has(conference.room) && url) conferences.set(conference.room, { url, events: conference.events })
+    engine.enterRoom(conference.room, call, { endsStream })
+    const callback = conferences.get(conference.room)
+    if (callback === undefined || !callback.events.includes("join")) return
+    const conferenceSid = `CF${crypto.createHash("sha256").update(conference.room).digest("hex").slice(0, 32)}`
+    await engine.deliver(
+      callback.url,
+      signedForm(authToken, callback.url, {
+        AccountSid: accountSid,
+        ConferenceSid: conferenceSid,
+        FriendlyName: conference.room,
+        CallSid: call.sid,
+        StatusCallbackEvent: "participant-join",
+        Muted: "false",
+        Hold: "false",
+        EndConferenceOnExit: conference.attributes.endConferenceOnExit ?? "false",
+        StartConferenceOnEnter: conference.attributes.startConferenceOnEnter ?? "true"
+      })
+    )
+  }
+
   const dialCallStatus = { answered: "completed", busy: "busy", "no-answer": "no-answer", failed: "failed" } as const
 
   const dialect: CarrierDialect<TwilioExtra> = {
@@ -116,8 +157,15 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
         }
         const { params, single } = form(request.body)
         // Twilio needs To, From and the call's instructions (Url or Twiml); StatusCallback is optional.
-        if (!single.To || !single.From || !single.Url) {
+        if (!single.To || !single.From || (!single.Url && !single.Twiml)) {
           return json(400, { code: 21201, message: "Missing required parameter", status: 400 })
+        }
+        if (single.Twiml !== undefined && (single.Twiml.length > 4000 || conferenceMarkup(single.Twiml) === null)) {
+          return json(400, { code: 12100, message: "Document parse failure", status: 400 })
+        }
+        const ringTimeout = Number(single.Timeout ?? "60")
+        if (!Number.isInteger(ringTimeout) || ringTimeout < 1 || ringTimeout > 600) {
+          return json(400, { code: 21201, message: "Timeout must be an integer of at most 600", status: 400 })
         }
         if (engine.refusesCallerId(single.From)) {
           return json(400, {
@@ -137,7 +185,8 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
           timeLimitSeconds: single.TimeLimit ? Number(single.TimeLimit) : null,
           extra: {
             sid,
-            answerUrl: single.Url,
+            answerUrl: single.Url ?? "",
+            twiml: single.Twiml ?? null,
             statusCallback: single.StatusCallback ?? "",
             // Twilio posts only the events asked for with StatusCallbackEvent, `completed` when none is named.
             statusCallbackEvents: params.getAll("StatusCallbackEvent").length > 0
@@ -159,6 +208,12 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
         const twiml = form(request.body).single.Twiml!
         if (twiml.length > 4000) {
           return json(400, { code: 21224, message: "Twiml must be at most 4000 characters", status: 400 })
+        }
+        const conference = conferenceMarkup(twiml)
+        if (conference !== null) {
+          // The new instructions replace the `<Connect><Stream>`: the stream ends, the call enters the conference.
+          await enterConference(call, conference, engine, true)
+          return json(200, resource(call))
         }
         const dial = dialMarkup(twiml)
         const timeout = Number(dial?.attributes.timeout ?? "30")
@@ -200,6 +255,13 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
     },
 
     answer: async (call, engine) => {
+      if (call.twiml !== null) {
+        // Inline instructions: say what they say to the callee, then join their conference.
+        const conference = conferenceMarkup(call.twiml)!
+        call.heard.push(...conference.said)
+        await enterConference(call, conference, engine, false)
+        return null
+      }
       // As Twilio does, the call proceeds only once the answer document has been fetched.
       const params = callbackParams(call, "in-progress", answeredBy(call))
       const { text } = await engine.deliver(call.answerUrl, signedForm(authToken, call.answerUrl, params))

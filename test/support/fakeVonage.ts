@@ -30,11 +30,18 @@ import {
  *   (which ends) and runs the new NCCO. Its `connect` rings a `phone` endpoint (digits, with `from`
  *   or `randomFromNumber`, never both) or a `sip` endpoint (`uri`) for `timeout` seconds (default
  *   60); the new leg's events (`started`, `ringing`, `answered`, `completed`, or `busy`, `timeout`,
- *   `failed`) go to the connect's `eventUrl`. When the connect is over the NCCO is done: the call ends.
+ *   `failed`) go to the connect's `eventUrl`. When the connect is over the NCCO is done: the call ends;
+ * - a call created with an inline `ncco` (instead of `answer_url`; `to` a phone or SIP endpoint)
+ *   runs it once answered: `talk` (text ≤ 1500), `notify` (string payload, posted signed to its
+ *   `eventUrl`; an NCCO in the answer replaces the rest), `conversation` (by `name`). A transfer
+ *   whose NCCO is a `conversation` moves the leg into that named conversation. A number scripted
+ *   as a transfer's destination is a person who answers (or not) and stays on the line.
  */
 
 interface VonageExtra {
   readonly conversationUuid: string
+  /** The NCCO given with the call (`ncco`) instead of an answer URL. */
+  readonly ncco: ReadonlyArray<Record<string, any>> | null
   readonly answerUrl: string
   readonly answerMethod: "GET" | "POST"
   readonly eventUrl: string
@@ -90,6 +97,45 @@ const isPhone = (endpoint: unknown): endpoint is { type: "phone"; number: string
 
 const isUrlArray = (value: unknown) =>
   Array.isArray(value) && value.length === 1 && typeof value[0] === "string" && /^https?:\/\//.test(value[0])
+
+const isSip = (endpoint: unknown): endpoint is { type: "sip"; uri: string } =>
+  typeof endpoint === "object" && endpoint !== null && (endpoint as any).type === "sip" &&
+  /^sips?:[^@\s]+@\S+$/.test(String((endpoint as any).uri))
+
+/**
+ * What is wrong with an NCCO of the actions this stand-in runs without a media stream
+ * (developer.vonage.com/en/voice/voice-api/ncco-reference): `talk` needs `text` (at most 1500
+ * characters); `notify` a `payload` object of string values and `eventUrl` (an array of one URL),
+ * `eventMethod` GET or POST; `conversation` a `name`.
+ */
+const nccoRefusal = (ncco: unknown): string | null => {
+  if (!Array.isArray(ncco) || ncco.length === 0) return "ncco must be a non-empty array of actions"
+  for (const action of ncco) {
+    switch (action?.action) {
+      case "talk":
+        if (typeof action.text !== "string" || action.text === "" || action.text.length > 1500) {
+          return "talk needs text of at most 1500 characters"
+        }
+        break
+      case "notify":
+        if (
+          typeof action.payload !== "object" || action.payload === null ||
+          !Object.values(action.payload).every((value) => typeof value === "string")
+        ) return "notify needs a payload of string values"
+        if (!isUrlArray(action.eventUrl)) return "notify needs eventUrl, an array of one URL"
+        if (action.eventMethod !== undefined && action.eventMethod !== "GET" && action.eventMethod !== "POST") {
+          return "eventMethod must be GET or POST"
+        }
+        break
+      case "conversation":
+        if (typeof action.name !== "string" || action.name === "") return "conversation needs a name"
+        break
+      default:
+        return `this stand-in does not run ${String(action?.action)} without a media stream`
+    }
+  }
+  return null
+}
 
 const integerIn = (value: unknown, min: number, max: number) =>
   value === undefined || (Number.isInteger(value) && (value as number) >= min && (value as number) <= max)
@@ -203,6 +249,10 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
     if (Array.isArray(destination.url)) return null
     const ncco = destination.ncco
     if (!Array.isArray(ncco) || ncco.length === 0) return { reason: "destination.ncco must be an array", name: "ncco" }
+    if (ncco[0]?.action === "conversation") {
+      const refusal = nccoRefusal(ncco)
+      return refusal === null ? null : { reason: refusal, name: "ncco" }
+    }
     const connect = ncco[0]
     if (connect?.action !== "connect") return { reason: "this stand-in runs a connect action only", name: "ncco" }
     if (connect.timeout !== undefined && !(Number.isInteger(connect.timeout) && connect.timeout > 0)) {
@@ -231,6 +281,37 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
 
   const legStatus = { busy: "busy", "no-answer": "timeout", failed: "failed" } as const
 
+  /**
+   * Runs an NCCO without a media stream: `talk` is said to the callee, `notify` posts its payload
+   * (signed, as every webhook) and an NCCO in the answer replaces the rest, `conversation` puts
+   * the call in the named conversation.
+   */
+  const runNcco = async (
+    call: FakeVonageCall,
+    ncco: ReadonlyArray<Record<string, any>>,
+    engine: Parameters<CarrierDialect<VonageExtra>["answer"]>[1]
+  ): Promise<void> => {
+    for (const [index, action] of ncco.entries()) {
+      if (call.endedAt !== null) return
+      if (action.action === "talk") call.heard.push(action.text)
+      if (action.action === "conversation") {
+        engine.enterRoom(action.name, call, { endsStream: false })
+        return
+      }
+      if (action.action === "notify") {
+        const { text } = await engine.deliver(action.eventUrl[0], signedJson(action.payload))
+        let answer: unknown = null
+        try {
+          answer = JSON.parse(text)
+        } catch {
+          // Not JSON: not an NCCO, the NCCO goes on.
+        }
+        if (Array.isArray(answer) && nccoRefusal(answer) === null) return runNcco(call, answer, engine)
+      }
+      if (index === ncco.length - 1) engine.hangUp(call)
+    }
+  }
+
   const dialect: CarrierDialect<VonageExtra> = {
     provider: "vonage",
 
@@ -244,14 +325,18 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
         } catch {
           return badRequest("The request body is not JSON")
         }
-        if (!Array.isArray(body.to) || body.to.length !== 1 || !isPhone(body.to[0])) {
-          return badRequest("to must be one phone endpoint with 7 to 15 digits", "to")
+        if (!Array.isArray(body.to) || body.to.length !== 1 || !(isPhone(body.to[0]) || isSip(body.to[0]))) {
+          return badRequest("to must be one phone endpoint with 7 to 15 digits or a SIP endpoint", "to")
         }
         if (!isPhone(body.from)) return badRequest("from must be a phone endpoint with 7 to 15 digits", "from")
         if (!isUrlArray(body.answer_url) && !Array.isArray(body.ncco)) {
           return badRequest("answer_url or ncco is required", "answer_url")
         }
         if (!isUrlArray(body.event_url)) return badRequest("event_url must be an array of one URL", "event_url")
+        if (body.ncco !== undefined) {
+          const refusal = nccoRefusal(body.ncco)
+          if (refusal !== null) return badRequest(refusal, "ncco")
+        }
         if (body.answer_method !== undefined && body.answer_method !== "GET" && body.answer_method !== "POST") {
           return badRequest("answer_method must be GET or POST", "answer_method")
         }
@@ -279,12 +364,13 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
         }
         const call = engine.place({
           id: crypto.randomUUID(),
-          to: body.to[0].number,
+          to: body.to[0].type === "phone" ? body.to[0].number : body.to[0].uri,
           from: body.from.number,
           machineDetection: body.machine_detection !== undefined,
           timeLimitSeconds: body.length_timer ?? 7200,
           extra: {
             conversationUuid: `CON-${crypto.randomUUID()}`,
+            ncco: body.ncco ?? null,
             answerUrl: body.answer_url?.[0] ?? "",
             answerMethod: body.answer_method ?? "GET",
             eventUrl: body.event_url[0]
@@ -319,7 +405,13 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
           if (call.endedAt !== null || call.status !== "in-progress") return badRequest("The call is not in progress")
           const refusal = transferRefusal(JSON.parse(request.body))
           if (refusal !== null) return badRequest(refusal.reason, refusal.name)
-          const connect = JSON.parse(request.body).destination.ncco[0]
+          const first = JSON.parse(request.body).destination.ncco[0]
+          if (first.action === "conversation") {
+            // The leg leaves the conversation with the agent's WebSocket (which ends) for the named one.
+            engine.enterRoom(first.name, call, { endsStream: true })
+            return json(204)
+          }
+          const connect = first
           const endpoint = connect.endpoint[0]
           connects.set(call.id, { eventUrl: connect.eventUrl?.[0] ?? call.eventUrl, legUuid: crypto.randomUUID() })
           engine.transfer(call, {
@@ -391,6 +483,10 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
     },
 
     answer: async (call, engine) => {
+      if (call.ncco !== null) {
+        await runNcco(call, call.ncco, engine)
+        return null
+      }
       if (call.answerUrl === "") return null
       const fields = { to: call.to, from: call.from, uuid: call.id, conversation_uuid: call.conversationUuid }
       const { text } = call.answerMethod === "POST"

@@ -27,6 +27,8 @@ export interface CallScript {
   readonly talkMs?: number
   /** The REST reply that created the call arrives this much later (a slow network); the call's callbacks do not wait for it. */
   readonly replyDelayMs?: number
+  /** Once answered without a media stream, the call stays up until it is hung up or its conference ends (a person on the line). */
+  readonly holdsLine?: boolean
 }
 
 /** How the callee of a streamed call behaves (a CallScript outcome of "voicemail" makes it a machine for AMD). */
@@ -86,6 +88,10 @@ export interface LoopbackCall {
   mediaError: string | null
   /** The callee's recording when its media stream ends; null if the call had none. */
   readonly calleeDone: Promise<CalleeReport | null>
+  /** What the carrier said to the callee itself (`<Say>`, `speak`, NCCO `talk`), in order. */
+  readonly heard: Array<string>
+  /** The call it was joined with (a conference or bridge), once it was. */
+  joinedWith: string | null
 }
 
 /** A step of a call, which each dialect reports (or not) with its callbacks. */
@@ -193,6 +199,17 @@ interface CarrierEngine<Extra extends object> {
     call: LoopbackCall & Extra,
     transfer: { readonly destination: string; readonly timeoutSeconds: number; readonly endsStream: boolean }
   ) => LoopbackTransfer
+  /**
+   * Puts a live call into the conference `room` (a bridge is a room of two): once two calls are in
+   * it they talk, and a while later the conversation ends and both calls with it. A call entering
+   * a room leaves its media stream (`endsStream`: the carrier closes it). Answers the calls already
+   * in it.
+   */
+  readonly enterRoom: (
+    room: string,
+    call: LoopbackCall & Extra,
+    options: { readonly endsStream: boolean }
+  ) => ReadonlyArray<LoopbackCall & Extra>
 }
 
 const readBody = (request: http.IncomingMessage) =>
@@ -218,6 +235,8 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
   let rejectNext: Array<{ status: number; code: string }> = []
   const unverified = new Set<string>()
   const destinations = new Map<string, DestinationBehaviour>()
+  /** The calls in each conference room. */
+  const rooms = new Map<string, Array<Call>>()
   /** Calls whose agent stream the carrier closed for a transfer: its end is not the call's. */
   const handedOver = new Set<string>()
   /** How many media streams each call has opened. */
@@ -326,6 +345,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
       return end(call, "failed", "stream")
     }
     if (stream !== null && answer !== undefined) return streamMedia(call, stream, answer)
+    if (plan.holdsLine) return
     later(plan.talkMs ?? 30, () => end(call, "completed", "far-end"))
   }
 
@@ -403,6 +423,37 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     return record
   }
 
+  const enterRoom = (room: string, call: Call, options: { readonly endsStream: boolean }) => {
+    const present = rooms.get(room) ?? []
+    rooms.set(room, [...present, call])
+    // Its stream with whoever it talked to is over: that stream's end is not the call's.
+    handedOver.add(call.id)
+    if (options.endsStream) call.media?.hangUp("carrier")
+    const other = present.find((candidate) => candidate.endedAt === null)
+    if (other !== undefined) {
+      call.joinedWith = other.id
+      other.joinedWith = call.id
+      later(BRIDGE_MS, () => {
+        end(call, "completed", "transfer")
+        end(other, "completed", "transfer")
+      })
+    }
+    return present
+  }
+
+  /** What a warm transfer's destination does when its call rings, as a call script. */
+  const destinationPlan = (behaviour: DestinationBehaviour): CallScript => ({
+    outcome: behaviour === "answers"
+      ? "completed"
+      : behaviour === "busy"
+      ? "busy"
+      : behaviour === "no-answer"
+      ? "no-answer"
+      : "failed",
+    ringMs: TRANSFER_RING_MS,
+    holdsLine: true
+  })
+
   /** Creates a call as the carrier accepted it, and runs its script. */
   const place = (placement: Placement<Extra>): Call => {
     let done!: (report: CalleeReport | null) => void
@@ -426,13 +477,17 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
       media: null,
       mediaError: null,
       transfers: [],
+      heard: [],
+      joinedWith: null,
       calleeDone: new Promise<CalleeReport | null>((resolve) => (done = resolve))
     } as Call
     calleeDone.set(call.id, done)
     calls.set(call.id, call)
     live++
     maxLive = Math.max(maxLive, live)
-    const plan = script({ to: call.to, from: call.from })
+    // A number scripted as a transfer's destination is a person the warm transfer's own call rings.
+    const behaviour = destinations.get(call.to)
+    const plan = behaviour === undefined ? script({ to: call.to, from: call.from }) : destinationPlan(behaviour)
     plans.set(call.id, plan)
     run(call, plan)
     return call
@@ -454,6 +509,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
       end(call, call.status === "in-progress" ? "completed" : "canceled", "api")
     },
     transfer,
+    enterRoom,
     /** What a transfer's destination does when rung (default: it answers). */
     destinationScript: (destination: string, behaviour: DestinationBehaviour) => {
       destinations.set(destination, behaviour)

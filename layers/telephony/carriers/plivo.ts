@@ -1,10 +1,8 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
-  type CarrierAccount,
   type CarrierAdapter,
-  CarrierUnavailable,
   type TransferOutcome,
   type TransferRequest
 } from "../../../services/Telephony.ts"
@@ -12,35 +10,13 @@ import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidPlivoSignature } from "../../../src/telephony/plivoSignature.ts"
 import { carrierRequest } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
+import { accountPath, apiBase, callPath, headers, PlivoCallReply, unavailable } from "./plivoRest.ts"
+import { plivoWarmTransfer } from "./plivoWarm.ts"
 import { escapeXml } from "./xml.ts"
-
-const PUBLIC_API = "https://api.plivo.com"
-
-const authId = (account: CarrierAccount) => account.credentials.auth_id ?? ""
-
-const headers = (account: CarrierAccount) => ({
-  authorization: `Basic ${
-    Buffer.from(`${authId(account)}:${account.credentials.auth_token ?? ""}`).toString("base64")
-  }`,
-  "content-type": "application/json"
-})
-
-/** What is read of Plivo's answers: the placement's request UUID and a call's record (plivo.com/docs/voice/api/call). */
-const PlivoCallReply = Schema.Struct({
-  request_uuid: Schema.optional(Schema.String),
-  call_status: Schema.optional(Schema.NullOr(Schema.String)),
-  call_duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null)),
-  answer_time: Schema.optional(Schema.NullOr(Schema.String)),
-  hangup_cause_name: Schema.optional(Schema.NullOr(Schema.String)),
-  error: Schema.optional(Schema.Unknown)
-})
 
 /** Plivo's refusals are a sentence in `error`; one naming the `from` number or caller ID is about ours. */
 const refusesCallerId = (reply: { readonly status: number; readonly body: PlivoCallReply }) =>
   reply.status === 400 && typeof reply.body.error === "string" && /\bfrom\b|caller.?id/i.test(reply.body.error)
-type PlivoCallReply = typeof PlivoCallReply.Type
-
-const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
 /**
  * The XML a transferred call's A leg runs (plivo.com/docs/voice/xml/dial): `<Dial>` rings a
@@ -70,11 +46,6 @@ const dialOutcome = (status: string): TransferOutcome => {
       return "failed"
   }
 }
-
-const accountPath = (account: CarrierAccount) => `/v1/Account/${encodeURIComponent(authId(account))}`
-
-const callPath = (account: CarrierAccount, id?: string) =>
-  `${accountPath(account)}/Call/${id ? `${encodeURIComponent(id)}/` : ""}`
 
 /** Plivo's CallStatus as a campaign outcome; null while the call is live. */
 const outcomeOf = (status: string | null | undefined): CallOutcome | null => {
@@ -112,9 +83,6 @@ const outcomeOfRecord = (record: PlivoCallReply): CallOutcome => {
 const seconds = (
   value: unknown
 ) => (value === undefined || value === null || value === "" ? null : Math.round(Number(value)) || 0)
-
-const unavailable = (what: string, status: number) =>
-  new CarrierUnavailable({ message: `Plivo did not ${what} (HTTP ${status})` })
 
 export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
   placeCall: (account, call) =>
@@ -286,5 +254,7 @@ export const plivoAdapter: CarrierAdapter<OutboundHttp> = {
 
   transferMarkup: (transfer) => ({ contentType: "text/xml", body: transferXml(transfer) }),
 
-  streamSurvivesTransfer: false
+  streamSurvivesTransfer: false,
+
+  warm: plivoWarmTransfer
 }

@@ -1,40 +1,13 @@
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
-import {
-  CallNotPlaced,
-  type CarrierAccount,
-  type CarrierAdapter,
-  CarrierUnavailable,
-  type TransferOutcome
-} from "../../../services/Telephony.ts"
+import { CallNotPlaced, type CarrierAdapter, CarrierUnavailable } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidTelnyxSignature } from "../../../src/telephony/telnyxSignature.ts"
 import { carrierRequest, hungUp } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
+import { apiBase, headers, TelnyxCallReply, transferOutcomeOfHangup } from "./telnyxRest.ts"
+import { telnyxWarmTransfer } from "./telnyxWarm.ts"
 import { escapeXml } from "./xml.ts"
-
-const PUBLIC_API = "https://api.telnyx.com"
-
-const headers = (account: CarrierAccount) => ({
-  authorization: `Bearer ${account.credentials.api_key ?? ""}`,
-  "content-type": "application/json"
-})
-
-/** What is read of Telnyx's call object (developers.telnyx.com/api/call-control/dial-call). */
-const TelnyxCallReply = Schema.Struct({
-  data: Schema.optional(Schema.Struct({
-    call_control_id: Schema.optional(Schema.String),
-    is_alive: Schema.optional(Schema.Boolean),
-    call_duration: Schema.optional(Schema.NullOr(Schema.Number))
-  })),
-  /** JSON:API errors; `source.pointer` names the request field at fault. */
-  errors: Schema.optional(Schema.Array(Schema.Struct({
-    code: Schema.optional(Schema.String),
-    source: Schema.optional(Schema.Struct({ pointer: Schema.optional(Schema.String) }))
-  })))
-})
-
-const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
 
 /**
  * Telnyx reports why a call hung up; that is the outcome. `time_limit` is the `time_limit_secs`
@@ -52,23 +25,6 @@ const outcomeOfHangup = (cause: string | undefined): CallOutcome => {
       return "no-answer"
     case "originator_cancel":
       return "canceled"
-    default:
-      return "failed"
-  }
-}
-
-/**
- * A transfer's destination leg hanging up before it was bridged: why it did not answer
- * (developers.telnyx.com/api/call-control/transfer-call: a failed transfer sends `call.hangup`
- * for leg B, and the original call stays up).
- */
-const transferOutcomeOfHangup = (cause: string | undefined): TransferOutcome => {
-  switch (cause) {
-    case "user_busy":
-      return "busy"
-    case "timeout":
-    case "no_answer":
-      return "no_answer"
     default:
       return "failed"
   }
@@ -242,5 +198,7 @@ export const telnyxAdapter: CarrierAdapter<OutboundHttp> = {
   // Telnyx takes the destination in the command itself; nothing is fetched.
   transferMarkup: () => ({ contentType: "application/json", body: "{}" }),
 
-  streamSurvivesTransfer: true
+  streamSurvivesTransfer: true,
+
+  warm: telnyxWarmTransfer
 }

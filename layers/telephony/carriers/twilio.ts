@@ -1,9 +1,8 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
   type CallStatus,
-  type CarrierAccount,
   type CarrierAdapter,
   CarrierUnavailable,
   type TransferOutcome,
@@ -12,43 +11,11 @@ import {
 } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
 import { isValidTwilioSignature } from "../../../src/telephony/twilioSignature.ts"
-import { carrierRequest, hungUp } from "./carrierRequest.ts"
+import { hungUp } from "./carrierRequest.ts"
 import { formIncomingCall } from "./incomingCall.ts"
+import { authToken, CALLER_ID_CODES, callsPath, twilioRequest } from "./twilioRest.ts"
+import { twilioWarmTransfer } from "./twilioWarm.ts"
 import { escapeXml } from "./xml.ts"
-
-const PUBLIC_API = "https://api.twilio.com"
-
-const accountSid = (account: CarrierAccount) => account.credentials.account_sid ?? ""
-const authToken = (account: CarrierAccount) => account.credentials.auth_token ?? ""
-
-const callsPath = (account: CarrierAccount, suffix = "") =>
-  `/2010-04-01/Accounts/${encodeURIComponent(accountSid(account))}/Calls${suffix}.json`
-
-/**
- * What is read of Twilio's Call resource (www.twilio.com/docs/voice/api/call-resource), and of its
- * refusals' `code`. A refusal's `status` is the HTTP status as a number (`{"code": 21211, "status":
- * 400, …}`), a call's is its state as text: both must decode, or the refusal's code is lost.
- */
-const TwilioCallReply = Schema.Struct({
-  sid: Schema.optional(Schema.String),
-  code: Schema.optional(Schema.Union(Schema.Number, Schema.String, Schema.Null)),
-  status: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
-  answered_by: Schema.optional(Schema.NullOr(Schema.String)),
-  duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null))
-})
-
-/** Twilio's error codes for a `From` it will not place calls from: not verified (21210), not a valid number (21212). */
-const CALLER_ID_CODES = new Set(["21210", "21212"])
-
-const request = (account: CarrierAccount, path: string, form?: URLSearchParams) =>
-  carrierRequest("Twilio", account.apiBaseUrl ?? PUBLIC_API, path, {
-    method: form ? "POST" : "GET",
-    headers: {
-      authorization: `Basic ${Buffer.from(`${accountSid(account)}:${authToken(account)}`).toString("base64")}`,
-      ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {})
-    },
-    ...(form ? { body: form.toString() } : {})
-  }, TwilioCallReply)
 
 /** Twilio's status (plus AMD's verdict) as the outcome campaigns reason about; null while the call is live. */
 const outcomeOf = (status: string | undefined, answeredBy: string | undefined): CallOutcome | null => {
@@ -116,7 +83,7 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
       // Enable decides before it is fetched), so initiated/ringing/answered callbacks would only cost requests.
       form.append("StatusCallbackEvent", "completed")
       if (account.machineDetection) form.set("MachineDetection", "Enable")
-      const { status, body } = yield* request(account, callsPath(account), form).pipe(
+      const { status, body } = yield* twilioRequest(account, callsPath(account), form).pipe(
         Effect.mapError((error) => new CallNotPlaced({ message: error.message, permanent: false }))
       )
       if (status >= 400 || typeof body.sid !== "string") {
@@ -132,7 +99,7 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
     }).pipe(Effect.withSpan("Twilio.placeCall")),
 
   hangUp: (account, { providerCallId }) =>
-    request(
+    twilioRequest(
       account,
       callsPath(account, `/${encodeURIComponent(providerCallId)}`),
       new URLSearchParams({ Status: "completed" })
@@ -144,7 +111,7 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
 
   callStatus: (account, { providerCallId }) =>
     Effect.gen(function*() {
-      const { status: httpStatus, body } = yield* request(
+      const { status: httpStatus, body } = yield* twilioRequest(
         account,
         callsPath(account, `/${encodeURIComponent(providerCallId)}`)
       )
@@ -197,7 +164,7 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
   // Updating a live call with new TwiML (twilio.com/docs/voice/api/call-resource#update-a-call-resource)
   // ends the `<Connect><Stream>` it was running and runs the `<Dial>`.
   transfer: (account, { providerCallId }, transfer) =>
-    request(
+    twilioRequest(
       account,
       callsPath(account, `/${encodeURIComponent(providerCallId)}`),
       new URLSearchParams({ Twiml: transferTwiml(transfer) })
@@ -234,5 +201,7 @@ export const twilioAdapter: CarrierAdapter<OutboundHttp> = {
 
   transferMarkup: (transfer) => ({ contentType: "text/xml", body: transferTwiml(transfer) }),
 
-  streamSurvivesTransfer: false
+  streamSurvivesTransfer: false,
+
+  warm: twilioWarmTransfer
 }

@@ -1,47 +1,17 @@
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { OutboundHttp } from "../../../services/OutboundHttp.ts"
 import {
   CallNotPlaced,
-  type CarrierAccount,
   type CarrierAdapter,
   CarrierUnavailable,
   type TransferOutcome,
   type TransferRequest
 } from "../../../services/Telephony.ts"
 import type { CallOutcome } from "../../../src/campaigns/retryPolicy.ts"
-import { isValidVonageWebhook, vonageApiToken, vonageSignedPayload } from "../../../src/telephony/vonageJwt.ts"
+import { isValidVonageWebhook, vonageSignedPayload } from "../../../src/telephony/vonageJwt.ts"
 import { carrierRequest, hungUp } from "./carrierRequest.ts"
-
-const PUBLIC_API = "https://api.nexmo.com"
-
-/** Each request's headers, with a token signed for the moment (from `Clock`) it is sent. */
-const headers = (account: CarrierAccount) =>
-  Effect.map(Clock.currentTimeMillis, (now) => ({
-    authorization: `Bearer ${
-      vonageApiToken(
-        account.credentials.application_id ?? "",
-        account.credentials.private_key ?? "",
-        Math.floor(now / 1000)
-      )
-    }`,
-    "content-type": "application/json"
-  }))
-
-const apiBase = (account: CarrierAccount) => account.apiBaseUrl ?? PUBLIC_API
-
-const callsPath = (uuid?: string) => `/v1/calls${uuid ? `/${encodeURIComponent(uuid)}` : ""}`
-
-/** What is read of Vonage's call object (developer.vonage.com/en/api/voice#getCall). */
-const VonageCallReply = Schema.Struct({
-  uuid: Schema.optional(Schema.String),
-  status: Schema.optional(Schema.String),
-  duration: Schema.optional(Schema.Union(Schema.String, Schema.Number, Schema.Null)),
-  /** Problem details (RFC 7807) of a refused request: the fields at fault. */
-  invalid_parameters: Schema.optional(Schema.Array(Schema.Struct({ name: Schema.optional(Schema.String) })))
-})
-
-/** Vonage numbers go without the leading "+". */
-const digits = (number: string) => number.replace(/^\+/, "")
+import { apiBase, callsPath, digits, headers, VonageCallReply } from "./vonageRest.ts"
+import { vonageWarmTransfer } from "./vonageWarm.ts"
 
 /**
  * The NCCO the call is transferred into: one `connect` ringing the destination for `timeout`
@@ -275,5 +245,7 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
 
   transferMarkup: (transfer) => ({ contentType: "application/json", body: JSON.stringify(transferNcco(transfer)) }),
 
-  streamSurvivesTransfer: false
+  streamSurvivesTransfer: false,
+
+  warm: vonageWarmTransfer
 }

@@ -4023,6 +4023,9 @@ export type components = {
                      * @description a number between 5 and 120
                      */
                     timeout?: components["schemas"]["Int"];
+                    /** @enum {string} */
+                    transfer_type?: "cold" | "warm";
+                    whisper_message?: string | null;
                     parameters?: {
                         /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
                         name: string;
@@ -4308,6 +4311,9 @@ export type components = {
                      * @description a number between 5 and 120
                      */
                     timeout?: components["schemas"]["Int"];
+                    /** @enum {string} */
+                    transfer_type?: "cold" | "warm";
+                    whisper_message?: string | null;
                     parameters?: {
                         /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
                         name: string;
@@ -4583,6 +4589,9 @@ export type components = {
                      * @description a number between 5 and 120
                      */
                     timeout?: components["schemas"]["Int"];
+                    /** @enum {string} */
+                    transfer_type?: "cold" | "warm";
+                    whisper_message?: string | null;
                     parameters?: {
                         /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
                         name: string;
