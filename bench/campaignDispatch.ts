@@ -325,7 +325,8 @@ try {
     console.log(cpuLine(cpu, done))
     const refused = new Map<string, number>()
     for (const failure of carrier.callbackFailures()) {
-      const reason = failure.replace(/^\S+ → /, "").slice(0, 120)
+      const [url = "", text = ""] = failure.split(" → ")
+      const reason = `${new URL(url).pathname.replace(/\d+/g, "N")} → ${text.slice(0, 120)}`
       refused.set(reason, (refused.get(reason) ?? 0) + 1)
     }
     for (const [reason, count] of refused) console.log(`callbacks refused: ${count} × ${reason}`)

@@ -107,6 +107,13 @@ const DocsLive = Layer.mergeAll(
  */
 const KEEP_ALIVE_MS = 65_000
 
+/**
+ * Connections the kernel holds for the server before it accepts them (capped by the system's
+ * somaxconn). Carriers open a connection per callback: a campaign's burst of answers and ends
+ * while the process is busy overflowed Node's default of 511, and the overflow was reset.
+ */
+const LISTEN_BACKLOG = 4096
+
 /** How long responses already being written get to finish once the server is closing. */
 const CLOSE_GRACE_MS = 1000
 
@@ -144,7 +151,7 @@ const answerUnavailableUnlessServing = (server: Server) => (_request: IncomingMe
 /** A Node HTTP server on HOST:PORT from the configuration; a failure to bind says why. */
 export const ListenLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
-    NodeHttpServer.layer(closableServer, { port: config.port, host: config.host }).pipe(
+    NodeHttpServer.layer(closableServer, { port: config.port, host: config.host, backlog: LISTEN_BACKLOG }).pipe(
       Layer.mapError((error) =>
         new ListenFailed({ message: describeListenFailure(error.cause, config.host, config.port) })
       )

@@ -25,7 +25,10 @@ export const startLoadBalancer = async () => {
           () => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) })
         )
       })
-      outgoing.on("error", reject)
+      outgoing.on("error", (error: Error & { code?: string }) => {
+        if (outgoing.reusedSocket) error.code = `${error.code} on a reused connection`
+        reject(error)
+      })
       outgoing.end(body)
     })
 
