@@ -11,6 +11,9 @@
  * Rates are measured where they matter, at the carrier (the time it receives each call request).
  * Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/campaignDispatch.ts
  *   BENCH_SECTIONS=rate,throughput (default: all)   BENCH_RATE_SECONDS=60 (default 15)
+ *   BENCH_COMPLETED_PER_CAMPAIGN=500 BENCH_COMPLETED_RATE=100 (the completed section's size and per-campaign rate)
+ *   BENCH_LOG_LEVEL=warning (the server's log level; its output is printed when callbacks were refused)
+ *   TALKGRAPH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server process
  */
 import * as fs from "node:fs"
 import { type DialerCluster, startDialerCluster } from "../test/support/dialerCluster.ts"
@@ -135,7 +138,8 @@ const rateLine = (label: string, times: ReadonlyArray<number>, limit: number) =>
 
 const single = await startDialerCluster(BASE, 1, {
   TALKGRAPH_ORG_MAX_CONCURRENT_CALLS: "100000",
-  TALKGRAPH_SCHEDULER_POLL_MS: "500", LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error"
+  TALKGRAPH_SCHEDULER_POLL_MS: "500",
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error"
 })
 try {
   if (SECTIONS.has("rate")) {

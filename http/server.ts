@@ -150,12 +150,15 @@ const answerUnavailableUnlessServing = (server: Server) => (_request: IncomingMe
 
 /** A Node HTTP server on HOST:PORT from the configuration; a failure to bind says why. */
 export const ListenLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    NodeHttpServer.layer(closableServer, { port: config.port, host: config.host, backlog: LISTEN_BACKLOG }).pipe(
-      Layer.mapError((error) =>
-        new ListenFailed({ message: describeListenFailure(error.cause, config.host, config.port) })
+  Effect.map(
+    AppConfig,
+    (config) =>
+      NodeHttpServer.layer(closableServer, { port: config.port, host: config.host, backlog: LISTEN_BACKLOG }).pipe(
+        Layer.mapError((error) =>
+          new ListenFailed({ message: describeListenFailure(error.cause, config.host, config.port) })
+        )
       )
-    ))
+  )
 )
 
 /** The API served on the HttpServer below it (ListenLive, or a random loopback port in tests). */
