@@ -7,6 +7,7 @@ import * as path from "node:path"
 import pg from "pg"
 import { inject } from "vitest"
 import { AppConfigLive } from "../../app/config.ts"
+import { AttemptRefsLive } from "../../layers/campaigns/scheduler/attemptRefs.ts"
 import { CampaignDoorbellLive } from "../../layers/campaigns/scheduler/campaignDoorbell.ts"
 import { CampaignSchedulerLive } from "../../layers/campaigns/scheduler/campaignScheduler.ts"
 import { DialerRepoLive } from "../../layers/campaigns/scheduler/dialerRepo.ts"
@@ -147,7 +148,7 @@ export const dialerLayer = (
   settings: SchedulerSettingsShape = testSettings
 ) =>
   CampaignSchedulerLive.pipe(
-    Layer.provideMerge(Layer.merge(CampaignDoorbellLive, DialerRepoLive)),
+    Layer.provideMerge(Layer.mergeAll(CampaignDoorbellLive, DialerRepoLive, AttemptRefsLive)),
     Layer.provide(Layer.succeed(Telephony, Telephony.of({ adapter: () => carrier.adapter }))),
     Layer.provide(Layer.succeed(SchedulerSettings, settings)),
     Layer.provide(Layer.succeed(PublicUrl, "http://dialer.test")),

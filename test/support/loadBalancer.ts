@@ -8,8 +8,9 @@ import type { AddressInfo } from "node:net"
  */
 export const startLoadBalancer = async () => {
   const backends: Array<string> = []
-  // Like a cloud load balancer: connections to backends are reused, and closed after 60 s idle.
-  const agent = new http.Agent({ keepAlive: true, timeout: 60_000 })
+  // Like a load balancer: connections to backends are reused and closed after 60 s idle, and at most
+  // 1,000 are open to each (HAProxy's maxconn), so a burst queues instead of exhausting descriptors.
+  const agent = new http.Agent({ keepAlive: true, timeout: 60_000, maxSockets: 1000 })
   /** Why forwarding failed, with how often: what a 502 from the balancer stood for. */
   const forwardFailures = new Map<string, number>()
   let next = 0

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 /** What verifying a carrier callback needs of its attempt: fixed when the attempt is made. */
-interface AttemptRef {
+export interface AttemptRef {
   readonly id: number
   readonly organization_id: number
   readonly telephony_configuration_id: number | null
@@ -15,7 +15,8 @@ const REMEMBERED = 20_000
 /**
  * The attempt behind a run, read once and remembered: a call sends several callbacks (placed,
  * ringing, answered, the answer document, the end), and only the first needs the database to know
- * which credentials sign them. Any process may receive any of them; each remembers what it read.
+ * which credentials sign them. Any process may receive any of them; each remembers what it read,
+ * and the dialer tells it the calls it placed and wrote, whose callbacks then need no read at all.
  */
 export const makeAttemptRefs = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -29,6 +30,18 @@ export const makeAttemptRefs = Effect.gen(function*() {
     if (callIds.size > REMEMBERED) callIds.delete(callIds.keys().next().value!)
   }
 
+  const rememberAttempt = (runId: number, attempt: AttemptRef) => {
+    remembered.set(runId, attempt)
+    if (remembered.size > REMEMBERED) remembered.delete(remembered.keys().next().value!)
+  }
+
+  /** A call the dialer placed and whose carrier id it wrote to the attempt. */
+  const placed = (runId: number, attempt: AttemptRef, callId: string) =>
+    Effect.sync(() => {
+      rememberAttempt(runId, attempt)
+      remember(runId, callId)
+    })
+
   const of = (runId: number) =>
     Effect.suspend(() => {
       const known = remembered.get(runId)
@@ -41,8 +54,7 @@ export const makeAttemptRefs = Effect.gen(function*() {
         ([row]) => {
           if (!row) return undefined
           const { provider_call_id, ...attempt } = row
-          remembered.set(runId, attempt)
-          if (remembered.size > REMEMBERED) remembered.delete(remembered.keys().next().value!)
+          rememberAttempt(runId, attempt)
           if (provider_call_id !== null) remember(runId, provider_call_id)
           return attempt
         }
@@ -82,5 +94,13 @@ export const makeAttemptRefs = Effect.gen(function*() {
       callIds.delete(runId)
     })
 
-  return { of, callOf, forget }
+  return { of, callOf, forget, placed }
 })
+
+/** This process's memory of call attempts, shared by the dialer and the carrier callbacks. */
+export class AttemptRefs extends Context.Tag("talkgraph/AttemptRefs")<
+  AttemptRefs,
+  Effect.Effect.Success<typeof makeAttemptRefs>
+>() {}
+
+export const AttemptRefsLive = Layer.effect(AttemptRefs, makeAttemptRefs)

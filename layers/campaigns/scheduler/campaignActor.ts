@@ -87,7 +87,19 @@ const place = (
     })).pipe(
       Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(sends, (pacer) => sent(pacer, now)))),
       deps.carrierRequests.withPermits(1),
-      Effect.flatMap(({ providerCallId }) => deps.placed.record({ attemptId: attempt.attemptId, providerCallId })),
+      Effect.flatMap(({ providerCallId }) =>
+        deps.placed.record({
+          attemptId: attempt.attemptId,
+          providerCallId,
+          runId: attempt.runId,
+          attempt: {
+            id: attempt.attemptId,
+            organization_id: campaign.organization_id,
+            telephony_configuration_id: plan.telephonyConfigurationId,
+            provider: plan.provider
+          }
+        })
+      ),
       Effect.catchTag("CallNotPlaced", (refused) =>
         Effect.gen(function*() {
           yield* Effect.logWarning("call not placed", {

@@ -11,7 +11,7 @@ import { Forbidden } from "../../../src/domain/errors.ts"
 import type { CampaignId } from "../../../src/domain/ids.ts"
 import { mediaStreamUrl, mediaToken } from "../../../src/telephony/mediaToken.ts"
 import { makeDispatchStatus } from "../dispatchStatus.ts"
-import { makeAttemptRefs } from "./attemptRefs.ts"
+import { AttemptRefs } from "./attemptRefs.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
 
 const INVALID_SIGNATURE = "Invalid webhook signature"
@@ -27,7 +27,7 @@ export const CampaignCallsLive = Layer.effect(
     const settings = yield* SchedulerSettings
     const accounts = yield* CarrierAccounts
     const repo = yield* DialerRepo
-    const attempts = yield* makeAttemptRefs
+    const attempts = yield* AttemptRefs
     const dispatchOf = yield* makeDispatchStatus
 
     /**

@@ -26,6 +26,7 @@ import { SecretBox } from "../../../services/SecretBox.ts"
 import { Telephony } from "../../../services/Telephony.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
 import { CampaignId } from "../../../src/domain/ids.ts"
+import { AttemptRefs } from "./attemptRefs.ts"
 import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
 import { makeClaimTurns } from "./claimTurns.ts"
 import { makePlacedCalls } from "./placedCalls.ts"
@@ -81,7 +82,7 @@ export const CampaignSchedulerLive = Layer.scoped(
     )
     const actors = yield* FiberMap.make<CampaignId>()
     // Made before the placements, so it is closed after them: the last carrier call ids are written.
-    const placed = yield* makePlacedCalls(repo)
+    const placed = yield* makePlacedCalls(repo, yield* AttemptRefs)
     const placements = yield* FiberSet.make<unknown, unknown>()
     const carrierRequests = yield* Effect.makeSemaphore(MAX_CARRIER_REQUESTS)
     // Starts are one at a time, so a campaign woken twice at once gets one actor and one mailbox.

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { TelephonyLive } from "../../telephony/telephony.ts"
+import { AttemptRefsLive } from "./attemptRefs.ts"
 import { CampaignCallsLive } from "./campaignCalls.ts"
 import { CampaignSchedulerLive } from "./campaignScheduler.ts"
 import { DialerRepoLive } from "./dialerRepo.ts"
@@ -10,7 +11,7 @@ import { SchedulerSettingsLive } from "./schedulerSettings.ts"
  * The doorbell comes from below (`CampaignsAreaLive`): the campaigns ring it too, and there is one.
  */
 export const CampaignCallsAreaLive = CampaignCallsLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(TelephonyLive, SchedulerSettingsLive, DialerRepoLive))
+  Layer.provideMerge(Layer.mergeAll(TelephonyLive, SchedulerSettingsLive, DialerRepoLive, AttemptRefsLive))
 )
 
 /** The dialer itself: runs only in a serving process, where carriers can reach the callbacks it hands out. */
