@@ -327,6 +327,13 @@ try {
         }/s); carrier saw ${completedCalls} completed calls`
     )
     console.log(cpuLine(cpu, done))
+    const unsuccessful = await single.db.query(
+      `SELECT a.end_reason, left(r.error, 120) AS error, count(*) AS n FROM campaign_attempts a
+       LEFT JOIN runs r ON r.id = a.run_id
+       WHERE a.campaign_id = ANY($1) AND a.outcome IS DISTINCT FROM 'completed' GROUP BY 1, 2 ORDER BY 3 DESC`,
+      [ids]
+    )
+    for (const row of unsuccessful.rows) console.log(`attempts not completed: ${row.n} × ${row.end_reason}: ${row.error}`)
     const refused = new Map<string, number>()
     for (const failure of carrier.callbackFailures()) {
       const [url = "", text = ""] = failure.split(" → ")

@@ -188,6 +188,33 @@ describe("the campaign dialer on TestClock time", () => {
       })
     ))
 
+  it("dials again a contact whose call the carrier could not take (unreachable), not one it refused", () =>
+    dialerTest((carrier) =>
+      Effect.gen(function*() {
+        carrier.refusals.push({ permanent: false }, { permanent: true })
+        const { campaignId } = yield* runningCampaign({
+          contacts: 2,
+          max_concurrency: 1,
+          retry_config: { max_retries: 1, retry_delay_seconds: 60 }
+        })
+        // Both refused at once (one slot: the first refusal frees it for the second).
+        yield* advance(2000, 500)
+        expect(placedFor(carrier, campaignId)).toHaveLength(0)
+        yield* advance(60_000, 2000)
+        const [retried] = placedFor(carrier, campaignId)
+        expect(placedFor(carrier, campaignId)).toHaveLength(1)
+        yield* finish(retried!.runId, "completed")
+        yield* advance(120_000, 5000)
+        expect(placedFor(carrier, campaignId)).toHaveLength(1)
+        expect(yield* campaignRow(campaignId)).toMatchObject({
+          state: "completed",
+          processed_rows: 2,
+          failed_rows: 1,
+          executed_count: 3
+        })
+      })
+    ))
+
   it("trips the breaker (pausing and logging the failures), and starts a fresh window after resume", () =>
     dialerTest((carrier) =>
       Effect.gen(function*() {

@@ -37,3 +37,16 @@ export const afterOutcome = (
   }
   return { kind: "done", succeeded: outcome === "completed" }
 }
+
+/**
+ * When a contact whose call could not be placed is dialled again: a carrier that could not be
+ * reached (or asked to slow down) is tried again like a busy line, after the delay while retries
+ * remain; a call the carrier refused (bad number, account) is not. Null: the contact is done.
+ */
+export const retryAfterPlacementFailure = (
+  config: RetryConfig,
+  permanent: boolean,
+  attemptNumber: number,
+  now: number
+): number | null =>
+  !permanent && config.enabled && attemptNumber <= config.max_retries ? now + config.retry_delay_seconds * 1000 : null

@@ -21,7 +21,7 @@ import { CampaignScheduler } from "../../services/CampaignScheduler.ts"
 import { DialerRepo } from "../../services/DialerRepo.ts"
 import { PublicUrl } from "../../services/PublicUrl.ts"
 import { SecretBox } from "../../services/SecretBox.ts"
-import { type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
+import { CallNotPlaced, type CallStatus, type CarrierAdapter, Telephony } from "../../services/Telephony.ts"
 import type { CallOutcome } from "../../src/campaigns/retryPolicy.ts"
 import type { CampaignId } from "../../src/domain/ids.ts"
 import { postgresUrl } from "./database.ts"
@@ -102,15 +102,25 @@ export const testSettings: SchedulerSettingsShape = {
   mediaTokenSeconds: 300
 }
 
-/** A carrier in memory: placed calls are recorded; `statuses` answers reconciliation. */
+/**
+ * A carrier in memory: placed calls are recorded; `statuses` answers reconciliation; `refusals`
+ * lists what the next placements fail with (permanent: refused; transient: unreachable).
+ */
 export const makeTestCarrier = () => {
   const placed: Array<PlacedCall> = []
   const statuses = new Map<string, CallStatus>()
   const hungUp: Array<string> = []
+  const refusals: Array<{ readonly permanent: boolean }> = []
   let sequence = 0
   const adapter: CarrierAdapter = {
-    placeCall: (_account, call) =>
-      Effect.map(Clock.currentTimeMillis, (at) => {
+    placeCall: (_account, call) => {
+      const refusal = refusals.shift()
+      if (refusal) {
+        return Effect.fail(
+          new CallNotPlaced({ message: "the test carrier refused the call", permanent: refusal.permanent })
+        )
+      }
+      return Effect.map(Clock.currentTimeMillis, (at) => {
         const providerCallId = `TC${++sequence}-${crypto.randomUUID()}`
         placed.push({
           runId: Number(call.statusCallbackUrl.split("/").pop()),
@@ -120,7 +130,8 @@ export const makeTestCarrier = () => {
           mediaStreamUrl: call.mediaStreamUrl
         })
         return { providerCallId }
-      }),
+      })
+    },
     hangUp: (_account, { providerCallId }) => Effect.sync(() => void hungUp.push(providerCallId)),
     callStatus: (_account, { providerCallId }) =>
       Effect.succeed(statuses.get(providerCallId) ?? { providerCallId, outcome: null, durationSeconds: null }),
@@ -136,7 +147,7 @@ export const makeTestCarrier = () => {
     transferMarkup: () => ({ contentType: "text/plain", body: "" }),
     streamSurvivesTransfer: false
   }
-  return { adapter, placed, statuses, hungUp }
+  return { adapter, placed, statuses, hungUp, refusals }
 }
 
 export type TestCarrier = ReturnType<typeof makeTestCarrier>

@@ -14,6 +14,7 @@ import {
   readyAt,
   sent
 } from "../../../src/campaigns/dispatchRate.ts"
+import { retryAfterPlacementFailure } from "../../../src/campaigns/retryPolicy.ts"
 import { isWithinSchedule, nextWindowStart } from "../../../src/campaigns/scheduleWindow.ts"
 import type { CampaignId } from "../../../src/domain/ids.ts"
 import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
@@ -140,7 +141,10 @@ const place = (
             durationSeconds: 0,
             providerCallId: null,
             now,
-            redialAt: fromPool ? now : undefined
+            redialAt: fromPool
+              ? now
+              : retryAfterPlacementFailure(campaign.retry_config, refused.permanent, attempt.attemptNumber, now) ??
+                undefined
           })
         })),
       // A child of the campaign's actor span: a trace shows one campaign's fiber and each of its calls.
