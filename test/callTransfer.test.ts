@@ -284,7 +284,7 @@ describe("cold transfer (transfer_call)", () => {
   }, 90_000)
 
   it(
-    "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent on Telnyx, Twilio and Plivo, the call ends on Vonage",
+    "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent on every carrier",
     async () => {
       const results = await Promise.all(
         carrierProviders.flatMap((provider) => [
@@ -302,17 +302,12 @@ describe("cold transfer (transfer_call)", () => {
         expect(call.transfers).toEqual([
           { destination, timeoutSeconds: 20, result: expected === "busy" ? "busy" : "no-answer" }
         ])
-        if (provider === "vonage") {
-          // The caller's leg left the agent's conversation for the transfer's NCCO: once the connect is over, the call ends.
-          expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "transfer_failed" })
-          expect(call.endedBy).toBe("transfer")
-        } else {
-          // The caller is back with the agent (Telnyx: the call never left its stream; Twilio and
-          // Plivo: the Dial's action connects a new stream), who tells them; they hang up.
-          expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "user_hangup" })
-          expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
-          expect({ provider, endedBy: call.endedBy }).toEqual({ provider, endedBy: "far-end" })
-        }
+        // The caller is back with the agent (Telnyx: the call never left its stream; Twilio and
+        // Plivo: the Dial's action connects a new stream; Vonage: the synchronous connect's event
+        // answers an NCCO connecting a new WebSocket), who tells them; they hang up.
+        expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "user_hangup" })
+        expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
+        expect({ provider, endedBy: call.endedBy }).toEqual({ provider, endedBy: "far-end" })
         expect(run.state).toBe("completed")
       }
       expect(carrierProviders.flatMap((provider) => standIns.get(provider)!.callbackFailures())).toEqual([])
