@@ -390,56 +390,65 @@ describe("transfer destination from a resolver (destination_source: dynamic)", (
     }
   }
 
-  it("transfers the caller where the resolver answers, sending it the model's arguments, the headers and the credential", async () => {
-    const { call, destination, run } = await transferCall("twilio", "1", "answers", {
-      toolConfig: async (chosen, account) => dynamicConfig(`/answer?to=${encodeURIComponent(chosen)}`)(chosen, account)
-    })
-    expect({ end_reason: run.end_reason, gathered: run.gathered_context }).toMatchObject({
-      end_reason: "transferred",
-      gathered: { transfer_outcome: "answered" }
-    })
-    expect(call.transfers).toEqual([{ destination, timeoutSeconds: 20, result: "answered" }])
-    const asked = resolverRequests.find((request) => request.path === "/answer")!
-    expect(asked.body).toEqual({ destination: "sales" })
-    expect(asked.headers).toMatchObject({
-      authorization: `Bearer ${SECRET}`,
-      "x-source": "talkgraph",
-      "content-type": "application/json"
-    })
-    // The resolver's parameters are the tool's, as the model is offered it.
-    const offered = llm.requests.flatMap((request) => request.body.tools ?? [])
-      .filter((tool: any) => tool.function?.name === "transfer_the_caller")
-      .map((tool: any) => tool.function.parameters)
-    expect(offered).toContainEqual({
-      type: "object",
-      properties: { destination: { type: "string", description: "The department the caller chose" } },
-      required: ["destination"],
-      additionalProperties: false
-    })
-  }, 90_000)
+  it(
+    "transfers the caller where the resolver answers, sending it the model's arguments, the headers and the credential",
+    async () => {
+      const { call, destination, run } = await transferCall("twilio", "1", "answers", {
+        toolConfig: async (chosen, account) =>
+          dynamicConfig(`/answer?to=${encodeURIComponent(chosen)}`)(chosen, account)
+      })
+      expect({ end_reason: run.end_reason, gathered: run.gathered_context }).toMatchObject({
+        end_reason: "transferred",
+        gathered: { transfer_outcome: "answered" }
+      })
+      expect(call.transfers).toEqual([{ destination, timeoutSeconds: 20, result: "answered" }])
+      const asked = resolverRequests.find((request) => request.path === "/answer")!
+      expect(asked.body).toEqual({ destination: "sales" })
+      expect(asked.headers).toMatchObject({
+        authorization: `Bearer ${SECRET}`,
+        "x-source": "talkgraph",
+        "content-type": "application/json"
+      })
+      // The resolver's parameters are the tool's, as the model is offered it.
+      const offered = llm.requests.flatMap((request) => request.body.tools ?? [])
+        .filter((tool: any) => tool.function?.name === "transfer_the_caller")
+        .map((tool: any) => tool.function.parameters)
+      expect(offered).toContainEqual({
+        type: "object",
+        properties: { destination: { type: "string", description: "The department the caller chose" } },
+        required: ["destination"],
+        additionalProperties: false
+      })
+    },
+    90_000
+  )
 
-  it("tells the model when the resolver answers no valid destination or does not answer in time; the call goes on", async () => {
-    const results = await Promise.all(
-      ["/garbage", "/slow"].map((path) =>
-        transferCall("twilio", "1", "answers", { toolConfig: dynamicConfig(path) }).then((result) => ({
-          ...result,
-          path
-        }))
+  it(
+    "tells the model when the resolver answers no valid destination or does not answer in time; the call goes on",
+    async () => {
+      const results = await Promise.all(
+        ["/garbage", "/slow"].map((path) =>
+          transferCall("twilio", "1", "answers", { toolConfig: dynamicConfig(path) }).then((result) => ({
+            ...result,
+            path
+          }))
+        )
       )
-    )
-    for (const { call, path, run } of results) {
-      expect({ path, end_reason: run.end_reason }).toEqual({ path, end_reason: "user_hangup" })
-      expect(call.transfers).toEqual([])
-      expect(toolCallOf(run)).toMatchObject({ status: "error" })
-      expect(toolCallOf(run).result).toContain(
-        path === "/garbage"
-          ? "the transfer resolver answered the destination \"the sales desk\", which must be an E.164 number"
-          : "the transfer resolver failed: the API did not answer within 500 ms"
-      )
-      expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
-      expect(run.gathered_context ?? {}).not.toHaveProperty("transfer_outcome")
-    }
-  }, 90_000)
+      for (const { call, path, run } of results) {
+        expect({ path, end_reason: run.end_reason }).toEqual({ path, end_reason: "user_hangup" })
+        expect(call.transfers).toEqual([])
+        expect(toolCallOf(run)).toMatchObject({ status: "error" })
+        expect(toolCallOf(run).result).toContain(
+          path === "/garbage"
+            ? "the transfer resolver answered the destination \"the sales desk\", which must be an E.164 number"
+            : "the transfer resolver failed: the API did not answer within 500 ms"
+        )
+        expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
+        expect(run.gathered_context ?? {}).not.toHaveProperty("transfer_outcome")
+      }
+    },
+    90_000
+  )
 
   it("never asks the resolver in a text conversation", async () => {
     const account = await newAccount(api)

@@ -58,7 +58,9 @@ describe("transfer destinations", () => {
       endpoint: { kind: "sip", uri: "sip:desk@pbx.example.com" }
     })
     for (const answer of [null, "text", { destination: "+14155550100" }, { transfer_context: { destination: 5 } }]) {
-      expect(resolvedDestination(answer)).toEqual({ error: "the transfer resolver answered no transfer_context.destination" })
+      expect(resolvedDestination(answer)).toEqual({
+        error: "the transfer resolver answered no transfer_context.destination"
+      })
     }
     expect(resolvedDestination({ transfer_context: { destination: "front desk" } })).toMatchObject({
       error: expect.stringContaining("must be an E.164 number")

@@ -4,7 +4,11 @@ import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import type { TransferCallConfig } from "../../src/tools/callToolConfigs.ts"
 import { argumentsObjectOf } from "../../src/tools/toolArguments.ts"
 import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
-import { type ChosenDestination, chosenDestination, DEFAULT_TRANSFER_TIMEOUT_SECONDS } from "../../src/tools/transferCall.ts"
+import {
+  type ChosenDestination,
+  chosenDestination,
+  DEFAULT_TRANSFER_TIMEOUT_SECONDS
+} from "../../src/tools/transferCall.ts"
 
 /** A transfer as it is recorded on the run (gathered context) and told to the model. */
 export interface TransferRecord extends TransferResult {

@@ -8,8 +8,8 @@ import { timeIn } from "../../src/tools/currentTime.ts"
 import { argumentsObjectOf } from "../../src/tools/toolArguments.ts"
 import { DEFAULT_RESULT_CHARS, isTimeZone, type McpConfig } from "../../src/tools/toolDefinition.ts"
 import { truncatedForModel } from "../../src/tools/toolResult.ts"
-import { DEFAULT_RESOLVER_TIMEOUT_MS, resolvedDestination, resolverParameters } from "../../src/tools/transferCall.ts"
 import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
+import { DEFAULT_RESOLVER_TIMEOUT_MS, resolvedDestination, resolverParameters } from "../../src/tools/transferCall.ts"
 import { callHttpTool } from "./httpToolCall.ts"
 
 const succeeded = (result: unknown): ToolOutcome => ({
