@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { OrganizationId } from "../src/domain/ids.ts"
 import type { RunnableTool, ToolOutcome } from "../src/tools/toolRun.ts"
+import type { ChosenDestination } from "../src/tools/transferCall.ts"
 
 export interface ToolCallInput {
   readonly organizationId: OrganizationId
@@ -20,6 +21,14 @@ export interface ToolCallInput {
  */
 export interface ToolRunnerShape {
   readonly run: (input: ToolCallInput) => Effect.Effect<ToolOutcome>
+  /**
+   * A `dynamic` transfer_call's destination, asked of its resolver like an HTTP tool's request
+   * (outbound policy, bound credential, timeout); an `error` (failure, timeout, no valid
+   * destination) is told to the model.
+   */
+  readonly resolveTransfer: (
+    input: ToolCallInput
+  ) => Effect.Effect<ChosenDestination | { readonly error: string }>
 }
 
 export class ToolRunner extends Context.Tag("talkgraph/ToolRunner")<ToolRunner, ToolRunnerShape>() {}

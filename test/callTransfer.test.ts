@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
 import type { CalleeScript } from "./support/calleeScript.ts"
@@ -31,6 +33,47 @@ let deepgram: FakeDeepgram
 let speech: FakeSpeechApis
 let llm: ScriptedLlm
 let receiver: WebhookReceiver
+
+/** What a transfer resolver was sent: its path (which says how it answers), headers and JSON body. */
+interface ResolverRequest {
+  readonly path: string
+  readonly headers: http.IncomingHttpHeaders
+  readonly body: unknown
+}
+const resolverRequests: Array<ResolverRequest> = []
+let resolver: http.Server
+let resolverUrl: string
+
+/**
+ * A customer's transfer resolver, as Dograh calls it: `/answer?to=…` answers `to` in
+ * `transfer_context.destination`, `/garbage` a body with no destination, `/slow` nothing for 3 s.
+ */
+const startResolver = () =>
+  new Promise<void>((resolve) => {
+    resolver = http.createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        const url = new URL(request.url ?? "/", "http://resolver")
+        resolverRequests.push({
+          path: url.pathname,
+          headers: request.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8") || "null")
+        })
+        const answer = (body: unknown) => {
+          response.writeHead(200, { "content-type": "application/json" })
+          response.end(JSON.stringify(body))
+        }
+        if (url.pathname === "/answer") answer({ transfer_context: { destination: url.searchParams.get("to") } })
+        else if (url.pathname === "/garbage") answer({ transfer_context: { destination: "the sales desk" } })
+        else setTimeout(() => answer({ transfer_context: { destination: "+14155550000" } }), 3000)
+      })
+    })
+    resolver.listen(0, "127.0.0.1", () => {
+      resolverUrl = `http://127.0.0.1:${(resolver.address() as AddressInfo).port}`
+      resolve()
+    })
+  })
 
 const GREETING = "Press 1 for sales, 2 for support or 3 for billing."
 const UNAVAILABLE = "I am sorry, they are not available right now."
@@ -79,6 +122,7 @@ beforeAll(async () => {
     startScriptedLlm({ answer: switchboard })
   ])
   receiver = await startWebhookReceiver()
+  await startResolver()
   for (const provider of carrierProviders) standIns.set(provider, await startCarrierStandIn(provider))
   server = await startServer({ TALKGRAPH_SCHEDULER_POLL_MS: "200", TALKGRAPH_WEBHOOK_POLL_MS: "100" }, {
     ownDatabase: true
@@ -89,6 +133,8 @@ afterAll(async () => {
   await server?.close()
   await Promise.all([...standIns.values()].map((standIn) => standIn.close()))
   await Promise.all([deepgram?.close(), speech?.close(), llm?.close(), receiver?.close()])
+  resolver?.closeAllConnections()
+  await new Promise((resolve) => resolver?.close(resolve))
 })
 
 const query = <T>(text: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<T>, unknown>) =>
@@ -124,7 +170,11 @@ const transferCall = async (
   provider: CarrierProviderName,
   key: string,
   behaviour: DestinationBehaviour,
-  options: { readonly webhooks?: boolean } = {}
+  options: {
+    readonly webhooks?: boolean
+    /** The tool's config in place of the listed destinations, given the destination the key names. */
+    readonly toolConfig?: (chosen: string, account: { readonly token: string }) => Promise<Record<string, unknown>>
+  } = {}
 ) => {
   const standIn = standIns.get(provider)!
   const index = ++sequence
@@ -152,7 +202,7 @@ const transferCall = async (
     description: "Hands the caller to a department",
     definition: {
       type: "transfer_call",
-      config: {
+      config: options.toolConfig ? await options.toolConfig(chosen, account) : {
         timeout: 20,
         destinations: [
           { name: "sales", destination: destinations.sales },
@@ -234,7 +284,7 @@ describe("cold transfer (transfer_call)", () => {
   }, 90_000)
 
   it(
-    "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent on Telnyx, Twilio and Plivo, the call ends on Vonage",
+    "records a busy SIP destination and a destination that does not answer; the caller comes back to the agent on every carrier",
     async () => {
       const results = await Promise.all(
         carrierProviders.flatMap((provider) => [
@@ -252,17 +302,12 @@ describe("cold transfer (transfer_call)", () => {
         expect(call.transfers).toEqual([
           { destination, timeoutSeconds: 20, result: expected === "busy" ? "busy" : "no-answer" }
         ])
-        if (provider === "vonage") {
-          // The caller's leg left the agent's conversation for the transfer's NCCO: once the connect is over, the call ends.
-          expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "transfer_failed" })
-          expect(call.endedBy).toBe("transfer")
-        } else {
-          // The caller is back with the agent (Telnyx: the call never left its stream; Twilio and
-          // Plivo: the Dial's action connects a new stream), who tells them; they hang up.
-          expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "user_hangup" })
-          expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
-          expect({ provider, endedBy: call.endedBy }).toEqual({ provider, endedBy: "far-end" })
-        }
+        // The caller is back with the agent (Telnyx: the call never left its stream; Twilio and
+        // Plivo: the Dial's action connects a new stream; Vonage: the synchronous connect's event
+        // answers an NCCO connecting a new WebSocket), who tells them; they hang up.
+        expect({ provider, end_reason: run.end_reason }).toEqual({ provider, end_reason: "user_hangup" })
+        expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
+        expect({ provider, endedBy: call.endedBy }).toEqual({ provider, endedBy: "far-end" })
         expect(run.state).toBe("completed")
       }
       expect(carrierProviders.flatMap((provider) => standIns.get(provider)!.callbackFailures())).toEqual([])
@@ -317,5 +362,113 @@ describe("cold transfer (transfer_call)", () => {
       })
       expect({ path, status: forged.status }).toEqual({ path, status: 403 })
     }
+  })
+})
+
+describe("transfer destination from a resolver (destination_source: dynamic)", () => {
+  const SECRET = "resolver-secret-token"
+
+  /** A dynamic transfer_call config asking `path` of the resolver, with Dograh's resolver fields. */
+  const dynamicConfig = (path: string) => async (_chosen: string, account: { readonly token: string }) => {
+    const credential = await api.post("/api/v1/credentials", {
+      name: `Resolver ${Math.random()}`,
+      credential_type: "bearer_token",
+      credential_data: { token: SECRET }
+    }, { token: account.token })
+    expect(credential.status).toBe(200)
+    return {
+      timeout: 20,
+      destination_source: "dynamic",
+      resolver: {
+        type: "http",
+        url: `${resolverUrl}${path}`,
+        headers: { "X-Source": "talkgraph" },
+        credential_uuid: credential.body.uuid,
+        timeout_ms: 500,
+        parameters: [{ name: "destination", type: "string", description: "The department the caller chose" }]
+      }
+    }
+  }
+
+  it(
+    "transfers the caller where the resolver answers, sending it the model's arguments, the headers and the credential",
+    async () => {
+      const { call, destination, run } = await transferCall("twilio", "1", "answers", {
+        toolConfig: async (chosen, account) =>
+          dynamicConfig(`/answer?to=${encodeURIComponent(chosen)}`)(chosen, account)
+      })
+      expect({ end_reason: run.end_reason, gathered: run.gathered_context }).toMatchObject({
+        end_reason: "transferred",
+        gathered: { transfer_outcome: "answered" }
+      })
+      expect(call.transfers).toEqual([{ destination, timeoutSeconds: 20, result: "answered" }])
+      const asked = resolverRequests.find((request) => request.path === "/answer")!
+      expect(asked.body).toEqual({ destination: "sales" })
+      expect(asked.headers).toMatchObject({
+        authorization: `Bearer ${SECRET}`,
+        "x-source": "talkgraph",
+        "content-type": "application/json"
+      })
+      // The resolver's parameters are the tool's, as the model is offered it.
+      const offered = llm.requests.flatMap((request) => request.body.tools ?? [])
+        .filter((tool: any) => tool.function?.name === "transfer_the_caller")
+        .map((tool: any) => tool.function.parameters)
+      expect(offered).toContainEqual({
+        type: "object",
+        properties: { destination: { type: "string", description: "The department the caller chose" } },
+        required: ["destination"],
+        additionalProperties: false
+      })
+    },
+    90_000
+  )
+
+  it(
+    "tells the model when the resolver answers no valid destination or does not answer in time; the call goes on",
+    async () => {
+      const results = await Promise.all(
+        ["/garbage", "/slow"].map((path) =>
+          transferCall("twilio", "1", "answers", { toolConfig: dynamicConfig(path) }).then((result) => ({
+            ...result,
+            path
+          }))
+        )
+      )
+      for (const { call, path, run } of results) {
+        expect({ path, end_reason: run.end_reason }).toEqual({ path, end_reason: "user_hangup" })
+        expect(call.transfers).toEqual([])
+        expect(toolCallOf(run)).toMatchObject({ status: "error" })
+        expect(toolCallOf(run).result).toContain(
+          path === "/garbage"
+            ? "the transfer resolver answered the destination \"the sales desk\", which must be an E.164 number"
+            : "the transfer resolver failed: the API did not answer within 500 ms"
+        )
+        expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text === UNAVAILABLE)).toBe(true)
+        expect(run.gathered_context ?? {}).not.toHaveProperty("transfer_outcome")
+      }
+    },
+    90_000
+  )
+
+  it("never asks the resolver in a text conversation", async () => {
+    const account = await newAccount(api)
+    await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
+    const tool = await api.post("/api/v1/tools", {
+      name: "Transfer the caller",
+      definition: { type: "transfer_call", config: await dynamicConfig("/answer?to=%2B14155557998")("", account) }
+    }, { token: account.token })
+    expect(tool.status).toBe(200)
+    const workflowId = await createWorkflow(api, server, account, definition(tool.body.tool_uuid))
+    const sessions = `/api/v1/workflow/${workflowId}/text-chat/sessions`
+    const session = await api.post(sessions, {}, { token: account.token })
+    const runId = session.body.workflow_run_id as number
+    const before = resolverRequests.length
+    const said = await api.post(`${sessions}/${runId}/messages`, { text: "The caller pressed 1 on the keypad." }, {
+      token: account.token
+    })
+    expect(said.status).toBe(200)
+    const [run] = await query<StoredRun>((sql) => sql`SELECT * FROM runs WHERE id = ${runId}`)
+    expect(toolCallOf(run!).result).toContain("impossible in a text conversation")
+    expect(resolverRequests.length).toBe(before)
   })
 })

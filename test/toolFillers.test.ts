@@ -56,6 +56,7 @@ const setup = (tools: ReadonlyArray<RunnableTool>, replies: Array<ModelReply>, t
       Layer.succeed(KnowledgeBase, { search: () => Effect.die("not used") } as any),
       Layer.succeed(DoNotCall, { record: () => Effect.die("not used") } as any),
       Layer.succeed(ToolRunner, {
+        resolveTransfer: () => Effect.die("not used"),
         run: (input) =>
           Effect.sleep(took[input.tool.name] ?? 0).pipe(
             Effect.tap(() => Effect.sync(() => finished.push(input.tool.name))),

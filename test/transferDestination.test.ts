@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { chosenDestination, transferParameters } from "../src/tools/transferCall.ts"
+import { chosenDestination, resolvedDestination, transferParameters } from "../src/tools/transferCall.ts"
 import { destinationProblems, transferEndpointOf } from "../src/tools/transferDestination.ts"
 
 describe("transfer destinations", () => {
@@ -47,5 +47,42 @@ describe("transfer destinations", () => {
       endpoint: { number: "+14155550100" }
     })
     expect(transferParameters(routed)).toEqual({ type: "object", properties: {}, additionalProperties: false })
+  })
+
+  it("come from a resolver's transfer_context.destination, which must be an endpoint; its parameters are the model's", () => {
+    expect(resolvedDestination({ transfer_context: { destination: " +14155550100 ", custom_message: "Hi" } })).toEqual({
+      name: "+14155550100",
+      endpoint: { kind: "number", number: "+14155550100" }
+    })
+    expect(resolvedDestination({ transfer_context: { destination: "sip:desk@pbx.example.com" } })).toMatchObject({
+      endpoint: { kind: "sip", uri: "sip:desk@pbx.example.com" }
+    })
+    for (const answer of [null, "text", { destination: "+14155550100" }, { transfer_context: { destination: 5 } }]) {
+      expect(resolvedDestination(answer)).toEqual({
+        error: "the transfer resolver answered no transfer_context.destination"
+      })
+    }
+    expect(resolvedDestination({ transfer_context: { destination: "front desk" } })).toMatchObject({
+      error: expect.stringContaining("must be an E.164 number")
+    })
+    const config = {
+      destination_source: "dynamic" as const,
+      resolver: {
+        url: "https://resolver.example.com",
+        parameters: [
+          { name: "department", type: "string" as const, description: "Which department" },
+          { name: "vip", type: "boolean" as const, description: "A VIP caller", required: false }
+        ]
+      }
+    }
+    expect(transferParameters(config)).toEqual({
+      type: "object",
+      properties: {
+        department: { type: "string", description: "Which department" },
+        vip: { type: "boolean", description: "A VIP caller" }
+      },
+      required: ["department"],
+      additionalProperties: false
+    })
   })
 })

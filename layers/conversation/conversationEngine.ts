@@ -141,7 +141,13 @@ export const ConversationEngineLive = Layer.effect(
               definition.config,
               call.arguments,
               toolVariables(plan.context, extracted),
-              whisperSummary(plan, transcript, toolVariables(plan.context, extracted))
+              whisperSummary(plan, transcript, toolVariables(plan.context, extracted)),
+              runner.resolveTransfer({
+                organizationId: plan.tools!.organizationId,
+                tool,
+                arguments: call.arguments,
+                variables: toolVariables(plan.context, extracted)
+              })
             ).pipe(
               Effect.tap(({ transfer }) => transfer && Effect.sync(() => transfers.push(transfer))),
               Effect.map(({ outcome }) => outcome)

@@ -4,7 +4,11 @@ import { renderTemplate } from "../../src/graph/templateVariables.ts"
 import type { TransferCallConfig } from "../../src/tools/callToolConfigs.ts"
 import { argumentsObjectOf } from "../../src/tools/toolArguments.ts"
 import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
-import { chosenDestination, DEFAULT_TRANSFER_TIMEOUT_SECONDS } from "../../src/tools/transferCall.ts"
+import {
+  type ChosenDestination,
+  chosenDestination,
+  DEFAULT_TRANSFER_TIMEOUT_SECONDS
+} from "../../src/tools/transferCall.ts"
 
 /** A transfer as it is recorded on the run (gathered context) and told to the model. */
 export interface TransferRecord extends TransferResult {
@@ -16,14 +20,16 @@ export interface TransferRecord extends TransferResult {
  * One transfer_call call. Cold: the caller is handed to the destination by the carrier. Warm: the
  * destination is rung and briefed (`whisper_message`, else `summary`) while the caller stays with
  * the agent, and joined with the caller only if it answered. The model is told the outcome;
- * `transfer` is set when the carrier was asked. A text channel (no call) cannot transfer anyone.
+ * `transfer` is set when the carrier was asked. A text channel (no call) cannot transfer anyone,
+ * and its resolver (`resolve`, for a `dynamic` destination) is then never asked.
  */
 export const transferCallTool = (
   actions: CallActions | undefined,
   config: TransferCallConfig,
   argumentsText: string,
   variables: Readonly<Record<string, unknown>>,
-  summary: Effect.Effect<string>
+  summary: Effect.Effect<string>,
+  resolve: Effect.Effect<ChosenDestination | { readonly error: string }>
 ): Effect.Effect<{ readonly outcome: ToolOutcome; readonly transfer: TransferRecord | null }> =>
   Effect.gen(function*() {
     const refused = (message: string) => ({ outcome: failedOutcome(message, 0), transfer: null })
@@ -33,7 +39,7 @@ export const transferCallTool = (
     if (actions.transfer === undefined) return refused("this call has no phone line to transfer (a browser test call)")
     const args = argumentsObjectOf(argumentsText)
     if (args === null) return refused("the arguments must be a JSON object")
-    const chosen = chosenDestination(config, args, variables)
+    const chosen = config.destination_source === "dynamic" ? yield* resolve : chosenDestination(config, args, variables)
     if ("error" in chosen) return refused(chosen.error)
     const startedAt = yield* Clock.currentTimeMillis
     const type = config.transfer_type ?? "cold"

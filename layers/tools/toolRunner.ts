@@ -9,6 +9,7 @@ import { argumentsObjectOf } from "../../src/tools/toolArguments.ts"
 import { DEFAULT_RESULT_CHARS, isTimeZone, type McpConfig } from "../../src/tools/toolDefinition.ts"
 import { truncatedForModel } from "../../src/tools/toolResult.ts"
 import { failedOutcome, type ToolOutcome } from "../../src/tools/toolRun.ts"
+import { DEFAULT_RESOLVER_TIMEOUT_MS, resolvedDestination, resolverParameters } from "../../src/tools/transferCall.ts"
 import { callHttpTool } from "./httpToolCall.ts"
 
 const succeeded = (result: unknown): ToolOutcome => ({
@@ -93,6 +94,28 @@ export const ToolRunnerLive = Layer.effect(
         : yield* builtIn(input)
     })
 
-    return ToolRunner.of({ run })
+    const resolveTransfer = Effect.fn("ToolRunner.resolveTransfer")(function*(input: ToolCallInput) {
+      yield* Effect.annotateCurrentSpan({ tool_uuid: input.tool.uuid })
+      const { definition } = input.tool
+      const resolver = definition.type === "transfer_call" ? definition.config.resolver : null
+      if (definition.type !== "transfer_call" || !resolver) {
+        return { error: "this transfer has no resolver to ask for its destination" }
+      }
+      // Dograh's resolver is a POST of the model's arguments, sent like any HTTP tool's request.
+      const outcome = yield* callHttpTool(outbound, credentials, input, {
+        method: "POST",
+        url: resolver.url,
+        headers: resolver.headers ?? null,
+        credential_uuid: resolver.credential_uuid ?? null,
+        parameters: resolverParameters(definition.config),
+        timeout_ms: resolver.timeout_ms ?? DEFAULT_RESOLVER_TIMEOUT_MS
+      })
+      if (outcome.status !== "success") {
+        return { error: `the transfer resolver failed: ${outcome.result.replace(/^Error: /, "")}` }
+      }
+      return resolvedDestination(outcome.data)
+    })
+
+    return ToolRunner.of({ run, resolveTransfer })
   })
 )

@@ -197,6 +197,11 @@ export const DEFAULT_FILLER_MESSAGE = "One moment, please."
 
 /** The line a voice call says while this tool's request runs, or null for none. */
 export const fillerOf = (definition: ToolDefinition): string | null => {
+  if (definition.type === "transfer_call") {
+    // Dograh's resolver `wait_message`: said while the resolver (then the carrier) is waited for.
+    const wait = definition.config.destination_source === "dynamic" ? definition.config.resolver?.wait_message : null
+    return wait ? wait.trim() || null : null
+  }
   if (definition.type !== "http_api" && definition.type !== "mcp") return null
   const filler = definition.config.filler_message
   if (filler === undefined) return DEFAULT_FILLER_MESSAGE

@@ -1,12 +1,26 @@
 import { renderTemplate } from "../graph/templateVariables.ts"
 import type { TransferCallConfig } from "./callToolConfigs.ts"
+import { parametersSchema } from "./toolArguments.ts"
+import type { ToolParameter } from "./toolDefinition.ts"
 import { DESTINATION_RULE, type TransferEndpoint, transferEndpointOf } from "./transferDestination.ts"
 
 /** Dograh's default ring time for a transfer, in seconds. */
 export const DEFAULT_TRANSFER_TIMEOUT_SECONDS = 30
+/** Dograh's default wait for a transfer resolver's answer. */
+export const DEFAULT_RESOLVER_TIMEOUT_MS = 3000
 
-/** What the model is offered: the destinations' names to choose from when the config lists several. */
+/** The resolver's parameters the model fills in (Dograh: required unless said otherwise), when the destination is resolved. */
+export const resolverParameters = (config: TransferCallConfig): ReadonlyArray<ToolParameter> =>
+  config.destination_source === "dynamic"
+    ? (config.resolver?.parameters ?? []).map((parameter) => ({ ...parameter, required: parameter.required ?? true }))
+    : []
+
+/**
+ * What the model is offered: the resolver's parameters for a resolved destination, else the
+ * destinations' names to choose from when the config lists several.
+ */
 export const transferParameters = (config: TransferCallConfig): Record<string, unknown> => {
+  if (config.destination_source === "dynamic") return parametersSchema(resolverParameters(config))
   const listed = config.destinations ?? []
   if (listed.length < 2) return { type: "object", properties: {}, additionalProperties: false }
   return {
@@ -41,6 +55,7 @@ export interface ChosenDestination {
  * Where this call of the tool transfers to: the listed destination the model named (or the only
  * one), the static `destination` (its placeholders filled from `variables`), or the context
  * mapping's route for the context's value (else its fallback). An `error` is told to the model.
+ * A `dynamic` source is asked of its resolver instead (`resolvedDestination`).
  */
 export const chosenDestination = (
   config: TransferCallConfig,
@@ -63,11 +78,7 @@ export const chosenDestination = (
       ? { error: `"destination" must be one of: ${listed.map((candidate) => candidate.name).join(", ")}` }
       : endpointOf(entry.name, entry.destination)
   }
-  const source = config.destination_source ?? "static"
-  if (source === "dynamic") {
-    return { error: "this transfer's destination comes from a resolver, which calls do not support yet" }
-  }
-  if (source === "context_mapping" && config.context_mapping) {
+  if (config.destination_source === "context_mapping" && config.context_mapping) {
     for (const rule of config.context_mapping.rules) {
       const value = valueAt(variables, rule.context_path)
       if (value === undefined || value === null) continue
@@ -81,4 +92,24 @@ export const chosenDestination = (
   return config.destination
     ? endpointOf(config.destination, config.destination)
     : { error: "the tool has no destination" }
+}
+
+/**
+ * The destination a resolver answered, Dograh's shape: `{"transfer_context": {"destination": "+1…"}}`.
+ * Anything else (another shape, a value no carrier dials) is an `error` for the model.
+ */
+export const resolvedDestination = (answer: unknown): ChosenDestination | { readonly error: string } => {
+  const context = answer !== null && typeof answer === "object"
+    ? (answer as Record<string, unknown>)["transfer_context"]
+    : undefined
+  const destination = context !== null && typeof context === "object"
+    ? (context as Record<string, unknown>)["destination"]
+    : undefined
+  if (typeof destination !== "string" || destination.trim() === "") {
+    return { error: "the transfer resolver answered no transfer_context.destination" }
+  }
+  const endpoint = transferEndpointOf(destination)
+  return endpoint === null
+    ? { error: `the transfer resolver answered the destination "${destination.trim()}", which ${DESTINATION_RULE}` }
+    : { name: destination.trim(), endpoint }
 }

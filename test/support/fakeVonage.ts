@@ -30,7 +30,10 @@ import {
  *   (which ends) and runs the new NCCO. Its `connect` rings a `phone` endpoint (digits, with `from`
  *   or `randomFromNumber`, never both) or a `sip` endpoint (`uri`) for `timeout` seconds (default
  *   60); the new leg's events (`started`, `ringing`, `answered`, `completed`, or `busy`, `timeout`,
- *   `failed`) go to the connect's `eventUrl`. When the connect is over the NCCO is done: the call ends;
+ *   `failed`) go to the connect's `eventUrl`. When the connect is over the NCCO is done: the call
+ *   ends, unless the connect is `eventType: "synchronous"` and the answer to its busy, timeout or
+ *   failed event is an NCCO: that one replaces the rest and runs (this stand-in: a WebSocket
+ *   `connect`, a new media stream). Without `synchronous` the answer's body is ignored;
  * - a call created with an inline `ncco` (instead of `answer_url`; `to` a phone or SIP endpoint)
  *   runs it once answered: `talk` (text ≤ 1500), `notify` (string payload, posted signed to its
  *   `eventUrl`; an NCCO in the answer replaces the rest), `conversation` (by `name`). A transfer
@@ -237,7 +240,10 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
   })
 
   /** The connect each transferred call's NCCO runs: where its leg's events go, and the leg's uuid. */
-  const connects = new Map<string, { readonly eventUrl: string; readonly legUuid: string }>()
+  const connects = new Map<
+    string,
+    { readonly eventUrl: string; readonly legUuid: string; readonly synchronous: boolean }
+  >()
 
   /**
    * What is wrong with a transfer request, in Vonage's terms; this stand-in runs NCCOs made of one
@@ -257,6 +263,9 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
     if (connect?.action !== "connect") return { reason: "this stand-in runs a connect action only", name: "ncco" }
     if (connect.timeout !== undefined && !(Number.isInteger(connect.timeout) && connect.timeout > 0)) {
       return { reason: "timeout must be a positive integer", name: "timeout" }
+    }
+    if (connect.eventType !== undefined && connect.eventType !== "synchronous") {
+      return { reason: "eventType must be synchronous", name: "eventType" }
     }
     if (connect.eventUrl !== undefined && !(Array.isArray(connect.eventUrl) && connect.eventUrl.length === 1)) {
       return { reason: "eventUrl must be an array of one URL", name: "eventUrl" }
@@ -413,7 +422,11 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
           }
           const connect = first
           const endpoint = connect.endpoint[0]
-          connects.set(call.id, { eventUrl: connect.eventUrl?.[0] ?? call.eventUrl, legUuid: crypto.randomUUID() })
+          connects.set(call.id, {
+            eventUrl: connect.eventUrl?.[0] ?? call.eventUrl,
+            legUuid: crypto.randomUUID(),
+            synchronous: connect.eventType === "synchronous"
+          })
           engine.transfer(call, {
             destination: endpoint.type === "phone" ? endpoint.number : endpoint.uri,
             timeoutSeconds: connect.timeout ?? 60,
@@ -473,13 +486,17 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
         await event("answered")
         return "continues"
       }
-      if (transfer.result === "answered") await event("completed")
-      else {
-        await event("started")
-        await event(legStatus[transfer.result!])
+      if (transfer.result === "answered") {
+        await event("completed")
+        // The connect was the NCCO's last action.
+        return "ends"
       }
-      // The connect was the NCCO's last action.
-      return "ends"
+      await event("started")
+      const { text } = await event(legStatus[transfer.result!])
+      // Only a synchronous connect's event may answer an NCCO, which replaces the rest of the call's
+      // (this stand-in runs one that connects a WebSocket); otherwise the NCCO ended with the connect.
+      const stream = connect.synchronous ? nccoStream(text) : null
+      return stream === null ? "ends" : { reconnect: stream }
     },
 
     answer: async (call, engine) => {

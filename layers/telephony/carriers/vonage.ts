@@ -16,14 +16,17 @@ import { vonageWarmTransfer } from "./vonageWarm.ts"
 /**
  * The NCCO the call is transferred into: one `connect` ringing the destination for `timeout`
  * seconds, its leg's events (started, ringing, answered, busy, timeout, …) sent to `eventUrl`.
- * `randomFromNumber` shows one of the application's own numbers to the destination. When the
- * connect is over the NCCO is done and the call ends (developer.vonage.com/en/voice/voice-api/ncco-reference#connect).
+ * `randomFromNumber` shows one of the application's own numbers to the destination. The connect
+ * is `synchronous`: when it ends unanswered (busy, timeout, failed, rejected, unanswered) the NCCO
+ * `eventUrl` answers replaces the rest of the call's, which brings the caller back to the agent
+ * (developer.vonage.com/en/voice/voice-api/ncco-reference#connect).
  */
 const transferNcco = (transfer: Omit<TransferRequest, "markupUrl">) => [{
   action: "connect",
   timeout: transfer.timeoutSeconds,
   eventUrl: [transfer.eventUrl],
   eventMethod: "POST",
+  eventType: "synchronous",
   ...(transfer.endpoint.kind === "number" ? { randomFromNumber: true } : {}),
   endpoint: [
     transfer.endpoint.kind === "number"
@@ -74,6 +77,14 @@ const outcomeOf = (status: string | undefined): CallOutcome | null => {
       return null
   }
 }
+
+/** The NCCO connecting the call to the agent's media WebSocket (16 kHz linear PCM). */
+const streamNcco = (streamUrl: string) => ({
+  contentType: "application/json",
+  body: JSON.stringify([
+    { action: "connect", endpoint: [{ type: "websocket", uri: streamUrl, "content-type": "audio/l16;rate=16000" }] }
+  ])
+})
 
 /** `length_timer` is 1 to 7200 seconds; Vonage refuses the call with anything longer. */
 const MAX_LENGTH_TIMER_SECONDS = 7200
@@ -200,12 +211,7 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
       : Option.none()
   },
 
-  answerMarkup: (streamUrl) => ({
-    contentType: "application/json",
-    body: JSON.stringify([
-      { action: "connect", endpoint: [{ type: "websocket", uri: streamUrl, "content-type": "audio/l16;rate=16000" }] }
-    ])
-  }),
+  answerMarkup: (streamUrl) => streamNcco(streamUrl),
 
   // The caller's leg leaves the conversation it shared with the agent's WebSocket for the new NCCO
   // (developer.vonage.com/en/api/voice#updateCall, action "transfer").
@@ -238,10 +244,13 @@ export const vonageAdapter: CarrierAdapter<OutboundHttp> = {
     }
   },
 
-  transferEventReply: () => ({ contentType: "application/json", body: "{}" }),
+  // Answering the synchronous connect's unanswered event: an NCCO back to the agent's WebSocket, or
+  // no NCCO (the call's NCCO ends with the connect).
+  transferEventReply: (returnStreamUrl) =>
+    returnStreamUrl === null ? { contentType: "application/json", body: "{}" } : streamNcco(returnStreamUrl),
 
-  // The caller's leg left the conversation with the agent's WebSocket; the NCCO ends with the connect.
-  returnsAfterTransfer: false,
+  // The caller's leg left the conversation with the agent's WebSocket; the NCCO the synchronous connect's event answers brings it back.
+  returnsAfterTransfer: true,
 
   transferMarkup: (transfer) => ({ contentType: "application/json", body: JSON.stringify(transferNcco(transfer)) }),
 
