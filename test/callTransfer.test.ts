@@ -4,7 +4,6 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
-import type { CalleeScript } from "./support/calleeScript.ts"
 import {
   carrierNumber,
   type CarrierProviderName,
@@ -20,6 +19,7 @@ import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechAp
 import type { DestinationBehaviour } from "./support/loopbackCarrier.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
+import { keyThenListen, switchboardDefinition } from "./support/switchboard.ts"
 import { useVoiceModels } from "./support/voiceFixtures.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhookReceiver.ts"
 
@@ -79,6 +79,9 @@ const GREETING = "Press 1 for sales, 2 for support or 3 for billing."
 const UNAVAILABLE = "I am sorry, they are not available right now."
 const KEYS: Record<string, string> = { "1": "sales", "2": "support", "3": "billing" }
 
+const switchboardOf = (toolUuid: string) =>
+  switchboardDefinition(toolUuid, GREETING, "Transfer the caller to the department they choose.")
+
 /** The model of a switchboard: the key pressed names the destination; a transfer that failed is said so. */
 const switchboard = (request: any): ReturnType<typeof reply.content> => {
   const messages: ReadonlyArray<{ role: string; content?: string }> = request.messages ?? []
@@ -90,30 +93,6 @@ const switchboard = (request: any): ReturnType<typeof reply.content> => {
   }
   return reply.content("Which department?")
 }
-
-const node = (id: string, type: string, data: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data })
-
-const definition = (toolUuid: string) => ({
-  nodes: [
-    node("start", "startCall", {
-      name: "Switchboard",
-      greeting: GREETING,
-      prompt: "Transfer the caller to the department they choose.",
-      collect_digits: { max_digits: 1 },
-      tool_uuids: [toolUuid]
-    }),
-    node("end", "endCall", { name: "End", prompt: "Say goodbye." })
-  ],
-  edges: [{ id: "e1", source: "start", target: "end", data: { label: "Done", condition: "The caller is done" } }]
-})
-
-/** The caller presses a key, then listens until the agent has been quiet a while (or the line is handed over). */
-const callerScript = (key: string): CalleeScript => [
-  { waitForAgent: { quietMs: 600 } },
-  { dtmf: key },
-  { waitForAgent: { quietMs: 1200, timeoutMs: 10_000 } },
-  { hangUp: true }
-]
 
 beforeAll(async () => {
   ;[deepgram, speech, llm] = await Promise.all([
@@ -213,10 +192,15 @@ const transferCall = async (
     }
   }, { token: account.token })
   expect(tool.status).toBe(200)
-  const workflowId = await createWorkflow(api, server, account, definition(tool.body.tool_uuid))
+  const workflowId = await createWorkflow(
+    api,
+    server,
+    account,
+    switchboardOf(tool.body.tool_uuid)
+  )
   const apiKey = await newApiKey(api, account, ["calls:write", "calls:read"])
   const to = `+1415555${String(6000 + index)}`
-  standIn.calleeScript(carrierNumber(provider, to), callerScript(key))
+  standIn.calleeScript(carrierNumber(provider, to), keyThenListen(key))
   const created = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey })
   expect(created.status).toBe(201)
   const runId = created.body.data.run_id as number
@@ -330,7 +314,12 @@ describe("cold transfer (transfer_call)", () => {
         }
       }
     }, { token: account.token })
-    const workflowId = await createWorkflow(api, server, account, definition(tool.body.tool_uuid))
+    const workflowId = await createWorkflow(
+      api,
+      server,
+      account,
+      switchboardOf(tool.body.tool_uuid)
+    )
     const sessions = `/api/v1/workflow/${workflowId}/text-chat/sessions`
     const session = await api.post(sessions, {}, { token: account.token })
     expect(session.status).toBe(200)
@@ -458,7 +447,12 @@ describe("transfer destination from a resolver (destination_source: dynamic)", (
       definition: { type: "transfer_call", config: await dynamicConfig("/answer?to=%2B14155557998")("", account) }
     }, { token: account.token })
     expect(tool.status).toBe(200)
-    const workflowId = await createWorkflow(api, server, account, definition(tool.body.tool_uuid))
+    const workflowId = await createWorkflow(
+      api,
+      server,
+      account,
+      switchboardOf(tool.body.tool_uuid)
+    )
     const sessions = `/api/v1/workflow/${workflowId}/text-chat/sessions`
     const session = await api.post(sessions, {}, { token: account.token })
     const runId = session.body.workflow_run_id as number

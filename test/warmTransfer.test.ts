@@ -2,7 +2,6 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount, newApiKey } from "./support/accounts.ts"
-import type { CalleeScript } from "./support/calleeScript.ts"
 import {
   carrierNumber,
   type CarrierProviderName,
@@ -17,6 +16,7 @@ import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechAp
 import type { DestinationBehaviour } from "./support/loopbackCarrier.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
+import { keyThenListen, switchboardDefinition } from "./support/switchboard.ts"
 import { useVoiceModels } from "./support/voiceFixtures.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhookReceiver.ts"
 
@@ -57,29 +57,6 @@ const switchboard = (request: any): ReturnType<typeof reply.content> => {
   if (pressed) return reply.toolCalls([{ name: "transfer_the_caller", arguments: {} }], { content: HOLD })
   return reply.content("Which department?")
 }
-
-const node = (id: string, type: string, data: Record<string, unknown>) => ({ id, type, position: { x: 0, y: 0 }, data })
-
-const definition = (toolUuid: string) => ({
-  nodes: [
-    node("start", "startCall", {
-      name: "Switchboard",
-      greeting: "Press a key to be put through.",
-      prompt: "Transfer the caller when they press a key.",
-      collect_digits: { max_digits: 1 },
-      tool_uuids: [toolUuid]
-    }),
-    node("end", "endCall", { name: "End", prompt: "Say goodbye." })
-  ],
-  edges: [{ id: "e1", source: "start", target: "end", data: { label: "Done", condition: "The caller is done" } }]
-})
-
-const callerScript = (key: string): CalleeScript => [
-  { waitForAgent: { quietMs: 600 } },
-  { dtmf: key },
-  { waitForAgent: { quietMs: 1500, timeoutMs: 10_000 } },
-  { hangUp: true }
-]
 
 beforeAll(async () => {
   ;[deepgram, speech, llm] = await Promise.all([
@@ -151,10 +128,19 @@ const warmCall = async (
     }
   }, { token: account.token })
   expect(tool.status).toBe(200)
-  const workflowId = await createWorkflow(api, server, account, definition(tool.body.tool_uuid))
+  const workflowId = await createWorkflow(
+    api,
+    server,
+    account,
+    switchboardDefinition(
+      tool.body.tool_uuid,
+      "Press a key to be put through.",
+      "Transfer the caller when they press a key."
+    )
+  )
   const apiKey = await newApiKey(api, account, ["calls:write", "calls:read"])
   const to = `+1415555${String(6000 + index)}`
-  standIn.calleeScript(carrierNumber(provider, to), callerScript(options.key ?? "1"))
+  standIn.calleeScript(carrierNumber(provider, to), keyThenListen(options.key ?? "1"))
   const created = await api.post("/api/v2/calls", { agent_id: workflowId, phone_number: to }, { apiKey })
   expect(created.status).toBe(201)
   const run = await endedRun(created.body.data.run_id as number)
