@@ -39,6 +39,8 @@ let receiver: WebhookReceiver
 const HOLD = "Please hold while I see whether they are free."
 const UNAVAILABLE = "I am sorry, they are not available right now. Can I help you myself?"
 const SUMMARY = "The caller wants to talk about an invoice."
+/** What writing the summary costs: more than the rest of a short call, so the run's bill shows it. */
+const SUMMARY_PROMPT_TOKENS = 5000
 
 /**
  * The model of a switchboard: a key sends the caller to that department's transfer (4: one whose
@@ -49,7 +51,7 @@ const switchboard = (request: any): ReturnType<typeof reply.content> => {
   if (request.response_format?.json_schema?.name === "transfer_whisper") {
     return messages.some((message) => String(message.content).includes("pressed 4"))
       ? reply.content("I would rather not say.")
-      : reply.json({ summary: SUMMARY })
+      : reply.json({ summary: SUMMARY }, { usage: { prompt_tokens: SUMMARY_PROMPT_TOKENS, completion_tokens: 9 } })
   }
   const last = messages.at(-1)
   if (last?.role === "tool") return reply.content(UNAVAILABLE)
@@ -80,6 +82,7 @@ interface StoredRun {
   readonly end_reason: string
   readonly transcript: ReadonlyArray<{ role: string; text: string; tool_calls?: ReadonlyArray<any> }>
   readonly gathered_context: Record<string, unknown>
+  readonly prompt_tokens: number
 }
 
 const endedRun = (runId: number) =>
@@ -182,6 +185,12 @@ describe("warm transfer (transfer_call, transfer_type warm)", () => {
           provider,
           caller: "transfer",
           destination: "transfer"
+        })
+        // The summary's tokens are on the run's bill; a written whisper costs none.
+        expect({ provider, whisper, summaryBilled: run.prompt_tokens >= SUMMARY_PROMPT_TOKENS }).toEqual({
+          provider,
+          whisper,
+          summaryBilled: whisper === SUMMARY
         })
         // The caller heard the agent ask them to hold while the destination rang.
         expect(run.transcript.some((turn) => turn.role === "assistant" && turn.text.includes(HOLD))).toBe(true)

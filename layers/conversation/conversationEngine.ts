@@ -130,6 +130,8 @@ export const ConversationEngineLive = Layer.effect(
     ) =>
       Effect.gen(function*() {
         const transfers: Array<TransferRecord> = []
+        // What the model spent on warm transfers' whispers: billed to the run like its other replies.
+        const spent = { usage: noUsage }
         const all = Effect.forEach(calls, (call) => {
           const tool = library.get(call.name)!
           const { definition } = tool
@@ -141,7 +143,12 @@ export const ConversationEngineLive = Layer.effect(
               definition.config,
               call.arguments,
               toolVariables(plan.context, extracted),
-              whisperSummary(plan, transcript, toolVariables(plan.context, extracted)),
+              whisperSummary(plan, transcript, toolVariables(plan.context, extracted)).pipe(
+                Effect.map(({ text, usage }) => {
+                  spent.usage = addUsage(spent.usage, usage)
+                  return text
+                })
+              ),
               runner.resolveTransfer({
                 organizationId: plan.tools!.organizationId,
                 tool,
@@ -173,16 +180,16 @@ export const ConversationEngineLive = Layer.effect(
         }, { concurrency: "unbounded" })
         const filler = calls.map((call) => fillerOf(library.get(call.name)!.definition)).find((line) => line !== null)
         if (plan.toolFillerAfterMs === undefined || filler === undefined) {
-          return { called: yield* all, filler: null, transfers }
+          return { called: yield* all, filler: null, transfers, usage: spent.usage }
         }
         const running = yield* Effect.fork(all)
         const early = yield* Fiber.join(running).pipe(
           Effect.timeout(Duration.millis(plan.toolFillerAfterMs)),
           Effect.option
         )
-        if (early._tag === "Some") return { called: early.value, filler: null, transfers }
+        if (early._tag === "Some") return { called: early.value, filler: null, transfers, usage: spent.usage }
         yield* emit(filler, { whole: true })
-        return { called: yield* Fiber.join(running), filler, transfers }
+        return { called: yield* Fiber.join(running), filler, transfers, usage: spent.usage }
       })
 
     const now = Clock.currentTimeMillis.pipe(Effect.map((millis) => new Date(millis).toISOString()))
@@ -246,9 +253,9 @@ export const ConversationEngineLive = Layer.effect(
     ) =>
       structured(plan, null, "transfer_whisper", whisperSchema, whisperMessages(transcript)).pipe(
         Effect.timeout(WHISPER_TIMEOUT),
-        Effect.map((reply) => whisperOf(reply.value)),
-        Effect.orElseSucceed(() => null),
-        Effect.map((summary) => summary ?? fallbackWhisper(transcript, variables))
+        Effect.map((reply) => ({ summary: whisperOf(reply.value), usage: reply.usage })),
+        Effect.orElseSucceed(() => ({ summary: null, usage: noUsage })),
+        Effect.map(({ summary, usage }) => ({ text: summary ?? fallbackWhisper(transcript, variables), usage }))
       )
 
     /**
@@ -430,15 +437,21 @@ export const ConversationEngineLive = Layer.effect(
         const answered = libraryCalls.length > 0 || knowledgeCalls.length > 0 || listingCalls.length > 0
         if (answered) {
           toolRounds++
-          const [{ called, filler, transfers }, searched, listed] = yield* Effect.all([
+          const [{ called, filler, transfers, usage: toolUsage }, searched, listed] = yield* Effect.all([
             libraryCalls.length > 0
               ? callTools(plan, libraryCalls, library, extracted, transcript(), emit)
-              : Effect.succeed({ called: [], filler: null, transfers: [] as ReadonlyArray<TransferRecord> }),
+              : Effect.succeed({
+                called: [],
+                filler: null,
+                transfers: [] as ReadonlyArray<TransferRecord>,
+                usage: noUsage
+              }),
             Effect.forEach(knowledgeCalls, (toolCall) => searchKnowledge(plan, toolCall, documents), {
               concurrency: "unbounded"
             }),
             Effect.forEach(listingCalls, (toolCall) => doNotCallCall(doNotCall, plan.doNotCall!, toolCall))
           ], { concurrency: 3 })
+          usage = addUsage(usage, toolUsage)
           const text = [reply.right.text, filler ?? ""].filter((part) => part !== "").join(" ")
           turns.push({
             role: "assistant",
