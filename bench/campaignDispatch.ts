@@ -333,7 +333,9 @@ try {
        WHERE a.campaign_id = ANY($1) AND a.outcome IS DISTINCT FROM 'completed' GROUP BY 1, 2 ORDER BY 3 DESC`,
       [ids]
     )
-    for (const row of unsuccessful.rows) console.log(`attempts not completed: ${row.n} × ${row.end_reason}: ${row.error}`)
+    for (const row of unsuccessful.rows) {
+      console.log(`attempts not completed: ${row.n} × ${row.end_reason}: ${row.error}`)
+    }
     const refused = new Map<string, number>()
     for (const failure of carrier.callbackFailures()) {
       const [url = "", text = ""] = failure.split(" → ")
