@@ -13,13 +13,13 @@ import {
 } from "./support/carrierStandIns.ts"
 import { createWorkflow } from "./support/chatFixtures.ts"
 import { type Client, client } from "./support/client.ts"
-import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
+import { eventually } from "./support/dialerFixtures.ts"
 import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
 import type { DestinationBehaviour } from "./support/loopbackCarrier.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
-import { keyThenListen, switchboardDefinition } from "./support/switchboard.ts"
+import { keyThenListen, switchboardDefinition, transferAccount } from "./support/switchboard.ts"
 import { useVoiceModels } from "./support/voiceFixtures.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhookReceiver.ts"
 
@@ -166,16 +166,12 @@ const transferCall = async (
   const asCarrierWrites = chosen.startsWith("sip:") ? chosen : carrierNumber(provider, chosen)
   standIn.destinationScript(asCarrierWrites, behaviour)
 
-  const account = await newAccount(api)
-  await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
-  await carrierTelephony(api, { token: account.token }, standIn)
-  if (options.webhooks) {
-    const endpoint = await api.post("/api/v1/webhooks", { url: receiver.url, event_types: ["call.transfer"] }, {
-      token: account.token
-    })
-    expect(endpoint.status).toBe(200)
-    receiver.useSecret(endpoint.body.secret)
-  }
+  const account = await transferAccount(
+    api,
+    { llmUrl: llm.baseUrl, deepgram, tts: speech },
+    standIn,
+    options.webhooks ? receiver : null
+  )
   const tool = await api.post("/api/v1/tools", {
     name: "Transfer the caller",
     description: "Hands the caller to a department",

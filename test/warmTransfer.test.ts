@@ -10,14 +10,13 @@ import {
 } from "./support/carrierStandIns.ts"
 import { createWorkflow } from "./support/chatFixtures.ts"
 import { type Client, client } from "./support/client.ts"
-import { carrierTelephony, eventually } from "./support/dialerFixtures.ts"
+import { eventually } from "./support/dialerFixtures.ts"
 import { type FakeDeepgram, startFakeDeepgram } from "./support/fakeDeepgram.ts"
 import { type FakeSpeechApis, startFakeSpeechApis } from "./support/fakeSpeechApis.ts"
 import type { DestinationBehaviour } from "./support/loopbackCarrier.ts"
 import { reply, type ScriptedLlm, startScriptedLlm } from "./support/scriptedLlm.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
-import { keyThenListen, switchboardDefinition } from "./support/switchboard.ts"
-import { useVoiceModels } from "./support/voiceFixtures.ts"
+import { keyThenListen, switchboardDefinition, transferAccount } from "./support/switchboard.ts"
 import { startWebhookReceiver, type WebhookReceiver } from "./support/webhookReceiver.ts"
 
 // Warm transfers over the carriers' loopback stand-ins: the caller presses a key, the model calls
@@ -108,16 +107,12 @@ const warmCall = async (
   const index = ++sequence
   const destination = carrierNumber(provider, `+1415555${String(8000 + index)}`)
   standIn.destinationScript(destination, behaviour)
-  const account = await newAccount(api)
-  await useVoiceModels(api, account, { llmUrl: llm.baseUrl, deepgram, tts: speech })
-  await carrierTelephony(api, { token: account.token }, standIn)
-  if (options.webhooks) {
-    const endpoint = await api.post("/api/v1/webhooks", { url: receiver.url, event_types: ["call.transfer"] }, {
-      token: account.token
-    })
-    expect(endpoint.status).toBe(200)
-    receiver.useSecret(endpoint.body.secret)
-  }
+  const account = await transferAccount(
+    api,
+    { llmUrl: llm.baseUrl, deepgram, tts: speech },
+    standIn,
+    options.webhooks ? receiver : null
+  )
   const tool = await api.post("/api/v1/tools", {
     name: "Transfer the caller",
     definition: {

@@ -1,4 +1,10 @@
+import { expect } from "vitest"
+import { newAccount } from "./accounts.ts"
 import type { CalleeScript } from "./calleeScript.ts"
+import type { Client } from "./client.ts"
+import { carrierTelephony } from "./dialerFixtures.ts"
+import { useVoiceModels } from "./voiceFixtures.ts"
+import type { WebhookReceiver } from "./webhookReceiver.ts"
 
 /**
  * A one-key switchboard agent for call-control tests: its greeting asks for a key, the key is
@@ -31,3 +37,26 @@ export const keyThenListen = (key: string): CalleeScript => [
   { waitForAgent: { quietMs: 2500, timeoutMs: 15_000 } },
   { hangUp: true }
 ]
+
+/**
+ * A new organization whose calls use the loopback voice providers and `standIn`'s telephony;
+ * with `receiver`, its `call.transfer` events are sent there (signed with the endpoint's secret).
+ */
+export const transferAccount = async (
+  api: Client,
+  voice: Parameters<typeof useVoiceModels>[2],
+  standIn: Parameters<typeof carrierTelephony>[2],
+  receiver: WebhookReceiver | null
+) => {
+  const account = await newAccount(api)
+  await useVoiceModels(api, account, voice)
+  await carrierTelephony(api, { token: account.token }, standIn)
+  if (receiver !== null) {
+    const endpoint = await api.post("/api/v1/webhooks", { url: receiver.url, event_types: ["call.transfer"] }, {
+      token: account.token
+    })
+    expect(endpoint.status).toBe(200)
+    receiver.useSecret(endpoint.body.secret)
+  }
+  return account
+}
