@@ -331,29 +331,7 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
     report: async (call, step, engine) => {
       if (call.webhookUrl === "") return
       const event = (eventType: string, payload: Record<string, unknown> = {}) =>
-        engine.deliver(
-          call.webhookUrl,
-          signed({
-            data: {
-              record_type: "event",
-              id: crypto.randomUUID(),
-              event_type: eventType,
-              occurred_at: new Date().toISOString(),
-              payload: {
-                call_control_id: call.id,
-                call_leg_id: call.callLegId,
-                call_session_id: call.callSessionId,
-                connection_id: call.connectionId,
-                client_state: null,
-                from: call.from,
-                to: call.to,
-                direction: "outgoing",
-                ...payload
-              }
-            },
-            meta: { attempt: 1, delivered_to: call.webhookUrl }
-          })
-        )
+        callEvent(call, engine, eventType, { from: call.from, to: call.to, direction: "outgoing", ...payload })
       if (step === "initiated") await event("call.initiated", { state: "bridging" })
       if (step === "answered") {
         await event("call.answered", { state: "answered", start_time: new Date(call.answeredAt!).toISOString() })
