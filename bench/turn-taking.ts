@@ -501,6 +501,9 @@ const main = async () => {
       null,
       2
     ))
+  } catch (error) {
+    process.stderr.write(`\nThe server's last output:\n${proc.output().slice(-4000)}\n`)
+    throw error
   } finally {
     await stop(proc)
     await Promise.all([deepgram.close(), speech.close(), llm.close()])

@@ -220,12 +220,13 @@ describe("turn-taking: the caller speaking over the agent", () => {
     c.send({ _tag: "TranscriptFinal", at: 5600, text: "Mm-hmm.", settled: true })
     c.ticks(5650, 6000)
     expect(c.tags()).not.toContain("PauseReply")
-    // A real interruption: paused at its first word, cut at its second.
+    // A real interruption: paused at its first word, sooner than the minimum interruption time (a
+    // word is not a cough), cut at its second.
     c.send({ _tag: "CallerSpeechStarted", at: 7000 })
-    c.ticks(7050, 7300)
+    c.ticks(7050, 7150)
     expect(c.tags()).not.toContain("PauseReply")
-    c.send({ _tag: "TranscriptInterim", at: 7350, text: "wait" })
-    expect(c.commandsOf("PauseReply")).toMatchObject([{ at: 7350, command: { generation: 2 } }])
+    c.send({ _tag: "TranscriptInterim", at: 7200, text: "wait" })
+    expect(c.commandsOf("PauseReply")).toMatchObject([{ at: 7200, command: { generation: 2 } }])
     c.send({ _tag: "TranscriptInterim", at: 7600, text: "wait what" })
     expect(c.commandsOf("CancelReply")).toMatchObject([{ at: 7600, command: { reason: "interrupted" } }])
   })
@@ -234,6 +235,7 @@ describe("turn-taking: the caller speaking over the agent", () => {
     const c = speaking()
     c.send({ _tag: "CallerSpeechStarted", at: 5000 })
     c.send({ _tag: "TranscriptInterim", at: 5250, text: "wait, what" })
+    expect(c.commandsOf("PauseReply")).toMatchObject([{ at: 5250, command: { generation: 2 } }])
     c.send({ _tag: "Tick", at: 5300 })
     expect(c.commandsOf("CancelReply")).toMatchObject([{ at: 5300, command: { generation: 2, reason: "interrupted" } }])
     c.send({ _tag: "TranscriptInterim", at: 5600, text: "wait, what does premium include" })

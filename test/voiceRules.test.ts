@@ -98,47 +98,45 @@ describe("call recorder", () => {
 })
 
 describe("audio sent to speech-to-text", () => {
-  /** 20 ms frames at 8 kHz, each numbered in its first sample; `events` by frame index. */
-  const run = (frames: number, events: Readonly<Record<number, string>>) => {
-    const gate = utteranceGate(8000, { preRollMs: 100, tailMs: 60 })
+  type Event = { readonly _tag: "SpeechStarted"; readonly atMs: number } | {
+    readonly _tag: "SpeechPaused" | "SpeechResumed" | "SpeechEnded"
+  }
+  /** 20 ms frames at 8 kHz, each numbered in its first sample; the events each frame completed, by index. */
+  const run = (frames: number, events: Readonly<Record<number, ReadonlyArray<Event>>>) => {
+    const gate = utteranceGate(8000, { preRollMs: 100 })
     const sent: Array<number> = []
     for (let index = 0; index < frames; index++) {
       const pcm = new Int16Array(160).fill(index)
-      const tag = events[index]
-      for (const out of gate.push(pcm, tag ? [{ _tag: tag }] : [])) sent.push(out[0]!)
+      for (const out of gate.push(pcm, events[index] ?? [])) sent.push(out[0]!)
     }
     return sent
   }
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
 
-  it("sends each utterance with its pre-roll and a short tail, never the silence between", () => {
-    const sent = run(40, { 10: "SpeechStarted", 15: "SpeechEnded", 30: "SpeechStarted", 32: "SpeechEnded" })
-    // 100 ms before the start (frames 5–9), the speech, 60 ms from the frame that ended it (15–17);
-    // again for the second (25–29, 30–32, 32–34).
-    expect(sent).toEqual([
-      5,
-      6,
-      7,
-      8,
-      9,
-      10,
-      11,
-      12,
-      13,
-      14,
-      15,
-      16,
-      17,
-      25,
-      26,
-      27,
-      28,
-      29,
-      30,
-      31,
-      32,
-      33,
-      34
-    ])
+  it("sends each utterance from a short pre-roll before its onset until voice detection's pause", () => {
+    const sent = run(60, {
+      // Detected at frame 12, its onset dated back to frame 10 (200 ms); paused at 20, ended at 25.
+      12: [{ _tag: "SpeechStarted", atMs: 200 }],
+      20: [{ _tag: "SpeechPaused" }],
+      25: [{ _tag: "SpeechEnded" }],
+      42: [{ _tag: "SpeechStarted", atMs: 800 }],
+      47: [{ _tag: "SpeechPaused" }],
+      52: [{ _tag: "SpeechEnded" }]
+    })
+    // 100 ms before the onset (frames 5–9), the speech up to the pause (10–19); the silence after the
+    // pause and between the utterances is never sent.
+    expect(sent).toEqual([...range(5, 19), ...range(35, 46)])
+  })
+
+  it("sends a pause after all when the caller goes on: the provider hears the utterance whole", () => {
+    const sent = run(40, {
+      10: [{ _tag: "SpeechStarted", atMs: 200 }],
+      15: [{ _tag: "SpeechPaused" }],
+      18: [{ _tag: "SpeechResumed" }],
+      24: [{ _tag: "SpeechPaused" }],
+      28: [{ _tag: "SpeechEnded" }]
+    })
+    expect(sent).toEqual(range(5, 23))
   })
 
   it("sends nothing while nobody speaks", () => {

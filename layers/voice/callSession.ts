@@ -37,9 +37,13 @@ const SPEECH_END_SILENCE_MS = 200
 const SPEECH_THRESHOLD = 0.5
 const ECHO_GUARD_THRESHOLD = 0.75
 
-/** Audio before voice detection noticed speech, and after it ended, that still goes to speech-to-text. */
-const STT_PRE_ROLL_MS = 400
-const STT_TAIL_MS = 400
+/** Audio before an utterance's onset that still goes to speech-to-text (a soft first consonant). */
+const STT_PRE_ROLL_MS = 150
+/**
+ * Silence after the last word that still goes to speech-to-text: voice detection reports a pause
+ * this long, and the rest of the silence is sent only if the caller goes on.
+ */
+const STT_TAIL_MS = 100
 
 export type CallInput = InboundMedia | { readonly _tag: "Closed" }
 
@@ -152,7 +156,8 @@ export const runCallSession = (
     const detector = yield* services.vad.detector(rate, {
       threshold: SPEECH_THRESHOLD,
       minSpeechMs: MIN_SPEECH_MS,
-      minSilenceMs: SPEECH_END_SILENCE_MS
+      minSilenceMs: SPEECH_END_SILENCE_MS,
+      pauseMs: STT_TAIL_MS
     })
 
     const onTranscript = (event: TranscriptEvent) =>
@@ -246,29 +251,32 @@ export const runCallSession = (
         return { outcome, callerStillHere }
       })
 
-    const sttGate = utteranceGate(rate, { preRollMs: STT_PRE_ROLL_MS, tailMs: STT_TAIL_MS })
+    const sttGate = utteranceGate(rate, { preRollMs: STT_PRE_ROLL_MS })
     const onMedia = (media: CallInput): Effect.Effect<void> => {
       switch (media._tag) {
         case "Audio":
           return Effect.gen(function*() {
             recorder.caller(media.pcm)
-            // The agent's own voice coming back is not the caller: neither voice detection nor
-            // speech-to-text hears it (the recording keeps the line as it was).
-            const heard = echo.isEcho(media.pcm, receivedAudioMs) ? new Int16Array(media.pcm.length) : media.pcm
-            if (heard !== media.pcm) echoFrames++
+            const frames = echo.line(media.pcm, receivedAudioMs)
             receivedAudioMs += (media.pcm.length * 1000) / rate
-            const events = yield* detector.push(heard)
-            for (const pcm of sttGate.push(heard, events)) yield* stt.send(pcm)
-            for (const event of events) {
-              if (event._tag === "SpeechStarted") {
-                watch?.speechStarted(event.atMs)
-                yield* offer({ _tag: "CallerSpeechStarted", at: yield* sinceAudio(event.atMs) })
-              } else if (event._tag === "SpeechEnded") {
-                watch?.speechStopped(event.atMs)
-                yield* offer({ _tag: "CallerSpeechStopped", at: yield* sinceAudio(event.atMs) })
+            for (const frame of frames) {
+              // The agent's own voice coming back is not the caller: neither voice detection nor
+              // speech-to-text hears it (the recording keeps the line as it was).
+              const heard = frame.echo ? new Int16Array(frame.pcm.length) : frame.pcm
+              if (frame.echo) echoFrames++
+              const events = yield* detector.push(heard)
+              for (const pcm of sttGate.push(heard, events)) yield* stt.send(pcm)
+              for (const event of events) {
+                if (event._tag === "SpeechStarted") {
+                  watch?.speechStarted(event.atMs)
+                  yield* offer({ _tag: "CallerSpeechStarted", at: yield* sinceAudio(event.atMs) })
+                } else if (event._tag === "SpeechEnded") {
+                  watch?.speechStopped(event.atMs)
+                  yield* offer({ _tag: "CallerSpeechStopped", at: yield* sinceAudio(event.atMs) })
+                }
               }
+              if (watch !== null) yield* toWatch(watch.audio(heard))
             }
-            if (watch !== null) yield* toWatch(watch.audio(heard))
           })
         case "Played":
           return playout.played(media.name)

@@ -11,13 +11,35 @@
  * caller speaking over the agent is louder than the echo and passes. Without an echo path (most
  * calls) nothing is ever held back.
  *
+ * The path needs ~400 ms of the agent's audio to be found: until the line has been judged once, the
+ * caller's frames are held while the agent can be heard (at most MAX_HOLD_MS), then judged with the
+ * path found and released. Otherwise the echo of the agent's first words in a call reaches voice
+ * detection and speech-to-text and the agent interrupts itself (bench/turn-taking.ts, echo lines).
+ * Once found (at a steady delay), a path is kept for the replies that follow (a window with too
+ * little of the agent's audio to judge uses it) until the line is judged free of echo.
+ *
  * Pure and cheap (a few thousand additions per frame): time is the caller's audio clock, in ms.
  */
 export interface EchoGate {
   /** The agent's audio that will be heard from `atMs` on the call's audio clock. */
   readonly agent: (pcm: Int16Array, atMs: number) => void
-  /** The caller's frame starting at `atMs`: whether it is only the agent's echo. */
-  readonly isEcho: (pcm: Int16Array, atMs: number) => boolean
+  /**
+   * The caller's frame starting at `atMs`; answers the frames released, in order, each judged: only
+   * the agent's echo or not. Usually the frame itself; none while frames are held, all of them when
+   * the hold ends.
+   */
+  readonly line: (pcm: Int16Array, atMs: number) => ReadonlyArray<JudgedFrame>
+}
+
+export interface JudgedFrame {
+  readonly pcm: Int16Array
+  readonly atMs: number
+  readonly echo: boolean
+}
+
+interface EchoPath {
+  readonly lag: number
+  readonly lossDb: number
 }
 
 const FRAME_MS = 20
@@ -39,8 +61,25 @@ const SILENCE_DB = -90
 const AGENT_ACTIVE_DB = -50
 /** The envelopes must agree this well for the line to count as carrying the agent's echo. */
 const MIN_CORRELATION = 0.8
+/**
+ * An echo comes back quieter than the agent by at least this much (line echo is required to lose
+ * 6 dB or more, ITU-T G.168; a speakerphone more): a line as loud as the agent is the caller, whose
+ * syllables may follow the agent's envelope for a moment.
+ */
+const MIN_LOSS_DB = 6
 /** A caller frame this much louder than the echo expected there is the caller. */
 const MARGIN_DB = 6
+/**
+ * The longest the caller's frames are held while the first echo path is looked for: the agent's
+ * first words in a call (a greeting that opens with a short "Hello," needs ~1 s to hold 400 ms of
+ * voice). Speech the caller starts then reaches voice detection this much later, once a call.
+ */
+const MAX_HOLD_MS = 1500
+/**
+ * A path is believed once found at the same delay (±1 frame) this many frames in a row: a caller
+ * whose syllables happen to follow the agent's for a moment gives a delay that wanders.
+ */
+const STABLE_FRAMES = 5
 
 export const levelDb = (pcm: Int16Array) => {
   let sum = 0
@@ -57,12 +96,25 @@ export const echoGate = (): EchoGate => {
   let newest = -1
   /** The last frame in which the agent was audible: without one in reach, there is nothing to compare. */
   let agentActiveAt = Number.NEGATIVE_INFINITY
+  /** The line has been judged with enough of the agent's audio at least once: frames are not held any more. */
+  let judgedOnce = false
+  /** The echo path found at the same delay long enough to be believed; kept while the agent is silent. */
+  let trusted: EchoPath | null = null
+  /** Consecutive frames in which a path was found at about the same delay. */
+  let run: { readonly lag: number; readonly frames: number } | null = null
+  let held: Array<{ readonly pcm: Int16Array; readonly atMs: number; readonly index: number; readonly level: number }> =
+    []
 
   const agentAt = (index: number) => agent.get(index) ?? SILENCE_DB
 
-  /** The delay (in frames) at which the line follows the agent, and the loss, or null. */
-  const echoPath = (now: number): { readonly lag: number; readonly lossDb: number } | null => {
+  /**
+   * The delay (in frames) at which the line follows the agent, and the loss; null when no delay
+   * fits, undefined when none fits yet but some delays could not be judged (too little of the
+   * agent's audio in the window at that delay).
+   */
+  const echoPath = (now: number): EchoPath | null | undefined => {
     let best: { lag: number; correlation: number } | null = null
+    let judged = 0
     for (let lag = MIN_LAG_FRAMES; lag <= MAX_LAG_FRAMES; lag++) {
       let n = 0, sa = 0, sc = 0, saa = 0, scc = 0, sac = 0, active = 0
       for (let i = now - WINDOW_FRAMES + 1; i <= now; i++) {
@@ -78,13 +130,15 @@ export const echoGate = (): EchoGate => {
         sac += a * c
       }
       if (active < MIN_ACTIVE_FRAMES) continue
+      judged++
       const varA = saa - (sa * sa) / n
       const varC = scc - (sc * sc) / n
       if (varA <= 0 || varC <= 0) continue
       const correlation = (sac - (sa * sc) / n) / Math.sqrt(varA * varC)
       if (best === null || correlation > best.correlation) best = { lag, correlation }
     }
-    if (best === null || best.correlation < MIN_CORRELATION) return null
+    const noFit = judged === MAX_LAG_FRAMES - MIN_LAG_FRAMES + 1 ? null : undefined
+    if (best === null || best.correlation < MIN_CORRELATION) return noFit
     const losses: Array<number> = []
     for (let i = now - WINDOW_FRAMES + 1; i <= now; i++) {
       const c = line.get(i)
@@ -92,7 +146,14 @@ export const echoGate = (): EchoGate => {
       if (c !== undefined && a > AGENT_ACTIVE_DB) losses.push(c - a)
     }
     losses.sort((x, y) => x - y)
-    return { lag: best.lag, lossDb: losses[Math.floor(losses.length / 2)]! }
+    const lossDb = losses[Math.floor(losses.length / 2)]!
+    return lossDb <= -MIN_LOSS_DB ? { lag: best.lag, lossDb } : noFit
+  }
+
+  /** A line frame no louder than the agent's audio at the path's delay, less the loss, is only echo. */
+  const isEcho = (index: number, level: number, path: EchoPath) => {
+    const expected = agentAt(index - path.lag)
+    return expected > AGENT_ACTIVE_DB && level <= expected + path.lossDb + MARGIN_DB
   }
 
   return {
@@ -106,7 +167,7 @@ export const echoGate = (): EchoGate => {
         else break
       }
     },
-    isEcho: (pcm, atMs) => {
+    line: (pcm, atMs) => {
       const index = Math.floor(atMs / FRAME_MS)
       const level = levelDb(pcm)
       line.set(index, level)
@@ -115,11 +176,31 @@ export const echoGate = (): EchoGate => {
         if (key <= newest - WINDOW_FRAMES) line.delete(key)
         else break
       }
-      if (index - agentActiveAt > MAX_LAG_FRAMES) return false
-      const path = echoPath(index)
-      if (path === null) return false
-      const expected = agentAt(index - path.lag)
-      return expected > AGENT_ACTIVE_DB && level <= expected + path.lossDb + MARGIN_DB
+      held.push({ pcm, atMs, index, level })
+      const inReach = index - agentActiveAt <= MAX_LAG_FRAMES
+      const found = inReach ? echoPath(index) : undefined
+      if (found === null) {
+        judgedOnce = true
+        trusted = null
+        run = null
+      } else if (found !== undefined) {
+        run = run !== null && Math.abs(found.lag - run.lag) <= 1
+          ? { lag: run.lag, frames: run.frames + 1 }
+          : { lag: found.lag, frames: 1 }
+        if (run.frames >= STABLE_FRAMES) {
+          judgedOnce = true
+          trusted = found
+        }
+      }
+      if (inReach && !judgedOnce && (held.length - 1) * FRAME_MS < MAX_HOLD_MS) return []
+      const path = inReach ? trusted : null
+      const released = held.map((frame): JudgedFrame => ({
+        pcm: frame.pcm,
+        atMs: frame.atMs,
+        echo: path !== null && isEcho(frame.index, frame.level, path)
+      }))
+      held = []
+      return released
     }
   }
 }

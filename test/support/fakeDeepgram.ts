@@ -17,7 +17,7 @@ import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
  * - `Finalize` flushes a pending utterance (`from_finalize: true`): its line, or of a line given in
  *   parts its next part; the next speech is the rest of that utterance (a caller pausing
  *   mid-sentence) while parts are left, and speech coming back within `endpointing` ms after the
- *   line is all told is transcribed as "";
+ *   line is all told (on the audio clock and the wall clock) is transcribed as "";
  *   `KeepAlive` is counted,
  *   `CloseStream` flushes, sends `Metadata` and closes; 10 s with neither audio nor KeepAlive
  *   closes the stream with 1011, as Deepgram does.
@@ -137,8 +137,12 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
 
     /** The utterance being heard: its line, where it started, and the end of its last loud frame. */
     let utterance: { line: string; startMs: number; lastVoiceMs: number; nextInterimMs: number } | undefined
-    /** After a Finalize flushed an utterance, until `endpointing` ms of quiet: its last voice. */
+    /**
+     * After a Finalize flushed an utterance, until `endpointing` ms of quiet: its last voice, on the
+     * audio clock and when the flush came (wall clock).
+     */
     let flushedAt: number | undefined
+    let flushedWallAt = 0
     /** After a final, until UtteranceEnd: where the last word ended. */
     let awaitingUtteranceEnd: number | undefined
 
@@ -183,6 +187,7 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
       connection.finals.push(line)
       results(line, utterance.startMs, utterance.lastVoiceMs, { is_final: true, ...flags })
       flushedAt = flags.from_finalize ? utterance.lastVoiceMs : undefined
+      flushedWallAt = Date.now()
       awaitingUtteranceEnd = utterance.lastVoiceMs
       utterance = undefined
     }
@@ -196,8 +201,12 @@ export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Prom
           // After a flush, speech that comes back is the rest of the utterance when the caller
           // registered it in parts and parts are left, however long they paused (the stand-in
           // only hears the audio the product chose to send, so its clock is not the caller's);
-          // otherwise when it comes back within `endpointing` ms.
-          const continues = flushedAt !== undefined && (untold.length > 0 || startMs - flushedAt < endpointingMs)
+          // otherwise when it comes back within `endpointing` ms, by the audio and by the wall
+          // clock: the voice trailing after the flush, not a new utterance sent seconds later
+          // with only a short pre-roll of quiet before it.
+          const continues = flushedAt !== undefined &&
+            (untold.length > 0 ||
+              (startMs - flushedAt < endpointingMs && Date.now() - flushedWallAt < endpointingMs))
           flushedAt = undefined
           utterance = {
             line: continues ? untold.shift() ?? "" : nextLine(),
