@@ -15,8 +15,9 @@
  * caller's frames are held while the agent can be heard (at most MAX_HOLD_MS), then judged with the
  * path found and released. Otherwise the echo of the agent's first words in a call reaches voice
  * detection and speech-to-text and the agent interrupts itself (bench/turn-taking.ts, echo lines).
- * Once found (at a steady delay), a path is kept for the replies that follow (a window with too
- * little of the agent's audio to judge uses it) until the line is judged free of echo.
+ * Once found (at a steady delay), a path is kept for the rest of the call (the replies that follow
+ * start with too little of the agent's audio in the window to find it again), until one is found at
+ * another delay.
  *
  * Pure and cheap (a few thousand additions per frame): time is the caller's audio clock, in ms.
  */
@@ -98,7 +99,7 @@ export const echoGate = (): EchoGate => {
   let agentActiveAt = Number.NEGATIVE_INFINITY
   /** The line has been judged with enough of the agent's audio at least once: frames are not held any more. */
   let judgedOnce = false
-  /** The echo path found at the same delay long enough to be believed; kept while the agent is silent. */
+  /** The echo path last found at the same delay long enough to be believed. */
   let trusted: EchoPath | null = null
   /** Consecutive frames in which a path was found at about the same delay. */
   let run: { readonly lag: number; readonly frames: number } | null = null
@@ -180,8 +181,9 @@ export const echoGate = (): EchoGate => {
       const inReach = index - agentActiveAt <= MAX_LAG_FRAMES
       const found = inReach ? echoPath(index) : undefined
       if (found === null) {
+        // Not a reason to forget a path found before: the window may hold the caller speaking
+        // while the agent was silent, which no delay fits.
         judgedOnce = true
-        trusted = null
         run = null
       } else if (found !== undefined) {
         run = run !== null && Math.abs(found.lag - run.lag) <= 1
