@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest"
 import {
   defaultTurnTakingSettings,
   heuristicEndpointing,
+  mayStillBeBackchannel,
   nextDeadline,
   startTurnTaking,
   stepTurnTaking,
@@ -231,6 +232,24 @@ describe("turn-taking: the caller speaking over the agent", () => {
     expect(c.commandsOf("CancelReply")).toMatchObject([{ at: 7600, command: { reason: "interrupted" } }])
   })
 
+  it("does not pause at the first word of a two-word backchannel revealed by interims", () => {
+    const c = speaking()
+    c.send({ _tag: "CallerSpeechStarted", at: 5000 })
+    c.send({ _tag: "TranscriptInterim", at: 5250, text: "I" })
+    c.send({ _tag: "TranscriptInterim", at: 5500, text: "I see" })
+    c.send({ _tag: "CallerSpeechStopped", at: 5600 })
+    c.send({ _tag: "TranscriptFinal", at: 5700, text: "I see.", settled: true })
+    c.ticks(5750, 6000)
+    expect(c.tags()).not.toContain("PauseReply")
+    // The same first word going on to something else stops the agent at that word.
+    c.send({ _tag: "CallerSpeechStarted", at: 7000 })
+    c.send({ _tag: "TranscriptInterim", at: 7250, text: "I" })
+    expect(c.tags()).not.toContain("PauseReply")
+    expect(c.tags()).not.toContain("CancelReply")
+    c.send({ _tag: "TranscriptInterim", at: 7500, text: "I think" })
+    expect(c.commandsOf("CancelReply")).toMatchObject([{ at: 7500, command: { reason: "interrupted" } }])
+  })
+
   it("stops the agent for a real interruption and answers what the caller said", () => {
     const c = speaking()
     c.send({ _tag: "CallerSpeechStarted", at: 5000 })
@@ -403,5 +422,14 @@ describe("backchannels", () => {
     expect(substantiveWords("okay but what about Friday", "en")).toEqual(["but", "what", "about", "friday"])
     expect(substantiveWords("Genau.", "de")).toEqual([])
     expect(substantiveWords("Ja, aber nicht heute", "de")).toEqual(["aber", "nicht", "heute"])
+  })
+
+  it("knows the first word of a two-word backchannel may still become one", () => {
+    expect(mayStillBeBackchannel("I", "en")).toBe(true)
+    expect(mayStillBeBackchannel("yeah, got", "en")).toBe(true)
+    expect(mayStillBeBackchannel("I think", "en")).toBe(false)
+    expect(mayStillBeBackchannel("wait", "en")).toBe(false)
+    expect(mayStillBeBackchannel("but I", "en")).toBe(false)
+    expect(mayStillBeBackchannel("", "en")).toBe(false)
   })
 })

@@ -55,3 +55,16 @@ export const substantiveWords = (text: string, language: string): ReadonlyArray<
   }
   return kept
 }
+
+/**
+ * Whether the words so far may still turn out to be a backchannel: all of them are one, but the
+ * last, which opens a two-word one ("I" of "I see", "got" of "got it"). Interim transcripts reveal
+ * a phrase word by word, so its first word alone must not be taken for an interruption.
+ */
+export const mayStillBeBackchannel = (text: string, language: string): boolean => {
+  const words = wordsOf(text)
+  const last = words.at(-1)
+  if (last === undefined) return false
+  const opensPhrase = [...phrasesFor(language)].some((phrase) => phrase.startsWith(`${last} `))
+  return opensPhrase && substantiveWords(words.slice(0, -1).join(" "), language).length === 0
+}

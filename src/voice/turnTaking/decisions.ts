@@ -1,4 +1,4 @@
-import { substantiveWords } from "./backchannel.ts"
+import { mayStillBeBackchannel, substantiveWords } from "./backchannel.ts"
 import type { TurnCommand, TurnDecision } from "./events.ts"
 import { callerText, type CallerTurn, emptyTurn, type Replying, type TurnState } from "./state.ts"
 
@@ -62,8 +62,11 @@ const overAgent = (state: TurnState, agent: Replying, now: number, commands: Arr
   // With interim words the pause waits for a word that is not a backchannel: a "mm-hmm" or a noise
   // whose first interim is still on its way does not stop the agent (bench/turn-taking.ts counted
   // these pauses as false interruptions), and such a word pauses it at once, however short the
-  // speech so far (a cough has no words). Without interims, any speech long enough pauses it.
-  const pause = state.interims ? words > 0 : lasted && !onlyBackchannel
+  // speech so far (a cough has no words), unless it may open a backchannel ("I" of "I see").
+  // Without interims, any speech long enough pauses it.
+  const pause = state.interims
+    ? words > 0 && !mayStillBeBackchannel(heard, state.language)
+    : lasted && !onlyBackchannel
   if (agent.audible && agent.interruptible && !agent.paused && caller.speaking && pause) {
     // Stopped at once so a real interruption is obeyed quickly; the words decide whether it stands.
     commands.push({ _tag: "PauseReply", generation: agent.generation })
