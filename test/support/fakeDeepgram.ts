@@ -26,6 +26,9 @@ import { MU_LAW_DECODE } from "../../src/audio/g711.ts"
  * are on the stream's audio clock, in seconds, like Deepgram's.
  */
 /** What the callee says in one utterance; in parts when they pause (briefly) between them. */
+/** How often, in ms of speech, interim results reveal the line unless a test says otherwise. */
+export const DEFAULT_INTERIM_EVERY_MS = 250
+
 export type ScriptLine = string | ReadonlyArray<string>
 
 interface FakeDeepgramConnection {
@@ -84,7 +87,7 @@ const seconds = (ms: number) => Math.round(ms) / 1000
 export const startFakeDeepgram = async (options: FakeDeepgramOptions = {}): Promise<FakeDeepgram> => {
   const apiKey = options.apiKey ?? "test-deepgram-key"
   const speechDbfs = options.speechDbfs ?? -40
-  const interimEveryMs = options.interimEveryMs ?? 250
+  const interimEveryMs = options.interimEveryMs ?? DEFAULT_INTERIM_EVERY_MS
   const idleTimeoutMs = options.idleTimeoutMs ?? 10_000
   const scripts = new Map<string, Array<ScriptLine>>()
   const newStreamScripts: Array<ReadonlyArray<ScriptLine>> = []
