@@ -15,6 +15,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "../test/support/process.ts"
 import { adminKeyHeaders, call } from "./support/benchApi.ts"
+import { cpuMs } from "./support/processCpu.ts"
 
 const admin = { email: "bench@example.test", password: "bench-password-1" }
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 40)
@@ -68,11 +69,6 @@ const startInstantLlm = async () => {
     requests: () => requests,
     close: () => server.close()
   }
-}
-
-const cpuMs = async (pid: number) => {
-  const fields = (await fs.readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 const main = async () => {

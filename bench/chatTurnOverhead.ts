@@ -15,6 +15,7 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "../test/support/process.ts"
+import { cpuMs } from "./support/processCpu.ts"
 
 const admin = { email: "bench@example.test", password: "bench-password-1" }
 const CONCURRENT_SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200)
@@ -88,12 +89,6 @@ const call = (base: string, method: string, route: string, headers: Record<strin
 const callOnce = call
 const callRetrying: typeof call = (...args) =>
   callOnce(...args).catch((error) => (error?.code === "ECONNRESET" ? callOnce(...args) : Promise.reject(error)))
-
-/** User + system CPU the process has used, in ms (`/proc/<pid>/stat` fields 14 and 15, in clock ticks of 10 ms). */
-const cpuMs = async (pid: number) => {
-  const fields = (await fs.readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
 
 const rssKb = async (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(await fs.readFile(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0)
