@@ -50,8 +50,10 @@ describe("Whisper log-mel features", () => {
 
   it.each([250, 1000, 2500, 6000])("puts a %i Hz tone in the band that peaks nearest to it", (hz) => {
     const centres = Array.from(melBandCentresHz())
-    const nearest = centres.reduce((best, centre, band) =>
-      Math.abs(centre - hz) < Math.abs(centres[best]! - hz) ? band : best, 0)
+    const nearest = centres.reduce(
+      (best, centre, band) => Math.abs(centre - hz) < Math.abs(centres[best]! - hz) ? band : best,
+      0
+    )
     const bands = column(whisperLogMel(tone(hz, 1)), 50)
     expect(Math.abs(loudestBand(bands) - nearest)).toBeLessThanOrEqual(1)
     // Far from the tone the bands sit on the floor: 8 below the loudest (log10), i.e. 2 after scaling.
