@@ -61,7 +61,14 @@ export const TurnModelLive = Layer.scoped(
       return yield* Effect.tryPromise({
         try: () => model.run(features),
         catch: (error) => new TurnModelFailed({ path, message: `it failed to answer: ${messageOf(error)}` })
-      })
+      }).pipe(
+        Effect.tapError((failure) =>
+          Effect.logWarning("The end-of-turn model failed to answer; the heuristic endpointing decides this pause")
+            .pipe(
+              Effect.annotateLogs({ path, error: failure.message })
+            )
+        )
+      )
     })
     return TurnModel.of({ configured: true, completeProbability })
   })
