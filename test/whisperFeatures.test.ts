@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { fftOfSize } from "../src/audio/fft.ts"
+import { fftOfSize, realPowerSpectrumOfSize } from "../src/audio/fft.ts"
 import { smartTurnFeatures } from "../src/voice/smartTurnInput.ts"
 import { MEL_BANDS, melBandCentresHz, whisperLogMel } from "../src/voice/whisperFeatures.ts"
 
@@ -26,6 +26,16 @@ describe("mixed-radix FFT", () => {
       }
       expect(fast.re[k]).toBeCloseTo(sumRe, 8)
       expect(fast.im[k]).toBeCloseTo(sumIm, 8)
+    }
+  })
+
+  it("gives a real frame's power spectrum from a transform of half its size", () => {
+    const frame = Float64Array.from({ length: 400 }, (_, i) => Math.cos(i * 0.21) - ((i * 31) % 7) / 7)
+    const full = fftOfSize(400)(frame, new Float64Array(400))
+    const power = realPowerSpectrumOfSize(400)(frame)
+    expect(power.length).toBe(201)
+    for (let k = 0; k <= 200; k++) {
+      expect(power[k]).toBeCloseTo(full.re[k]! ** 2 + full.im[k]! ** 2, 6)
     }
   })
 })

@@ -84,3 +84,39 @@ export const fftOfSize = (size: number): (re: Float64Array, im: Float64Array) =>
     return { re: fromRe, im: fromIm }
   }
 }
+
+/**
+ * |X[k]|² for k = 0 … size/2 of a real frame of even `size`, from one complex transform of half
+ * the size: the even samples as real parts, the odd ones as imaginary, separated afterwards
+ * (X[k] = E[k] + W^k·O[k]). Half the work of transforming the frame as complex numbers.
+ */
+export const realPowerSpectrumOfSize = (size: number): (frame: Float64Array) => Float64Array => {
+  const half = size / 2
+  const fft = fftOfSize(half)
+  const re = new Float64Array(half)
+  const im = new Float64Array(half)
+  const power = new Float64Array(half + 1)
+  const cos = Float64Array.from({ length: half + 1 }, (_, k) => Math.cos((2 * Math.PI * k) / size))
+  const sin = Float64Array.from({ length: half + 1 }, (_, k) => -Math.sin((2 * Math.PI * k) / size))
+  return (frame) => {
+    if (frame.length !== size) throw new RangeError(`expected ${size} points`)
+    for (let n = 0; n < half; n++) {
+      re[n] = frame[2 * n]!
+      im[n] = frame[2 * n + 1]!
+    }
+    const z = fft(re, im)
+    for (let k = 0; k <= half; k++) {
+      const a = k % half
+      const b = (half - k) % half
+      // E = (Z[k] + conj Z[half−k]) / 2, O = (Z[k] − conj Z[half−k]) / 2i
+      const evenRe = (z.re[a]! + z.re[b]!) / 2
+      const evenIm = (z.im[a]! - z.im[b]!) / 2
+      const oddRe = (z.im[a]! + z.im[b]!) / 2
+      const oddIm = (z.re[b]! - z.re[a]!) / 2
+      const xRe = evenRe + cos[k]! * oddRe - sin[k]! * oddIm
+      const xIm = evenIm + cos[k]! * oddIm + sin[k]! * oddRe
+      power[k] = xRe * xRe + xIm * xIm
+    }
+    return power
+  }
+}

@@ -1,4 +1,4 @@
-import { fftOfSize } from "../audio/fft.ts"
+import { realPowerSpectrumOfSize } from "../audio/fft.ts"
 
 /**
  * Whisper's log-mel spectrogram, as Hugging Face's `WhisperFeatureExtractor` computes it
@@ -44,7 +44,7 @@ const filters = Array.from({ length: MEL_BANDS }, (_, m) => {
 })
 
 const hann = Float64Array.from({ length: FRAME }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / FRAME))
-const fft = fftOfSize(FRAME)
+const powerSpectrum = realPowerSpectrumOfSize(FRAME)
 
 /** numpy's "reflect" padding: the sample `i` places before the start is the one `i` places after it. */
 const reflected = (audio: Float32Array, index: number) => {
@@ -64,16 +64,12 @@ export interface LogMel {
 export const whisperLogMel = (audio: Float32Array): LogMel => {
   const frames = Math.floor(audio.length / HOP)
   const data = new Float32Array(MEL_BANDS * frames)
-  const re = new Float64Array(FRAME)
-  const im = new Float64Array(FRAME)
-  const power = new Float64Array(BINS)
+  const windowed = new Float64Array(FRAME)
   let max = Number.NEGATIVE_INFINITY
   for (let t = 0; t < frames; t++) {
     const start = t * HOP - HALF
-    for (let i = 0; i < FRAME; i++) re[i] = reflected(audio, start + i) * hann[i]!
-    im.fill(0)
-    const spectrum = fft(re, im)
-    for (let k = 0; k < BINS; k++) power[k] = spectrum.re[k]! ** 2 + spectrum.im[k]! ** 2
+    for (let i = 0; i < FRAME; i++) windowed[i] = reflected(audio, start + i) * hann[i]!
+    const power = powerSpectrum(windowed)
     for (let m = 0; m < MEL_BANDS; m++) {
       const { first, weights } = filters[m]!
       let energy = 0
