@@ -9,7 +9,7 @@
  *
  * The machine is shared (2 cores): figures taken while other work runs are upper bounds on cost.
  */
-import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import { ConfigProvider, Layer, ManagedRuntime } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
