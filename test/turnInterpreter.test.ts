@@ -4,6 +4,7 @@ import { type CallInput, runCallSession } from "../layers/voice/callSession.ts"
 import { makeInboundBacklog } from "../layers/voice/inboundBacklog.ts"
 import type { SpeechConnection } from "../services/ModelSettings.ts"
 import type { TextToSpeechShape } from "../services/TextToSpeech.ts"
+import { TurnModelFailed, type TurnModelShape } from "../services/TurnModel.ts"
 import { callTurnSettings, DEFAULT_FALLBACK_LINE, DEFAULT_GOODBYE_LINE } from "../src/voice/turnTaking/mod.ts"
 import {
   type EngineScript,
@@ -30,6 +31,7 @@ interface CallOptions {
   readonly maxDurationMs?: number
   readonly talkEndpointingMs?: number
   readonly configurations?: Record<string, unknown>
+  readonly turnModel?: TurnModelShape
 }
 
 /** A call under TestClock with in-memory services; the helpers play the caller, 20 ms frame by frame. */
@@ -45,7 +47,8 @@ const startCall = (options: CallOptions = {}) =>
       engine: fakeEngine(engine),
       vad: fakeVad(thresholds),
       speechToText: fakeStt(stt),
-      textToSpeech: fakeTts(ttsRequests, options.ttsFails ?? (() => false)) as unknown as TextToSpeechShape
+      textToSpeech: fakeTts(ttsRequests, options.ttsFails ?? (() => false)) as unknown as TextToSpeechShape,
+      ...(options.turnModel ? { turnModel: options.turnModel } : {})
     }, {
       runId: 1,
       protocol: testProtocol,
@@ -414,5 +417,67 @@ describe("a call's inbound backlog", () => {
       const kept = yield* Queue.takeAll(backlog.queue)
       expect([...kept].map((media) => media._tag)).toEqual(["Audio", "Audio", "Audio", "Played", "Stopped"])
       expect(backlog.dropped()).toBe(2)
+    }))
+})
+
+describe("a call with an end-of-turn model (TestClock, a scripted model)", () => {
+  /** A model answering `verdict` (or failing, with null), keeping the audio it was asked about. */
+  const scriptedModel = (verdict: number | null, configured = true) => {
+    const asked: Array<Int16Array> = []
+    const model: TurnModelShape = {
+      configured,
+      completeProbability: (pcm) => {
+        asked.push(pcm)
+        return verdict === null
+          ? Effect.fail(new TurnModelFailed({ path: "/models/turn.onnx", message: "it could not be loaded" }))
+          : Effect.succeed(verdict)
+      }
+    }
+    return { model, asked }
+  }
+
+  const answerTo = (verdict: number | null, words: string, configured = true) =>
+    Effect.gen(function*() {
+      const { asked, model } = scriptedModel(verdict, configured)
+      const call = yield* startCall({ turnModel: model, engine: { answers: [{ text: "Sure." }] } })
+      yield* call.silence(2000)
+      yield* call.say(words, 1000)
+      yield* call.silence(2500)
+      const result = yield* call.hangUp
+      const answer = result.transcript.at(-1)!
+      expect(answer).toMatchObject({ role: "assistant", text: "Sure." })
+      return { trace: answer.trace!, asked }
+    })
+
+  it.scoped("answers after the ordinary endpointing when the model hears a finished turn, though the words trail off", () =>
+    Effect.gen(function*() {
+      const { asked, trace } = yield* answerTo(0.9, "I would like to book a table and")
+      expect(trace.endpointing_ms).toBe(500)
+      expect(trace.turn_end_ms - trace.speech_end_ms).toBeLessThan(600)
+      // It was asked once, about the caller's audio: their second of speech (level 900) and the silence before it.
+      expect(asked).toHaveLength(1)
+      expect(asked[0]!.length).toBeGreaterThanOrEqual(3 * 8000)
+      expect(asked[0]!.filter((sample) => sample === 900).length).toBe(8000)
+    }))
+
+  it.scoped("waits the longer delay when the model hears an unfinished turn, though the sentence sounds finished", () =>
+    Effect.gen(function*() {
+      const { trace } = yield* answerTo(0.1, "I'd like to book a table.")
+      expect(trace.endpointing_ms).toBe(1200)
+      expect(trace.turn_end_ms - trace.speech_end_ms).toBeGreaterThanOrEqual(1200)
+    }))
+
+  it.scoped("falls back to the heuristic when the model fails", () =>
+    Effect.gen(function*() {
+      const failing = yield* answerTo(null, "I would like to book a table and")
+      expect(failing.asked).toHaveLength(1)
+      expect(failing.trace.endpointing_ms).toBe(1200)
+    }))
+
+  it.scoped("never asks a model that is not configured", () =>
+    Effect.gen(function*() {
+      const unconfigured = yield* answerTo(0.9, "I would like to book a table and", false)
+      expect(unconfigured.asked).toHaveLength(0)
+      expect(unconfigured.trace.endpointing_ms).toBe(1200)
     }))
 })

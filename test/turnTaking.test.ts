@@ -433,3 +433,96 @@ describe("backchannels", () => {
     expect(mayStillBeBackchannel("", "en")).toBe(false)
   })
 })
+
+describe("turn-taking: the end-of-turn model's verdict", () => {
+  /** The caller speaks from `start` to `stop`; the model answers `complete` at `answeredAt`, the words at stop + 100. */
+  const saysJudged = (
+    c: ReturnType<typeof call>,
+    text: string,
+    start: number,
+    stop: number,
+    complete: number,
+    answeredAt = stop + 60
+  ) => {
+    c.send({ _tag: "CallerSpeechStarted", at: start })
+    c.send({ _tag: "CallerSpeechStopped", at: stop })
+    c.send({ _tag: "TurnPrediction", at: answeredAt, speechStoppedAt: stop, complete })
+    c.send({ _tag: "TranscriptFinal", at: stop + 100, text, settled: true })
+  }
+
+  it("is asked about each stop of the caller's speech, with the time of that stop", () => {
+    const c = call()
+    c.greeted()
+    c.send({ _tag: "CallerSpeechStarted", at: 2000 })
+    c.send({ _tag: "CallerSpeechStopped", at: 3000 })
+    expect(c.commandsOf("PredictTurnEnd").map((entry) => entry.command)).toEqual([
+      { _tag: "PredictTurnEnd", speechStoppedAt: 3000 }
+    ])
+  })
+
+  it("'complete' ends the turn after the ordinary endpointing, though the words trail off", () => {
+    const c = call()
+    c.greeted()
+    saysJudged(c, "I would like a table and", 2000, 3000, 0.9)
+    c.ticks(3100, 3450)
+    expect(turnsAnswered(c)).toEqual([])
+    c.ticks(3500, 3500)
+    expect(turnsAnswered(c)).toEqual([{ at: 3500, text: "I would like a table and" }])
+    expect(c.commandsOf("TurnEnded")[0]!.command.decision.endpointingMs).toBe(500)
+  })
+
+  it("'incomplete' waits the longer unfinished-sentence delay, though the sentence sounds finished", () => {
+    const c = call()
+    c.greeted()
+    saysJudged(c, "I'd like to book a table.", 2000, 3000, 0.2)
+    c.ticks(3100, 4150)
+    expect(turnsAnswered(c)).toEqual([])
+    c.ticks(4200, 4200)
+    expect(turnsAnswered(c)).toEqual([{ at: 4200, text: "I'd like to book a table." }])
+  })
+
+  it("'incomplete' keeps the turn open for a caller who goes on: everything they said is answered once", () => {
+    const c = call()
+    c.greeted()
+    saysJudged(c, "I'd like to book a table.", 2000, 3000, 0.2)
+    c.ticks(3100, 3800)
+    c.says("For four people.", 3850, 4600)
+    // The new pause has no verdict of its own (the model has not answered): the heuristic's 500 ms.
+    c.ticks(4700, 5200)
+    expect(turnsAnswered(c)).toEqual([{ at: 5100, text: "I'd like to book a table. For four people." }])
+  })
+
+  it("takes 0.5 itself as complete", () => {
+    const c = call()
+    c.greeted()
+    saysJudged(c, "So", 2000, 3000, 0.5)
+    c.ticks(3100, 3500)
+    expect(turnsAnswered(c)).toEqual([{ at: 3500, text: "So" }])
+  })
+
+  it("ignores an answer about a stop the caller has talked past: the heuristic decides the new pause", () => {
+    const c = call()
+    c.greeted()
+    c.send({ _tag: "CallerSpeechStarted", at: 2000 })
+    c.send({ _tag: "CallerSpeechStopped", at: 2600 })
+    c.send({ _tag: "CallerSpeechStarted", at: 2800 })
+    c.send({ _tag: "CallerSpeechStopped", at: 3000 })
+    c.send({ _tag: "TurnPrediction", at: 3050, speechStoppedAt: 2600, complete: 0.99 })
+    c.send({ _tag: "TranscriptFinal", at: 3100, text: "I would like a table and", settled: true })
+    c.ticks(3150, 4150)
+    expect(turnsAnswered(c)).toEqual([])
+    c.ticks(4200, 4200)
+    expect(turnsAnswered(c)).toEqual([{ at: 4200, text: "I would like a table and" }])
+  })
+
+  it("leaves the turn to the heuristic until it answers, and to its own verdict from then on", () => {
+    const c = call()
+    c.greeted()
+    c.send({ _tag: "CallerSpeechStarted", at: 2000 })
+    c.send({ _tag: "CallerSpeechStopped", at: 3000 })
+    c.send({ _tag: "TranscriptFinal", at: 3100, text: "I would like a table and", settled: true })
+    expect(nextDeadline(c.state)).toBe(4200)
+    c.send({ _tag: "TurnPrediction", at: 3150, speechStoppedAt: 3000, complete: 0.8 })
+    expect(nextDeadline(c.state)).toBe(3500)
+  })
+})

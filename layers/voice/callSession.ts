@@ -8,6 +8,7 @@ import type {
 import type { SpeechConnection } from "../../services/ModelSettings.ts"
 import type { SpeechFailed, SpeechToTextShape, TranscriptEvent } from "../../services/SpeechToText.ts"
 import type { TextToSpeechShape } from "../../services/TextToSpeech.ts"
+import type { TurnModelShape } from "../../services/TurnModel.ts"
 import type { VoiceActivityShape } from "../../services/VoiceActivity.ts"
 import { dtmfTones } from "../../src/audio/dtmfTones.ts"
 import { type ConversationState, initialState, type ToolCallTaken } from "../../src/conversation/conversationState.ts"
@@ -18,6 +19,8 @@ import type { TransferEndpoint } from "../../src/tools/transferDestination.ts"
 import { machineWatch, type MachineWatchEvent } from "../../src/voice/answeringMachine.ts"
 import { type CallRecorder, callRecorder } from "../../src/voice/callRecorder.ts"
 import { echoGate } from "../../src/voice/echoGate.ts"
+import { recentAudio } from "../../src/voice/recentAudio.ts"
+import { SMART_TURN_SECONDS } from "../../src/voice/smartTurnInput.ts"
 import type { CallTurnSettings } from "../../src/voice/turnTaking/mod.ts"
 import { utteranceGate } from "../../src/voice/utteranceGate.ts"
 import { makeCallConversation } from "./callConversation.ts"
@@ -107,6 +110,8 @@ export interface CallServices {
   readonly vad: VoiceActivityShape
   readonly speechToText: SpeechToTextShape
   readonly textToSpeech: TextToSpeechShape
+  /** The end-of-turn model; absent or not configured: the heuristic endpointing alone. */
+  readonly turnModel?: TurnModelShape
 }
 
 /** A provider's failure in detail (refused, status, network error), for the operator only. */
@@ -251,6 +256,23 @@ export const runCallSession = (
         return { outcome, callerStillHere }
       })
 
+    const turnModel = services.turnModel?.configured ? services.turnModel : null
+    /** What voice detection heard lately (the agent's echo held back), for the end-of-turn model. */
+    const heardLately = turnModel === null ? null : recentAudio(rate, SMART_TURN_SECONDS)
+    const predictTurnEnd = turnModel === null || heardLately === null ? null : () => {
+      const audio = heardLately.snapshot()
+      return turnModel.completeProbability(audio, rate).pipe(
+        Effect.catchAll((failure) =>
+          Effect.as(
+            Effect.logDebug("No end-of-turn prediction; the heuristic decides this pause").pipe(
+              Effect.annotateLogs({ run_id: input.runId, error: failure.message })
+            ),
+            null
+          )
+        )
+      )
+    }
+
     const sttGate = utteranceGate(rate, { preRollMs: STT_PRE_ROLL_MS })
     const onMedia = (media: CallInput): Effect.Effect<void> => {
       switch (media._tag) {
@@ -264,6 +286,7 @@ export const runCallSession = (
               // speech-to-text hears it (the recording keeps the line as it was).
               const heard = frame.echo ? new Int16Array(frame.pcm.length) : frame.pcm
               if (frame.echo) echoFrames++
+              heardLately?.push(heard)
               const events = yield* detector.push(heard)
               for (const pcm of sttGate.push(heard, events)) yield* stt.send(pcm)
               for (const event of events) {
@@ -382,6 +405,7 @@ export const runCallSession = (
         }
       },
       transcription: stt,
+      predictTurnEnd,
       echoGuard: (on) => detector.configure({ threshold: on ? ECHO_GUARD_THRESHOLD : SPEECH_THRESHOLD }),
       // After a transfer the call is the destination's (or already over): the agent only leaves it.
       hangUp: Effect.suspend(() => transfer.leftCall && input.transfer ? input.transfer.leave : input.hangUp),

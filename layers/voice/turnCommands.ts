@@ -32,6 +32,11 @@ export interface InterpreterServices {
   readonly speaker: Omit<SpeakerServices, "report" | "interruptible">
   readonly playout: Playout
   readonly transcription: Pick<CallTranscription, "finalize" | "restart">
+  /**
+   * The end-of-turn model, when one is configured (null: the heuristic alone): takes the caller's
+   * recent audio at once and answers P(their turn is complete), or null when the model failed.
+   */
+  readonly predictTurnEnd: (() => Effect.Effect<number | null>) | null
   /** Raises voice detection's threshold while the agent speaks (its own echo must not be taken for the caller). */
   readonly echoGuard: (on: boolean) => void
   readonly hangUp: Effect.Effect<void>
@@ -185,6 +190,21 @@ export const makeTurnCommands = (services: InterpreterServices, control: CallCon
           return yield* services.transcription.finalize
         case "RestartTranscription":
           return yield* services.transcription.restart
+        case "PredictTurnEnd": {
+          if (services.predictTurnEnd === null) return
+          // The answer comes back as an event; meanwhile the heuristic's deadline keeps running.
+          const { speechStoppedAt } = command
+          yield* services.predictTurnEnd().pipe(
+            Effect.flatMap((complete) =>
+              complete === null ? Effect.void : Effect.flatMap(
+                Clock.currentTimeMillis,
+                (at) => Queue.offer(mailbox, { _tag: "TurnPrediction", at, speechStoppedAt, complete })
+              )
+            ),
+            Effect.fork
+          )
+          return
+        }
         case "StartReply": {
           // A retry answers the same turn: it keeps that turn's decision (its trace and latency).
           const retried = control.current === null ? undefined : control.decisions.get(control.current.reply.generation)

@@ -13,6 +13,7 @@ import { SpeechToText } from "../../services/SpeechToText.ts"
 import { Storage } from "../../services/Storage.ts"
 import { Telephony } from "../../services/Telephony.ts"
 import { TextToSpeech } from "../../services/TextToSpeech.ts"
+import { TurnModel } from "../../services/TurnModel.ts"
 import { VoiceActivity } from "../../services/VoiceActivity.ts"
 import {
   type MediaConnection,
@@ -66,7 +67,8 @@ export const VoiceCallsLive = Layer.scoped(
       engine,
       vad: yield* VoiceActivity,
       speechToText: yield* SpeechToText,
-      textToSpeech: yield* TextToSpeech
+      textToSpeech: yield* TextToSpeech,
+      turnModel: yield* TurnModel
     }
     const starts = yield* ConversationStarts
     const runs = yield* makeVoiceRuns

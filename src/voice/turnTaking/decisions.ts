@@ -1,6 +1,7 @@
 import { mayStillBeBackchannel, substantiveWords } from "./backchannel.ts"
 import type { TurnCommand, TurnDecision } from "./events.ts"
 import { callerText, type CallerTurn, emptyTurn, type Replying, type TurnState } from "./state.ts"
+import { turnDelay } from "./turnDelay.ts"
 
 /**
  * The decisions time and the caller's words force, whatever the event was: an interruption, a
@@ -107,10 +108,7 @@ const endOfTurn = (state: TurnState, now: number, commands: Array<TurnCommand>):
   }
   // Everything said is transcribed, and it was nothing: a noise, a breath.
   if (!text) return { ...dropHeld(state, commands), caller: emptyTurn }
-  const delay = state.endpointing(text, {
-    agentAskedQuestion: state.agentAskedQuestion,
-    punctuated: state.punctuated
-  }, settings)
+  const delay = turnDelay(state)
   if (now - caller.stoppedAt >= delay) return takeTurn(state, text, now, caller.settledAt, commands, delay)
   return prepare(state, text, commands)
 }

@@ -9,8 +9,9 @@ export interface TurnContext {
 }
 
 /**
- * How long the caller's silence must last before `text` is answered: the turn detector. This is
- * the heuristic one; a model (an end-of-turn classifier) can take its place with the same shape.
+ * How long the caller's silence must last before `text` is answered: the text turn detector. An
+ * end-of-turn model's verdict on the caller's audio, when the call has one and it has answered,
+ * takes its place (`turnDelay.ts`).
  */
 export type EndpointingDelay = (text: string, context: TurnContext, settings: TurnTakingSettings) => number
 
@@ -71,3 +72,15 @@ export const heuristicEndpointing: EndpointingDelay = (text, context, settings) 
   }
   return settings.endpointingMs
 }
+
+/** Smart-turn's own threshold: at or above it the turn is complete. */
+export const COMPLETE_THRESHOLD = 0.5
+
+/**
+ * The silence to wait out when the end-of-turn model has judged the caller's audio: the ordinary
+ * endpointing when it hears a finished turn, the longer unfinished-sentence wait when it does not.
+ * It takes the text heuristic's place, as it hears what the words cannot say (intonation, a
+ * drawn-out last syllable).
+ */
+export const predictedEndpointing = (complete: number, settings: TurnTakingSettings): number =>
+  complete >= COMPLETE_THRESHOLD ? settings.endpointingMs : settings.endpointingMs + settings.incompleteExtraMs

@@ -6,6 +6,16 @@
 export type TurnEvent =
   | { readonly _tag: "CallerSpeechStarted"; readonly at: number }
   | { readonly _tag: "CallerSpeechStopped"; readonly at: number }
+  /**
+   * The end-of-turn model's answer for the caller's audio up to `speechStoppedAt` (the stop it was
+   * asked about): P(the turn is complete).
+   */
+  | {
+    readonly _tag: "TurnPrediction"
+    readonly at: number
+    readonly speechStoppedAt: number
+    readonly complete: number
+  }
   | { readonly _tag: "TranscriptInterim"; readonly at: number; readonly text: string }
   /**
    * A final transcript piece. `settled`: it answers the last flush, so everything the caller said
@@ -72,6 +82,8 @@ export interface TurnDecision {
 export type TurnCommand =
   /** Ask the transcription for everything said so far, now. */
   | { readonly _tag: "FlushTranscription" }
+  /** Ask the end-of-turn model, if the call has one, whether the caller's audio so far ends their turn. */
+  | { readonly _tag: "PredictTurnEnd"; readonly speechStoppedAt: number }
   | { readonly _tag: "RestartTranscription" }
   /**
    * Answer `text` (null: open the call). A `held` reply is prepared while the caller may still go

@@ -4,6 +4,7 @@ import { type EndpointingDelay, heuristicEndpointing } from "./endpointing.ts"
 import type { TurnCommand, TurnEvent } from "./events.ts"
 import { defaultTurnTakingSettings, type TurnTakingSettings } from "./settings.ts"
 import { callerText, type CallerTurn, emptyTurn, type Replying, type TurnState } from "./state.ts"
+import { turnDelay } from "./turnDelay.ts"
 
 export interface TurnStep {
   readonly state: TurnState
@@ -80,7 +81,7 @@ export const nextDeadline = (state: TurnState): number | null => {
     if (state.overAgent && state.agent.kind === "replying" && state.agent.paused) {
       deadlines.push(caller.stoppedAt + settings.falseInterruptionMs)
     } else if (caller.settledAt === null) deadlines.push(caller.stoppedAt + settings.transcriptTimeoutMs)
-    else if (callerText(caller)) deadlines.push(caller.stoppedAt + delayFor(state))
+    else if (callerText(caller)) deadlines.push(caller.stoppedAt + turnDelay(state))
   }
   if (state.overAgent && caller.speaking && caller.startedAt !== null) {
     deadlines.push(caller.startedAt + settings.minInterruptMs)
@@ -89,12 +90,6 @@ export const nextDeadline = (state: TurnState): number | null => {
 }
 
 const turnPending = (caller: CallerTurn) => caller.stoppedAt !== null || callerText(caller) !== ""
-
-const delayFor = (state: TurnState) =>
-  state.endpointing(callerText(state.caller), {
-    agentAskedQuestion: state.agentAskedQuestion,
-    punctuated: state.punctuated
-  }, state.settings)
 
 const speakingAgent = (state: TurnState): Replying | null =>
   state.agent.kind === "replying" && !state.agent.held ? state.agent : null
@@ -118,15 +113,23 @@ const apply = (state: TurnState, event: TurnEvent, commands: Array<TurnCommand>)
           speaking: true,
           startedAt: caller.startedAt ?? event.at,
           stoppedAt: null,
-          settledAt: null
+          settledAt: null,
+          completeProbability: null
         }
       }
     }
     case "CallerSpeechStopped": {
       if (!caller.speaking) return state
-      commands.push({ _tag: "FlushTranscription" })
-      return { ...state, caller: { ...caller, speaking: false, stoppedAt: event.at, settledAt: null } }
+      commands.push({ _tag: "FlushTranscription" }, { _tag: "PredictTurnEnd", speechStoppedAt: event.at })
+      return {
+        ...state,
+        caller: { ...caller, speaking: false, stoppedAt: event.at, settledAt: null, completeProbability: null }
+      }
     }
+    case "TurnPrediction":
+      // An answer about a stop the caller has since talked past is not about this pause.
+      if (caller.speaking || caller.stoppedAt !== event.speechStoppedAt) return state
+      return { ...state, caller: { ...caller, completeProbability: event.complete } }
     case "TranscriptInterim":
       return {
         ...state,

@@ -14,6 +14,8 @@ export interface CallerTurn {
   readonly interim: string
   /** Everything said up to `stoppedAt` has been transcribed. */
   readonly settledAt: number | null
+  /** The end-of-turn model's P(complete) for the audio up to `stoppedAt`; null: no answer (yet). */
+  readonly completeProbability: number | null
 }
 
 export const emptyTurn: CallerTurn = {
@@ -22,7 +24,8 @@ export const emptyTurn: CallerTurn = {
   stoppedAt: null,
   words: "",
   interim: "",
-  settledAt: null
+  settledAt: null,
+  completeProbability: null
 }
 
 export type AgentTurn =
