@@ -23,6 +23,8 @@ const UNBUNDLED = [
   "@modelcontextprotocol/sdk"
 ]
 
+const STALE_CHUNK_MS = 24 * 60 * 60 * 1000
+
 /**
  * A module's `new URL("./worker.mjs", import.meta.url)` names a file beside that module; in the
  * bundle import.meta.url is the bundle's, so the path is rewritten to lead from there. Only
@@ -48,6 +50,26 @@ const moduleRelativeUrls = (distDir, bundleDir) => ({
   }
 })
 
+/**
+ * @effect/platform's index re-exports HttpApiSwagger, which carries Swagger UI (a 1.7 MB script):
+ * through it the bundle's start-up chunks would hold the script, though talkgraph imports the
+ * module only when /docs is first asked for (http/docsRoutes.ts). The index's re-export becomes an
+ * empty module, so the script is in the chunk that import loads.
+ */
+const swaggerOnlyWhenAsked = {
+  name: "swagger-only-when-asked",
+  setup(build) {
+    build.onResolve(
+      { filter: /^\.\/HttpApiSwagger\.js$/ },
+      (args) =>
+        /[\\/]@effect[\\/]platform[\\/]dist[\\/]esm[\\/]index\.js$/.test(args.importer)
+          ? { path: "HttpApiSwagger", namespace: "swagger-only-when-asked" }
+          : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "swagger-only-when-asked" }, () => ({ contents: "", loader: "js" }))
+  }
+}
+
 /** Through a temporary file: a process starting meanwhile reads the old file or the new, never half. */
 const writeWhole = (file, contents) => {
   const partial = `${file}.${process.pid}.partial`
@@ -70,7 +92,7 @@ export const bundleCommandLine = async (distDir) => {
     format: "esm",
     target: "node20",
     external: UNBUNDLED,
-    plugins: [moduleRelativeUrls(distDir, bundleDir)],
+    plugins: [moduleRelativeUrls(distDir, bundleDir), swaggerOnlyWhenAsked],
     // CommonJS packages in an ES module bundle still call require() for Node's built-ins.
     banner: {
       js:
@@ -83,8 +105,11 @@ export const bundleCommandLine = async (distDir) => {
   const entry = path.join(bundleDir, "talkgraph.js")
   for (const file of outputFiles.filter((output) => output.path !== entry)) writeWhole(file.path, file.contents)
   writeWhole(entry, outputFiles.find((output) => output.path === entry).contents)
+  // A server still running on an earlier build imports its lazy chunks (Swagger UI, S3) from here
+  // when first asked: a chunk no build wrote for a day is all that is removed.
   const written = new Set(outputFiles.map((output) => path.basename(output.path)))
   for (const name of fs.readdirSync(bundleDir)) {
-    if (!written.has(name)) fs.rmSync(path.join(bundleDir, name), { force: true })
+    const file = path.join(bundleDir, name)
+    if (!written.has(name) && Date.now() - fs.statSync(file).mtimeMs > STALE_CHUNK_MS) fs.rmSync(file, { force: true })
   }
 }
