@@ -2,19 +2,20 @@
 // what changed, and nothing when nothing did), then the modules tsc does not emit (the worker
 // threads' plain-JavaScript entry points and their hand-written types) are copied beside it.
 // When no source changed since the last build, tsc is not started at all: loading it to find
-// nothing to do took ~0.3 s of every start.
+// nothing to do took ~0.3 s of every start. Last, the command line is bundled (bundleCommandLine.js).
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { bundleCommandLine } from "./bundleCommandLine.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const buildConfig = path.join(root, "tsconfig.build.json")
 /** Written by every successful build: its time is when dist/ last matched the sources. */
 const builtStamp = path.join(root, "dist", ".built")
 /** Files besides the sources whose change changes the output. */
-const BUILD_INPUTS = ["tsconfig.json", "tsconfig.build.json", "package.json"]
+const BUILD_INPUTS = ["tsconfig.json", "tsconfig.build.json", "package.json", "bin/bundleCommandLine.js"]
 const SOURCE_DIRS = ["app", "http", "layers", "services", "src"]
 const COPIED = [".mjs", ".d.mts"]
 
@@ -53,10 +54,10 @@ export const distIsCurrent = () => {
 }
 
 /**
- * Throws (after tsc has printed why) when the sources do not compile. `clean` builds from nothing,
- * so no output of a source since removed is left behind (for the package).
+ * Throws (after tsc or esbuild has printed why) when the sources do not compile. `clean` builds
+ * from nothing, so no output of a source since removed is left behind (for the package).
  */
-export const buildDist = ({ clean = false } = {}) => {
+export const buildDist = async ({ clean = false } = {}) => {
   if (clean) fs.rmSync(path.join(root, "dist"), { recursive: true, force: true })
   else if (distIsCurrent()) return
   // Taken before compiling: a source saved while tsc runs is newer than the stamp, so built again next time.
@@ -70,13 +71,14 @@ export const buildDist = ({ clean = false } = {}) => {
       }
     }
   }
+  await bundleCommandLine(path.join(root, "dist"))
   fs.writeFileSync(builtStamp, "")
   fs.utimesSync(builtStamp, startedAt, startedAt)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    buildDist({ clean: process.argv.includes("--clean") })
+    await buildDist({ clean: process.argv.includes("--clean") })
   } catch {
     process.exitCode = 1
   }

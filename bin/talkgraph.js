@@ -6,7 +6,7 @@ import { buildDist, isSourceCheckout } from "./buildDist.js"
 
 if (isSourceCheckout()) {
   try {
-    buildDist()
+    await buildDist()
     if (process.argv[2] === "serve") {
       const { buildConsoleIfStale } = await import("../web/tooling/buildIfStale.mjs")
       buildConsoleIfStale()
@@ -18,4 +18,4 @@ if (isSourceCheckout()) {
     process.exit(1)
   }
 }
-await import("../dist/app/main.js")
+await import("../dist/bundle/talkgraph.js")

@@ -1,17 +1,11 @@
-import {
-  HttpApiBuilder,
-  HttpApiSwagger,
-  type HttpApp,
-  HttpMiddleware,
-  type HttpRouter,
-  HttpServer
-} from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpMiddleware, type HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { AppConfig } from "../services/AppConfig.ts"
 import { Api } from "./api.ts"
 import { ConsoleRoutes } from "./consoleRoutes.ts"
+import { DocsRoutes } from "./docsRoutes.ts"
 import { ErrorShapeLive } from "./errorShape.ts"
 import { describeListenFailure, ListenFailed } from "./listenFailure.ts"
 import { requestTelemetry } from "./requestTelemetry.ts"
@@ -93,11 +87,6 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(ErrorShapeLive)
 )
 
-const DocsLive = Layer.mergeAll(
-  HttpApiSwagger.layer({ path: "/docs" }),
-  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })
-)
-
 /**
  * How long an idle keep-alive connection stays open: longer than the idle timeout of the proxies
  * carriers reach us through (60 s on AWS's load balancers, nginx's upstream keep-alive), so it is
@@ -163,7 +152,7 @@ export const ListenLive = Layer.unwrapEffect(
 
 /** The API served on the HttpServer below it (ListenLive, or a random loopback port in tests). */
 export const ServeApiLive = HttpApiBuilder.serve(requestTelemetry).pipe(
-  Layer.provide(DocsLive),
+  Layer.provide(DocsRoutes),
   Layer.provide(ApiLive),
   HttpServer.withLogAddress,
   HttpMiddleware.withTracerDisabledWhen(() => true)
@@ -180,7 +169,7 @@ export class ApiApp extends Context.Tag("talkgraph/ApiApp")<
  * `HttpRouter.mountApp("/api", app, { includePrefix: true })` beside its own routes.
  */
 export const ApiAppLive = Layer.effect(ApiApp, Effect.map(HttpApiBuilder.httpApp, requestTelemetry)).pipe(
-  Layer.provide(DocsLive),
+  Layer.provide(DocsRoutes),
   Layer.provide(ApiLive),
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
 )
