@@ -19,7 +19,7 @@
  * start with too little of the agent's audio in the window to find it again), until one is found at
  * another delay.
  *
- * Pure and cheap (a few thousand additions per frame): time is the caller's audio clock, in ms.
+ * Pure and cheap (a few thousand additions per estimate): time is the caller's audio clock, in ms.
  */
 export interface EchoGate {
   /** The agent's audio that will be heard from `atMs` on the call's audio clock. */
@@ -77,10 +77,16 @@ const MARGIN_DB = 6
  */
 const MAX_HOLD_MS = 1500
 /**
- * A path is believed once found at the same delay (±1 frame) this many frames in a row: a caller
- * whose syllables happen to follow the agent's for a moment gives a delay that wanders.
+ * The path is estimated once every this many frames (100 ms), not at every frame: an echo's delay
+ * does not change faster, and the estimate (every delay over the whole window) was a fifth of a
+ * call's CPU when made every 20 ms (bench/voiceCalls.ts under --cpu-prof).
  */
-const STABLE_FRAMES = 5
+const ESTIMATE_EVERY_FRAMES = 5
+/**
+ * A path is believed once found at the same delay (±1 frame) in this many estimates in a row: a
+ * caller whose syllables happen to follow the agent's for a moment gives a delay that wanders.
+ */
+const STABLE_ESTIMATES = 3
 
 export const levelDb = (pcm: Int16Array) => {
   let sum = 0
@@ -101,8 +107,8 @@ export const echoGate = (): EchoGate => {
   let judgedOnce = false
   /** The echo path last found at the same delay long enough to be believed. */
   let trusted: EchoPath | null = null
-  /** Consecutive frames in which a path was found at about the same delay. */
-  let run: { readonly lag: number; readonly frames: number } | null = null
+  /** Consecutive estimates that found a path at about the same delay. */
+  let run: { readonly lag: number; readonly estimates: number } | null = null
   let held: Array<{ readonly pcm: Int16Array; readonly atMs: number; readonly index: number; readonly level: number }> =
     []
 
@@ -179,7 +185,7 @@ export const echoGate = (): EchoGate => {
       }
       held.push({ pcm, atMs, index, level })
       const inReach = index - agentActiveAt <= MAX_LAG_FRAMES
-      const found = inReach ? echoPath(index) : undefined
+      const found = inReach && index % ESTIMATE_EVERY_FRAMES === 0 ? echoPath(index) : undefined
       if (found === null) {
         // Not a reason to forget a path found before: the window may hold the caller speaking
         // while the agent was silent, which no delay fits.
@@ -187,9 +193,9 @@ export const echoGate = (): EchoGate => {
         run = null
       } else if (found !== undefined) {
         run = run !== null && Math.abs(found.lag - run.lag) <= 1
-          ? { lag: run.lag, frames: run.frames + 1 }
-          : { lag: found.lag, frames: 1 }
-        if (run.frames >= STABLE_FRAMES) {
+          ? { lag: run.lag, estimates: run.estimates + 1 }
+          : { lag: found.lag, estimates: 1 }
+        if (run.estimates >= STABLE_ESTIMATES) {
           judgedOnce = true
           trusted = found
         }
