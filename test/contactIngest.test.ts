@@ -133,4 +133,15 @@ describe(`contact ingest into ${databaseKind()}`, () => {
     }))
     expect(left).toEqual([{ campaigns: 0 }])
   })
+
+  it("has no triggers on contacts beyond the foreign keys' own, which the embedded import's insert skips", async () => {
+    // The embedded database inserts contacts with session_replication_role = replica (contactIngest.ts):
+    // a trigger added to campaign_contacts would not fire for imported contacts.
+    const triggers = await server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ name: string }>`
+        SELECT tgname AS name FROM pg_trigger WHERE tgrelid = 'campaign_contacts'::regclass AND NOT tgisinternal`
+    }))
+    expect(triggers).toEqual([])
+  })
 })
