@@ -363,6 +363,19 @@ describe("configuration", () => {
     expect(proc.output()).toMatch(/talkgraph: Invalid configuration: .*PORT/)
     expect(proc.output()).not.toMatch(/at .*\.ts:\d+/)
   })
+
+  it("refuses a bad value at once on a data dir that holds a database, and lets go of the data dir", async () => {
+    // The embedded database's thread starts ahead of the rest of the command line on such a dir.
+    const dataDir = await tempDir()
+    expect(await spawnTalkgraph(["migrate"], { TALKGRAPH_DATA_DIR: dataDir }).exited).toBe(0)
+    const refused = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: dataDir, PORT: "eighty" })
+    expect(await refused.exited).toBe(1)
+    expect(refused.output()).toMatch(/talkgraph: Invalid configuration: .*PORT/)
+    expect(await fs.stat(path.join(dataDir, "talkgraph.pid")).then(() => "locked", () => "free")).toBe("free")
+    const again = spawnTalkgraph(["migrate"], { TALKGRAPH_DATA_DIR: dataDir })
+    expect(await again.exited, again.output()).toBe(0)
+    expect(again.output()).toContain("Migrations are up to date.")
+  })
 })
 
 describe.runIf(databaseKind() === "postgres")("PostgreSQL", () => {
