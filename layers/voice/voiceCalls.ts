@@ -164,13 +164,17 @@ export const VoiceCallsLive = Layer.scoped(
         const listen = (media: MediaLine) =>
           Effect.suspend(() => {
             const mine = ++current
-            return media.runRaw((message) =>
+            return media.runRaw((message) => {
               // A stream the call has moved on from says nothing more (its late stop is no hang-up).
-              mine !== current ? Effect.void : Effect.forEach(protocol.receive(message), (received) => {
+              if (mine !== current) return
+              const warnings: Array<Effect.Effect<void>> = []
+              for (const received of protocol.receive(message)) {
                 if (received._tag === "Started" && received.callId) callId = received.callId
-                return inbound.offer(received)
-              })
-            ).pipe(
+                const warning = inbound.offerNow(received)
+                if (warning !== undefined) warnings.push(warning)
+              }
+              return warnings.length === 0 ? undefined : Effect.all(warnings, { discard: true })
+            }).pipe(
               Effect.ignore,
               Effect.zipRight(Effect.suspend(() =>
                 mine === current

@@ -7,6 +7,7 @@ import { emptyPcm16Wav, PCM_WAV_HEADER_BYTES } from "../audio/pcmWav.ts"
  * sent for play-out. Audio is kept in 1-second blocks so a long call never copies a growing buffer.
  */
 const BLOCK_SECONDS = 1
+const LITTLE_ENDIAN_HOST = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1
 
 export interface CallRecorder {
   readonly caller: (pcm: Int16Array) => void
@@ -32,8 +33,7 @@ const track = (blockSamples: number) => {
     }
     length = Math.max(length, at + pcm.length)
   }
-  const sample = (position: number) => blocks[Math.floor(position / blockSamples)]?.[position % blockSamples] ?? 0
-  return { write, sample, length: () => length }
+  return { write, block: (index: number): Int16Array | undefined => blocks[index], length: () => length }
 }
 
 export const callRecorder = (sampleRate: number): CallRecorder => {
@@ -44,10 +44,23 @@ export const callRecorder = (sampleRate: number): CallRecorder => {
   const toWav = () => {
     const frames = Math.max(left.length(), right.length())
     const bytes = emptyPcm16Wav(frames, sampleRate, 2)
-    const view = new DataView(bytes.buffer)
-    for (let frame = 0; frame < frames; frame++) {
-      view.setInt16(PCM_WAV_HEADER_BYTES + frame * 4, left.sample(frame), true)
-      view.setInt16(PCM_WAV_HEADER_BYTES + frame * 4 + 2, right.sample(frame), true)
+    // Whole blocks into an Int16Array over the data, not a sample at a time through a block lookup
+    // and a DataView: at the end of a 20 s call that took ~15 ms of the event loop all calls share.
+    // A WAV is little-endian, so is every host Node runs on (checked: otherwise bytes are swapped).
+    const samples = new Int16Array(bytes.buffer, PCM_WAV_HEADER_BYTES, frames * 2)
+    for (let index = 0; index * blockSamples < frames; index++) {
+      const from = index * blockSamples
+      const count = Math.min(blockSamples, frames - from)
+      const l = left.block(index)
+      const r = right.block(index)
+      for (let i = 0, at = from * 2; i < count; i++, at += 2) {
+        samples[at] = l?.[i] ?? 0
+        samples[at + 1] = r?.[i] ?? 0
+      }
+    }
+    if (!LITTLE_ENDIAN_HOST) {
+      const view = new DataView(bytes.buffer)
+      for (let at = PCM_WAV_HEADER_BYTES; at < bytes.length; at += 2) view.setInt16(at, view.getInt16(at), true)
     }
     return bytes
   }

@@ -115,31 +115,50 @@ export const echoGate = (): EchoGate => {
   const agentAt = (index: number) => agent.get(index) ?? SILENCE_DB
 
   /**
+   * The window read once per estimate: the line's frames (NaN where none arrived) and the agent's
+   * at every delay looked for. Reading the maps at each delay instead was most of an estimate's cost.
+   */
+  const lineWindow = new Float64Array(WINDOW_FRAMES)
+  const agentWindow = new Float64Array(WINDOW_FRAMES + MAX_LAG_FRAMES - MIN_LAG_FRAMES)
+
+  /**
    * The delay (in frames) at which the line follows the agent, and the loss; null when no delay
    * fits, undefined when none fits yet but some delays could not be judged (too little of the
    * agent's audio in the window at that delay).
    */
   const echoPath = (now: number): EchoPath | null | undefined => {
+    const first = now - WINDOW_FRAMES + 1
+    // agentWindow[k] is the agent at frame first - MAX_LAG_FRAMES + k: line frame j at delay lag
+    // meets agentWindow[j + MAX_LAG_FRAMES - lag].
+    for (let k = 0; k < agentWindow.length; k++) agentWindow[k] = agentAt(first - MAX_LAG_FRAMES + k)
+    // The line's sums do not depend on the delay: taken once, in the order every delay took them.
+    let n = 0, sc = 0, scc = 0
+    for (let j = 0; j < WINDOW_FRAMES; j++) {
+      const c = line.get(first + j)
+      lineWindow[j] = c ?? Number.NaN
+      if (c === undefined) continue
+      n++
+      sc += c
+      scc += c * c
+    }
+    const varC = scc - (sc * sc) / n
     let best: { lag: number; correlation: number } | null = null
     let judged = 0
     for (let lag = MIN_LAG_FRAMES; lag <= MAX_LAG_FRAMES; lag++) {
-      let n = 0, sa = 0, sc = 0, saa = 0, scc = 0, sac = 0, active = 0
-      for (let i = now - WINDOW_FRAMES + 1; i <= now; i++) {
-        const c = line.get(i)
-        if (c === undefined) continue
-        const a = agentAt(i - lag)
+      const shift = MAX_LAG_FRAMES - lag
+      let sa = 0, saa = 0, sac = 0, active = 0
+      for (let j = 0; j < WINDOW_FRAMES; j++) {
+        const c = lineWindow[j]!
+        if (c !== c) continue
+        const a = agentWindow[j + shift]!
         if (a > AGENT_ACTIVE_DB) active++
-        n++
         sa += a
-        sc += c
         saa += a * a
-        scc += c * c
         sac += a * c
       }
       if (active < MIN_ACTIVE_FRAMES) continue
       judged++
       const varA = saa - (sa * sa) / n
-      const varC = scc - (sc * sc) / n
       if (varA <= 0 || varC <= 0) continue
       const correlation = (sac - (sa * sc) / n) / Math.sqrt(varA * varC)
       if (best === null || correlation > best.correlation) best = { lag, correlation }
@@ -147,10 +166,11 @@ export const echoGate = (): EchoGate => {
     const noFit = judged === MAX_LAG_FRAMES - MIN_LAG_FRAMES + 1 ? null : undefined
     if (best === null || best.correlation < MIN_CORRELATION) return noFit
     const losses: Array<number> = []
-    for (let i = now - WINDOW_FRAMES + 1; i <= now; i++) {
-      const c = line.get(i)
-      const a = agentAt(i - best.lag)
-      if (c !== undefined && a > AGENT_ACTIVE_DB) losses.push(c - a)
+    const shift = MAX_LAG_FRAMES - best.lag
+    for (let j = 0; j < WINDOW_FRAMES; j++) {
+      const c = lineWindow[j]!
+      const a = agentWindow[j + shift]!
+      if (c === c && a > AGENT_ACTIVE_DB) losses.push(c - a)
     }
     losses.sort((x, y) => x - y)
     const lossDb = losses[Math.floor(losses.length / 2)]!

@@ -74,7 +74,7 @@ const makeDetector = (
       input.set(pending, context)
       const answer = await batcher.score(rate, input, modelState)
       modelState = answer.state
-      previous = input.slice(samples)
+      previous = input.subarray(samples)
       const startMs = windowsScored++ * windowMs
       const next = segmentWindow(segmenter, settings, {
         startMs,
@@ -89,13 +89,24 @@ const makeDetector = (
 
   // Pushes run one after another: each window needs the model state the previous one left.
   let last: Promise<unknown> = Promise.resolve()
+  let inFlight = 0
   return {
     push: (pcm) =>
-      Effect.promise(() => {
-        const copy = pcm.slice()
-        const run = last.then(() => detect(copy))
-        last = run.catch(() => undefined)
-        return run
+      Effect.suspend(() => {
+        // A 20 ms frame that completes no 32 ms window (3 frames in 8) only fills the pending one:
+        // with no push before it still running, that is done here, without a promise.
+        if (inFlight === 0 && filled + pcm.length < samples) {
+          for (let i = 0; i < pcm.length; i++) pending[filled + i] = pcm[i]! / 32768
+          filled += pcm.length
+          return Effect.succeed([])
+        }
+        return Effect.promise(() => {
+          const copy = pcm.slice()
+          inFlight++
+          const run = last.then(() => detect(copy)).finally(() => inFlight--)
+          last = run.catch(() => undefined)
+          return run
+        })
       }),
     configure: (segmentation) => {
       settings = { ...settings, ...segmentation }
