@@ -1,26 +1,14 @@
 // Silero VAD v5 on onnxruntime-node, shared by the in-thread engine and the inference worker.
 // Plain JavaScript so a worker thread can load it without a TypeScript loader.
+import { openOnnxSession } from "./onnxSession.mjs"
 
 /** Per stream: the LSTM state, two layers of 128 (the model's `state` is [2, batch, 128]). */
 export const STATE_SIZE = 256
 const HALF_STATE = STATE_SIZE / 2
 
-/**
- * One session, one intra-op thread: the model is tiny, so more threads only add hand-off cost,
- * and parallelism comes from batching many calls' windows into one run instead.
- */
+/** The model's batched session (see onnxSession.mjs for how it runs). */
 export const openSileroSession = async (modelPath) => {
-  // The ONNX runtime (a native library of its own) is loaded with the first session, that is on
-  // the first voice call, not when the server starts: a process without calls never maps it.
-  // Under tsx's loader this CommonJS package's import has no `default`; its namespace is the API.
-  const loaded = await import("onnxruntime-node")
-  const ort = loaded.default ?? loaded
-  const session = await ort.InferenceSession.create(modelPath, {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: "sequential",
-    graphOptimizationLevel: "all"
-  })
+  const { ort, session } = await openOnnxSession(modelPath)
   const rates = new Map()
   const rateTensor = (rate) => {
     let tensor = rates.get(rate)

@@ -1,4 +1,4 @@
-import type * as Ort from "onnxruntime-node"
+import { openOnnxSession } from "./onnxSession.mjs"
 
 /** Smart-turn v3's input: Whisper features of 8 s, 80 bands × 800 frames. */
 const INPUT = "input_features"
@@ -20,16 +20,7 @@ const fits = (shape: ReadonlyArray<number | string>) =>
  * here, once, rather than on every turn.
  */
 export const openTurnModelSession = async (path: string): Promise<TurnModelSession> => {
-  // Loaded with the first prediction, as the VAD's runtime is (sileroSession.mjs); under tsx this
-  // CommonJS package's import has no `default`, its namespace is the API.
-  const loaded = await import("onnxruntime-node") as typeof Ort & { readonly default?: typeof Ort }
-  const ort = loaded.default ?? loaded
-  const session = await ort.InferenceSession.create(path, {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: "sequential",
-    graphOptimizationLevel: "all"
-  })
+  const { ort, session } = await openOnnxSession(path)
   const input = session.inputMetadata.find((meta) => meta.name === INPUT)
   if (input === undefined || !input.isTensor || input.type !== "float32" || !fits(input.shape)) {
     await session.release()
