@@ -62,11 +62,32 @@ export const carrierRequest = <A>(
     )
   )
 
-const decodeReply = <A>(reply: CarrierReplySchema<A>, text: string): A =>
-  Option.getOrElse(
-    text === "" ? Option.none() : Schema.decodeUnknownOption(Schema.parseJson(reply))(text),
-    () => Schema.decodeUnknownSync(reply)({})
-  )
+interface ReplyDecoder<A> {
+  readonly fromJson: (text: string) => Option.Option<A>
+  readonly empty: (input: unknown) => A
+}
+
+/**
+ * Each adapter's reply schema is compiled once: building `parseJson` around it for every reply
+ * compiled a new parser per call placed (~0.1 ms of CPU each).
+ */
+const decoders = new WeakMap<object, ReplyDecoder<unknown>>()
+
+const decoderFor = <A>(reply: CarrierReplySchema<A>): ReplyDecoder<A> => {
+  const known = decoders.get(reply) as ReplyDecoder<A> | undefined
+  if (known !== undefined) return known
+  const made: ReplyDecoder<A> = {
+    fromJson: Schema.decodeUnknownOption(Schema.parseJson(reply)),
+    empty: Schema.decodeUnknownSync(reply)
+  }
+  decoders.set(reply, made)
+  return made
+}
+
+const decodeReply = <A>(reply: CarrierReplySchema<A>, text: string): A => {
+  const decoder = decoderFor(reply)
+  return text === "" ? decoder.empty({}) : Option.getOrElse(decoder.fromJson(text), () => decoder.empty({}))
+}
 
 /**
  * A hang-up's reply: done when the carrier accepted it, or answered with one of `alreadyEnded` (its
