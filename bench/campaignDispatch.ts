@@ -336,6 +336,27 @@ try {
     for (const row of unsuccessful.rows) {
       console.log(`attempts not completed: ${row.n} × ${row.end_reason}: ${row.error}`)
     }
+    // A backlog (calls placed faster than their callbacks are served) or a long tail (retries after
+    // failed placements) shows here, not in the busiest second.
+    const everyFiveSeconds = (count: (mark: number) => number) => {
+      const marks: Array<string> = []
+      for (let mark = 5_000; mark - 5_000 < elapsed * 1000; mark += 5_000) marks.push(`${mark / 1000} s ${count(mark)}`)
+      return marks.join(", ")
+    }
+    const benchCalls = callsWithPrefix("+14178")
+    const reachedBy = (times: ReadonlyArray<number | null>) => (mark: number) =>
+      times.filter((time) => time !== null && time - started <= mark).length
+    console.log(
+      `by time, calls placed at the carrier: ${everyFiveSeconds(reachedBy(benchCalls.map((call) => call.createdAt)))}`
+    )
+    console.log(
+      `          ended at the carrier: ${everyFiveSeconds(reachedBy(benchCalls.map((call) => call.endedAt)))}`
+    )
+    console.log(
+      `          contacts finished: ${
+        everyFiveSeconds((mark) => samples.filter((sample) => sample.at - started <= mark).at(-1)?.count ?? 0)
+      }`
+    )
     const refused = new Map<string, number>()
     for (const failure of carrier.callbackFailures()) {
       const [url = "", text = ""] = failure.split(" → ")
