@@ -1,11 +1,13 @@
 /**
  * Foundation figures: cold start to first served request (embedded PGlite with a fresh and with an
- * existing data dir; PostgreSQL when DATABASE_URL is set) and requests per second for
- * `GET /api/v2/status` with an API key. Loopback only, bounded in time.
+ * existing data dir; PostgreSQL when DATABASE_URL is set), and requests per second, latency and the
+ * server's CPU per request for a health check, `GET /api/v2/status` with an API key and a refused
+ * carrier callback. Loopback only, bounded in time (BENCH_SECONDS each, default 10).
  *
  *   npx tsx bench/foundation.ts                 # embedded
  *   DATABASE_URL=postgres://… npx tsx bench/foundation.ts
  */
+import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as http from "node:http"
 import * as os from "node:os"
@@ -29,30 +31,66 @@ const adminEnv = { TALKGRAPH_ADMIN_EMAIL: admin.email, TALKGRAPH_ADMIN_PASSWORD:
 
 const json = async (url: string, init: RequestInit) => (await fetch(url, init)).json() as Promise<any>
 
-const throughput = async (url: string) => {
+/** CPU seconds a process has used so far (Linux), or NaN where /proc is not there. */
+const cpuSeconds = (pid: number | undefined) => {
+  try {
+    const fields = fsSync.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return NaN
+  }
+}
+
+interface Target {
+  readonly label: string
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly headers: Record<string, string>
+  readonly body?: string
+  readonly expected: number
+}
+
+const apiKeyOf = async (url: string) => {
   const login = await json(`${url}/api/v1/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(admin)
   })
-  const key = (await json(`${url}/api/v1/user/api-keys`, {
+  return (await json(`${url}/api/v1/user/api-keys`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${login.token}` },
     body: JSON.stringify({ name: "bench" })
   })).api_key as string
+}
+
+/**
+ * Requests per second and latency for one kind of request, and the server's CPU per request: the
+ * fixed cost every request pays (routing, middleware, the runtime), which bounds callbacks per
+ * second as much as any handler does.
+ */
+const throughput = async (url: string, pid: number | undefined, target: Target) => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-  const target = new URL(`${url}/api/v2/status`)
+  const address = new URL(`${url}${target.path}`)
   const once = () =>
     new Promise<number>((resolve, reject) => {
-      const request = http.get(
-        { host: target.hostname, port: target.port, path: target.pathname, agent, headers: { "x-api-key": key } },
+      const request = http.request(
+        {
+          method: target.method,
+          host: address.hostname,
+          port: address.port,
+          path: address.pathname,
+          agent,
+          headers: target.headers
+        },
         (response) => {
           response.resume()
           response.on("end", () => resolve(response.statusCode ?? 0))
         }
       )
       request.on("error", reject)
+      request.end(target.body)
     })
+  for (let warm = 0; warm < 200; warm++) await once()
   const latencies: Array<number> = []
   let failures = 0
   const deadline = performance.now() + DURATION_MS
@@ -61,12 +99,14 @@ const throughput = async (url: string) => {
       const t0 = performance.now()
       const status = await once()
       latencies.push(performance.now() - t0)
-      if (status !== 200) failures++
+      if (status !== target.expected) failures++
     }
   }
+  const cpuBefore = cpuSeconds(pid)
   const started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
   const seconds = (performance.now() - started) / 1000
+  const cpu = cpuSeconds(pid) - cpuBefore
   agent.destroy()
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(2)
@@ -74,6 +114,7 @@ const throughput = async (url: string) => {
     rps: (latencies.length / seconds).toFixed(0),
     p50: pct(0.5),
     p99: pct(0.99),
+    cpuPerRequest: ((cpu * 1_000_000) / latencies.length).toFixed(0),
     requests: latencies.length,
     failures
   }
@@ -96,11 +137,33 @@ const main = async () => {
     await stop(first.proc)
     const second = await coldStart(env)
     console.log(`${label}: cold start to first served request (existing data) ${second.ms.toFixed(0)} ms`)
-    const result = await throughput(second.url)
-    console.log(
-      `${label}: GET /api/v2/status with an API key, ${CONCURRENCY} connections, ${DURATION_MS / 1000} s: ` +
-        `${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.requests} requests, ${result.failures} non-200`
-    )
+    const targets: ReadonlyArray<Target> = [
+      { label: "GET /api/v1/health", method: "GET", path: "/api/v1/health", headers: {}, expected: 200 },
+      {
+        label: "GET /api/v2/status with an API key",
+        method: "GET",
+        path: "/api/v2/status",
+        headers: { "x-api-key": await apiKeyOf(second.url) },
+        expected: 200
+      },
+      {
+        // The front half of every carrier callback: routing, the raw body, the attempt's lookup, the refusal.
+        label: "POST a Twilio status callback for no call of ours (403)",
+        method: "POST",
+        path: "/api/v1/telephony/twilio/status/987654321",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": "bm90IGEgc2lnbmF0dXJl" },
+        body: "CallSid=CA0123456789abcdef&CallStatus=completed&CallDuration=1&AccountSid=AC0123456789abcdef",
+        expected: 403
+      }
+    ]
+    for (const target of targets) {
+      const result = await throughput(second.url, second.proc.child.pid, target)
+      console.log(
+        `${label}: ${target.label}, ${CONCURRENCY} connections, ${DURATION_MS / 1000} s: ` +
+          `${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, server CPU ${result.cpuPerRequest} µs a request, ` +
+          `${result.requests} requests, ${result.failures} not ${target.expected}`
+      )
+    }
     await stop(second.proc)
   } finally {
     await fs.rm(dataDir, { recursive: true, force: true })
