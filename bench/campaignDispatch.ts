@@ -367,8 +367,9 @@ try {
     for (const [code, count] of single.balancer.forwardFailures()) {
       console.log(`the balancer could not forward ${count} requests: ${code}`)
     }
-    if (refused.size > 0) {
-      console.log(`server's last words:\n${single.nodes[0]!.proc.output().slice(-3000)}`)
+    if (refused.size > 0 || unsuccessful.rows.length > 0) {
+      const warnings = single.nodes[0]!.proc.output().split("\n").filter((line) => !line.includes("DeprecationWarning"))
+      console.log(`server's last words:\n${warnings.slice(-30).join("\n").slice(-6000)}`)
     }
   }
 } finally {
