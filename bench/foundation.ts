@@ -7,12 +7,12 @@
  *   npx tsx bench/foundation.ts                 # embedded
  *   DATABASE_URL=postgres://… npx tsx bench/foundation.ts
  */
-import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { freePort, spawnTalkgraph, stop, waitUntilServing } from "../test/support/process.ts"
+import { cpuMs } from "./support/processCpu.ts"
 
 const admin = { email: "bench@example.test", password: "bench-password-1" }
 const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 10) * 1000
@@ -30,16 +30,6 @@ const coldStart = async (env: Record<string, string>) => {
 const adminEnv = { TALKGRAPH_ADMIN_EMAIL: admin.email, TALKGRAPH_ADMIN_PASSWORD: admin.password }
 
 const json = async (url: string, init: RequestInit) => (await fetch(url, init)).json() as Promise<any>
-
-/** CPU seconds a process has used so far (Linux), or NaN where /proc is not there. */
-const cpuSeconds = (pid: number | undefined) => {
-  try {
-    const fields = fsSync.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return NaN
-  }
-}
 
 interface Target {
   readonly label: string
@@ -68,7 +58,7 @@ const apiKeyOf = async (url: string) => {
  * fixed cost every request pays (routing, middleware, the runtime), which bounds callbacks per
  * second as much as any handler does.
  */
-const throughput = async (url: string, pid: number | undefined, target: Target) => {
+const throughput = async (url: string, pid: number, target: Target) => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
   const address = new URL(`${url}${target.path}`)
   const once = () =>
@@ -102,11 +92,11 @@ const throughput = async (url: string, pid: number | undefined, target: Target) 
       if (status !== target.expected) failures++
     }
   }
-  const cpuBefore = cpuSeconds(pid)
+  const cpuBefore = await cpuMs(pid)
   const started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
   const seconds = (performance.now() - started) / 1000
-  const cpu = cpuSeconds(pid) - cpuBefore
+  const cpu = (await cpuMs(pid)) - cpuBefore
   agent.destroy()
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(2)
@@ -114,7 +104,7 @@ const throughput = async (url: string, pid: number | undefined, target: Target) 
     rps: (latencies.length / seconds).toFixed(0),
     p50: pct(0.5),
     p99: pct(0.99),
-    cpuPerRequest: ((cpu * 1_000_000) / latencies.length).toFixed(0),
+    cpuPerRequest: ((cpu * 1000) / latencies.length).toFixed(0),
     requests: latencies.length,
     failures
   }
@@ -157,7 +147,7 @@ const main = async () => {
       }
     ]
     for (const target of targets) {
-      const result = await throughput(second.url, second.proc.child.pid, target)
+      const result = await throughput(second.url, second.proc.child.pid!, target)
       console.log(
         `${label}: ${target.label}, ${CONCURRENCY} connections, ${DURATION_MS / 1000} s: ` +
           `${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, server CPU ${result.cpuPerRequest} µs a request, ` +
