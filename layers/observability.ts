@@ -19,7 +19,7 @@ export const ObservabilityLive = Layer.unwrapEffect(
     const config = yield* AppConfig
     // `Logger.jsonLogger` only formats a line; `Logger.json` is that logger writing to stdout.
     const logging = Layer.merge(Logger.json, Logger.minimumLogLevel(levels[config.logLevel]))
-    if (Option.isNone(config.otlpEndpoint)) return Layer.merge(logging, Layer.setTracerEnabled(false))
+    if (Option.isNone(config.otlpEndpoint)) return logging
     // The exporter is loaded only when it is configured: its OpenTelemetry modules cost ~0.2 s of start-up.
     const { Otlp } = yield* Effect.promise(() => import("@effect/opentelemetry"))
     const otlp = Otlp.layerJson({
