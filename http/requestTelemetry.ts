@@ -14,8 +14,9 @@ import { loggedPath } from "./loggedPath.ts"
  * it failed. It replaces the platform's tracer and logger, which record the whole URL, query string
  * included, and every request header; the path is the logged one (loggedPath.ts).
  *
- * Each half is built only when something takes it: with tracing off (no exporter) a span, and below
- * the log level a line, cost a carrier's callback ~0.1 ms of CPU each for nothing.
+ * Each half is built only when something takes it: a span only while tracing is on, a line only at
+ * a level the logger shows (below it, the line's annotations and log span cost every request,
+ * carriers' callbacks included, ~0.1 ms of CPU for nothing).
  */
 export const requestTelemetry = HttpMiddleware.make(<E, R>(app: HttpApp.Default<E, R>) =>
   Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>(
