@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Queue, TestClock } from "effect"
-import { type CallInput, runCallSession } from "../layers/voice/callSession.ts"
+import { type CallInput, type CallSessionInput, runCallSession } from "../layers/voice/callSession.ts"
 import { makeInboundBacklog } from "../layers/voice/inboundBacklog.ts"
+import type { TransferResult } from "../services/ConversationEngine.ts"
 import type { SpeechConnection } from "../services/ModelSettings.ts"
 import type { TextToSpeechShape } from "../services/TextToSpeech.ts"
 import { TurnModelFailed, type TurnModelShape } from "../services/TurnModel.ts"
@@ -32,6 +33,8 @@ interface CallOptions {
   readonly talkEndpointingMs?: number
   readonly configurations?: Record<string, unknown>
   readonly turnModel?: TurnModelShape
+  /** The call's carrier, given the call's inbound queue (what it delivers, in order). */
+  readonly transfer?: (inbound: Queue.Enqueue<CallInput>) => NonNullable<CallSessionInput["transfer"]>
 }
 
 /** A call under TestClock with in-memory services; the helpers play the caller, 20 ms frame by frame. */
@@ -64,7 +67,8 @@ const startCall = (options: CallOptions = {}) =>
         language: "en"
       }),
       save: () => Effect.void,
-      clipAudio: () => Effect.succeedNone
+      clipAudio: () => Effect.succeedNone,
+      ...(options.transfer ? { transfer: options.transfer(inbound) } : {})
     }).pipe(Effect.fork)
 
     const frames = (ms: number, level: number, each?: (elapsed: number) => Effect.Effect<void>) =>
@@ -128,6 +132,44 @@ describe("a call driven by the turn-taking reducer (TestClock, in-memory service
       // An answer to the first half was prepared during the pause, and never heard.
       expect(call.engine.asked).toEqual(["I would like", "I would like to book a table."])
       expect(call.line.log.clears).toEqual([])
+    }))
+
+  it.scoped("goes on with a caller back from a transfer when the end of the stream they left is read after their return", () =>
+    Effect.gen(function*() {
+      // The carrier's transfer ended the agent's stream and the destination did not answer; the
+      // caller is back on a new stream. The old stream's stop was queued just before the return,
+      // and a loaded process reads it only once the transfer is over: it is no hang-up.
+      const transfers: Array<TransferResult> = []
+      const call = yield* startCall({
+        engine: {
+          answers: [
+            { transfer: { kind: "number", number: "+14155550100" }, text: "They are not available." },
+            { text: "Goodbye then." }
+          ],
+          transfers
+        },
+        transfer: (inbound) => ({
+          ask: () => Effect.as(Effect.sleep(1000), { outcome: "no_answer" as const, accepted: true }),
+          streamSurvives: false,
+          awaitReturn: Effect.as(Queue.offerAll(inbound, [{ _tag: "Stopped" }, { _tag: "Resumed" }]), true),
+          leave: Effect.die("the agent left a caller who came back")
+        })
+      })
+      yield* call.silence(2000)
+      yield* call.say("Sales, please.", 800)
+      yield* call.silence(4000)
+      yield* call.say("Thanks anyway.", 800)
+      yield* call.silence(3000)
+      const result = yield* call.hangUp
+      expect(transfers).toEqual([{ outcome: "no_answer", callerStillHere: true }])
+      expect(conversation(result)).toEqual([
+        ["assistant", GREETING],
+        ["user", "Sales, please."],
+        ["assistant", "They are not available."],
+        ["user", "Thanks anyway."],
+        ["assistant", "Goodbye then."]
+      ])
+      expect(result.ending.reason).toBe("user_hangup")
     }))
 
   it.scoped("asks the model once when the caller makes a noise after their words: the prepared answer is reused", () =>

@@ -48,7 +48,11 @@ const STT_PRE_ROLL_MS = 150
  */
 const STT_TAIL_MS = 100
 
-export type CallInput = InboundMedia | { readonly _tag: "Closed" }
+/**
+ * What the call's media connection delivers, in order. `Resumed`: the caller is back on a new
+ * stream after a transfer that was not answered; anything of an earlier stream comes before it.
+ */
+export type CallInput = InboundMedia | { readonly _tag: "Closed" } | { readonly _tag: "Resumed" }
 
 export interface CallSessionInput {
   readonly runId: number
@@ -224,8 +228,12 @@ export const runCallSession = (
     }
     const stt = transcription.right
 
-    /** Where a transfer stands: asked and not yet answered, the agent gone, the stream ended. */
-    const transfer = { pending: false, leftCall: false, streamEnded: false }
+    /**
+     * Where a transfer stands: asked and not yet answered, the agent gone, the stream ended while
+     * it was asked, and how many returns of the caller the media reader has yet to reach (the end
+     * of a stream queued before its caller's return is that stream's, not a hang-up).
+     */
+    const transfer = { pending: false, leftCall: false, streamEnded: false, returnsAhead: 0 }
     const transferCall = (
       endpoint: TransferEndpoint,
       options: { readonly timeoutSeconds: number; readonly whisper?: string }
@@ -236,19 +244,20 @@ export const runCallSession = (
         // What the agent is saying is heard before the carrier takes the call elsewhere.
         yield* playout.quiet.pipe(Effect.timeout(WORDS_BEFORE_TRANSFER_MS), Effect.ignore)
         transfer.pending = true
+        transfer.streamEnded = false
         let returned = false
         const { accepted, outcome } = yield* Effect.gen(function*() {
           const asked = yield* carrier.ask(endpoint, options.timeoutSeconds, options.whisper ?? null)
           // The transfer took the agent's stream; the carrier may connect the caller back on a new one.
           if (asked.outcome !== "answered" && asked.accepted && !carrier.streamSurvives && !warm) {
             returned = yield* carrier.awaitReturn
-            if (returned) transfer.streamEnded = false
+            if (returned) transfer.returnsAhead++
           }
           return asked
         }).pipe(Effect.ensuring(Effect.sync(() => (transfer.pending = false))))
         // A warm transfer rings the destination on a call of its own: the caller's stream stays with the agent.
-        const callerStillHere = outcome !== "answered" && !transfer.streamEnded &&
-          (warm || carrier.streamSurvives || !accepted || returned)
+        const callerStillHere = outcome !== "answered" &&
+          (returned || (!transfer.streamEnded && (warm || carrier.streamSurvives || !accepted)))
         // Answered, or the transfer took the stream (it ends, if it has not yet) and the caller did
         // not come back: the call is no longer this session's to hang up.
         if (!callerStillHere && (outcome === "answered" || transfer.streamEnded || accepted)) transfer.leftCall = true
@@ -305,8 +314,13 @@ export const runCallSession = (
           return playout.played(media.name)
         case "Dtmf":
           return Effect.flatMap(Clock.currentTimeMillis, (at) => offer({ _tag: "KeyPressed", at, key: media.digit }))
+        case "Resumed":
+          transfer.returnsAhead--
+          return Effect.void
         case "Stopped":
         case "Closed":
+          // The stream a returned caller left: its end was read late, on a loaded process.
+          if (transfer.returnsAhead > 0) return Effect.void
           // A transfer ends the agent's stream on most carriers: the caller did not hang up.
           if (transfer.pending || transfer.leftCall) {
             transfer.streamEnded = true

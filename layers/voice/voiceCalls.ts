@@ -164,6 +164,8 @@ export const VoiceCallsLive = Layer.scoped(
         const listen = (media: MediaLine) =>
           Effect.suspend(() => {
             const mine = ++current
+            // A caller back from a transfer: what the earlier stream queued stays ahead of this.
+            if (mine > 1) inbound.offerNow({ _tag: "Resumed" })
             return media.runRaw((message) => {
               // A stream the call has moved on from says nothing more (its late stop is no hang-up).
               if (mine !== current) return

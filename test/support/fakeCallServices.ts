@@ -1,12 +1,13 @@
 import { Clock, Effect, Fiber, Queue, type Scope, Stream } from "effect"
 import type { CallInput, CallServices } from "../../layers/voice/callSession.ts"
-import type { ConversationEngineShape, ConversationPlan } from "../../services/ConversationEngine.ts"
+import type { ConversationEngineShape, ConversationPlan, TransferResult } from "../../services/ConversationEngine.ts"
 import { SpeechFailed, type TranscriptEvent, type TranscriptionSession } from "../../services/SpeechToText.ts"
 import type { VoiceActivityShape } from "../../services/VoiceActivity.ts"
 import type { TurnOutcome } from "../../src/conversation/conversationState.ts"
 import type { Ending } from "../../src/conversation/endReason.ts"
 import { validateDefinition } from "../../src/graph/validation.ts"
 import type { MediaProtocol, OutboundMedia } from "../../src/telephony/media/mediaProtocol.ts"
+import type { TransferEndpoint } from "../../src/tools/transferDestination.ts"
 import { type SegmenterSettings, type SegmenterState, segmentWindow, SILENCE } from "../../src/voice/speechSegmenter.ts"
 
 /**
@@ -184,9 +185,18 @@ export const fakeTts = (requests: Array<string>, fails: (text: string, index: nu
 
 export interface EngineScript {
   readonly greeting: string
-  /** Each answer: its text (spoken), an LLM failure, or an ending after it. */
-  readonly answers: Array<{ readonly text?: string; readonly fail?: true; readonly ending?: Ending["reason"] }>
+  /** Each answer: its text (spoken), an LLM failure, or an ending after it; `transfer`: asked for before the text. */
+  readonly answers: Array<
+    {
+      readonly text?: string
+      readonly fail?: true
+      readonly ending?: Ending["reason"]
+      readonly transfer?: TransferEndpoint
+    }
+  >
   readonly asked: Array<string>
+  /** What each transfer asked for came to, in order. */
+  readonly transfers?: Array<TransferResult>
   /** The model each answer was asked of (the plan's connection), in order. */
   readonly models?: Array<string>
 }
@@ -220,6 +230,11 @@ export const fakeEngine = (script: EngineScript): ConversationEngineShape => {
             ending: { reason: "llm_error", error: "The model failed" },
             toolCalls: []
           }
+        }
+        if (answer.transfer !== undefined) {
+          const transfer = plan.callActions?.transfer
+          if (transfer === undefined) return yield* Effect.die("the call has no carrier to transfer with")
+          script.transfers?.push(yield* transfer(answer.transfer, { timeoutSeconds: 20 }))
         }
         yield* emit(answer.text!)
         const next = { ...state, node_id: "talk", user_turns: state.user_turns + 1 }
