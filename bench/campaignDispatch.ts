@@ -12,7 +12,8 @@
  * Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/campaignDispatch.ts
  *   BENCH_SECTIONS=rate,throughput (default: all)   BENCH_RATE_SECONDS=60 (default 15)
  *   BENCH_COMPLETED_PER_CAMPAIGN=500 BENCH_COMPLETED_RATE=100 (the completed section's size and per-campaign rate)
- *   BENCH_LOG_LEVEL=warning (the server's log level; its output is printed when callbacks were refused)
+ *   BENCH_LOG_LEVEL=error (the server's log level, default warning: what it logged is printed when
+ *   callbacks were refused or attempts were not placed, so a run's tail shows its cause)
  *   TALKGRAPH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server process
  */
 import * as fs from "node:fs"
@@ -139,7 +140,7 @@ const rateLine = (label: string, times: ReadonlyArray<number>, limit: number) =>
 const single = await startDialerCluster(BASE, 1, {
   TALKGRAPH_ORG_MAX_CONCURRENT_CALLS: "100000",
   TALKGRAPH_SCHEDULER_POLL_MS: "500",
-  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "error"
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warning"
 })
 try {
   if (SECTIONS.has("rate")) {
