@@ -154,6 +154,11 @@ for (const info of tree) {
   console.log(`  ${String(info.pid).padStart(7)} ${(info.rssKb / 1024).toFixed(0).padStart(5)} MB  ${info.command}`)
 }
 const server = tree.find((info) => /talkgraph\.js|main\.js/.test(info.command)) ?? tree[tree.length - 1]!
+// The database's thread alone is measured under the allocator settings the server ran with (npm start sets them).
+const allocatorEnv = Object.fromEntries(
+  fs.readFileSync(`/proc/${server.pid}/environ`, "utf8").split("\0").filter((entry) => /^(MALLOC_|GLIBC_TUNABLES=)/.test(entry))
+    .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)])
+)
 const report = JSON.parse(await fsp.readFile(path.join(memoryDir, `${server.pid}.json`), "utf8").catch(() => "null")) as
   | { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number }
   | null
@@ -176,6 +181,7 @@ const databaseOnly = await new Promise<{ bare: number; withDatabase: number }>((
     }, 2000))`
   const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
     cwd,
+    env: { ...process.env, ...allocatorEnv },
     stdio: ["ignore", "pipe", "inherit"]
   })
   let out = ""
