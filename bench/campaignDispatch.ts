@@ -140,7 +140,11 @@ const rateLine = (label: string, times: ReadonlyArray<number>, limit: number) =>
 const single = await startDialerCluster(BASE, 1, {
   TALKGRAPH_ORG_MAX_CONCURRENT_CALLS: "100000",
   TALKGRAPH_SCHEDULER_POLL_MS: "500",
-  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warning"
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warning",
+  // 0 measures the process without its hold on new calls while its event loop is saturated.
+  ...(process.env.TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT === undefined
+    ? {}
+    : { TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT: process.env.TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT })
 })
 try {
   if (SECTIONS.has("rate")) {
@@ -339,11 +343,10 @@ try {
     }
     // A backlog (calls placed faster than their callbacks are served) or a long tail (retries after
     // failed placements) shows here, not in the busiest second.
-    const everyFiveSeconds = (count: (mark: number) => number) => {
-      const marks: Array<string> = []
-      for (let mark = 5_000; mark - 5_000 < elapsed * 1000; mark += 5_000) marks.push(`${mark / 1000} s ${count(mark)}`)
-      return marks.join(", ")
-    }
+    const marks: Array<number> = []
+    for (let mark = 5_000; mark - 5_000 < elapsed * 1000; mark += 5_000) marks.push(mark)
+    const everyFiveSeconds = (count: (mark: number) => number | string) =>
+      marks.map((mark) => `${mark / 1000} s ${count(mark)}`).join(", ")
     const benchCalls = callsWithPrefix("+14178")
     const reachedBy = (times: ReadonlyArray<number | null>) => (mark: number) =>
       times.filter((time) => time !== null && time - started <= mark).length
@@ -356,6 +359,35 @@ try {
     console.log(
       `          contacts finished: ${
         everyFiveSeconds((mark) => samples.filter((sample) => sample.at - started <= mark).at(-1)?.count ?? 0)
+      }`
+    )
+    // How long talkgraph took to answer the carrier's callbacks sent during the run, by when they were
+    // sent: a queue inside the server shows as answers that grow slower while calls keep ending.
+    const answered = carrier.callbackTimes().filter((time) => time.sentAt >= started)
+    const percentile = (values: ReadonlyArray<number>, p: number) =>
+      values.length === 0
+        ? 0
+        : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
+    const answerFigures = (times: typeof answered) =>
+      `p50 ${percentile(times.map((time) => time.ms), 0.5)} / p95 ${
+        percentile(times.map((time) => time.ms), 0.95)
+      } / max ${percentile(times.map((time) => time.ms), 1)} ms`
+    // Twilio waits 15 s for the answer document (then the call fails with error 11200), and as
+    // long for a status callback.
+    const late = answered.filter((time) => time.ms > 15_000).length
+    console.log(
+      `callbacks answered: ${answered.length}, ${
+        answerFigures(answered)
+      }; after more than 15 s (Twilio's timeout): ${late}`
+    )
+    console.log(
+      `          by when sent: ${
+        everyFiveSeconds((mark) => {
+          const window = answered.filter((time) =>
+            time.sentAt - started > mark - 5_000 && time.sentAt - started <= mark
+          )
+          return window.length === 0 ? "-" : answerFigures(window)
+        })
       }`
     )
     const refused = new Map<string, number>()

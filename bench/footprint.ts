@@ -156,7 +156,9 @@ for (const info of tree) {
 const server = tree.find((info) => /talkgraph\.js|main\.js/.test(info.command)) ?? tree[tree.length - 1]!
 // The database's thread alone is measured under the allocator settings the server ran with (npm start sets them).
 const allocatorEnv = Object.fromEntries(
-  fs.readFileSync(`/proc/${server.pid}/environ`, "utf8").split("\0").filter((entry) => /^(MALLOC_|GLIBC_TUNABLES=)/.test(entry))
+  fs.readFileSync(`/proc/${server.pid}/environ`, "utf8").split("\0").filter((entry) =>
+    /^(MALLOC_|GLIBC_TUNABLES=)/.test(entry)
+  )
     .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)])
 )
 const report = JSON.parse(await fsp.readFile(path.join(memoryDir, `${server.pid}.json`), "utf8").catch(() => "null")) as

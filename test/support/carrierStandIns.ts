@@ -19,6 +19,8 @@ export interface CarrierStandIn {
   readonly liveCalls: () => number
   readonly maxLiveCalls: () => number
   readonly callbackFailures: () => ReadonlyArray<string>
+  /** Every callback answered: when it was sent and how many milliseconds the product took. */
+  readonly callbackTimes: () => ReadonlyArray<{ readonly url: string; readonly sentAt: number; readonly ms: number }>
   readonly calleeScript: (to: string, answer: CalleeScript | CalleeAnswer) => void
   /** What a transfer's destination does when the carrier rings it (as the carrier writes it; default: answers). */
   readonly destinationScript: (destination: string, behaviour: DestinationBehaviour) => void

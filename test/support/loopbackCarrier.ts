@@ -232,6 +232,8 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
   const connecting = new Set<string>()
   const timers = new Set<NodeJS.Timeout>()
   const callbackFailures: Array<string> = []
+  /** When each callback was sent and how long the product took to answer it, for benchmarks. */
+  const callbackTimes: Array<{ readonly url: string; readonly sentAt: number; readonly ms: number }> = []
   let rejectNext: Array<{ status: number; code: string }> = []
   const unverified = new Set<string>()
   const destinations = new Map<string, DestinationBehaviour>()
@@ -257,9 +259,11 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     url: string,
     init: { method: string; headers: Record<string, string>; body?: string }
   ): Promise<Delivery> => {
+    const sentAt = Date.now()
     try {
       const response = await fetch(url, init)
       const text = await response.text()
+      callbackTimes.push({ url, sentAt, ms: Date.now() - sentAt })
       if (!response.ok) callbackFailures.push(`${url} → ${response.status} ${text.slice(0, 200)}`)
       return { status: response.status, text }
     } catch (error) {
@@ -519,6 +523,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     liveCalls: () => live,
     maxLiveCalls: () => maxLive,
     callbackFailures: () => [...callbackFailures],
+    callbackTimes: () => [...callbackTimes],
     /** The next `count` call creations are refused with this HTTP status and carrier error code. */
     rejectNextCalls: (count: number, status: number, code: string) => {
       rejectNext = [...rejectNext, ...Array.from({ length: count }, () => ({ status, code }))]
@@ -577,6 +582,7 @@ export const startCarrierServer = async <Extra extends object>(
     liveCalls: engine.liveCalls,
     maxLiveCalls: engine.maxLiveCalls,
     callbackFailures: engine.callbackFailures,
+    callbackTimes: engine.callbackTimes,
     rejectNextCalls: engine.rejectNextCalls,
     unverifyCallerId: engine.unverifyCallerId,
     calleeScript: engine.calleeScript,

@@ -39,6 +39,8 @@ export interface ActorDeps {
   readonly carrierRequests: Effect.Semaphore
   /** One claim at a time per organization in this process, first come first served. */
   readonly claimTurns: ClaimTurns
+  /** Waits while this process is too busy to answer the calls it already placed. */
+  readonly saturation: { readonly awaitHeadroom: Effect.Effect<void> }
 }
 
 /** An organization-wide limit is freed by other campaigns' calls, which do not wake this actor. */
@@ -283,8 +285,10 @@ export const runCampaignActor = (deps: ActorDeps, campaignId: CampaignId, wakes:
         yield* Effect.sleep(Math.max(1, batch.claimAt - now))
         continue
       }
+      // Held here, before the claim: no contact is taken while the process could not dial it in time.
+      yield* deps.saturation.awaitHeadroom
       // The breaker is checked by the claim itself: an outcome that arrived a moment ago stops the very next dial.
-      const claim = yield* claimAndPlace(batch, now)
+      const claim = yield* claimAndPlace(batch, yield* Clock.currentTimeMillis)
       switch (claim._tag) {
         case "Lost":
           return "stopped" as ActorExit

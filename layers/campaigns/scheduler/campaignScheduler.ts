@@ -25,10 +25,12 @@ import { PublicUrl } from "../../../services/PublicUrl.ts"
 import { SecretBox } from "../../../services/SecretBox.ts"
 import { Telephony } from "../../../services/Telephony.ts"
 import { TelephonyConfigs } from "../../../services/TelephonyConfigs.ts"
+import { saturationLimits } from "../../../src/campaigns/loopSaturation.ts"
 import { CampaignId } from "../../../src/domain/ids.ts"
 import { AttemptRefs } from "./attemptRefs.ts"
 import { type ActorDeps, runCampaignActor } from "./campaignActor.ts"
 import { makeClaimTurns } from "./claimTurns.ts"
+import { eventLoopUtilization, makeLoopSaturationGate } from "./loopSaturationGate.ts"
 import { makePlacedCalls } from "./placedCalls.ts"
 import { reconcileOverdue } from "./reconciliation.ts"
 import { SchedulerSettings } from "./schedulerSettings.ts"
@@ -101,7 +103,13 @@ export const CampaignSchedulerLive = Layer.scoped(
       sign: secrets.sign,
       placements,
       carrierRequests,
-      claimTurns: makeClaimTurns()
+      claimTurns: makeClaimTurns(),
+      saturation: settings.holdLoopPercent === 0
+        ? { awaitHeadroom: Effect.void }
+        : yield* makeLoopSaturationGate(
+          yield* eventLoopUtilization,
+          saturationLimits(settings.holdLoopPercent / 100)
+        )
     }
 
     const acquire = (campaignId: CampaignId) =>

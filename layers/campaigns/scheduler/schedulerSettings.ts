@@ -16,6 +16,11 @@ export interface SchedulerSettingsShape {
   readonly deadlineGraceSeconds: number
   /** How long the media-stream link in the answer markup stays valid. */
   readonly mediaTokenSeconds: number
+  /**
+   * Event-loop utilization, in percent, from which this process stops claiming new calls until it
+   * catches up with the requests of those it placed (see `src/campaigns/loopSaturation.ts`); 0 never holds.
+   */
+  readonly holdLoopPercent: number
 }
 
 export class SchedulerSettings
@@ -28,7 +33,8 @@ export const schedulerDefaults: SchedulerSettingsShape = {
   pollMillis: 1000,
   maxCallSeconds: 1800,
   deadlineGraceSeconds: 60,
-  mediaTokenSeconds: 300
+  mediaTokenSeconds: 300,
+  holdLoopPercent: 95
 }
 
 const positive = (name: string, fallback: number, max: number) =>
@@ -57,7 +63,14 @@ export const SchedulerSettingsLive = Layer.effect(
         schedulerDefaults.deadlineGraceSeconds,
         3600
       ),
-      mediaTokenSeconds: schedulerDefaults.mediaTokenSeconds
+      mediaTokenSeconds: schedulerDefaults.mediaTokenSeconds,
+      holdLoopPercent: yield* Config.integer("TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT").pipe(
+        Config.validate({
+          message: "must be an integer between 0 (never hold) and 100",
+          validation: (value) => value >= 0 && value <= 100
+        }),
+        Config.withDefault(schedulerDefaults.holdLoopPercent)
+      )
     }
   })
 )

@@ -1,0 +1,57 @@
+import { Effect, Ref, Stream, SubscriptionRef } from "effect"
+import { performance } from "node:perf_hooks"
+import {
+  afterWindow,
+  notSaturated,
+  type SaturationLimits,
+  type SaturationState
+} from "../../../src/campaigns/loopSaturation.ts"
+
+/** How often the event loop's utilization is read; a hold starts after two saturated windows. */
+export const SATURATION_WINDOW_MS = 500
+
+/** The share of the last window the event loop was busy, 0–1. */
+export const eventLoopUtilization = Effect.sync(() => {
+  let previous = performance.eventLoopUtilization()
+  return Effect.sync(() => {
+    const window = performance.eventLoopUtilization(previous)
+    previous = performance.eventLoopUtilization()
+    return window.utilization
+  })
+})
+
+/**
+ * Holds the process's new claims while its event loop is saturated (see `afterWindow`), so the
+ * requests of calls already placed are answered first. Samples every window in a fiber of the
+ * enclosing scope; `utilization` is read from the clock of the caller, so tests drive it.
+ */
+export const makeLoopSaturationGate = (utilization: Effect.Effect<number>, limits: SaturationLimits) =>
+  Effect.gen(function*() {
+    const holding = yield* SubscriptionRef.make(false)
+    const state = yield* Ref.make<SaturationState>(notSaturated)
+    const sample = Effect.gen(function*() {
+      const busy = yield* utilization
+      const before = yield* Ref.get(state)
+      const after = afterWindow(before, busy, limits)
+      yield* Ref.set(state, after)
+      if (after.holding === before.holding) return
+      yield* SubscriptionRef.set(holding, after.holding)
+      if (after.holding) {
+        yield* Effect.logWarning("event loop saturated: new calls wait until this process catches up", {
+          utilization: Math.round(busy * 100) / 100
+        })
+      } else {
+        yield* Effect.logInfo("event loop no longer saturated: placing calls again")
+      }
+    })
+    yield* Effect.forkScoped(
+      Effect.forever(Effect.zipRight(Effect.sleep(SATURATION_WINDOW_MS), sample)).pipe(Effect.interruptible)
+    )
+
+    /** Returns at once unless a hold is on, then when it ends. */
+    const awaitHeadroom = Effect.flatMap(SubscriptionRef.get(holding), (held) =>
+      held
+        ? holding.changes.pipe(Stream.filter((still) => !still), Stream.take(1), Stream.runDrain)
+        : Effect.void)
+    return { awaitHeadroom, isHolding: SubscriptionRef.get(holding) }
+  })

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Either, Fiber, Layer, Option, Ref, TestClock } from "effect"
+import { makeLoopSaturationGate, SATURATION_WINDOW_MS } from "../layers/campaigns/scheduler/loopSaturationGate.ts"
+import { SchedulerSettings, SchedulerSettingsLive } from "../layers/campaigns/scheduler/schedulerSettings.ts"
+import { afterWindow, notSaturated, saturationLimits } from "../src/campaigns/loopSaturation.ts"
+
+const limits = saturationLimits(0.95)
+
+/** Whether claims are held after each window of the given utilizations. */
+const replay = (utilizations: ReadonlyArray<number>) => {
+  let state = notSaturated
+  return utilizations.map((busy) => (state = afterWindow(state, busy, limits)).holding)
+}
+
+describe("holding new calls while the event loop is saturated", () => {
+  it("holds after two saturated windows in a row, not after one burst", () => {
+    expect(replay([0.99, 0.5, 0.99, 0.6])).toEqual([false, false, false, false])
+    expect(replay([0.96, 1, 0.97])).toEqual([false, true, true])
+  })
+
+  it("ends the hold only once a window falls clearly under the threshold", () => {
+    // 0.9 is under 0.95 but not under 0.85: the process has not caught up yet.
+    expect(replay([1, 1, 0.9, 0.88, 0.8, 0.96])).toEqual([false, true, true, true, false, false])
+  })
+
+  it.effect("a claim waits while the hold is on and goes on when the loop has caught up", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const busy = yield* Ref.make(0.2)
+      const gate = yield* makeLoopSaturationGate(Ref.get(busy), limits)
+      const window = () => TestClock.adjust(SATURATION_WINDOW_MS)
+
+      // Not saturated: a claim does not wait.
+      yield* window()
+      const free = yield* Effect.fork(gate.awaitHeadroom)
+      yield* Effect.yieldNow()
+      expect(Option.isSome(yield* Fiber.poll(free))).toBe(true)
+
+      yield* Ref.set(busy, 1)
+      yield* window()
+      yield* window()
+      expect(yield* gate.isHolding).toBe(true)
+      const held = yield* Effect.fork(gate.awaitHeadroom)
+      yield* Effect.yieldNow()
+      yield* Ref.set(busy, 0.9)
+      yield* window()
+      expect(Option.isSome(yield* Fiber.poll(held))).toBe(false)
+
+      yield* Ref.set(busy, 0.4)
+      yield* window()
+      yield* Fiber.join(held)
+      expect(yield* gate.isHolding).toBe(false)
+    })))
+
+  it.effect("is set with TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT: 95 by default, 0 turns it off, 101 is refused by name", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Effect.either(
+          Effect.map(SchedulerSettings, (settings) => settings.holdLoopPercent).pipe(
+            Effect.provide(
+              SchedulerSettingsLive.pipe(
+                Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+              )
+            )
+          )
+        )
+      expect(yield* read({})).toEqual(Either.right(95))
+      expect(yield* read({ TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT: "0" })).toEqual(Either.right(0))
+      const refused = yield* read({ TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT: "101" })
+      expect(Either.isLeft(refused) && String(refused.left)).toContain("TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT")
+    }))
+})
