@@ -155,7 +155,7 @@ export const makeWebhookDelivery = Effect.gen(function*() {
   /**
    * One look at the outbox: claims what is due, renders the bodies not yet fixed (one query per
    * kind of event), sends the messages side by side, and records the batch in a few statements
-   * whatever its size (the attempts, the accepted deliveries); failures are rarer and recorded
+   * whatever its size, in one transaction (the attempts, the accepted deliveries); failures are rarer and recorded
    * one by one. Answers how many it took. Stopped midway (shutdown), it hands back what it had not
    * recorded, due at once.
    */
@@ -189,23 +189,25 @@ export const makeWebhookDelivery = Effect.gen(function*() {
         { concurrency: settings.concurrency }
       )
       const now = yield* Clock.currentTimeMillis
-      yield* rows.logAttempts(results.map((result) => ({
-        delivery_id: Number(result.delivery.id),
-        attempted_at: result.attemptedAt,
-        status: result.status,
-        latency_ms: result.latency,
-        error: result.error
-      })))
-      const accepted = results.filter((result) => result.error === null)
-      if (accepted.length > 0) {
-        yield* rows.delivered(
-          accepted.map((result) => ({ id: Number(result.delivery.id), status: result.status! })),
-          now
-        )
-      }
-      yield* Effect.forEach(results.filter((result) => result.error !== null), (result) => failed(result, now), {
-        discard: true
-      })
+      yield* rows.recordBatch(Effect.gen(function*() {
+        yield* rows.logAttempts(results.map((result) => ({
+          delivery_id: Number(result.delivery.id),
+          attempted_at: result.attemptedAt,
+          status: result.status,
+          latency_ms: result.latency,
+          error: result.error
+        })))
+        const accepted = results.filter((result) => result.error === null)
+        if (accepted.length > 0) {
+          yield* rows.delivered(
+            accepted.map((result) => ({ id: Number(result.delivery.id), status: result.status! })),
+            now
+          )
+        }
+        yield* Effect.forEach(results.filter((result) => result.error !== null), (result) => failed(result, now), {
+          discard: true
+        })
+      }))
     })
     yield* work.pipe(
       Effect.onInterrupt(() =>

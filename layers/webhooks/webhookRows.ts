@@ -374,6 +374,12 @@ export const makeWebhookRows = Effect.gen(function*() {
       }) WHERE id = ${delivery.endpoint_id}`
     ], { discard: true }))
 
+  /**
+   * Records a batch's attempts and what they did to their deliveries at once: a reader never sees
+   * an attempt in a delivery's log while the delivery still shows its state from before it.
+   */
+  const recordBatch = <A, E, R>(recording: Effect.Effect<A, E, R>) => sql.withTransaction(recording)
+
   /** Disables an endpoint that failed every delivery for a day; its pending deliveries wait for it to be re-enabled. */
   const disable = (endpointId: number, now: number, reason: string) =>
     sql`UPDATE webhook_endpoints SET enabled = false, disabled_at = ${
@@ -405,6 +411,7 @@ export const makeWebhookRows = Effect.gen(function*() {
     logAttempts,
     delivered,
     failedAttempt,
+    recordBatch,
     disable
   }
 })

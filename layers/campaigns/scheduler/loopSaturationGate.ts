@@ -22,8 +22,8 @@ export const eventLoopUtilization = Effect.sync(() => {
 
 /**
  * Holds the process's new claims while its event loop is saturated (see `afterWindow`), so the
- * requests of calls already placed are answered first. Samples every window in a fiber of the
- * enclosing scope; `utilization` is read from the clock of the caller, so tests drive it.
+ * requests of calls already placed are answered first. Samples `utilization` every window in a
+ * fiber of the enclosing scope, sleeping on the caller's Clock, so tests drive it with TestClock.
  */
 export const makeLoopSaturationGate = (utilization: Effect.Effect<number>, limits: SaturationLimits) =>
   Effect.gen(function*() {
