@@ -154,7 +154,7 @@ for (const info of tree) {
   console.log(`  ${String(info.pid).padStart(7)} ${(info.rssKb / 1024).toFixed(0).padStart(5)} MB  ${info.command}`)
 }
 const server = tree.find((info) => /talkgraph\.js|main\.js/.test(info.command)) ?? tree[tree.length - 1]!
-// The database's thread alone is measured under the allocator settings the server ran with (npm start sets them).
+// The database's thread alone is measured under the allocator settings the server ran with (e.g. MALLOC_MMAP_THRESHOLD_).
 const allocatorEnv = Object.fromEntries(
   fs.readFileSync(`/proc/${server.pid}/environ`, "utf8").split("\0").filter((entry) =>
     /^(MALLOC_|GLIBC_TUNABLES=)/.test(entry)

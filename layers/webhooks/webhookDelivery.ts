@@ -154,9 +154,9 @@ export const makeWebhookDelivery = Effect.gen(function*() {
 
   /**
    * One look at the outbox: claims what is due, renders the bodies not yet fixed (one query per
-   * kind of event), sends the messages side by side, and records the batch in a few statements
-   * whatever its size, in one transaction (the attempts, the accepted deliveries); failures are rarer and recorded
-   * one by one. Answers how many it took. Stopped midway (shutdown), it hands back what it had not
+   * kind of event), sends the messages side by side, and records the batch in one transaction of a
+   * few statements whatever its size (the attempts, the accepted deliveries; failures are rarer and
+   * recorded one by one). Answers how many it took. Stopped midway (shutdown), it hands back what it had not
    * recorded, due at once.
    */
   const deliverDue = Effect.gen(function*() {

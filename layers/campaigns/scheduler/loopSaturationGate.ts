@@ -1,4 +1,4 @@
-import { Effect, Ref, Stream, SubscriptionRef } from "effect"
+import { Effect, Stream, SubscriptionRef } from "effect"
 import { performance } from "node:perf_hooks"
 import {
   afterWindow,
@@ -27,15 +27,13 @@ export const eventLoopUtilization = Effect.sync(() => {
  */
 export const makeLoopSaturationGate = (utilization: Effect.Effect<number>, limits: SaturationLimits) =>
   Effect.gen(function*() {
-    const holding = yield* SubscriptionRef.make(false)
-    const state = yield* Ref.make<SaturationState>(notSaturated)
+    const state = yield* SubscriptionRef.make<SaturationState>(notSaturated)
     const sample = Effect.gen(function*() {
       const busy = yield* utilization
-      const before = yield* Ref.get(state)
+      const before = yield* SubscriptionRef.get(state)
       const after = afterWindow(before, busy, limits)
-      yield* Ref.set(state, after)
+      yield* SubscriptionRef.set(state, after)
       if (after.holding === before.holding) return
-      yield* SubscriptionRef.set(holding, after.holding)
       if (after.holding) {
         yield* Effect.logWarning("event loop saturated: new calls wait until this process catches up", {
           utilization: Math.round(busy * 100) / 100
@@ -48,10 +46,11 @@ export const makeLoopSaturationGate = (utilization: Effect.Effect<number>, limit
       Effect.forever(Effect.zipRight(Effect.sleep(SATURATION_WINDOW_MS), sample)).pipe(Effect.interruptible)
     )
 
+    const isHolding = Effect.map(SubscriptionRef.get(state), (current) => current.holding)
     /** Returns at once unless a hold is on, then when it ends. */
-    const awaitHeadroom = Effect.flatMap(SubscriptionRef.get(holding), (held) =>
+    const awaitHeadroom = Effect.flatMap(isHolding, (held) =>
       held
-        ? holding.changes.pipe(Stream.filter((still) => !still), Stream.take(1), Stream.runDrain)
+        ? state.changes.pipe(Stream.filter((current) => !current.holding), Stream.take(1), Stream.runDrain)
         : Effect.void)
-    return { awaitHeadroom, isHolding: SubscriptionRef.get(holding) }
+    return { awaitHeadroom, isHolding }
   })
