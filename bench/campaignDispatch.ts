@@ -390,12 +390,20 @@ try {
         })
       }`
     )
-    const refused = new Map<string, number>()
-    for (const failure of carrier.callbackFailures()) {
-      const [url = "", text = ""] = failure.split(" → ")
-      const reason = `${new URL(url).pathname.replace(/\d+/g, "N")} → ${text.slice(0, 120)}`
-      refused.set(reason, (refused.get(reason) ?? 0) + 1)
+    const byReason = (failures: ReadonlyArray<string>) => {
+      const counts = new Map<string, number>()
+      for (const failure of failures) {
+        const [url = "", text = ""] = failure.split(" → ")
+        const reason = `${new URL(url).pathname.replace(/\d+/g, "N")} → ${text.slice(0, 120)}`
+        counts.set(reason, (counts.get(reason) ?? 0) + 1)
+      }
+      return counts
     }
+    // A callback whose connection failed is sent again, as Twilio does (connection overrides, rc=1).
+    for (const [reason, count] of byReason(carrier.callbackRetries())) {
+      console.log(`callbacks sent again: ${count} × ${reason}`)
+    }
+    const refused = byReason(carrier.callbackFailures())
     for (const [reason, count] of refused) console.log(`callbacks refused: ${count} × ${reason}`)
     for (const [code, count] of single.balancer.forwardFailures()) {
       console.log(`the balancer could not forward ${count} requests: ${code}`)

@@ -19,6 +19,8 @@ export interface CarrierStandIn {
   readonly liveCalls: () => number
   readonly maxLiveCalls: () => number
   readonly callbackFailures: () => ReadonlyArray<string>
+  /** Callbacks sent again after their connection failed, as the carrier documents it retries them. */
+  readonly callbackRetries: () => ReadonlyArray<string>
   /** Every callback answered: when it was sent and how many milliseconds the product took. */
   readonly callbackTimes: () => ReadonlyArray<{ readonly url: string; readonly sentAt: number; readonly ms: number }>
   readonly calleeScript: (to: string, answer: CalleeScript | CalleeAnswer) => void

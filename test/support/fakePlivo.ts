@@ -281,6 +281,8 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
 
   const dialect: CarrierDialect<PlivoExtra> = {
     provider: "plivo",
+    // Callback configurations: `rc` defaults to 1, retried on connection failures and read timeouts.
+    connectionRetries: 1,
 
     rest: async (request, engine) => {
       if (request.headers.authorization !== `Basic ${Buffer.from(`${authId}:${authToken}`).toString("base64")}`) {

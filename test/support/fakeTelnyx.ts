@@ -189,6 +189,8 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
 
   const dialect: CarrierDialect<TelnyxExtra> = {
     provider: "telnyx",
+    // "Retries webhook delivery" (count not documented): once, as the least of the others.
+    connectionRetries: 1,
 
     rest: async (request, engine) => {
       if (request.headers.authorization !== `Bearer ${apiKey}`) {

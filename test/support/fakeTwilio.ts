@@ -143,6 +143,8 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
 
   const dialect: CarrierDialect<TwilioExtra> = {
     provider: "twilio",
+    // Connection overrides: `rc` (retry count) defaults to 1, on connection failures.
+    connectionRetries: 1,
 
     rest: async (request, engine) => {
       const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`

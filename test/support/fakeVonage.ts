@@ -323,6 +323,8 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
 
   const dialect: CarrierDialect<VonageExtra> = {
     provider: "vonage",
+    // Voice API troubleshooting: a request that gets no response is retried twice.
+    connectionRetries: 2,
 
     rest: async (request, engine) => {
       if (!applicationJwtValid(request.headers.authorization, applicationId, keys.publicKey)) return unauthorized

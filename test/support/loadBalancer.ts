@@ -13,6 +13,8 @@ export const startLoadBalancer = async () => {
   const agent = new http.Agent({ keepAlive: true, timeout: 60_000, maxSockets: 1000 })
   /** Why forwarding failed, with how often: what a 502 from the balancer stood for. */
   const forwardFailures = new Map<string, number>()
+  /** Requests to forward and then lose the answer of, as a network fault between caller and balancer does. */
+  let losingAnswers = { handled: 0, lost: new Set<string>(), matches: (_path: string, _body: string) => false }
   let next = 0
 
   const forward = (target: string, request: http.IncomingMessage, body: Buffer) =>
@@ -41,6 +43,16 @@ export const startLoadBalancer = async () => {
       const target = backends[next++ % backends.length]!
       try {
         const reply = await forward(target, request, body)
+        const path = request.url ?? "/"
+        if (losingAnswers.matches(path, body.toString())) {
+          losingAnswers.handled++
+          const key = `${path} ${body.toString()}`
+          if (!losingAnswers.lost.has(key)) {
+            losingAnswers.lost.add(key)
+            request.socket.destroy()
+            return
+          }
+        }
         response.writeHead(reply.status, reply.headers)
         response.end(reply.body)
         return
@@ -58,6 +70,17 @@ export const startLoadBalancer = async () => {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     add: (backend: string) => backends.push(backend),
     forwardFailures: () => new Map(forwardFailures),
+    /**
+     * Requests that `matches` are handled by a backend, but the first time each is sent its
+     * caller's connection is reset before the answer reaches it: the caller cannot tell whether it
+     * was handled. The same request sent again is answered. Returns how many matching requests
+     * backends have handled so far, answers lost or not.
+     */
+    loseFirstAnswers: (matches: (path: string, body: string) => boolean) => {
+      const losing = { handled: 0, lost: new Set<string>(), matches }
+      losingAnswers = losing
+      return () => losing.handled
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

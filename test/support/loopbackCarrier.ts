@@ -122,6 +122,12 @@ export interface RestReply {
 
 export interface CarrierDialect<Extra extends object> {
   readonly provider: Exclude<CarrierProvider, "browser">
+  /**
+   * How many times the carrier sends a callback again when it could not get an answer through
+   * (the connection refused, reset or closed before any response), as its documentation says:
+   * a stand-in that gave up at once would lose callbacks the real carrier delivers.
+   */
+  readonly connectionRetries: number
   /** Answers one REST request, placing, finding and hanging up calls through the engine. */
   readonly rest: (request: RestRequest, engine: CarrierEngine<Extra>) => Promise<RestReply>
   /** Reports a step with the carrier's signed callbacks; resolves once they are delivered. */
@@ -232,6 +238,8 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
   const connecting = new Set<string>()
   const timers = new Set<NodeJS.Timeout>()
   const callbackFailures: Array<string> = []
+  /** Callbacks whose connection failed and which were sent again (what a carrier's request log shows). */
+  const callbackRetries: Array<string> = []
   /** When each callback was sent and how long the product took to answer it, for benchmarks. */
   const callbackTimes: Array<{ readonly url: string; readonly sentAt: number; readonly ms: number }> = []
   let rejectNext: Array<{ status: number; code: string }> = []
@@ -260,16 +268,23 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     init: { method: string; headers: Record<string, string>; body?: string }
   ): Promise<Delivery> => {
     const sentAt = Date.now()
-    try {
-      const response = await fetch(url, init)
-      const text = await response.text()
-      callbackTimes.push({ url, sentAt, ms: Date.now() - sentAt })
-      if (!response.ok) callbackFailures.push(`${url} → ${response.status} ${text.slice(0, 200)}`)
-      return { status: response.status, text }
-    } catch (error) {
-      const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause
-      callbackFailures.push(`${url} → ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`)
-      return { status: 0, text: "" }
+    for (let retriesLeft = dialect.connectionRetries;; retriesLeft--) {
+      try {
+        const response = await fetch(url, init)
+        const text = await response.text()
+        callbackTimes.push({ url, sentAt, ms: Date.now() - sentAt })
+        if (!response.ok) callbackFailures.push(`${url} → ${response.status} ${text.slice(0, 200)}`)
+        return { status: response.status, text }
+      } catch (error) {
+        const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause
+        const failure = `${url} → ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`
+        if (retriesLeft > 0) {
+          callbackRetries.push(failure)
+          continue
+        }
+        callbackFailures.push(failure)
+        return { status: 0, text: "" }
+      }
     }
   }
 
@@ -523,6 +538,7 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
     liveCalls: () => live,
     maxLiveCalls: () => maxLive,
     callbackFailures: () => [...callbackFailures],
+    callbackRetries: () => [...callbackRetries],
     callbackTimes: () => [...callbackTimes],
     /** The next `count` call creations are refused with this HTTP status and carrier error code. */
     rejectNextCalls: (count: number, status: number, code: string) => {
@@ -582,6 +598,7 @@ export const startCarrierServer = async <Extra extends object>(
     liveCalls: engine.liveCalls,
     maxLiveCalls: engine.maxLiveCalls,
     callbackFailures: engine.callbackFailures,
+    callbackRetries: engine.callbackRetries,
     callbackTimes: engine.callbackTimes,
     rejectNextCalls: engine.rejectNextCalls,
     unverifyCallerId: engine.unverifyCallerId,

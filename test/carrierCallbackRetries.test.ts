@@ -1,0 +1,73 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { newAccount } from "./support/accounts.ts"
+import { client } from "./support/client.ts"
+import { carrierTelephony, contactsCsv, eventually, numbersFrom, startedCampaign } from "./support/dialerFixtures.ts"
+import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
+import { startLoadBalancer } from "./support/loadBalancer.ts"
+import { type RunningServer, startServer } from "./support/server.ts"
+
+// Carriers send a callback again when its connection fails (Twilio's connection overrides: one
+// retry by default), so a callback the product handled but whose answer was lost on the way back
+// arrives twice. The campaign must count each call once.
+let balancer: Awaited<ReturnType<typeof startLoadBalancer>>
+let server: RunningServer
+let carrier: FakeTwilio
+
+beforeAll(async () => {
+  carrier = await startFakeTwilio({ script: () => ({ outcome: "completed" }) })
+  balancer = await startLoadBalancer()
+  server = await startServer({ PUBLIC_URL: balancer.url, TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
+  balancer.add(server.url)
+})
+afterAll(async () => {
+  await server?.close()
+  await balancer?.close()
+  await carrier?.close()
+})
+
+describe("a status callback the carrier sends twice", () => {
+  it("counts each call once when the answers to its final callbacks were lost and the carrier retried them", async () => {
+    const api = client(server.url)
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, carrier)
+    const numbers = numbersFrom("+1415377", 3)
+    const handled = balancer.loseFirstAnswers(
+      (path, body) =>
+        path.includes("/telephony/twilio/status/") && new URLSearchParams(body).get("CallStatus") === "completed"
+    )
+    const id = await startedCampaign(server, api, account, contactsCsv(numbers), { max_concurrency: 3 })
+
+    const progress = await eventually(
+      async () => {
+        const body = (await api.get(`/api/v1/campaign/${id}/progress`, { token: account.token })).body
+        return body.state === "completed" ? body : undefined
+      },
+      30_000,
+      "campaign completed"
+    )
+
+    // Each final callback reached the product twice: once unanswered, then again (the last
+    // retry may still be on its way when the first delivery completed the campaign).
+    await eventually(async () => handled() === 2 * numbers.length, 10_000, "every final callback handled twice")
+    expect(carrier.callbackRetries()).toHaveLength(numbers.length)
+    expect(carrier.callbackFailures()).toEqual([])
+    expect(progress).toMatchObject({ total_rows: 3, processed_rows: 3, completed: 3, failed: 0, live_calls: 0 })
+    const attempts = await server.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ phone_number: string; attempts: number; ended: number; outcome: string | null }>`
+        SELECT c.phone_number, count(a.id)::int AS attempts, count(a.ended_at)::int AS ended, min(a.outcome) AS outcome
+        FROM campaign_contacts c LEFT JOIN campaign_attempts a ON a.contact_id = c.id
+        WHERE c.campaign_id = ${id} GROUP BY c.phone_number ORDER BY c.phone_number`
+      )
+    )
+    expect(attempts).toEqual(
+      numbers.map((phone_number) => ({ phone_number, attempts: 1, ended: 1, outcome: "completed" }))
+    )
+    const runs = (await api.get(`/api/v1/campaign/${id}/runs`, { token: account.token })).body
+    expect(runs.total_count).toBe(3)
+  })
+})
