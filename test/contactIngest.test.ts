@@ -144,4 +144,24 @@ describe(`contact ingest into ${databaseKind()}`, () => {
     }))
     expect(triggers).toEqual([])
   })
+
+  it("has no trigger on campaigns that an import's progress update would fire, which the embedded import skips", async () => {
+    // The same statement, still in the replica role, counts the contacts into the campaign's
+    // import_* columns: a trigger on any update of campaigns, or on those columns, would not fire.
+    const triggers = await server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ name: string; columns: ReadonlyArray<string> }>`
+        SELECT t.tgname AS name,
+               ARRAY(SELECT a.attname FROM unnest(t.tgattr) AS k (attnum)
+                     JOIN pg_attribute a ON a.attrelid = t.tgrelid AND a.attnum = k.attnum ORDER BY 1)::text[] AS columns
+        FROM pg_trigger t
+        WHERE t.tgrelid = 'campaigns'::regclass AND NOT t.tgisinternal AND (t.tgtype & 16) <> 0
+        ORDER BY 1`
+    }))
+    expect(triggers.length).toBeGreaterThan(0)
+    for (const trigger of triggers) {
+      expect(trigger.columns, trigger.name).not.toEqual([])
+      expect(trigger.columns.filter((column) => column.startsWith("import_")), trigger.name).toEqual([])
+    }
+  })
 })
