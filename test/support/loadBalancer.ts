@@ -35,7 +35,9 @@ export const startLoadBalancer = async () => {
       outgoing.end(body)
     })
 
-  const server = http.createServer(async (request, response) => {
+  // Idle client connections are kept 60 s, an AWS Application Load Balancer's default idle timeout
+  // (Node's own 5 s default raced carriers reusing a connection the balancer was closing).
+  const server = http.createServer({ keepAliveTimeout: 60_000, headersTimeout: 61_000 }, async (request, response) => {
     const chunks: Array<Buffer> = []
     for await (const chunk of request) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks)
