@@ -14,8 +14,19 @@ export const startLoadBalancer = async () => {
   /** Why forwarding failed, with how often: what a 502 from the balancer stood for. */
   const forwardFailures = new Map<string, number>()
   /** Requests to forward and then lose the answer of, as a network fault between caller and balancer does. */
-  let losingAnswers = { handled: 0, lost: new Set<string>(), matches: (_path: string, _body: string) => false }
+  let losingAnswers:
+    | { handled: number; lost: Set<string>; matches: (path: string, body: string) => boolean }
+    | undefined
   let next = 0
+  /** Whether this handled request's answer is to be lost: the first time each matching one is sent. */
+  const loseAnswer = (losing: NonNullable<typeof losingAnswers>, path: string, body: string) => {
+    if (!losing.matches(path, body)) return false
+    losing.handled++
+    const key = `${path} ${body}`
+    if (losing.lost.has(key)) return false
+    losing.lost.add(key)
+    return true
+  }
 
   const forward = (target: string, request: http.IncomingMessage, body: Buffer) =>
     new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
@@ -45,15 +56,9 @@ export const startLoadBalancer = async () => {
       const target = backends[next++ % backends.length]!
       try {
         const reply = await forward(target, request, body)
-        const path = request.url ?? "/"
-        if (losingAnswers.matches(path, body.toString())) {
-          losingAnswers.handled++
-          const key = `${path} ${body.toString()}`
-          if (!losingAnswers.lost.has(key)) {
-            losingAnswers.lost.add(key)
-            request.socket.destroy()
-            return
-          }
+        if (losingAnswers !== undefined && loseAnswer(losingAnswers, request.url ?? "/", body.toString())) {
+          request.socket.destroy()
+          return
         }
         response.writeHead(reply.status, reply.headers)
         response.end(reply.body)
