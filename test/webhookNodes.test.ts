@@ -183,8 +183,16 @@ describe("Dograh webhook nodes", () => {
     // A disabled node sends nothing.
     expect(receiver.messages.filter((message) => message.path.includes("disabled"))).toEqual([])
 
-    // The delivery log: the node's request, the body sent, each attempt.
-    const log = await api.get(`/api/v1/workflow/${workflowId}/webhook-deliveries`, { token: account.token })
+    // The delivery log: the node's request, the body sent, each attempt. The receiver has the message
+    // before the sender has its answer and records the attempt, so the log is read once it has.
+    const log = await eventually(
+      async () => {
+        const reply = await api.get(`/api/v1/workflow/${workflowId}/webhook-deliveries`, { token: account.token })
+        return reply.status !== 200 || reply.body.deliveries?.[0]?.state !== "pending" ? reply : undefined
+      },
+      10_000,
+      "the delivery's last attempt recorded"
+    )
     expect(log.status).toBe(200)
     expect(log.body.total_count).toBe(1)
     expect(log.body.deliveries[0]).toMatchObject({
