@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Layer } from "effect"
+import { ConfigError, Console, Effect, Layer } from "effect"
 import { DatabaseLive } from "../layers/database.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
 import { AppLive } from "./appLayer.ts"
@@ -45,10 +45,17 @@ const command = (argv: Array<string>): Effect.Effect<void, string | { readonly m
   return Effect.fail(usage)
 }
 
+/** One line for a known failure; a setting read by a layer of its own is named as AppConfig's are. */
+const failureLine = (error: string | { readonly message: string }) => {
+  if (typeof error === "string") return error
+  if (ConfigError.isConfigError(error)) return `talkgraph: Invalid configuration: ${String(error)}`
+  return `talkgraph: ${error.message}`
+}
+
 /** Known failures print one clear line; anything else is a defect the runtime reports in full. */
 const program = command(process.argv.slice(2)).pipe(
   Effect.catchAll((error) =>
-    Console.error(typeof error === "string" ? error : `talkgraph: ${error.message}`).pipe(
+    Console.error(failureLine(error)).pipe(
       Effect.zipRight(Effect.sync(() => {
         process.exitCode = 1
       }))

@@ -364,6 +364,15 @@ describe("configuration", () => {
     expect(proc.output()).not.toMatch(/at .*\.ts:\d+/)
   })
 
+  it.each([
+    ["TALKGRAPH_RELEASE_IDLE_MEMORY", "sometimes"],
+    ["TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT", "500"]
+  ])("names %s, a setting its own part of the server reads, when its value is bad", async (name, value) => {
+    const proc = spawnTalkgraph(["serve"], { TALKGRAPH_DATA_DIR: await tempDir(), [name]: value })
+    expect(await proc.exited).toBe(1)
+    expect(proc.output()).toMatch(new RegExp(`talkgraph: Invalid configuration: .*${name}`))
+  })
+
   it("refuses a bad value at once on a data dir that holds a database, and lets go of the data dir", async () => {
     // The embedded database's thread starts ahead of the rest of the command line on such a dir.
     const dataDir = await tempDir()
