@@ -15,6 +15,7 @@ import { PasswordHashingLive } from "../layers/identity/passwordHashing.ts"
 import { DocumentCatalogLive, KnowledgeBaseLive } from "../layers/knowledge/mod.ts"
 import { ModelSettingsLive } from "../layers/llm/modelSettings.ts"
 import { LlmChatLive } from "../layers/llm/openaiChat.ts"
+import { IdleMemoryReleaseLive } from "../layers/memory/mod.ts"
 import { ModelChecksLive } from "../layers/modelChecks/modelChecks.ts"
 import { ObservabilityLive } from "../layers/observability.ts"
 import { OperatorAccessLive, OperatorEndpointLive } from "../layers/operator/operatorAccess.ts"
@@ -106,7 +107,13 @@ type Listener = Layer.Layer.Success<typeof ListenLive>
  * schema migrated or an admin made.
  */
 export const appOn = <E, R>(listen: Layer.Layer<Listener, E, R>) =>
-  Layer.mergeAll(DialerLive, ScheduledCallsAreaLive, WebhookDeliveryAreaLive, OperatorEndpointLive).pipe(
+  Layer.mergeAll(
+    DialerLive,
+    ScheduledCallsAreaLive,
+    WebhookDeliveryAreaLive,
+    OperatorEndpointLive,
+    IdleMemoryReleaseLive
+  ).pipe(
     Layer.provideMerge(ServeApiLive),
     Layer.provide(BootstrapLive),
     Layer.provideMerge(ServicesLive),

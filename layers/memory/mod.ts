@@ -1,0 +1,1 @@
+export { IDLE_WINDOW_MS, IdleMemoryReleaseLive, makeIdleMemoryRelease } from "./idleMemoryRelease.ts"
