@@ -32,25 +32,28 @@ export const makeIdleMemoryRelease = (
 
 /**
  * glibc's `malloc_trim`, which hands back the free pages inside every arena, not only those at an
- * arena's end as `free` does; Node has no binding for it, so it is called through koffi's FFI.
- * None where the C library is not glibc (musl, macOS, Windows): those allocators give memory back
- * their own way.
+ * arena's end as `free` does; Node has no binding for it, so it is called through koffi's FFI, on
+ * a thread of libuv's pool: the walk over the arenas takes up to tens of milliseconds, which the
+ * event loop (a live call's audio) does not wait for. None where the C library is not glibc (musl,
+ * macOS, Windows): those allocators give memory back their own way.
  */
 export const glibcMallocTrim = Effect.gen(function*() {
   if (process.platform !== "linux") return Option.none()
   return yield* Effect.tryPromise(async () => {
     const { default: koffi } = await import("koffi")
     const trim = koffi.load("libc.so.6").func("int malloc_trim(size_t pad)")
-    return (): number => trim(0)
+    return Effect.async<number>((resume) => {
+      trim.async(0, (error: unknown, released: number) => resume(error ? Effect.die(error) : Effect.succeed(released)))
+    })
   }).pipe(Effect.option)
 })
 
 const megabytes = (bytes: number) => Math.round(bytes / 1024 ** 2)
 
-const releaseWith = (trim: () => number) =>
+const releaseWith = (trim: Effect.Effect<number>) =>
   Effect.fn("IdleMemory.release")(function*() {
     const before = process.memoryUsage.rss()
-    trim()
+    yield* trim
     yield* Effect.logDebug("gave freed memory back to the operating system", {
       rssBeforeMb: megabytes(before),
       rssAfterMb: megabytes(process.memoryUsage.rss())
