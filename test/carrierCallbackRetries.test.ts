@@ -2,10 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { newAccount } from "./support/accounts.ts"
+import type { CarrierStandIn } from "./support/carrierStandIns.ts"
 import { client } from "./support/client.ts"
 import { carrierTelephony, contactsCsv, eventually, numbersFrom, startedCampaign } from "./support/dialerFixtures.ts"
 import { type FakeTwilio, startFakeTwilio } from "./support/fakeTwilio.ts"
+import { startFakeVonage } from "./support/fakeVonage.ts"
 import { startLoadBalancer } from "./support/loadBalancer.ts"
+import { TIMED_OUT } from "./support/loopbackCarrier.ts"
 import { type RunningServer, startServer } from "./support/server.ts"
 
 // Carriers send a callback again when its connection fails (Twilio's connection overrides: one
@@ -14,9 +17,11 @@ import { type RunningServer, startServer } from "./support/server.ts"
 let balancer: Awaited<ReturnType<typeof startLoadBalancer>>
 let server: RunningServer
 let carrier: FakeTwilio
+let vonage: CarrierStandIn
 
 beforeAll(async () => {
   carrier = await startFakeTwilio({ script: () => ({ outcome: "completed" }) })
+  vonage = await startFakeVonage({ script: () => ({ outcome: "completed" }) })
   balancer = await startLoadBalancer()
   server = await startServer({ PUBLIC_URL: balancer.url, TALKGRAPH_SCHEDULER_POLL_MS: "200" }, { ownDatabase: true })
   balancer.add(server.url)
@@ -25,6 +30,7 @@ afterAll(async () => {
   await server?.close()
   await balancer?.close()
   await carrier?.close()
+  await vonage?.close()
 })
 
 describe("a status callback the carrier sends twice", () => {
@@ -70,4 +76,31 @@ describe("a status callback the carrier sends twice", () => {
     const runs = (await api.get(`/api/v1/campaign/${id}/runs`, { token: account.token })).body
     expect(runs.total_count).toBe(3)
   })
+})
+
+describe("an answer webhook the carrier gives up waiting for", () => {
+  it("is asked again after Vonage's 5 s, and the call goes on once with the second answer", async () => {
+    const api = client(server.url)
+    const account = await newAccount(api)
+    await carrierTelephony(api, { token: account.token }, vonage)
+    const late = balancer.delayFirstAnswers((path) => path.includes("/telephony/vonage/answer/"), 6_000)
+    const id = await startedCampaign(server, api, account, contactsCsv(["+14153780001"]), { max_concurrency: 1 })
+
+    const progress = await eventually(
+      async () => {
+        const body = (await api.get(`/api/v1/campaign/${id}/progress`, { token: account.token })).body
+        return body.state === "completed" ? body : undefined
+      },
+      40_000,
+      "campaign completed"
+    )
+    expect(late()).toBe(2)
+    expect(vonage.callbackRetries()).toEqual([
+      expect.stringMatching(new RegExp(`/answer/.*${TIMED_OUT} after 5000 ms`))
+    ])
+    expect(vonage.callbackFailures()).toEqual([])
+    expect(progress).toMatchObject({ total_rows: 1, processed_rows: 1, completed: 1, failed: 0, live_calls: 0 })
+    const runs = (await api.get(`/api/v1/campaign/${id}/runs`, { token: account.token })).body
+    expect(runs.total_count).toBe(1)
+  }, 60_000)
 })

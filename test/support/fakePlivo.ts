@@ -281,8 +281,10 @@ export const startFakePlivo = async (options: StandInOptions = {}) => {
 
   const dialect: CarrierDialect<PlivoExtra> = {
     provider: "plivo",
-    // Callback configurations: `rc` defaults to 1, retried on connection failures and read timeouts.
+    // Callback configurations: `rc` defaults to 1, retried on connection failures and read timeouts
+    // (`rp=ct,rt`); `rt` defaults to 40 s an attempt and `tt` to 55 s for all of them.
     connectionRetries: 1,
+    responseLimits: () => ({ attemptMs: 40_000, totalMs: 55_000, retryOnTimeout: true }),
 
     rest: async (request, engine) => {
       if (request.headers.authorization !== `Basic ${Buffer.from(`${authId}:${authToken}`).toString("base64")}`) {

@@ -189,7 +189,8 @@ export const startFakeTelnyx = async (options: StandInOptions = {}) => {
 
   const dialect: CarrierDialect<TelnyxExtra> = {
     provider: "telnyx",
-    // "Retries webhook delivery" (count not documented): once, as the least of the others.
+    // "Retries webhook delivery" (count not documented): once, as the least of the others. Telnyx
+    // documents no time limit for an answer to a webhook, so none is enforced (no responseLimits).
     connectionRetries: 1,
 
     rest: async (request, engine) => {

@@ -143,8 +143,10 @@ export const startFakeTwilio = async (options: FakeTwilioOptions = {}) => {
 
   const dialect: CarrierDialect<TwilioExtra> = {
     provider: "twilio",
-    // Connection overrides: `rc` (retry count) defaults to 1, on connection failures.
+    // Connection overrides: `rc` (retry count) defaults to 1, on connection failures (`rp=ct`);
+    // `rt` (read timeout) and `tt` (total, retries included) default to 15 s, for every request.
     connectionRetries: 1,
+    responseLimits: () => ({ attemptMs: 15_000, totalMs: 15_000, retryOnTimeout: false }),
 
     rest: async (request, engine) => {
       const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`

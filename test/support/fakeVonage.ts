@@ -323,8 +323,14 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
 
   const dialect: CarrierDialect<VonageExtra> = {
     provider: "vonage",
-    // Voice API troubleshooting: a request that gets no response is retried twice.
+    // Voice API troubleshooting: a request that gets no response is retried twice. The answer
+    // webhook must answer within 5 s (the most its socket timeout can be set to), the event
+    // webhook within 10 s (likewise).
     connectionRetries: 2,
+    responseLimits: (kind) =>
+      kind === "answer"
+        ? { attemptMs: 5_000, totalMs: 15_000, retryOnTimeout: true }
+        : { attemptMs: 10_000, totalMs: 30_000, retryOnTimeout: true },
 
     rest: async (request, engine) => {
       if (!applicationJwtValid(request.headers.authorization, applicationId, keys.publicKey)) return unauthorized
@@ -509,14 +515,14 @@ export const startFakeVonage = async (options: StandInOptions = {}) => {
       if (call.answerUrl === "") return null
       const fields = { to: call.to, from: call.from, uuid: call.id, conversation_uuid: call.conversationUuid }
       const { text } = call.answerMethod === "POST"
-        ? await engine.deliver(call.answerUrl, signedJson(fields))
+        ? await engine.deliver(call.answerUrl, signedJson(fields), "answer")
         : await (async () => {
           // For a GET, the hash is of the query's fields as compact JSON, in their order.
           const url = `${call.answerUrl}${call.answerUrl.includes("?") ? "&" : "?"}${new URLSearchParams(fields)}`
           return engine.deliver(url, {
             method: "GET",
             headers: { authorization: `Bearer ${webhookToken(JSON.stringify(fields))}` }
-          })
+          }, "answer")
         })()
       call.answerMarkup = text
       return nccoStream(text)

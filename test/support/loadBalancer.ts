@@ -13,19 +13,32 @@ export const startLoadBalancer = async () => {
   const agent = new http.Agent({ keepAlive: true, timeout: 60_000, maxSockets: 1000 })
   /** Why forwarding failed, with how often: what a 502 from the balancer stood for. */
   const forwardFailures = new Map<string, number>()
-  /** Requests to forward and then lose the answer of, as a network fault between caller and balancer does. */
-  let losingAnswers:
-    | { handled: number; lost: Set<string>; matches: (path: string, body: string) => boolean }
+  /**
+   * Requests whose answer, the first time each is sent, is lost (as a network fault between caller
+   * and balancer does) or held back `delayMs` (as a backend that answers late does).
+   */
+  let faultyAnswers:
+    | {
+      handled: number
+      seen: Set<string>
+      matches: (path: string, body: string) => boolean
+      fault: { lose: true } | { delayMs: number }
+    }
     | undefined
   let next = 0
-  /** Whether this handled request's answer is to be lost: the first time each matching one is sent. */
-  const loseAnswer = (losing: NonNullable<typeof losingAnswers>, path: string, body: string) => {
-    if (!losing.matches(path, body)) return false
-    losing.handled++
+  /** Whether this handled request's answer meets the fault: the first time each matching one is sent. */
+  const firstOfFaulty = (faulty: NonNullable<typeof faultyAnswers>, path: string, body: string) => {
+    if (!faulty.matches(path, body)) return false
+    faulty.handled++
     const key = `${path} ${body}`
-    if (losing.lost.has(key)) return false
-    losing.lost.add(key)
+    if (faulty.seen.has(key)) return false
+    faulty.seen.add(key)
     return true
+  }
+  const faulty = (matches: (path: string, body: string) => boolean, fault: { lose: true } | { delayMs: number }) => {
+    const entry = { handled: 0, seen: new Set<string>(), matches, fault }
+    faultyAnswers = entry
+    return () => entry.handled
   }
 
   const forward = (target: string, request: http.IncomingMessage, body: Buffer) =>
@@ -56,9 +69,13 @@ export const startLoadBalancer = async () => {
       const target = backends[next++ % backends.length]!
       try {
         const reply = await forward(target, request, body)
-        if (losingAnswers !== undefined && loseAnswer(losingAnswers, request.url ?? "/", body.toString())) {
-          request.socket.destroy()
-          return
+        const fault = faultyAnswers?.fault
+        if (fault !== undefined && firstOfFaulty(faultyAnswers!, request.url ?? "/", body.toString())) {
+          if ("lose" in fault) {
+            request.socket.destroy()
+            return
+          }
+          await new Promise((resolve) => setTimeout(resolve, fault.delayMs))
         }
         response.writeHead(reply.status, reply.headers)
         response.end(reply.body)
@@ -83,11 +100,10 @@ export const startLoadBalancer = async () => {
      * was handled. The same request sent again is answered. Returns how many matching requests
      * backends have handled so far, answers lost or not.
      */
-    loseFirstAnswers: (matches: (path: string, body: string) => boolean) => {
-      const losing = { handled: 0, lost: new Set<string>(), matches }
-      losingAnswers = losing
-      return () => losing.handled
-    },
+    loseFirstAnswers: (matches: (path: string, body: string) => boolean) => faulty(matches, { lose: true }),
+    /** As `loseFirstAnswers`, but the first answer reaches its caller `delayMs` late (if it still waits). */
+    delayFirstAnswers: (matches: (path: string, body: string) => boolean, delayMs: number) =>
+      faulty(matches, { delayMs }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -128,6 +128,13 @@ export interface CarrierDialect<Extra extends object> {
    * a stand-in that gave up at once would lose callbacks the real carrier delivers.
    */
   readonly connectionRetries: number
+  /**
+   * How long the carrier waits for the product's answer to a request of each kind, per attempt and
+   * for all attempts together, and whether an attempt that timed out is sent again (within the
+   * retries above), as its documentation says; none where it documents no limit. A product that
+   * answers later has failed at the real carrier: the call fails, or the callback is lost.
+   */
+  readonly responseLimits?: (kind: DeliveryKind) => ResponseLimits
   /** Answers one REST request, placing, finding and hanging up calls through the engine. */
   readonly rest: (request: RestRequest, engine: CarrierEngine<Extra>) => Promise<RestReply>
   /** Reports a step with the carrier's signed callbacks; resolves once they are delivered. */
@@ -170,6 +177,18 @@ export interface StandInOptions {
   readonly callee?: (call: { readonly to: string; readonly from: string }) => CalleeScript | CalleeAnswer | undefined
 }
 
+/** How a callback the product did not answer in time is recorded among the failures. */
+export const TIMED_OUT = "no answer within the carrier's time limit"
+
+/** The answer document (instructions for the call) or any other callback. */
+export type DeliveryKind = "answer" | "callback"
+
+export interface ResponseLimits {
+  readonly attemptMs: number
+  readonly totalMs: number
+  readonly retryOnTimeout: boolean
+}
+
 /** A callback as delivered: what the product answered. */
 interface Delivery {
   readonly status: number
@@ -184,7 +203,8 @@ interface CarrierEngine<Extra extends object> {
   /** Sends a callback; anything but a 2xx is recorded as a failure the product caused. */
   readonly deliver: (
     url: string,
-    init: { method: string; headers: Record<string, string>; body?: string }
+    init: { method: string; headers: Record<string, string>; body?: string },
+    kind?: DeliveryKind
   ) => Promise<Delivery>
   /** Seconds the call has been connected, at least one once answered (carriers round up). */
   readonly talkSeconds: (call: LoopbackCall) => number
@@ -265,20 +285,30 @@ const makeEngine = <Extra extends object>(dialect: CarrierDialect<Extra>, option
 
   const deliver = async (
     url: string,
-    init: { method: string; headers: Record<string, string>; body?: string }
+    init: { method: string; headers: Record<string, string>; body?: string },
+    kind: DeliveryKind = "callback"
   ): Promise<Delivery> => {
     const sentAt = Date.now()
+    const limits = dialect.responseLimits?.(kind)
     for (let retriesLeft = dialect.connectionRetries;; retriesLeft--) {
+      const attemptMs = limits && Math.min(limits.attemptMs, limits.totalMs - (Date.now() - sentAt))
       try {
-        const response = await fetch(url, init)
+        const response = await fetch(url, {
+          ...init,
+          ...(attemptMs === undefined ? {} : { signal: AbortSignal.timeout(Math.max(1, attemptMs)) })
+        })
         const text = await response.text()
         callbackTimes.push({ url, sentAt, ms: Date.now() - sentAt })
         if (!response.ok) callbackFailures.push(`${url} → ${response.status} ${text.slice(0, 200)}`)
         return { status: response.status, text }
       } catch (error) {
+        const timedOut = (error as Error).name === "TimeoutError"
         const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause
-        const failure = `${url} → ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`
-        if (retriesLeft > 0) {
+        const failure = timedOut
+          ? `${url} → ${TIMED_OUT} after ${attemptMs} ms`
+          : `${url} → ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`
+        const withinTotal = limits === undefined || Date.now() - sentAt < limits.totalMs
+        if (retriesLeft > 0 && withinTotal && (!timedOut || limits?.retryOnTimeout)) {
           callbackRetries.push(failure)
           continue
         }
