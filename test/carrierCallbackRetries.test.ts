@@ -33,6 +33,17 @@ afterAll(async () => {
   await vonage?.close()
 })
 
+/** The campaign's progress once it has completed. */
+const completedProgress = (api: ReturnType<typeof client>, token: string, id: number, withinMs: number) =>
+  eventually(
+    async () => {
+      const body = (await api.get(`/api/v1/campaign/${id}/progress`, { token })).body
+      return body.state === "completed" ? body : undefined
+    },
+    withinMs,
+    "campaign completed"
+  )
+
 describe("a status callback the carrier sends twice", () => {
   it("counts each call once when the answers to its final callbacks were lost and the carrier retried them", async () => {
     const api = client(server.url)
@@ -45,14 +56,7 @@ describe("a status callback the carrier sends twice", () => {
     )
     const id = await startedCampaign(server, api, account, contactsCsv(numbers), { max_concurrency: 3 })
 
-    const progress = await eventually(
-      async () => {
-        const body = (await api.get(`/api/v1/campaign/${id}/progress`, { token: account.token })).body
-        return body.state === "completed" ? body : undefined
-      },
-      30_000,
-      "campaign completed"
-    )
+    const progress = await completedProgress(api, account.token, id, 30_000)
 
     // Each final callback reached the product twice: once unanswered, then again (the last
     // retry may still be on its way when the first delivery completed the campaign).
@@ -86,14 +90,7 @@ describe("an answer webhook the carrier gives up waiting for", () => {
     const late = balancer.delayFirstAnswers((path) => path.includes("/telephony/vonage/answer/"), 6_000)
     const id = await startedCampaign(server, api, account, contactsCsv(["+14153780001"]), { max_concurrency: 1 })
 
-    const progress = await eventually(
-      async () => {
-        const body = (await api.get(`/api/v1/campaign/${id}/progress`, { token: account.token })).body
-        return body.state === "completed" ? body : undefined
-      },
-      40_000,
-      "campaign completed"
-    )
+    const progress = await completedProgress(api, account.token, id, 40_000)
     expect(late()).toBe(2)
     expect(vonage.callbackRetries()).toEqual([
       expect.stringMatching(new RegExp(`/answer/.*${TIMED_OUT} after 5000 ms`))
