@@ -51,14 +51,14 @@ export const glibcMallocTrim = Effect.gen(function*() {
 const megabytes = (bytes: number) => Math.round(bytes / 1024 ** 2)
 
 const releaseWith = (trim: Effect.Effect<number>) =>
-  Effect.fn("IdleMemory.release")(function*() {
+  Effect.gen(function*() {
     const before = process.memoryUsage.rss()
     yield* trim
     yield* Effect.logDebug("gave freed memory back to the operating system", {
       rssBeforeMb: megabytes(before),
       rssAfterMb: megabytes(process.memoryUsage.rss())
     })
-  })
+  }).pipe(Effect.withSpan("IdleMemory.release"))
 
 /**
  * A quiet server gives back what its allocator kept after busy spells (at start: compiling
@@ -71,6 +71,6 @@ export const IdleMemoryReleaseLive = Layer.scopedDiscard(
     if (!enabled) return
     const trim = yield* glibcMallocTrim
     if (Option.isNone(trim)) return
-    yield* makeIdleMemoryRelease(yield* eventLoopUtilization, releaseWith(trim.value)())
+    yield* makeIdleMemoryRelease(yield* eventLoopUtilization, releaseWith(trim.value))
   })
 )

@@ -69,8 +69,9 @@ export const startLoadBalancer = async () => {
       const target = backends[next++ % backends.length]!
       try {
         const reply = await forward(target, request, body)
-        const fault = faultyAnswers?.fault
-        if (fault !== undefined && firstOfFaulty(faultyAnswers!, request.url ?? "/", body.toString())) {
+        const faults = faultyAnswers
+        if (faults !== undefined && firstOfFaulty(faults, request.url ?? "/", body.toString())) {
+          const fault = faults.fault
           if ("lose" in fault) {
             request.socket.destroy()
             return
