@@ -134,6 +134,30 @@ describe(`contact ingest into ${databaseKind()}`, () => {
     expect(left).toEqual([{ campaigns: 0 }])
   })
 
+  it("takes the replica role back once an import's statements ran: foreign keys hold again for everyone", async () => {
+    const rows = Array.from({ length: 3_000 }, (_, i) => `+1415300${String(i).padStart(4, "0")},n${i}`)
+    const { account, reply } = await createCampaign(`phone_number,name\n${rows.join("\n")}\n`)
+    expect(reply.status).toBe(200)
+    let campaign = reply.body
+    while (campaign.import.status === "loading") {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      campaign = (await api.get(`/api/v1/campaign/${campaign.id}`, { token: account.token })).body
+    }
+    expect(campaign.total_rows).toBe(3_000)
+    const after = await server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const [role] = yield* sql<{ role: string }>`SELECT current_setting('session_replication_role') AS role`
+      const orphan = yield* sql`
+        INSERT INTO campaign_contacts (campaign_id, row_number, phone_number) VALUES (-1, 1, '+14155550100')`.pipe(
+        Effect.as("stored"),
+        Effect.catchAll((error) => Effect.succeed(String(error.cause)))
+      )
+      return { role: role!.role, orphan }
+    }))
+    expect(after.role).toBe("origin")
+    expect(after.orphan).toMatch(/foreign key/)
+  })
+
   it("has no triggers on contacts beyond the foreign keys' own, which the embedded import's insert skips", async () => {
     // The embedded database inserts contacts with session_replication_role = replica (contactIngest.ts):
     // a trigger added to campaign_contacts would not fire for imported contacts.

@@ -73,6 +73,8 @@ interface ContactWriter {
   readonly pending: () => number
   /** Rows the next statement should carry. */
   readonly statementRows: () => number
+  /** Fewest rows worth a statement of their own, sent early when the database would otherwise wait. */
+  readonly fewestRows: number
   /** Stores the rows added so far in one statement, but those repeating a stored number. */
   readonly take: () => Effect.Effect<Stored, SqlError | ImportTakenOver>
 }
@@ -100,21 +102,33 @@ const doNotCallState = (organization: string, number: string) => {
 /** Skipped rows a statement names: as many as the warning shows. */
 const SKIPPED_SHOWN = 5
 
+/** Runs on a connection of its own, even where the caller is inside a transaction. */
+const outsideTransaction = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.mapInputContext(
+    effect,
+    (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context)
+  )
+
 /**
- * One transaction per statement: the rows travel as a single JSON parameter, unpacked by the
- * database, and only while the import is still loading under this loader, which the statement
- * locks (FOR UPDATE) before it inserts; the same statement counts them into the campaign's progress.
+ * One statement, in a transaction of its own, per batch: the rows travel as a single JSON parameter,
+ * unpacked by the database, and only while the import is still loading under this loader, which the
+ * statement locks (FOR UPDATE) before it inserts; the same statement counts them into the campaign's
+ * progress.
  *
- * The transaction runs with `session_replication_role = replica`, which skips the per-row check of
+ * The statement runs with `session_replication_role = replica`, which skips the per-row check of
  * `campaign_contacts`' foreign key, a fifth of the embedded database's work per contact: every row
  * takes its `campaign_id` from the campaign row the same statement holds locked, so the reference
  * exists by construction and cannot go away before the commit. The role also skips ordinary
  * triggers: `campaign_contacts` has none of its own, and those of `campaigns` fire only on an update
- * of its `state`, which this one leaves alone (tests guard both). The role is set in the
- * transaction (not in the statement) because the embedded database's one backend serves every
- * connection, and only an open transaction keeps the others' statements out until it ends. That
- * makes four round trips a statement (begin, role, insert, commit), each ~0.4 ms in which the
- * embedded database waits. Its user is its superuser, whom the setting requires.
+ * of its `state`, which this one leaves alone (tests guard both).
+ *
+ * The role is set by the statement itself, as its locked campaign row is read (`set_config`, local
+ * to the transaction): a row is inserted only after that row is read, so each insert sees the role,
+ * and the statement's own transaction, which ends with it, takes the role back. The embedded
+ * database's one backend serves every connection, but nothing else runs inside a statement. An
+ * explicit transaction (begin, set, insert, commit) did the same in four round trips, each of
+ * which left the database waiting for this thread while it parsed the file. The embedded
+ * database's user is its superuser, whom the setting requires.
  */
 const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWriter => {
   let parts: Array<string> = []
@@ -123,7 +137,7 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
   const insert = (json: string, count: number) =>
     sql<{ live: boolean; stored: number; skipped: ReadonlyArray<number> | null }>`
       WITH live AS (
-        SELECT id, organization_id FROM campaigns
+        SELECT id, organization_id, set_config('session_replication_role', 'replica', true) AS role FROM campaigns
         WHERE id = ${target.campaignId} AND import_status = 'loading' AND import_owner = ${target.owner}
         FOR UPDATE
       ), input AS MATERIALIZED (
@@ -167,14 +181,15 @@ const insertWriter = (sql: SqlClient.SqlClient, target: ImportTarget): ContactWr
     },
     pending: () => rows,
     statementRows: () => statementRows,
+    fewestRows: EMBEDDED_ROWS.min,
     take: () => {
       const json = `[${parts.join(",")}]`
       const count = rows
       parts = []
       rows = 0
-      return sql.withTransaction(Effect.gen(function*() {
+      // Outside any caller's transaction: the statement's own must end with it, and take the role back.
+      return outsideTransaction(Effect.gen(function*() {
         const started = performance.now()
-        yield* sql`SET LOCAL session_replication_role = replica`
         // Rows are inserted in file order, so of rows sharing a number the first is the one kept.
         const [answer] = yield* insert(json, count)
         if (answer === undefined || !answer.live) return yield* new ImportTakenOver()
@@ -237,6 +252,7 @@ const copyWriter = (sql: SqlClient.SqlClient, target: ImportTarget, oneAtATime: 
     },
     pending: () => rows,
     statementRows: () => COPY_ROWS,
+    fewestRows: COPY_ROWS,
     take: () => {
       const data = chunks
       const count = rows
@@ -279,13 +295,6 @@ const deferToRequests = (contended: Effect.Effect<boolean>) =>
     }
   })
 
-/** Runs on a connection of its own, even where the caller is inside a transaction. */
-const outsideTransaction = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.mapInputContext(
-    effect,
-    (context: Context.Context<never>) => Context.omit(SqlClient.TransactionConnection)(context)
-  )
-
 /**
  * The loop both databases share: the next rows are parsed while the last statement runs, and each
  * statement is reported to `stored` once it has run. `pipelined` sends the next statement before
@@ -305,7 +314,7 @@ const load = (
   Effect.gen(function*() {
     const batches = readContacts(source, { ...options, batchSize: READ_BATCH_ROWS })
     const duplicate = new RowList()
-    let inFlight: Fiber.Fiber<Stored, SqlError | ImportTakenOver> | undefined
+    let inFlight: Fiber.RuntimeFiber<Stored, SqlError | ImportTakenOver> | undefined
     const settle = Effect.suspend(() =>
       inFlight
         ? Effect.flatMap(Fiber.join(inFlight), (stored) => {
@@ -324,7 +333,12 @@ const load = (
       if (!next.done) {
         writer.add(next.value)
         yield* eventLoopTurn
-        if (writer.pending() < writer.statementRows()) continue
+        // One statement at a time: once the last has answered, the rows parsed so far go at once
+        // rather than leave the database idle until the full count is parsed.
+        const answered = inFlight === undefined || inFlight.unsafePoll() !== null
+        const enough = writer.pending() >= writer.statementRows() ||
+          (!turn.pipelined && answered && writer.pending() >= writer.fewestRows)
+        if (!enough) continue
       }
       if (!turn.pipelined) {
         yield* settle
