@@ -3,10 +3,15 @@ import type { MediaProtocol, OutboundMedia } from "../../src/telephony/media/med
 
 const FRAME_MS = 20
 /**
- * How far ahead of real time audio is sent. Enough to ride out event-loop hiccups without a gap,
- * small enough that a barge-in `clear` drops little and "what was heard" stays accurate.
+ * How far ahead of real time audio is sent, at most. Enough to ride out event-loop hiccups without
+ * a gap, small enough that a barge-in `clear` drops little and "what was heard" stays accurate.
  */
-const LEAD_MS = 200
+const LEAD_MS = 250
+/**
+ * The lead may fall this far before it is topped up: three frames a wake rather than one, a third
+ * of the timers and sends per call while the agent speaks, and still 190 ms ahead at the lowest.
+ */
+const REFILL_MS = 60
 /** A marker the carrier never echoes is taken as played this long after its audio should have ended. */
 const MARK_GRACE_MS = 1500
 
@@ -118,7 +123,7 @@ export const makePlayout = (options: PlayoutOptions): Effect.Effect<Playout, nev
         }
         if (out.length > 0) yield* send(out)
         const after = yield* Clock.currentTimeMillis
-        yield* Effect.sleep(Math.max(1, audibleUntil - LEAD_MS - after + FRAME_MS / 2))
+        yield* Effect.sleep(Math.max(1, audibleUntil - LEAD_MS + REFILL_MS - after))
       }
     })
     const fiber = yield* Effect.forkScoped(pump)
