@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/voiceCalls.ts                  # BENCH_CALLS=50 by default
  *   BENCH_CALLS=25 DATABASE_URL=postgres://… npx tsx bench/voiceCalls.ts
+ *   TALKGRAPH_VAD_WORKERS=2 npx tsx bench/voiceCalls.ts   # voice detection on worker threads
  *
  * Underruns: agent audio that arrives at the callee after what was queued before it had finished
  * playing, in the middle of an utterance (a gap the caller would hear).
@@ -98,6 +99,7 @@ const main = async () => {
     TALKGRAPH_ADMIN_EMAIL: admin.email,
     TALKGRAPH_ADMIN_PASSWORD: admin.password,
     BENCH_LOOP_LAG_FILE: lagFile,
+    ...(process.env.TALKGRAPH_VAD_WORKERS ? { TALKGRAPH_VAD_WORKERS: process.env.TALKGRAPH_VAD_WORKERS } : {}),
     ...(databaseUrl
       ? { DATABASE_URL: databaseUrl, TALKGRAPH_SECRET_KEY: "bench-secret-key-bench-secret-key-0123" }
       : {})
