@@ -65,6 +65,16 @@ const createCampaign = async (csv: string) => {
   return { account, reply }
 }
 
+/** The campaign once its contacts are all loaded (a large file loads after the create answers). */
+const loaded = async (account: { readonly token: string }, created: any) => {
+  let campaign = created
+  while (campaign.import.status === "loading") {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    campaign = (await api.get(`/api/v1/campaign/${campaign.id}`, { token: account.token })).body
+  }
+  return campaign
+}
+
 describe(`contact ingest into ${databaseKind()}`, () => {
   it("stores every contact exactly as parsed: row, E.164 number, context and greeting override", async () => {
     const csv = awkwardCsv()
@@ -97,11 +107,7 @@ describe(`contact ingest into ${databaseKind()}`, () => {
       `phone_number,name\n${rows.map((row, i) => `${row},n${i}`).join("\n")}\n`
     )
     expect(reply.status).toBe(200)
-    let campaign = reply.body
-    while (campaign.import.status === "loading") {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      campaign = (await api.get(`/api/v1/campaign/${campaign.id}`, { token: account.token })).body
-    }
+    const campaign = await loaded(account, reply.body)
     const stored = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return yield* sql<{ rows: number; distinct_numbers: number; first_row: number }>`
@@ -138,12 +144,7 @@ describe(`contact ingest into ${databaseKind()}`, () => {
     const rows = Array.from({ length: 3_000 }, (_, i) => `+1415300${String(i).padStart(4, "0")},n${i}`)
     const { account, reply } = await createCampaign(`phone_number,name\n${rows.join("\n")}\n`)
     expect(reply.status).toBe(200)
-    let campaign = reply.body
-    while (campaign.import.status === "loading") {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      campaign = (await api.get(`/api/v1/campaign/${campaign.id}`, { token: account.token })).body
-    }
-    expect(campaign.total_rows).toBe(3_000)
+    expect((await loaded(account, reply.body)).total_rows).toBe(3_000)
     const after = await server.run(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const [role] = yield* sql<{ role: string }>`SELECT current_setting('session_replication_role') AS role`

@@ -73,8 +73,11 @@ interface ContactWriter {
   readonly pending: () => number
   /** Rows the next statement should carry. */
   readonly statementRows: () => number
-  /** Fewest rows worth a statement of their own, sent early when the database would otherwise wait. */
-  readonly fewestRows: number
+  /**
+   * With one statement at a time: the fewest rows worth a statement of their own, sent before the
+   * full count once the last statement has answered, rather than leave the database idle.
+   */
+  readonly fewestRows?: number
   /** Stores the rows added so far in one statement, but those repeating a stored number. */
   readonly take: () => Effect.Effect<Stored, SqlError | ImportTakenOver>
 }
@@ -252,7 +255,6 @@ const copyWriter = (sql: SqlClient.SqlClient, target: ImportTarget, oneAtATime: 
     },
     pending: () => rows,
     statementRows: () => COPY_ROWS,
-    fewestRows: COPY_ROWS,
     take: () => {
       const data = chunks
       const count = rows
@@ -333,11 +335,9 @@ const load = (
       if (!next.done) {
         writer.add(next.value)
         yield* eventLoopTurn
-        // One statement at a time: once the last has answered, the rows parsed so far go at once
-        // rather than leave the database idle until the full count is parsed.
         const answered = inFlight === undefined || inFlight.unsafePoll() !== null
         const enough = writer.pending() >= writer.statementRows() ||
-          (!turn.pipelined && answered && writer.pending() >= writer.fewestRows)
+          (writer.fewestRows !== undefined && answered && writer.pending() >= writer.fewestRows)
         if (!enough) continue
       }
       if (!turn.pipelined) {
