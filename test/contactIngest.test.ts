@@ -123,6 +123,33 @@ describe(`contact ingest into ${databaseKind()}`, () => {
     ])
   })
 
+  it("stores a number once when it fills whole statements, and the numbers after it", async () => {
+    // 8,000 rows of one number: at least one statement holds nothing but repeats of it.
+    const rows = [
+      ...Array.from({ length: 8_000 }, () => "+14152001111"),
+      "+14152002222",
+      "+1 415 200 1111",
+      "+14152003333"
+    ]
+    const { account, reply } = await createCampaign(`phone_number\n${rows.join("\n")}\n`)
+    expect(reply.status).toBe(200)
+    const campaign = await loaded(account, reply.body)
+    const stored = await server.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return yield* sql<{ row_number: number; phone_number: string }>`
+        SELECT row_number, phone_number FROM campaign_contacts WHERE campaign_id = ${campaign.id} ORDER BY id`
+    }))
+    expect(stored).toEqual([
+      { row_number: 2, phone_number: "+14152001111" },
+      { row_number: 8002, phone_number: "+14152002222" },
+      { row_number: 8004, phone_number: "+14152003333" }
+    ])
+    expect(campaign.total_rows).toBe(3)
+    expect(campaign.warnings).toEqual([
+      "8000 rows skipped: duplicate phone number (rows 3, 4, 5, 6, 7 and 7995 more)"
+    ])
+  })
+
   it("leaves nothing behind when a problem turns up after thousands of contacts were written", async () => {
     const rows = Array.from(
       { length: 11_000 },
