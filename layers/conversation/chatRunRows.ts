@@ -153,7 +153,7 @@ export const makeChatRunRows = Effect.gen(function*() {
       FROM workflows w
       WHERE w.id = r.workflow_id AND r.id IN (
         SELECT id FROM runs
-        WHERE channel = 'chat' AND state = 'running' AND (busy_until IS NULL OR busy_until < now())
+        WHERE channel = 'chat' AND ended_at IS NULL AND state = 'running' AND (busy_until IS NULL OR busy_until < now())
           AND (last_activity_at + idle_timeout_seconds * interval '1 second' < now()
                OR started_at + max_duration_seconds * interval '1 second' < now())
         ORDER BY last_activity_at

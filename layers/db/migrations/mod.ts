@@ -29,6 +29,7 @@ import { voiceTestCalls } from "./0028_voice_test_calls.ts"
 import { campaignVoicemail } from "./0029_campaign_voicemail.ts"
 import { transferWebhook } from "./0030_transfer_webhook.ts"
 import { usageRollupMoves } from "./0031_usage_rollup_moves.ts"
+import { liveChatsByEnd } from "./0032_live_chats_by_end.ts"
 
 /** Every schema change, in order. Keys are `NNNN_name`; never edit one that has shipped. */
 export const migrations = {
@@ -62,5 +63,6 @@ export const migrations = {
   "0028_voice_test_calls": voiceTestCalls,
   "0029_campaign_voicemail": campaignVoicemail,
   "0030_transfer_webhook": transferWebhook,
-  "0031_usage_rollup_moves": usageRollupMoves
+  "0031_usage_rollup_moves": usageRollupMoves,
+  "0032_live_chats_by_end": liveChatsByEnd
 }
