@@ -6,7 +6,8 @@
  *   cap        concurrency-cap violations;
  *   throughput peak dispatch throughput of one process across many campaigns;
  *   completed  the same with calls that are answered and complete (status callbacks, answer document,
- *              outcome, counters, contact completed): completed calls per second and CPU per call;
+ *              outcome, counters, contact completed): completed calls per second, CPU per call and
+ *              what the database wrote per call (WAL, and how many run updates were heap-only);
  *   takeover   takeover time after SIGKILL with three processes, duplicates and lost contacts.
  * Rates are measured where they matter, at the carrier (the time it receives each call request).
  * Usage: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/campaignDispatch.ts
@@ -108,6 +109,41 @@ const cpuLine = (cpu: { server: number; database: number }, calls: number) =>
     ((cpu.database * 1000) / calls).toFixed(2)
   } ms ` +
   `(${cpu.server.toFixed(1)} s and ${cpu.database.toFixed(1)} s for ${calls} calls)`
+
+/**
+ * What the database wrote: WAL bytes and records (the whole server's: run nothing else beside the
+ * bench) and how many updates of `runs` were heap-only, i.e. wrote no index entry. A non-HOT
+ * update of a run writes into every one of its indexes, the bulk of a completed call's database work.
+ */
+const writeCounters = async (cluster: DialerCluster) => {
+  // Backends report their statistics at most once a second.
+  await sleep(1100)
+  const { rows: [row] } = await cluster.db.query(
+    `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes, (SELECT wal_records FROM pg_stat_wal) AS wal_records,
+            coalesce((SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'runs'), 0) AS run_updates,
+            coalesce((SELECT n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'runs'), 0) AS run_hot_updates`
+  )
+  return {
+    walBytes: Number(row.wal_bytes),
+    walRecords: Number(row.wal_records),
+    runUpdates: Number(row.run_updates),
+    runHotUpdates: Number(row.run_hot_updates)
+  }
+}
+
+const writesLine = (
+  before: Awaited<ReturnType<typeof writeCounters>>,
+  after: Awaited<ReturnType<typeof writeCounters>>,
+  calls: number
+) => {
+  const updates = after.runUpdates - before.runUpdates
+  const hot = after.runHotUpdates - before.runHotUpdates
+  return `database writes per call: ${((after.walBytes - before.walBytes) / calls / 1024).toFixed(1)} kB of WAL in ${
+    ((after.walRecords - before.walRecords) / calls).toFixed(0)
+  } records; run updates ${(updates / calls).toFixed(1)} a call, ${
+    updates > 0 ? ((100 * hot) / updates).toFixed(0) : "0"
+  }% heap-only (no index entries)`
+}
 
 const scripts = new Map<string, "completed" | "silent">()
 const carrier = await startFakeTwilio({
@@ -301,6 +337,7 @@ try {
         )).rows[0].n
       )
     const samples: Array<{ readonly at: number; readonly count: number }> = []
+    const writesBefore = await writeCounters(single)
     const started = Date.now()
     const cpu = await measuringCpu(single, async () => {
       await Promise.all(ids.map((id, index) => single.startCampaign(tenants[index % 4]!, id)))
@@ -333,6 +370,7 @@ try {
         }/s); carrier saw ${completedCalls} completed calls`
     )
     console.log(cpuLine(cpu, done))
+    console.log(writesLine(writesBefore, await writeCounters(single), done))
     const unsuccessful = await single.db.query(
       `SELECT a.end_reason, left(r.error, 120) AS error, count(*) AS n FROM campaign_attempts a
        LEFT JOIN runs r ON r.id = a.run_id
