@@ -131,11 +131,9 @@ const writeCounters = async (cluster: DialerCluster) => {
   }
 }
 
-const writesLine = (
-  before: Awaited<ReturnType<typeof writeCounters>>,
-  after: Awaited<ReturnType<typeof writeCounters>>,
-  calls: number
-) => {
+type WriteCounters = Awaited<ReturnType<typeof writeCounters>>
+
+const writesLine = (before: WriteCounters, after: WriteCounters, calls: number) => {
   const updates = after.runUpdates - before.runUpdates
   const hot = after.runHotUpdates - before.runHotUpdates
   return `database writes per call: ${((after.walBytes - before.walBytes) / calls / 1024).toFixed(1)} kB of WAL in ${
