@@ -14,6 +14,7 @@ import {
   outboundPolicyConfig
 } from "../../src/outbound/outboundPolicy.ts"
 import { serviceVersion } from "../../src/version.ts"
+import { IDLE_SOCKET_MS, reuseOnlyFresh } from "./freshSockets.ts"
 import { guardedLookup } from "./guardedLookup.ts"
 import { policyHttpClient } from "./policyHttpClient.ts"
 
@@ -32,8 +33,8 @@ export const makeOutboundHttp = (policy: OutboundPolicy) =>
         new Map(KINDS.map((kind) => {
           const lookup = guardedLookup(policy, kind)
           return [kind, {
-            http: new http.Agent({ keepAlive: true, lookup }),
-            https: new https.Agent({ keepAlive: true, lookup })
+            http: reuseOnlyFresh(new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, lookup })),
+            https: reuseOnlyFresh(new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS, lookup }))
           }] as const
         }))
       ),
