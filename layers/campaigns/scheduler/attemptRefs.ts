@@ -35,6 +35,13 @@ export const makeAttemptRefs = Effect.gen(function*() {
     if (remembered.size > REMEMBERED) remembered.delete(remembered.keys().next().value!)
   }
 
+  /**
+   * An attempt the dialer is about to hand to the carrier: its callbacks may come before the
+   * carrier's reply is back (Twilio posts as it creates the call), and certainly before the call's
+   * id is written, and what they need of the attempt is fixed already.
+   */
+  const dialing = (runId: number, attempt: AttemptRef) => Effect.sync(() => rememberAttempt(runId, attempt))
+
   /** A call the dialer placed and whose carrier id it wrote to the attempt. */
   const placed = (runId: number, attempt: AttemptRef, callId: string) =>
     Effect.sync(() => {
@@ -94,7 +101,7 @@ export const makeAttemptRefs = Effect.gen(function*() {
       callIds.delete(runId)
     })
 
-  return { of, callOf, forget, placed }
+  return { of, callOf, forget, dialing, placed }
 })
 
 /** This process's memory of call attempts, shared by the dialer and the carrier callbacks. */

@@ -19,6 +19,7 @@ import { isWithinSchedule, nextWindowStart } from "../../../src/campaigns/schedu
 import type { CampaignId } from "../../../src/domain/ids.ts"
 import { answerUrl, mediaStreamUrl, mediaToken, statusCallbackUrl } from "../../../src/telephony/mediaToken.ts"
 import { carrierAccount } from "../../telephony/carrierAccounts.ts"
+import type { AttemptRef } from "./attemptRefs.ts"
 import type { ClaimTurns } from "./claimTurns.ts"
 import type { PlacedCalls } from "./placedCalls.ts"
 import type { SchedulerSettingsShape } from "./schedulerSettings.ts"
@@ -68,101 +69,103 @@ const place = (
   plan: DialPlan,
   attempt: ClaimedAttempt,
   sends: SendLog
-) =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    adapter.placeCall(account, {
-      to: attempt.phoneNumber,
-      from: attempt.callerNumber,
-      answerUrl: answerUrl(deps.publicUrl, account.provider, attempt.runId),
-      statusCallbackUrl: statusCallbackUrl(deps.publicUrl, account.provider, attempt.runId),
-      timeLimitSeconds: deps.settings.maxCallSeconds,
-      // The link outlives the longest call the carrier may connect it to.
-      mediaStreamUrl: mediaStreamUrl(
-        deps.publicUrl,
-        account.provider,
-        attempt.runId,
-        mediaToken(
-          deps.sign,
+) => {
+  const ref: AttemptRef = {
+    id: attempt.attemptId,
+    organization_id: campaign.organization_id,
+    telephony_configuration_id: plan.telephonyConfigurationId,
+    provider: plan.provider
+  }
+  return Effect.zipRight(
+    deps.placed.dialing(attempt.runId, ref),
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      adapter.placeCall(account, {
+        to: attempt.phoneNumber,
+        from: attempt.callerNumber,
+        answerUrl: answerUrl(deps.publicUrl, account.provider, attempt.runId),
+        statusCallbackUrl: statusCallbackUrl(deps.publicUrl, account.provider, attempt.runId),
+        timeLimitSeconds: deps.settings.maxCallSeconds,
+        // The link outlives the longest call the carrier may connect it to.
+        mediaStreamUrl: mediaStreamUrl(
+          deps.publicUrl,
+          account.provider,
           attempt.runId,
-          Math.floor(now / 1000) + deps.settings.mediaTokenSeconds + deps.settings.maxCallSeconds
+          mediaToken(
+            deps.sign,
+            attempt.runId,
+            Math.floor(now / 1000) + deps.settings.mediaTokenSeconds + deps.settings.maxCallSeconds
+          )
         )
-      )
-    })).pipe(
-      Effect.ensuring(Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(sends, (pacer) => sent(pacer, now)))),
-      deps.carrierRequests.withPermits(1),
-      Effect.flatMap(({ providerCallId }) =>
-        deps.placed.record({
-          attemptId: attempt.attemptId,
-          providerCallId,
-          runId: attempt.runId,
-          attempt: {
-            id: attempt.attemptId,
-            organization_id: campaign.organization_id,
-            telephony_configuration_id: plan.telephonyConfigurationId,
-            provider: plan.provider
-          }
-        })
-      ),
-      Effect.catchTag("CallNotPlaced", (refused) =>
-        Effect.gen(function*() {
-          yield* Effect.logWarning("call not placed", {
-            campaign_id: campaign.id,
-            run_id: attempt.runId,
-            reason: refused.message,
-            permanent: refused.permanent,
-            caller_id_refused: refused.callerIdRefused === true
-          })
-          const now = yield* Clock.currentTimeMillis
-          // A pool number the carrier will not place calls from leaves the pool, and the contact is
-          // dialled again from another one: the refusal was about our number, not theirs.
-          const fromPool = refused.callerIdRefused === true && plan.callerIdPool !== null
-          if (fromPool) {
-            const removed = yield* deps.repo.refuseCallerId(
-              campaign.id,
-              plan.telephonyConfigurationId,
-              attempt.callerNumber,
-              refused.message,
-              now
-            )
-            if (removed) {
-              yield* Effect.logWarning("caller ID taken out of the pool", {
-                campaign_id: campaign.id,
-                caller_number: attempt.callerNumber,
-                reason: refused.message
-              })
+      })).pipe(
+        Effect.ensuring(
+          Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(sends, (pacer) => sent(pacer, now)))
+        ),
+        deps.carrierRequests.withPermits(1),
+        Effect.flatMap(({ providerCallId }) =>
+          deps.placed.record({ attemptId: attempt.attemptId, providerCallId, runId: attempt.runId, attempt: ref })
+        ),
+        Effect.catchTag("CallNotPlaced", (refused) =>
+          Effect.gen(function*() {
+            yield* Effect.logWarning("call not placed", {
+              campaign_id: campaign.id,
+              run_id: attempt.runId,
+              reason: refused.message,
+              permanent: refused.permanent,
+              caller_id_refused: refused.callerIdRefused === true
+            })
+            const now = yield* Clock.currentTimeMillis
+            // A pool number the carrier will not place calls from leaves the pool, and the contact is
+            // dialled again from another one: the refusal was about our number, not theirs.
+            const fromPool = refused.callerIdRefused === true && plan.callerIdPool !== null
+            if (fromPool) {
+              const removed = yield* deps.repo.refuseCallerId(
+                campaign.id,
+                plan.telephonyConfigurationId,
+                attempt.callerNumber,
+                refused.message,
+                now
+              )
+              if (removed) {
+                yield* Effect.logWarning("caller ID taken out of the pool", {
+                  campaign_id: campaign.id,
+                  caller_number: attempt.callerNumber,
+                  reason: refused.message
+                })
+              }
             }
+            yield* deps.repo.applyOutcome({
+              attemptId: attempt.attemptId,
+              // Redialled from another number: a call that never left, not a failure of the carrier path.
+              outcome: fromPool ? "canceled" : "failed",
+              // One reason whatever the carrier's API did (refused, unreachable, blocked): which one it was is
+              // for the log above, or a base URL could be used to learn which internal ports answer. The
+              // caller ID's refusal is the carrier's documented answer about our own number.
+              endReason: refused.callerIdRefused === true ? "caller_id_refused" : "not_placed",
+              durationSeconds: 0,
+              providerCallId: null,
+              now,
+              redialAt: fromPool
+                ? now
+                : retryAfterPlacementFailure(campaign.retry_config, refused.permanent, attempt.attemptNumber, now) ??
+                  undefined
+            })
+          })),
+        // A child of the campaign's actor span: a trace shows one campaign's fiber and each of its calls.
+        Effect.withSpan("CampaignScheduler.call", {
+          attributes: {
+            "campaign.id": campaign.id,
+            "organization.id": campaign.organization_id,
+            "run.id": attempt.runId,
+            "contact.id": attempt.contactId,
+            "attempt.number": attempt.attemptNumber,
+            provider: account.provider
           }
-          yield* deps.repo.applyOutcome({
-            attemptId: attempt.attemptId,
-            // Redialled from another number: a call that never left, not a failure of the carrier path.
-            outcome: fromPool ? "canceled" : "failed",
-            // One reason whatever the carrier's API did (refused, unreachable, blocked): which one it was is
-            // for the log above, or a base URL could be used to learn which internal ports answer. The
-            // caller ID's refusal is the carrier's documented answer about our own number.
-            endReason: refused.callerIdRefused === true ? "caller_id_refused" : "not_placed",
-            durationSeconds: 0,
-            providerCallId: null,
-            now,
-            redialAt: fromPool
-              ? now
-              : retryAfterPlacementFailure(campaign.retry_config, refused.permanent, attempt.attemptNumber, now) ??
-                undefined
-          })
-        })),
-      // A child of the campaign's actor span: a trace shows one campaign's fiber and each of its calls.
-      Effect.withSpan("CampaignScheduler.call", {
-        attributes: {
-          "campaign.id": campaign.id,
-          "organization.id": campaign.organization_id,
-          "run.id": attempt.runId,
-          "contact.id": attempt.contactId,
-          "attempt.number": attempt.attemptNumber,
-          provider: account.provider
-        }
-      }),
-      Effect.catchAllCause((cause) => Effect.logError("placing a call failed", cause)),
-      Effect.interruptible
-    )
+        }),
+        Effect.catchAllCause((cause) => Effect.logError("placing a call failed", cause)),
+        Effect.interruptible
+      )
+  )
+}
 
 /** Pauses the campaign for its failing carrier path, logging the window and its latest failures. */
 const trip = (deps: ActorDeps, campaign: ActorCampaign, verdict: BreakerVerdict, now: number) =>

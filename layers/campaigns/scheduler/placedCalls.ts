@@ -53,7 +53,11 @@ export const makePlacedCalls = (repo: DialerRepoShape, refs: AttemptRefs["Type"]
         Effect.flatMap((batch) => write(Chunk.toReadonlyArray(batch)))
       )
     ).pipe(Effect.forever, Effect.forkScoped)
-    return { record: (call: PlacedCall) => Queue.offer(queue, call).pipe(Effect.asVoid) }
+    return {
+      /** Before the carrier is asked: this process then answers the attempt's callbacks without a read. */
+      dialing: refs.dialing,
+      record: (call: PlacedCall) => Queue.offer(queue, call).pipe(Effect.asVoid)
+    }
   })
 
 export type PlacedCalls = Effect.Effect.Success<ReturnType<typeof makePlacedCalls>>
