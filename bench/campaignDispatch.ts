@@ -123,9 +123,11 @@ const writeCounters = async (cluster: DialerCluster) => {
   const { rows: [row] } = await cluster.db.query(
     `SELECT pg_current_wal_lsn() - '0/0'::pg_lsn AS wal_bytes, (SELECT wal_records FROM pg_stat_wal) AS wal_records,
             coalesce((SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = 'runs'), 0) AS run_updates,
-            coalesce((SELECT n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'runs'), 0) AS run_hot_updates`
+            coalesce((SELECT n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'runs'), 0) AS run_hot_updates,
+            (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()) AS transactions`
   )
   return {
+    transactions: Number(row.transactions),
     walBytes: Number(row.wal_bytes),
     walRecords: Number(row.wal_records),
     runUpdates: Number(row.run_updates),
@@ -142,7 +144,9 @@ const writesLine = (before: WriteCounters, after: WriteCounters, calls: number) 
     ((after.walRecords - before.walRecords) / calls).toFixed(0)
   } records; run updates ${(updates / calls).toFixed(1)} a call, ${
     updates > 0 ? ((100 * hot) / updates).toFixed(0) : "0"
-  }% heap-only (no index entries)`
+  }% heap-only (no index entries); ${
+    ((after.transactions - before.transactions) / calls).toFixed(2)
+  } transactions a call (each statement outside a transaction is one; the bench's own polling adds ~10 a second)`
 }
 
 const scripts = new Map<string, "completed" | "silent">()
