@@ -15,9 +15,7 @@
  *   BENCH_COMPLETED_PER_CAMPAIGN=500 BENCH_COMPLETED_RATE=100 (the completed section's size and per-campaign rate)
  *   BENCH_LOG_LEVEL=error (the server's log level, default warning: what it logged is printed when
  *   callbacks were refused or attempts were not placed, so a run's tail shows its cause)
- *   TALKGRAPH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server process; add
- *   TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT=0: under the profiler node's event-loop utilization reads
- *   ~94% even when idle, so the hold on new calls would last until the profiler stops
+ *   TALKGRAPH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server process
  */
 import * as fs from "node:fs"
 import { type DialerCluster, startDialerCluster } from "../test/support/dialerCluster.ts"

@@ -1,8 +1,27 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Fiber, Layer, Option, Ref, TestClock } from "effect"
+import { spawn } from "node:child_process"
+import { once } from "node:events"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { makeLoopSaturationGate, SATURATION_WINDOW_MS } from "../layers/campaigns/scheduler/loopSaturationGate.ts"
 import { SchedulerSettings, SchedulerSettingsLive } from "../layers/campaigns/scheduler/schedulerSettings.ts"
 import { afterWindow, notSaturated, saturationLimits } from "../src/campaigns/loopSaturation.ts"
+import { busyShare } from "../src/memory/loopBusyShare.ts"
+
+/** Prints node's own utilization of an idle loop and what talkgraph's reader makes of it. */
+const IDLE_READER = `
+const { Effect } = await import("effect")
+const { eventLoopUtilization } = await import(${
+  JSON.stringify(path.resolve(import.meta.dirname, "../layers/eventLoopUtilization.ts"))
+})
+const read = Effect.runSync(eventLoopUtilization)
+const before = performance.eventLoopUtilization()
+await new Promise((resolve) => setTimeout(resolve, 600))
+const loop = performance.eventLoopUtilization(before).utilization
+console.log(JSON.stringify({ loop, busy: Effect.runSync(read) }))
+`
 
 const limits = saturationLimits(0.95)
 
@@ -68,4 +87,35 @@ describe("holding new calls while the event loop is saturated", () => {
       const refused = yield* read({ TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT: "101" })
       expect(Either.isLeft(refused) && String(refused.left)).toContain("TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT")
     }))
+})
+
+describe("how busy the event loop was", () => {
+  it("believes the loop's utilization when the process used at least half a core", () => {
+    expect(busyShare(0.98, 0.9)).toBe(0.98)
+    expect(busyShare(0.97, 0.5)).toBe(0.97)
+    expect(busyShare(0.3, 1.6)).toBe(0.3)
+  })
+
+  it("caps it by the CPU used under half a core, as when a profiler makes an idle loop read busy", () => {
+    expect(busyShare(0.94, 0.02)).toBe(0.02)
+    expect(busyShare(0.1, 0.3)).toBe(0.1)
+  })
+
+  it.live("reads an idle process as idle under V8's CPU profiler", () =>
+    Effect.gen(function*() {
+      const profiles = fs.mkdtempSync(path.join(os.tmpdir(), "talkgraph-profile-"))
+      const child = spawn(
+        process.execPath,
+        ["--cpu-prof", `--cpu-prof-dir=${profiles}`, "--import", "tsx", "--input-type=module", "-e", IDLE_READER],
+        { stdio: ["ignore", "pipe", "inherit"] }
+      )
+      const [line] = yield* Effect.promise(() => once(child.stdout!, "data")).pipe(
+        Effect.ensuring(Effect.promise(() => once(child, "exit"))),
+        Effect.ensuring(Effect.sync(() => fs.rmSync(profiles, { recursive: true, force: true })))
+      )
+      const { loop, busy } = JSON.parse(String(line)) as { loop: number; busy: number }
+      // node's own figure says busy; what the dialer and the memory release read says idle.
+      expect(loop).toBeGreaterThan(0.5)
+      expect(busy).toBeLessThan(0.2)
+    }), 30_000)
 })
