@@ -16,7 +16,7 @@ const REMEMBERED = 20_000
  * The attempt behind a run, read once and remembered: a call sends several callbacks (placed,
  * ringing, answered, the answer document, the end), and only the first needs the database to know
  * which credentials sign them. Any process may receive any of them; each remembers what it read,
- * and the dialer tells it the calls it placed and wrote, whose callbacks then need no read at all.
+ * and the dialer tells it each attempt as it hands it to the carrier, whose callbacks then need no read.
  */
 export const makeAttemptRefs = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
