@@ -12,11 +12,12 @@ export const eventLoopUtilization = Effect.sync(() => {
   let at = performance.now()
   return Effect.sync(() => {
     const window = performance.eventLoopUtilization(previous)
-    const cpuWindow = process.cpuUsage(cpu)
-    const now = performance.now()
-    const cpuShare = now > at ? (cpuWindow.user + cpuWindow.system) / 1000 / (now - at) : 0
     previous = performance.eventLoopUtilization()
-    cpu = process.cpuUsage()
+    const cpuNow = process.cpuUsage()
+    const now = performance.now()
+    const usedMs = (cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000
+    const cpuShare = now > at ? usedMs / (now - at) : 0
+    cpu = cpuNow
     at = now
     return busyShare(window.utilization, cpuShare)
   })
