@@ -27,6 +27,18 @@ const concat = (...parts: ReadonlyArray<Int16Array>) => {
   return out
 }
 
+/** The end of the last 10 ms block above -40 dBFS. */
+const lastAudibleMs = (audio: Int16Array, rate: number) => {
+  const block = rate / 100
+  let end = 0
+  for (let at = 0; at < audio.length; at += block) {
+    const part = audio.subarray(at, at + block)
+    const rms = Math.sqrt(part.reduce((sum, sample) => sum + sample * sample, 0) / part.length)
+    if (rms > 32768 * 0.01) end = ((at + part.length) * 1000) / rate
+  }
+  return end
+}
+
 /** Feeds the audio in 20 ms media frames, as a telephony stream delivers it. */
 const detect = (rate: VoiceSampleRate, audio: Int16Array) =>
   Effect.gen(function*() {
@@ -61,6 +73,11 @@ for (const [engine, count] of [["an inference worker", 1], ["the event loop", 0]
           expect(ended.atMs).toBeGreaterThan(1000 + speechMs - 400)
           expect(ended.atMs).toBeLessThanOrEqual(1000 + speechMs + 100)
           expect(ended.speechMs).toBeGreaterThan(speechMs * 0.7)
+          // The end is where the voice stopped (its last 10 ms above -40 dBFS), not where Silero's
+          // probability fell a window or two later: endpointing counts from the caller's silence.
+          const voiceEndMs = 1000 + lastAudibleMs(speech, rate)
+          expect(ended.atMs).toBeGreaterThanOrEqual(voiceEndMs - 10)
+          expect(ended.atMs).toBeLessThanOrEqual(voiceEndMs + 30)
         }))
 
       it.effect(`hears nothing in silence or steady noise at ${rate} Hz`, () =>

@@ -8,6 +8,7 @@ import {
   type VoiceSampleRate
 } from "../../../services/VoiceActivity.ts"
 import { type SegmenterState, segmentWindow, SILENCE } from "../../../src/voice/speechSegmenter.ts"
+import { voiceEnd } from "../../../src/voice/voiceEnd.ts"
 import { type SileroBatcher, sileroBatcher } from "./sileroBatcher.ts"
 import { inlineSileroEngine, type SileroEngine, sileroModelPath, workerSileroEngine } from "./sileroEngine.ts"
 import { STATE_SIZE } from "./sileroSession.mjs"
@@ -58,6 +59,21 @@ const makeDetector = (
   let filled = 0
   let windowsScored = 0
   let segmenter: SegmenterState = SILENCE
+  const ends = voiceEnd(rate)
+
+  /** A pause or an end is dated where the voice stopped, not where the model's probability fell. */
+  const datedAtVoiceEnd = (event: VoiceActivityEvent, sinceMs: number, untilMs: number): VoiceActivityEvent => {
+    switch (event._tag) {
+      case "SpeechPaused":
+        return { ...event, atMs: ends.refine(event.atMs, sinceMs, untilMs) }
+      case "SpeechEnded": {
+        const atMs = ends.refine(event.atMs, sinceMs, untilMs)
+        return { ...event, atMs, speechMs: event.speechMs - (event.atMs - atMs) }
+      }
+      default:
+        return event
+    }
+  }
 
   const detect = async (pcm: Int16Array) => {
     const events: Array<VoiceActivityEvent> = []
@@ -76,13 +92,14 @@ const makeDetector = (
       modelState = answer.state
       previous = input.subarray(samples)
       const startMs = windowsScored++ * windowMs
+      const speechSinceMs = segmenter._tag === "Speech" ? segmenter.sinceMs : startMs
       const next = segmentWindow(segmenter, settings, {
         startMs,
         endMs: startMs + windowMs,
         probability: answer.probability
       })
       segmenter = next.state
-      events.push(...next.events)
+      for (const event of next.events) events.push(datedAtVoiceEnd(event, speechSinceMs, startMs + windowMs))
     }
     return events
   }
@@ -93,6 +110,7 @@ const makeDetector = (
   return {
     push: (pcm) =>
       Effect.suspend(() => {
+        ends.push(pcm)
         // A 20 ms frame that completes no 32 ms window (3 frames in 8) only fills the pending one:
         // with no push before it still running, that is done here, without a promise.
         if (inFlight === 0 && filled + pcm.length < samples) {
