@@ -1,4 +1,5 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { AppliedOutcome, EndedAttempt, OutcomeInput, OverdueAttempt } from "../../../services/DialerRepo.ts"
 import { logEntry } from "../../../src/campaigns/campaignLog.ts"
@@ -36,8 +37,21 @@ export const makeOutcomeRows = Effect.gen(function*() {
    * the order every dialer write uses: attempt, run, contact, campaign, and the rollup (the
    * trigger fires at the end of the statement). Only the first final event of an attempt matches
    * `ended_at IS NULL`, so a repeated or late callback changes nothing.
+   *
+   * A completed campaign call (most of them) ends its contact as done whatever its campaign's retry
+   * settings, state or attempt number say, unless a machine answered it: that is checked in the
+   * statement itself, and the attempt is read first only when it is not such a call, or when the
+   * statement found nothing to end (a machine's answer, a single call, a repeated event).
    */
-  const applyOutcome = (input: OutcomeInput) =>
+  const applyOutcome = (input: OutcomeInput): Effect.Effect<AppliedOutcome | undefined, SqlError> =>
+    input.outcome === "completed" && input.redialAt === undefined && input.answeredBy !== "machine"
+      ? Effect.flatMap(
+        endCampaignAttempt(input, null, input.answeredBy ? sql`` : sql`AND answered_by IS DISTINCT FROM 'machine'`),
+        (applied) => applied === undefined ? readThenApply(input) : Effect.succeed(applied)
+      )
+      : readThenApply(input)
+
+  const readThenApply = (input: OutcomeInput) =>
     Effect.flatMap(
       sql<EndingAttempt>`
         SELECT a.campaign_id, a.contact_id, a.attempt_number, a.ended_at IS NOT NULL AS ended, c.state, c.retry_config, a.answered_by
@@ -50,7 +64,7 @@ export const makeOutcomeRows = Effect.gen(function*() {
             outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by)
           })
           : attempt
-          ? endAttempt(attempt as EndingAttempt & { readonly campaign_id: CampaignId; readonly contact_id: number }, {
+          ? endAttempt(attempt, {
             ...input,
             outcome: outcomeWithVerdict(input.outcome, input.answeredBy ?? attempt.answered_by)
           })
@@ -88,33 +102,39 @@ export const makeOutcomeRows = Effect.gen(function*() {
         rows.length === 0 ? undefined : { campaignId: null, contactId: null, retried: false }
     )
 
-  const endAttempt = (
-    attempt: EndingAttempt & { readonly campaign_id: CampaignId; readonly contact_id: number },
-    input: OutcomeInput
-  ) =>
-    Effect.gen(function*() {
-      if (attempt.ended) return undefined
-      const decision = input.redialAt === undefined
-        ? afterOutcome(attempt.retry_config, input.outcome, attempt.attempt_number, input.now)
-        : { kind: "retry" as const, at: input.redialAt }
-      // A stopped campaign places no more calls, so its last attempt decides the contact.
-      const retryAt = decision.kind === "retry" && (attempt.state === "running" || attempt.state === "paused")
-        ? decision.at
-        : null
-      const succeeded = input.outcome === "completed"
-      const failedRun = input.outcome !== "completed" && input.outcome !== "voicemail"
-      const contact = retryAt !== null
-        ? sql`state = 'pending', next_attempt_at = ${at(retryAt)}`
-        : sql`state = ${succeeded ? "completed" : "failed"}`
-      const counters = retryAt !== null
-        ? sql`total_queued_count = total_queued_count + 1`
-        : sql`processed_rows = processed_rows + 1, failed_rows = failed_rows + ${succeeded ? 0 : 1}`
-      const applied = yield* retryOnDeadlock(sql`
+  const endAttempt = (attempt: EndingAttempt, input: OutcomeInput) => {
+    if (attempt.ended) return Effect.succeed(undefined)
+    const decision = input.redialAt === undefined
+      ? afterOutcome(attempt.retry_config, input.outcome, attempt.attempt_number, input.now)
+      : { kind: "retry" as const, at: input.redialAt }
+    // A stopped campaign places no more calls, so its last attempt decides the contact.
+    const retryAt = decision.kind === "retry" && (attempt.state === "running" || attempt.state === "paused")
+      ? decision.at
+      : null
+    return endCampaignAttempt(input, retryAt, sql``)
+  }
+
+  /**
+   * The statement that ends a campaign's attempt: the contact redialled at `retryAt`, or done.
+   * `guard` narrows the attempts it ends; nothing ended (another final event got there first, or
+   * the guard refused it) answers undefined.
+   */
+  const endCampaignAttempt = (input: OutcomeInput, retryAt: number | null, guard: Statement.Fragment) => {
+    const succeeded = input.outcome === "completed"
+    const failedRun = input.outcome !== "completed" && input.outcome !== "voicemail"
+    const contact = retryAt !== null
+      ? sql`state = 'pending', next_attempt_at = ${at(retryAt)}`
+      : sql`state = ${succeeded ? "completed" : "failed"}`
+    const counters = retryAt !== null
+      ? sql`total_queued_count = total_queued_count + 1`
+      : sql`processed_rows = processed_rows + 1, failed_rows = failed_rows + ${succeeded ? 0 : 1}`
+    return Effect.map(
+      retryOnDeadlock(sql<{ readonly campaign_id: CampaignId; readonly contact_id: number }>`
         WITH ended AS (
           UPDATE campaign_attempts
           SET outcome = ${input.outcome}, ended_at = ${at(input.now)}, end_reason = ${input.endReason},
               provider_call_id = COALESCE(provider_call_id, ${input.providerCallId})
-          WHERE id = ${input.attemptId} AND ended_at IS NULL
+          WHERE id = ${input.attemptId} AND ended_at IS NULL AND campaign_id IS NOT NULL ${guard}
           RETURNING campaign_id, contact_id, run_id
         ),
         run AS (
@@ -135,21 +155,20 @@ export const makeOutcomeRows = Effect.gen(function*() {
           SET ${contact}, last_outcome = ${input.outcome}, updated_at = ${at(input.now)}
           FROM ended
           WHERE campaign_contacts.id = ended.contact_id
-          RETURNING campaign_contacts.campaign_id
+          RETURNING campaign_contacts.campaign_id, campaign_contacts.id AS contact_id
         )
         -- Joining the run makes it end before the campaign row is locked.
         UPDATE campaigns SET ${counters}
         FROM contact LEFT JOIN run ON true
         WHERE campaigns.id = contact.campaign_id
-        RETURNING pg_notify('talkgraph_campaigns', ${`slot:${attempt.campaign_id}`})`)
-      // Another final event for this attempt got there first.
-      if (applied.length === 0) return undefined
-      return {
-        campaignId: attempt.campaign_id,
-        contactId: attempt.contact_id,
-        retried: retryAt !== null
-      } satisfies AppliedOutcome
-    })
+        RETURNING campaigns.id AS campaign_id, contact.contact_id,
+          pg_notify('talkgraph_campaigns', 'slot:' || campaigns.id)`),
+      ([applied]): AppliedOutcome | undefined =>
+        applied === undefined
+          ? undefined
+          : { campaignId: applied.campaign_id, contactId: applied.contact_id, retried: retryAt !== null }
+    )
+  }
 
   /** Overdue live attempts, held for this sweeper for a while so another process skips them. */
   const claimOverdue = (now: number, limit: number) =>
