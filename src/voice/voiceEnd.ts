@@ -1,8 +1,9 @@
 /**
  * Where the caller's voice really stopped. Silero's probability fades over a window or two after
- * the last audible sound, so the first window it calls silence starts 36–84 ms after the voice on
- * eSpeak's lines (measured at 16 kHz, bench/voiceCalls.ts): endpointing counted from there answers
- * that much later than the silence the caller actually left, and the caller hears it.
+ * the last audible sound, so the first window it calls silence starts 36–84 ms (16 kHz) and 36–112
+ * ms (8 kHz) after the voice on the eSpeak lines bench/voiceCalls.ts speaks, measured on the
+ * detector alone: endpointing counted from there answers that much later than the silence the
+ * caller actually left, and the caller hears it.
  *
  * This keeps the level of the line's last seconds in 10 ms blocks, and dates an end back to the
  * last block before it that was still voice: louder than 30 dB under the speech before it and twice
@@ -23,7 +24,7 @@ export interface VoiceEnd {
 
 const BLOCK_MS = 10
 const KEPT_MS = 3000
-/** How far back an end may move: the detector's lag measured on real speech, plus a window. */
+/** How far back an end may move: three windows, most of the detector's lag measured above. */
 export const LOOKBACK_MS = 96
 /** The speech the end's loudness is compared with: the second before it. */
 const SPEECH_SPAN_MS = 1000
