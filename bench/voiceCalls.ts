@@ -10,9 +10,9 @@
  *   BENCH_CALLS=40,60,80 DATABASE_URL=postgres://… npx tsx bench/voiceCalls.ts
  *   TALKGRAPH_VAD_WORKERS=2 npx tsx bench/voiceCalls.ts   # voice detection on worker threads
  *
- * Each level runs on a fresh server, in increasing order, and the sweep stops at the first level
- * that misses the target (a larger one only misses it by more); the capacity printed is the largest
- * level that met it.
+ * Each level runs on a fresh server, after one warm-up call (its event-loop figures restart after it),
+ * in increasing order, and the sweep stops at the first level that misses the target (a larger one
+ * only misses it by more); the capacity printed is the largest level that met it.
  *
  * Underruns: agent audio that arrives at the callee after what was queued before it had finished
  * playing, in the middle of an utterance (a gap the caller would hear).
@@ -151,6 +151,15 @@ const runLevel = async (count: number): Promise<LevelResult> => {
         edges: [{ id: "e", source: "start", target: "end", data: { label: "Done", condition: "The caller is done" } }]
       }
     })
+    // Warm-up: one call loads the voice models and compiles the call path; the server's
+    // event-loop histogram restarts after it, so start-up and first-call loading do not count.
+    const warmUp = await call(url, "POST", `/api/v1/workflow/${workflow.id}/browser-calls`, auth, {})
+    await (await connectCallee({
+      url: warmUp.media_url,
+      provider: "browser",
+      script: [{ waitForAgent: { quietMs: 600 } }, { hangUp: true }] as any
+    })).done
+    proc.child.kill("SIGUSR2")
     llm.enqueue(
       ...Array.from({ length: count * LINES.length }, () => reply.content("Sure. It is twenty dollars a month."))
     )
