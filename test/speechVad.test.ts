@@ -87,6 +87,15 @@ for (const [engine, count] of [["an inference worker", 1], ["the event loop", 0]
         }))
     }
 
+    it.effect("finds speech 30 dB quieter than eSpeak's, far below a phone line's level", () =>
+      Effect.gen(function*() {
+        const rate = 8000
+        const speech = (yield* Effect.promise(() => speak(LINE, rate))).map((sample) => Math.round(sample / 31.6))
+        const events = yield* detect(rate, concat(silence(rate, 1), speech, silence(rate, 1)))
+        expect(events.map((event) => event._tag)).toEqual(["SpeechStarted", "SpeechEnded"])
+        expect(events[0]!.atMs).toBeLessThan(1250)
+      }))
+
     it.effect("gives every call of a batch the answer it would get alone", () =>
       Effect.gen(function*() {
         const rate = 8000

@@ -45,6 +45,17 @@ const openEngines = (workers: number): Promise<ReadonlyArray<SileroEngine>> => {
     : Promise.all(Array.from({ length: workers }, () => workerSileroEngine(modelPath)))
 }
 
+/**
+ * A window below -60 dBFS RMS is taken as silence without asking the model: a phone line's idle
+ * noise sits below it, speech far above it. It spares
+ * the model most of a call's windows (the caller listening, and the agent's echo, held back as
+ * digital silence) and the event loop a wait for each of them. After such a window the model starts
+ * over as at the start of a call: left with the state of the speech before the gap, it took the
+ * next sound (a backchannel, noise) for that speech going on, and cut the agent short.
+ */
+const QUIET_POWER = 10 ** (-60 / 10)
+const FRESH_STATE = new Float32Array(STATE_SIZE)
+
 const makeDetector = (
   batcher: SileroBatcher,
   rate: VoiceSampleRate,
@@ -57,6 +68,8 @@ const makeDetector = (
   let previous = new Float32Array(context)
   const pending = new Float32Array(samples)
   let filled = 0
+  /** Sum of squares of the samples in `pending`. */
+  let power = 0
   let windowsScored = 0
   let segmenter: SegmenterState = SILENCE
   const ends = voiceEnd(rate)
@@ -75,31 +88,52 @@ const makeDetector = (
     }
   }
 
-  const detect = async (pcm: Int16Array) => {
-    const events: Array<VoiceActivityEvent> = []
+  const segment = (probability: number, events: Array<VoiceActivityEvent>) => {
+    const startMs = windowsScored++ * windowMs
+    const speechSinceMs = segmenter._tag === "Speech" ? segmenter.sinceMs : startMs
+    const next = segmentWindow(segmenter, settings, { startMs, endMs: startMs + windowMs, probability })
+    segmenter = next.state
+    for (const event of next.events) events.push(datedAtVoiceEnd(event, speechSinceMs, startMs + windowMs))
+  }
+
+  /**
+   * Feeds `pcm` window by window. A quiet window is decided here, without the model; a voiced one
+   * is scored, and the rest of `pcm` waits for its answer (hence a promise only then).
+   */
+  const feed = (
+    pcm: Int16Array,
+    events: Array<VoiceActivityEvent>
+  ): Array<VoiceActivityEvent> | Promise<Array<VoiceActivityEvent>> => {
     let offset = 0
     while (offset < pcm.length) {
       const take = Math.min(samples - filled, pcm.length - offset)
-      for (let i = 0; i < take; i++) pending[filled + i] = pcm[offset + i]! / 32768
+      for (let i = 0; i < take; i++) {
+        const sample = pcm[offset + i]! / 32768
+        pending[filled + i] = sample
+        power += sample * sample
+      }
       filled += take
       offset += take
       if (filled < samples) break
       filled = 0
+      const quiet = power < samples * QUIET_POWER
+      power = 0
+      if (quiet) {
+        modelState = FRESH_STATE
+        previous = pending.slice(samples - context)
+        segment(0, events)
+        continue
+      }
       const input = new Float32Array(context + samples)
       input.set(previous)
       input.set(pending, context)
-      const answer = await batcher.score(rate, input, modelState)
-      modelState = answer.state
       previous = input.subarray(samples)
-      const startMs = windowsScored++ * windowMs
-      const speechSinceMs = segmenter._tag === "Speech" ? segmenter.sinceMs : startMs
-      const next = segmentWindow(segmenter, settings, {
-        startMs,
-        endMs: startMs + windowMs,
-        probability: answer.probability
+      const rest = pcm.slice(offset)
+      return batcher.score(rate, input, modelState).then((answer) => {
+        modelState = answer.state
+        segment(answer.probability, events)
+        return feed(rest, events)
       })
-      segmenter = next.state
-      for (const event of next.events) events.push(datedAtVoiceEnd(event, speechSinceMs, startMs + windowMs))
     }
     return events
   }
@@ -107,24 +141,23 @@ const makeDetector = (
   // Pushes run one after another: each window needs the model state the previous one left.
   let last: Promise<unknown> = Promise.resolve()
   let inFlight = 0
+  const inOrder = (run: Promise<Array<VoiceActivityEvent>>) => {
+    inFlight++
+    const settled = run.finally(() => inFlight--)
+    last = settled.catch(() => undefined)
+    return Effect.promise(() => settled)
+  }
   return {
     push: (pcm) =>
       Effect.suspend(() => {
         ends.push(pcm)
-        // A 20 ms frame that completes no 32 ms window (3 frames in 8) only fills the pending one:
-        // with no push before it still running, that is done here, without a promise.
-        if (inFlight === 0 && filled + pcm.length < samples) {
-          for (let i = 0; i < pcm.length; i++) pending[filled + i] = pcm[i]! / 32768
-          filled += pcm.length
-          return Effect.succeed([])
-        }
-        return Effect.promise(() => {
+        if (inFlight > 0) {
           const copy = pcm.slice()
-          inFlight++
-          const run = last.then(() => detect(copy)).finally(() => inFlight--)
-          last = run.catch(() => undefined)
-          return run
-        })
+          return inOrder(last.then(() => feed(copy, [])))
+        }
+        // Most frames complete no window or only a quiet one: those are decided without a promise.
+        const events = feed(pcm, [])
+        return Array.isArray(events) ? Effect.succeed(events) : inOrder(events)
       }),
     configure: (segmentation) => {
       settings = { ...settings, ...segmentation }
