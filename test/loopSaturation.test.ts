@@ -10,15 +10,21 @@ import { SchedulerSettings, SchedulerSettingsLive } from "../layers/campaigns/sc
 import { afterWindow, notSaturated, saturationLimits } from "../src/campaigns/loopSaturation.ts"
 import { busyShare } from "../src/memory/loopBusyShare.ts"
 
-/** Prints node's own utilization of an idle loop and what talkgraph's reader makes of it. */
+/**
+ * Prints node's own utilization of an idle loop and what talkgraph's reader makes of it. The loop
+ * settles first and is then read over 1.5 s: what the process does right after loading the modules
+ * is not the idle loop's work, and one 600 ms window read straight after the imports came to 0.21
+ * on a loaded CI run (0.09–0.17 under three busy cores here; 0.09–0.14 this way).
+ */
 const IDLE_READER = `
 const { Effect } = await import("effect")
 const { eventLoopUtilization } = await import(${
   JSON.stringify(path.resolve(import.meta.dirname, "../layers/eventLoopUtilization.ts"))
 })
+await new Promise((resolve) => setTimeout(resolve, 300))
 const read = Effect.runSync(eventLoopUtilization)
 const before = performance.eventLoopUtilization()
-await new Promise((resolve) => setTimeout(resolve, 600))
+await new Promise((resolve) => setTimeout(resolve, 1500))
 const loop = performance.eventLoopUtilization(before).utilization
 console.log(JSON.stringify({ loop, busy: Effect.runSync(read) }))
 `
