@@ -47,11 +47,11 @@ const openEngines = (workers: number): Promise<ReadonlyArray<SileroEngine>> => {
 
 /**
  * A window below -60 dBFS RMS is taken as silence without asking the model: a phone line's idle
- * noise sits below it, speech far above it. It spares
- * the model most of a call's windows (the caller listening, and the agent's echo, held back as
- * digital silence) and the event loop a wait for each of them. After such a window the model starts
- * over as at the start of a call: left with the state of the speech before the gap, it took the
- * next sound (a backchannel, noise) for that speech going on, and cut the agent short.
+ * noise sits below it, speech far above it. It spares the model most of a call's windows (the
+ * caller listening, and the agent's echo, held back as digital silence) and the event loop a wait
+ * for each of them. After such a window the model starts over as at the start of a call: left with
+ * the state of the speech before the gap, it took the next sound (a backchannel, noise) for that
+ * speech going on, and cut the agent short.
  */
 const QUIET_POWER = 10 ** (-60 / 10)
 const FRESH_STATE = new Float32Array(STATE_SIZE)
