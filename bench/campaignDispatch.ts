@@ -22,6 +22,7 @@ import { type DialerCluster, startDialerCluster } from "../test/support/dialerCl
 import { numbersFrom } from "../test/support/dialerFixtures.ts"
 import { type FakeCall, startFakeTwilio } from "../test/support/fakeTwilio.ts"
 import { TIMED_OUT } from "../test/support/loopbackCarrier.ts"
+import { machine, reportFigures } from "./support/figures.ts"
 
 const BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 15)
@@ -79,6 +80,7 @@ const cpuSeconds = (pid: number) => {
  * machine wall-clock rates depend on what else runs; CPU per call mostly does not.
  */
 const measuringCpu = async <A>(cluster: DialerCluster, work: () => Promise<A>) => {
+  const benchBefore = process.cpuUsage()
   const backends = async () =>
     (await cluster.db.query(
       `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`
@@ -99,16 +101,18 @@ const measuringCpu = async <A>(cluster: DialerCluster, work: () => Promise<A>) =
   clearInterval(sampler)
   await sample()
   const server = cpuSeconds(cluster.nodes[0]!.pid) - serverBefore
+  const benchUsed = process.cpuUsage(benchBefore)
   let database = 0
   for (const [pid, used] of seen) database += used - (databaseBefore.get(pid) ?? 0)
-  return { result, server, database }
+  // This process is the load: the carrier stand-in (calls, answer documents, signed callbacks) and the polling.
+  return { result, server, database, carrier: (benchUsed.user + benchUsed.system) / 1e6 }
 }
 
-const cpuLine = (cpu: { server: number; database: number }, calls: number) =>
+const cpuLine = (cpu: { server: number; database: number; carrier: number }, calls: number) =>
   `CPU per call: talkgraph ${((cpu.server * 1000) / calls).toFixed(2)} ms, database ${
     ((cpu.database * 1000) / calls).toFixed(2)
-  } ms ` +
-  `(${cpu.server.toFixed(1)} s and ${cpu.database.toFixed(1)} s for ${calls} calls)`
+  } ms, carrier stand-in and this bench ${((cpu.carrier * 1000) / calls).toFixed(2)} ms ` +
+  `(${cpu.server.toFixed(1)} s, ${cpu.database.toFixed(1)} s and ${cpu.carrier.toFixed(1)} s for ${calls} calls)`
 
 /**
  * What the database wrote: WAL bytes and records (the whole server's: run nothing else beside the
@@ -373,6 +377,35 @@ try {
     )
     console.log(cpuLine(cpu, done))
     console.log(writesLine(writesBefore, await writeCounters(single), done))
+    // Every process of the run shares this machine, so its cores bound the rate whatever talkgraph
+    // does: at 500 calls/s they leave cores × 2 ms for each call's talkgraph, database and carrier together.
+    const perCall = (seconds: number) => Math.round((seconds * 10_000) / done) / 10
+    const wholeCall = perCall(cpu.server + cpu.database + cpu.carrier)
+    const cores = machine().cores
+    console.log(
+      `this machine's ${cores} cores carry at most ${
+        Math.round((cores * 1000) / wholeCall)
+      } completed calls/s at these costs (${wholeCall} ms of CPU a call, every process counted); ` +
+        `500/s leaves ${(cores * 1000) / 500} ms a call for all three, of which the carrier stand-in alone used ${
+          perCall(cpu.carrier)
+        }`
+    )
+    reportFigures(`completed campaign calls (${done} contacts)`, "PostgreSQL", [
+      {
+        name: "completed calls per second, sustained",
+        value: Math.round(done / elapsed),
+        unit: "calls/s",
+        target: ">= 500"
+      },
+      { name: "CPU per completed call: talkgraph", value: perCall(cpu.server), unit: "ms" },
+      { name: "… the database", value: perCall(cpu.database), unit: "ms" },
+      { name: "… the carrier stand-in and this bench", value: perCall(cpu.carrier), unit: "ms" },
+      {
+        name: "most calls/s this machine carries at these costs",
+        value: Math.round((cores * 1000) / wholeCall),
+        unit: "calls/s"
+      }
+    ])
     const unsuccessful = await single.db.query(
       `SELECT a.end_reason, left(r.error, 120) AS error, count(*) AS n FROM campaign_attempts a
        LEFT JOIN runs r ON r.id = a.run_id

@@ -34,6 +34,10 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   { name: "foundation", about: "cold start and requests per second" },
   { name: "campaignDispatch", about: "calls placed per second with exact rate and concurrency limits" },
   { name: "voiceCalls", about: "simultaneous voice calls at real time" },
+  {
+    name: "mediaTransportFloor",
+    about: "a browser call's media transport alone, no framework: the floor under voice capacity"
+  },
   { name: "vadThroughput", about: "Silero VAD windows per second" },
   {
     name: "voicemailDetection",
