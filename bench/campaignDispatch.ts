@@ -16,6 +16,8 @@
  *   BENCH_LOG_LEVEL=error (the server's log level, default warning: what it logged is printed when
  *   callbacks were refused or attempts were not placed, so a run's tail shows its cause)
  *   TALKGRAPH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server process
+ *   BENCH_DIRECT=1 (rate, aggregate, cap, throughput, completed) the carrier calls the one process back
+ *   directly, with no balancer in front of it (the balancer's work is otherwise part of this process's CPU)
  */
 import * as fs from "node:fs"
 import { type DialerCluster, startDialerCluster } from "../test/support/dialerCluster.ts"
@@ -26,6 +28,9 @@ import { machine, reportFigures } from "./support/figures.ts"
 
 const BASE = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 15)
+const DIRECT = process.env.BENCH_DIRECT === "1"
+/** What runs in this process beside the bench's own polling, and is the load. */
+const LOAD = DIRECT ? "the carrier stand-in" : "the carrier stand-in and the balancer"
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? "rate,aggregate,cap,throughput,completed,takeover").split(","))
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -111,7 +116,7 @@ const measuringCpu = async <A>(cluster: DialerCluster, work: () => Promise<A>) =
 const cpuLine = (cpu: { server: number; database: number; carrier: number }, calls: number) =>
   `CPU per call: talkgraph ${((cpu.server * 1000) / calls).toFixed(2)} ms, database ${
     ((cpu.database * 1000) / calls).toFixed(2)
-  } ms, carrier stand-in and this bench ${((cpu.carrier * 1000) / calls).toFixed(2)} ms ` +
+  } ms, ${LOAD} with the polling ${((cpu.carrier * 1000) / calls).toFixed(2)} ms ` +
   `(${cpu.server.toFixed(1)} s, ${cpu.database.toFixed(1)} s and ${cpu.carrier.toFixed(1)} s for ${calls} calls)`
 
 /**
@@ -188,7 +193,7 @@ const single = await startDialerCluster(BASE, 1, {
   ...(process.env.TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT === undefined
     ? {}
     : { TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT: process.env.TALKGRAPH_DISPATCH_HOLD_LOOP_PERCENT })
-})
+}, { direct: DIRECT })
 try {
   if (SECTIONS.has("rate")) {
     section(`rate accuracy (${RATE_SECONDS} s per rate, all four campaigns at once, one process)`)
@@ -386,7 +391,7 @@ try {
       `this machine's ${cores} cores carry at most ${
         Math.round((cores * 1000) / wholeCall)
       } completed calls/s at these costs (${wholeCall} ms of CPU a call, every process counted); ` +
-        `500/s leaves ${(cores * 1000) / 500} ms a call for all three, of which the carrier stand-in alone used ${
+        `500/s leaves ${(cores * 1000) / 500} ms a call for all of them, of which ${LOAD} alone used ${
           perCall(cpu.carrier)
         }`
     )
@@ -399,7 +404,11 @@ try {
       },
       { name: "CPU per completed call: talkgraph", value: perCall(cpu.server), unit: "ms" },
       { name: "… the database", value: perCall(cpu.database), unit: "ms" },
-      { name: "… the carrier stand-in and this bench", value: perCall(cpu.carrier), unit: "ms" },
+      {
+        name: `… the bench's (${DIRECT ? "carrier" : "carrier, balancer"}, polling)`,
+        value: perCall(cpu.carrier),
+        unit: "ms"
+      },
       {
         name: "most calls/s this machine carries at these costs",
         value: Math.round((cores * 1000) / wholeCall),

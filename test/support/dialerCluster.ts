@@ -43,7 +43,21 @@ const withDatabase = (url: string, name: string) => {
   return parsed.toString()
 }
 
-export const startDialerCluster = async (baseUrl: string, size: number, env: Record<string, string> = {}) => {
+export interface DialerClusterOptions {
+  /**
+   * A single process the carrier calls back directly (its own URL is the public one), without the
+   * balancer in between: what a one-process deployment sees, and no proxy's work in the caller's CPU.
+   */
+  readonly direct?: boolean
+}
+
+export const startDialerCluster = async (
+  baseUrl: string,
+  size: number,
+  env: Record<string, string> = {},
+  options: DialerClusterOptions = {}
+) => {
+  if (options.direct && size !== 1) throw new Error("a direct cluster is one process")
   const name = `talkgraph_cluster_${crypto.randomBytes(4).toString("hex")}`
   const admin = new pg.Client({ connectionString: baseUrl })
   await admin.connect()
@@ -55,9 +69,10 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
   const dirs: Array<string> = [storage]
   // Carriers call back through the balancer, so a callback for a dead process's call reaches a live one.
   const balancer = await startLoadBalancer()
+  const directPort = options.direct ? await freePort() : null
   const common = {
     DATABASE_URL: databaseUrl,
-    PUBLIC_URL: balancer.url,
+    PUBLIC_URL: directPort === null ? balancer.url : `http://127.0.0.1:${directPort}`,
     TALKGRAPH_SECRET_KEY: "cluster-secret-key-cluster-secret-key-0123",
     TALKGRAPH_SIGNUP: "true",
     STORAGE_URL: `file://${storage}`,
@@ -70,7 +85,7 @@ export const startDialerCluster = async (baseUrl: string, size: number, env: Rec
   const spawnNode = async (): Promise<ClusterNode> => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-cluster-"))
     dirs.push(dir)
-    const port = await freePort()
+    const port = directPort ?? await freePort()
     const url = `http://127.0.0.1:${port}`
     const proc = spawnTalkgraph(["serve"], { ...common, PORT: String(port), TALKGRAPH_DATA_DIR: dir })
     await waitUntilServing(proc, url, 120_000)
