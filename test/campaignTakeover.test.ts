@@ -38,14 +38,22 @@ describe.skipIf(!database)("a dialer process killed mid-campaign (PostgreSQL)", 
     const survivor = cluster.nodes.find((node) => node !== holder)!
     holder.proc.child.kill("SIGKILL")
     const killedAt = Date.now()
-    const placedAtKill = carrier.calls().length
     await holder.proc.exited
 
-    await eventually(async () => carrier.calls().length > placedAtKill, 20_000, "dialling resumed elsewhere")
+    // A call request the killed process sent just before it died can reach the carrier after the
+    // kill: only calls placed once the survivor holds the lease show that dialling resumed there.
+    await eventually(
+      async () => {
+        const { rows: [after] } = await cluster.db.query(`SELECT lease_owner FROM campaigns WHERE id = $1`, [id])
+        return String(after.lease_owner).includes(`:${survivor.pid}:`)
+      },
+      20_000,
+      "the lease taken over by the survivor"
+    )
+    const placedAtTakeover = carrier.calls().length
+    await eventually(async () => carrier.calls().length > placedAtTakeover, 20_000, "dialling resumed elsewhere")
     const takeoverMs = Date.now() - killedAt
     expect(takeoverMs).toBeLessThan(20_000)
-    const { rows: [after] } = await cluster.db.query(`SELECT lease_owner FROM campaigns WHERE id = $1`, [id])
-    expect(String(after.lease_owner)).toContain(`:${survivor.pid}:`)
 
     await eventually(
       async () => {
