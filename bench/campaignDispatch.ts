@@ -109,15 +109,15 @@ const measuringCpu = async <A>(cluster: DialerCluster, work: () => Promise<A>) =
   const benchUsed = process.cpuUsage(benchBefore)
   let database = 0
   for (const [pid, used] of seen) database += used - (databaseBefore.get(pid) ?? 0)
-  // This process is the load: the carrier stand-in (calls, answer documents, signed callbacks) and the polling.
-  return { result, server, database, carrier: (benchUsed.user + benchUsed.system) / 1e6 }
+  // This process is the load (LOAD) and the polling.
+  return { result, server, database, load: (benchUsed.user + benchUsed.system) / 1e6 }
 }
 
-const cpuLine = (cpu: { server: number; database: number; carrier: number }, calls: number) =>
+const cpuLine = (cpu: { server: number; database: number; load: number }, calls: number) =>
   `CPU per call: talkgraph ${((cpu.server * 1000) / calls).toFixed(2)} ms, database ${
     ((cpu.database * 1000) / calls).toFixed(2)
-  } ms, ${LOAD} with the polling ${((cpu.carrier * 1000) / calls).toFixed(2)} ms ` +
-  `(${cpu.server.toFixed(1)} s, ${cpu.database.toFixed(1)} s and ${cpu.carrier.toFixed(1)} s for ${calls} calls)`
+  } ms, ${LOAD} with the polling ${((cpu.load * 1000) / calls).toFixed(2)} ms ` +
+  `(${cpu.server.toFixed(1)} s, ${cpu.database.toFixed(1)} s and ${cpu.load.toFixed(1)} s for ${calls} calls)`
 
 /**
  * What the database wrote: WAL bytes and records (the whole server's: run nothing else beside the
@@ -385,14 +385,14 @@ try {
     // Every process of the run shares this machine, so its cores bound the rate whatever talkgraph
     // does: at 500 calls/s they leave cores × 2 ms for each call's talkgraph, database and carrier together.
     const perCall = (seconds: number) => Math.round((seconds * 10_000) / done) / 10
-    const wholeCall = perCall(cpu.server + cpu.database + cpu.carrier)
+    const wholeCall = perCall(cpu.server + cpu.database + cpu.load)
     const cores = machine().cores
     console.log(
       `this machine's ${cores} cores carry at most ${
         Math.round((cores * 1000) / wholeCall)
       } completed calls/s at these costs (${wholeCall} ms of CPU a call, every process counted); ` +
         `500/s leaves ${(cores * 1000) / 500} ms a call for all of them, of which ${LOAD} alone used ${
-          perCall(cpu.carrier)
+          perCall(cpu.load)
         }`
     )
     reportFigures(`completed campaign calls (${done} contacts)`, "PostgreSQL", [
@@ -406,7 +406,7 @@ try {
       { name: "… the database", value: perCall(cpu.database), unit: "ms" },
       {
         name: `… the bench's (${DIRECT ? "carrier" : "carrier, balancer"}, polling)`,
-        value: perCall(cpu.carrier),
+        value: perCall(cpu.load),
         unit: "ms"
       },
       {

@@ -54,6 +54,8 @@ describe.skipIf(!database)("a dialer process killed mid-campaign (PostgreSQL)", 
     await eventually(async () => carrier.calls().length > placedAtTakeover, 20_000, "dialling resumed elsewhere")
     const takeoverMs = Date.now() - killedAt
     expect(takeoverMs).toBeLessThan(20_000)
+    const { rows: [after] } = await cluster.db.query(`SELECT lease_owner FROM campaigns WHERE id = $1`, [id])
+    expect(String(after.lease_owner)).toContain(`:${survivor.pid}:`)
 
     await eventually(
       async () => {
