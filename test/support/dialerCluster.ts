@@ -84,10 +84,10 @@ export const startDialerCluster = async (
   }
   let spawned = 0
   const spawnNode = async (): Promise<ClusterNode> => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-cluster-"))
-    dirs.push(dir)
     if (directPort !== null && spawned > 0) throw new Error("a direct cluster is one process")
     spawned++
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "talkgraph-cluster-"))
+    dirs.push(dir)
     const port = directPort ?? await freePort()
     const url = `http://127.0.0.1:${port}`
     const proc = spawnTalkgraph(["serve"], { ...common, PORT: String(port), TALKGRAPH_DATA_DIR: dir })
